@@ -1,0 +1,51 @@
+// Safe unpickler for the pickles PyTorch writes (protocol 2, plus the protocol 3/4 opcodes a
+// Python-side writer may add). It builds `Value`s only: globals resolve through an
+// allow-list, never by constructing arbitrary objects.
+//
+// Allowed globals:
+//   torch.jit._pickle.build_intlist / build_floatlist / build_boollist / build_tensorlist /
+//     build_genericlist                      REDUCE(list) -> that list
+//   torch.jit._pickle.restore_type_tag        REDUCE(value, type_str) -> value
+//   torch._utils._rebuild_tensor_v2           REDUCE(storage, offset, size, stride, ...) -> tensor
+//   collections.OrderedDict                   REDUCE(()) -> empty dict
+//   torch.<Dtype>Storage (Float, Long, ...)   only inside a persistent id tuple
+//   TorchScript classes                       GLOBAL + NEWOBJ / REDUCE(()) -> Object, then BUILD
+//                                             sets its state; which names count as classes is
+//                                             decided by the type resolver (default: any name
+//                                             starting with "__torch__.").
+// Anything else is Error(kUnsupported) naming the global and the byte offset.
+//
+// Persistent ids ('storage', torch.XStorage, key, device, numel) become StorageRef values.
+// Limits bound nesting depth, memo size, stack size and lengths claimed before the bytes
+// exist; every failure is an Error whose message starts with "byte N:".
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string_view>
+
+#include "symbolite/pickle/value.h"
+#include "symbolite/support/bytes.h"
+
+namespace symbolite::pickle {
+
+struct UnpicklerLimits {
+  std::size_t max_depth = 512;            // nesting of marks / containers
+  std::size_t max_memo = 1u << 24;        // memo entries
+  std::size_t max_stack = 1u << 24;       // values on the stack
+  std::size_t max_memo_key = 1u << 26;    // largest memo index accepted by PUT
+};
+
+// Returns true when `qualified_name` (e.g. "__torch__.torch.nn.modules.linear.Linear") is
+// a TorchScript class the caller accepts.
+using TypeResolver = std::function<bool(std::string_view qualified_name)>;
+
+struct UnpickleOptions {
+  UnpicklerLimits limits;
+  TypeResolver is_class;  // empty: accept names starting with "__torch__."
+};
+
+// Unpickles one pickle from `data`. Strings in the result are views into `data`.
+Value unpickle(const Bytes& data, const UnpickleOptions& options = {});
+
+}  // namespace symbolite::pickle

@@ -1,0 +1,20 @@
+// Where the unit tests find committed fixtures (tests/fixtures/...) and the CLI binary.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace symbolite::testing {
+
+// Absolute path of `relative` under tests/fixtures/, e.g. fixture_path("models/nested.ptl").
+std::string fixture_path(std::string_view relative);
+
+// Absolute path of `relative` under the source tree root.
+std::string source_path(std::string_view relative);
+
+// Parsed tests/fixtures/goldens/<stem>.json.
+nlohmann::json load_golden(std::string_view stem);
+
+}  // namespace symbolite::testing
