@@ -153,7 +153,13 @@ void append_debug(const Value& v, std::string& out, std::size_t limit, int depth
     case Value::Kind::kNone: out += "None"; break;
     case Value::Kind::kBool: out += v.as_bool() ? "True" : "False"; break;
     case Value::Kind::kInt: out += std::to_string(v.as_int()); break;
-    case Value::Kind::kDouble: out += fmt::format("{}", v.as_double()); break;
+    case Value::Kind::kDouble: {
+      // Python prints 2.0 for a float that fmt would print as "2".
+      std::string number = fmt::format("{}", v.as_double());
+      if (number.find_first_not_of("-0123456789") == std::string::npos) number += ".0";
+      out += number;
+      break;
+    }
     case Value::Kind::kString: out += fmt::format("'{}'", v.as_string()); break;
     case Value::Kind::kTuple: append_items(v.as_tuple(), '(', ')'); break;
     case Value::Kind::kList: append_items(v.as_list(), '[', ']'); break;

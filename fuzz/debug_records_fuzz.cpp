@@ -1,0 +1,43 @@
+// Fuzzes the debug-info readers on top of the unpickler: the input is a pickle, decoded as a
+// debug_pkl (both formats), a callstack_debug_map.pkl and a mobile_debug_handles.pkl, and
+// symbolicated. Only symbolite::Error may escape a reader.
+#include <cstddef>
+#include <cstdint>
+
+#include "symbolite/debuginfo/callstack_map_reader.h"
+#include "symbolite/debuginfo/handle_table_reader.h"
+#include "symbolite/debuginfo/source_range_reader.h"
+#include "symbolite/debuginfo/symbolicator.h"
+#include "symbolite/pickle/unpickler.h"
+#include "symbolite/support/error.h"
+
+using namespace symbolite;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  pickle::Value root;
+  try {
+    root = pickle::unpickle(Bytes(nullptr, data, size));
+  } catch (const Error&) {
+    return 0;
+  }
+  debuginfo::SourceRangeTags tags;
+  try {
+    debuginfo::add_tags(debuginfo::read_source_range_file(root), tags);
+  } catch (const Error&) {
+  }
+  debuginfo::DebugTable table;
+  try {
+    table = debuginfo::read_callstack_map(root, tags);
+  } catch (const Error&) {
+  }
+  debuginfo::HandleTable handles;
+  try {
+    handles = debuginfo::read_handle_table(root);
+  } catch (const Error&) {
+  }
+  debuginfo::Symbolicator symbolicator({&table, &handles, "__torch__.Fuzz", true});
+  for (auto handle : table.handles()) symbolicator.symbolicate(handle);
+  symbolicator.symbolicate(-1);
+  symbolicator.symbolicate(123456789);
+  return 0;
+}

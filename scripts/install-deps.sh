@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages symbolite needs. Usage: scripts/install-deps.sh [build|test]
+#   build: compiler, CMake and the libraries symbolite links (enough to build and run it)
+#   test:  also GoogleTest, clang for the fuzz harnesses, and PyTorch 1.13 for the interop suite
+# Runs apt-get only when something is missing, so repeated runs are quick.
+set -euo pipefail
+
+profile=${1:-build}
+packages=(g++ cmake make ccache zlib1g-dev libfmt-dev nlohmann-json3-dev libcli11-dev)
+if [ "$profile" = test ]; then
+  packages+=(libgtest-dev googletest clang libclang-rt-14-dev
+             python3-torch python3-torchvision python3-numpy)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

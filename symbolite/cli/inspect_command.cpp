@@ -1,0 +1,152 @@
+#include "symbolite/cli/inspect_command.h"
+
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "symbolite/cli/exit_codes.h"
+#include "symbolite/mobile/model_info.h"
+
+namespace symbolite::cli {
+namespace {
+
+struct InspectOptions {
+  std::string model;
+  bool json = false;
+};
+
+std::size_t count_opcode(const mobile::BytecodeFunction& fn, std::string_view opcode) {
+  std::size_t n = 0;
+  for (const auto& ins : fn.instructions) n += ins.opcode == opcode;
+  return n;
+}
+
+nlohmann::json module_json(const mobile::ModuleNode& node) {
+  nlohmann::json children = nlohmann::json::array();
+  for (const auto& child : node.children) children.push_back(module_json(child));
+  return {{"name", node.name}, {"type", node.type}, {"tensors", node.tensors},
+          {"tensor_elements", node.tensor_elements}, {"children", children}};
+}
+
+nlohmann::json to_json(const mobile::ModelInfo& model) {
+  nlohmann::json methods = nlohmann::json::array();
+  if (model.bytecode) {
+    for (const auto& fn : model.bytecode->functions) {
+      methods.push_back({{"name", fn.qualified_name},
+                         {"instructions", fn.instructions.size()},
+                         {"operators", fn.operators.size()},
+                         {"operator_calls", count_opcode(fn, "OP")},
+                         {"constants", fn.constants.size()},
+                         {"register_size", fn.register_size}});
+    }
+  }
+  const auto& debug = model.debug;
+  nlohmann::json ranges = nlohmann::json::array();
+  for (const auto& f : debug.source_range_files) {
+    ranges.push_back({{"record", f.record}, {"size", f.size}, {"rows", f.rows},
+                      {"format", f.string_table_format ? "string_table" : "legacy"}});
+  }
+  nlohmann::json records = nlohmann::json::array();
+  for (const auto& r : model.archive.records()) {
+    records.push_back({{"name", r}, {"size", model.archive.record_size(r).value_or(0)}});
+  }
+  nlohmann::json out = {
+      {"model", model.archive.display_name()},
+      {"record_folder", model.archive.record_folder()},
+      {"records", records},
+      {"bytecode_version", model.bytecode ? nlohmann::json(model.bytecode->version) : nullptr},
+      {"top_type", model.top_type()},
+      {"methods", methods},
+      {"modules", module_json(model.modules)},
+      {"debug_info",
+       {{"source_range_files", ranges},
+        {"callstack_debug_map",
+         debug.has_callstack_map
+             ? nlohmann::json{{"size", debug.callstack_map_size},
+                              {"handles", debug.table.size()},
+                              {"unresolved_source_range_tags", debug.callstack_stats.unresolved_tags},
+                              {"call_stack_nodes", debug.callstack_stats.shared_call_stacks}}
+             : nlohmann::json(nullptr)},
+        {"mobile_debug_handles",
+         debug.has_handle_table
+             ? nlohmann::json{{"size", debug.handle_table_size},
+                              {"instructions", debug.handles.instruction_count()}}
+             : nlohmann::json(nullptr)}}}};
+  return out;
+}
+
+void print_modules(const mobile::ModuleNode& node, int depth) {
+  std::string label = depth == 0 ? "top" : node.name;
+  std::string tensors = node.tensors ? fmt::format("  [{} tensors, {} elements]", node.tensors,
+                                                   node.tensor_elements)
+                                     : std::string();
+  fmt::print("  {:{}}{} ({}){}\n", "", depth * 2, label, node.type, tensors);
+  for (const auto& child : node.children) print_modules(child, depth + 1);
+}
+
+void print_text(const mobile::ModelInfo& model) {
+  const auto& archive = model.archive;
+  fmt::print("model: {}\n", archive.display_name());
+  fmt::print("archive: record folder '{}', {} records\n", archive.record_folder(),
+             archive.records().size());
+  if (model.bytecode) {
+    fmt::print("bytecode version: {}\n", model.bytecode->version);
+    fmt::print("methods:\n");
+    for (const auto& fn : model.bytecode->functions) {
+      fmt::print("  {}  {} instructions, {} operators, {} operator calls\n", fn.qualified_name,
+                 fn.instructions.size(), fn.operators.size(), count_opcode(fn, "OP"));
+    }
+  } else {
+    fmt::print("bytecode: none (a full TorchScript archive, not a lite-interpreter model)\n");
+  }
+  fmt::print("modules:\n");
+  print_modules(model.modules, 0);
+
+  const auto& debug = model.debug;
+  fmt::print("debug info:\n");
+  if (debug.has_callstack_map) {
+    fmt::print("  callstack_debug_map.pkl: {} bytes, {} handles, {} call-stack nodes",
+               debug.callstack_map_size, debug.table.size(),
+               debug.callstack_stats.shared_call_stacks);
+    if (debug.callstack_stats.unresolved_tags) {
+      fmt::print(", {} source-range tags without a range (symbolicated as unknown frames)",
+                 debug.callstack_stats.unresolved_tags);
+    }
+    fmt::print("\n");
+  } else {
+    fmt::print("  callstack_debug_map.pkl: absent (handles cannot be symbolicated from this file)\n");
+  }
+  if (debug.has_handle_table) {
+    fmt::print("  mobile_debug_handles.pkl: {} bytes, {} instructions\n", debug.handle_table_size,
+               debug.handles.instruction_count());
+  } else {
+    fmt::print("  mobile_debug_handles.pkl: absent\n");
+  }
+  for (const auto& f : debug.source_range_files) {
+    fmt::print("  {}: {} bytes, {} ranges, {} format\n", f.record, f.size, f.rows,
+               f.string_table_format ? "string-table" : "legacy");
+  }
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<InspectOptions>();
+  auto* cmd = app.add_subcommand("inspect", "Show what a model archive holds");
+  cmd->add_option("model", options->model, "Model archive (.ptl or .pt)")->required();
+  cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
+  cmd->callback([options, &exit_code] {
+    // Load everything before printing anything, so a bad file prints no half result.
+    auto model = mobile::ModelInfo::load(options->model);
+    if (options->json) {
+      std::cout << to_json(model).dump(2) << "\n";
+    } else {
+      print_text(model);
+    }
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace symbolite::cli

@@ -1,0 +1,121 @@
+#include "symbolite/cli/symbolicate_command.h"
+
+#include <charconv>
+#include <iostream>
+#include <iterator>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/symbolication_json.h"
+#include "symbolite/debuginfo/crash_log.h"
+#include "symbolite/mobile/model_info.h"
+
+namespace symbolite::cli {
+namespace {
+
+struct SymbolicateOptions {
+  std::string model;
+  std::vector<std::string> handles;  // decimal handles, or "-" for a crash log on stdin
+  bool json = false;
+};
+
+// A handle to symbolicate and, for crash logs, where it was mentioned.
+struct Request {
+  debuginfo::DebugHandle handle;
+  std::optional<std::size_t> log_line;
+};
+
+debuginfo::DebugHandle parse_handle_argument(const std::string& text) {
+  debuginfo::DebugHandle value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    throw Error(ErrorKind::kUsage,
+                fmt::format("'{}' is not a debug handle (expected an integer, or - to read a "
+                            "log from stdin)", text));
+  }
+  return value;
+}
+
+std::vector<Request> collect_requests(const SymbolicateOptions& options) {
+  std::vector<Request> requests;
+  for (const auto& arg : options.handles) {
+    if (arg != "-") {
+      requests.push_back(Request{parse_handle_argument(arg), std::nullopt});
+      continue;
+    }
+    std::string log((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    auto mentions = debuginfo::find_handle_mentions(log);
+    if (mentions.empty()) {
+      throw Error(ErrorKind::kNotFound,
+                  "no debug handles found on stdin (looked for 'debug_handles:{N, ...}' and "
+                  "'debug handle N')");
+    }
+    for (const auto& mention : mentions) {
+      for (auto handle : mention.handles) requests.push_back(Request{handle, mention.line});
+    }
+  }
+  return requests;
+}
+
+void print_text(const debuginfo::Symbolication& s, const Request& request) {
+  std::string header = fmt::format("debug handle {}", s.handle);
+  if (request.log_line) header += fmt::format(" (log line {})", *request.log_line);
+  if (!s.op.empty()) header += fmt::format(": {}", s.op);
+  if (s.site) header += fmt::format(" at instruction {} of {}", s.site->instruction, s.site->function);
+  if (s.status == debuginfo::SymbolicationStatus::kNotFound) header += ": not found";
+  fmt::print("{}\n", header);
+  if (!s.module_hierarchy.empty()) fmt::print("Module hierarchy:{}\n", s.module_hierarchy);
+  if (!s.traceback.empty()) fmt::print("{}", s.traceback);
+  for (const auto& note : s.notes) fmt::print("note: {}\n", note);
+}
+
+}  // namespace
+
+void add_symbolicate_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<SymbolicateOptions>();
+  auto* cmd = app.add_subcommand(
+      "symbolicate", "Turn debug handles into module hierarchies and TorchScript tracebacks");
+  cmd->add_option("model", options->model, "Model archive with debug info (.ptl)")->required();
+  cmd->add_option("handles", options->handles,
+                  "Debug handles, or - to read a crash log from stdin")
+      ->required();
+  cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
+  cmd->callback([options, &exit_code] {
+    auto requests = collect_requests(*options);
+    auto model = mobile::ModelInfo::load(options->model);
+    auto symbolicator = model.symbolicator();
+
+    std::vector<debuginfo::Symbolication> results;
+    results.reserve(requests.size());
+    bool all_found = true;
+    for (const auto& request : requests) {
+      results.push_back(symbolicator.symbolicate(request.handle));
+      all_found &= results.back().status != debuginfo::SymbolicationStatus::kNotFound;
+    }
+
+    if (options->json) {
+      nlohmann::json out = {{"model", options->model}, {"results", nlohmann::json::array()}};
+      for (std::size_t i = 0; i < results.size(); ++i) {
+        auto r = to_json(results[i]);
+        if (requests[i].log_line) r["log_line"] = *requests[i].log_line;
+        out["results"].push_back(std::move(r));
+      }
+      std::cout << out.dump(2) << "\n";
+    } else {
+      for (std::size_t i = 0; i < results.size(); ++i) {
+        if (i) fmt::print("\n");
+        print_text(results[i], requests[i]);
+      }
+    }
+    if (!all_found) {
+      fmt::print(stderr, "symbolite: some debug handles were not found in {} (see notes)\n",
+                 options->model);
+    }
+    exit_code = all_found ? kExitOk : kExitModelError;
+  });
+}
+
+}  // namespace symbolite::cli

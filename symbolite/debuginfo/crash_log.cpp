@@ -1,0 +1,106 @@
+#include "symbolite/debuginfo/crash_log.h"
+
+#include <cctype>
+#include <charconv>
+#include <optional>
+
+namespace symbolite::debuginfo {
+namespace {
+
+bool starts_with_ci(std::string_view text, std::size_t pos, std::string_view word) {
+  if (text.size() - pos < word.size()) return false;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[pos + i])) != word[i]) return false;
+  }
+  return true;
+}
+
+void skip_blanks(std::string_view text, std::size_t& pos) {
+  while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
+}
+
+// Parses an optionally negative decimal integer at `pos`, advancing past it.
+std::optional<DebugHandle> parse_handle(std::string_view text, std::size_t& pos) {
+  DebugHandle value = 0;
+  const char* first = text.data() + pos;
+  auto [end, ec] = std::from_chars(first, text.data() + text.size(), value);
+  if (ec != std::errc() || end == first) return std::nullopt;
+  pos += static_cast<std::size_t>(end - first);
+  return value;
+}
+
+// "debug_handles:{12, 13}" with `pos` just past "debug_handles".
+std::optional<std::vector<DebugHandle>> parse_handle_set(std::string_view text,
+                                                         std::size_t& pos) {
+  skip_blanks(text, pos);
+  if (pos >= text.size() || text[pos] != ':') return std::nullopt;
+  ++pos;
+  skip_blanks(text, pos);
+  if (pos >= text.size() || text[pos] != '{') return std::nullopt;
+  ++pos;
+  std::vector<DebugHandle> handles;
+  while (true) {
+    skip_blanks(text, pos);
+    auto handle = parse_handle(text, pos);
+    if (!handle) return std::nullopt;
+    handles.push_back(*handle);
+    skip_blanks(text, pos);
+    if (pos < text.size() && text[pos] == ',') {
+      ++pos;
+      continue;
+    }
+    if (pos < text.size() && text[pos] == '}') {
+      ++pos;
+      return handles;
+    }
+    return std::nullopt;
+  }
+}
+
+// "debug handle 12" / "debug_handle: 12" / "debug handle=12" with `pos` just past the words.
+std::optional<DebugHandle> parse_single(std::string_view text, std::size_t& pos) {
+  skip_blanks(text, pos);
+  if (pos < text.size() && (text[pos] == ':' || text[pos] == '=')) ++pos;
+  skip_blanks(text, pos);
+  return parse_handle(text, pos);
+}
+
+}  // namespace
+
+std::vector<HandleMention> find_handle_mentions(std::string_view text) {
+  std::vector<HandleMention> mentions;
+  std::size_t line = 1;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    if (text[pos] == '\n') {
+      ++line;
+      ++pos;
+      continue;
+    }
+    if (!starts_with_ci(text, pos, "debug")) {
+      ++pos;
+      continue;
+    }
+    const std::size_t start = pos;
+    std::size_t cursor = pos + 5;
+    if (starts_with_ci(text, cursor, "_handles")) {
+      cursor += 8;
+      if (auto handles = parse_handle_set(text, cursor)) {
+        mentions.push_back(HandleMention{line, start, std::move(*handles)});
+        pos = cursor;
+        continue;
+      }
+    } else if (starts_with_ci(text, cursor, "_handle") || starts_with_ci(text, cursor, " handle")) {
+      cursor += 7;
+      if (auto handle = parse_single(text, cursor)) {
+        mentions.push_back(HandleMention{line, start, {*handle}});
+        pos = cursor;
+        continue;
+      }
+    }
+    pos = start + 1;
+  }
+  return mentions;
+}
+
+}  // namespace symbolite::debuginfo

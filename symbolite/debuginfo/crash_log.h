@@ -1,0 +1,25 @@
+// Finds debug handles in free text such as crash logs, in the shapes PyTorch and symbolite
+// print them:
+//   "debug_handles:{12, 13}"   (PyTorch: "Debug info for handle(s): debug_handles:{7}, ...")
+//   "debug handle 12", "debug_handle: 12", "debug handle=12"
+// The scanner is linear, allocation-light and never fails: text it does not recognise is
+// skipped.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "symbolite/debuginfo/debug_info.h"
+
+namespace symbolite::debuginfo {
+
+struct HandleMention {
+  std::size_t line = 0;    // 1-based line of the text where the mention starts
+  std::size_t offset = 0;  // byte offset of the mention
+  std::vector<DebugHandle> handles;  // one, or several for "debug_handles:{a, b}"
+};
+
+std::vector<HandleMention> find_handle_mentions(std::string_view text);
+
+}  // namespace symbolite::debuginfo

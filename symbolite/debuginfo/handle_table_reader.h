@@ -1,0 +1,49 @@
+// Reader for `mobile_debug_handles.pkl`: the debug handle of every bytecode instruction,
+//   (bytecode_version, (function_name, (("function_debug_handles", (List[int],)),)), ...)
+// Instruction i of a function has handle `handles[i]`; -1 marks an instruction without one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "symbolite/debuginfo/debug_info.h"
+#include "symbolite/pickle/value.h"
+
+namespace symbolite::debuginfo {
+
+struct FunctionHandles {
+  std::string function;  // qualified: "__torch__.Top.forward"
+  std::vector<DebugHandle> handles;
+};
+
+// Where a handle sits in the bytecode.
+struct InstructionSite {
+  std::string function;
+  std::size_t instruction = 0;
+};
+
+class HandleTable {
+ public:
+  HandleTable() = default;
+  HandleTable(std::int64_t bytecode_version, std::vector<FunctionHandles> functions);
+
+  std::int64_t bytecode_version() const { return bytecode_version_; }
+  const std::vector<FunctionHandles>& functions() const { return functions_; }
+  // The first instruction carrying `handle`, if any.
+  std::optional<InstructionSite> site_of(DebugHandle handle) const;
+  std::size_t instruction_count() const;
+
+ private:
+  std::int64_t bytecode_version_ = 0;
+  std::vector<FunctionHandles> functions_;
+  std::unordered_map<DebugHandle, std::pair<std::size_t, std::size_t>> index_;
+};
+
+// Throws Error(kModel) naming the function on malformed shapes.
+HandleTable read_handle_table(const pickle::Value& root);
+
+}  // namespace symbolite::debuginfo

@@ -1,0 +1,45 @@
+#include "symbolite/debuginfo/model_debug_info.h"
+
+#include "symbolite/debuginfo/archive_records.h"
+
+namespace symbolite::debuginfo {
+namespace {
+
+constexpr std::string_view kCallstackMap = "callstack_debug_map.pkl";
+constexpr std::string_view kHandleTable = "mobile_debug_handles.pkl";
+constexpr std::string_view kSourceRangeSuffix = ".debug_pkl";
+
+}  // namespace
+
+ModelDebugInfo ModelDebugInfo::load(const archive::ModelArchive& archive) {
+  ModelDebugInfo info;
+  // PyTorch reads every record ending in .debug_pkl (code/*.debug_pkl and
+  // delegated_backends.debug_pkl alike) into one tag map.
+  for (const auto& record : archive.records()) {
+    if (!record.ends_with(kSourceRangeSuffix)) continue;
+    SourceRangeFile file = decode_pickle_record(archive, record, [](const pickle::Value& v) {
+      return read_source_range_file(v);
+    });
+    add_tags(file, info.tags);
+    info.source_range_files.push_back(DebugRecordInfo{
+        record, archive.record_size(record).value_or(0), file.records.size(),
+        file.string_table_format});
+  }
+  if (archive.has_record(kCallstackMap)) {
+    info.has_callstack_map = true;
+    info.callstack_map_size = archive.record_size(kCallstackMap).value_or(0);
+    info.table = decode_pickle_record(archive, kCallstackMap, [&](const pickle::Value& v) {
+      return read_callstack_map(v, info.tags, &info.callstack_stats);
+    });
+  }
+  if (archive.has_record(kHandleTable)) {
+    info.has_handle_table = true;
+    info.handle_table_size = archive.record_size(kHandleTable).value_or(0);
+    info.handles = decode_pickle_record(archive, kHandleTable, [](const pickle::Value& v) {
+      return read_handle_table(v);
+    });
+  }
+  return info;
+}
+
+}  // namespace symbolite::debuginfo

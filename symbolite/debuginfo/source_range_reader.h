@@ -1,0 +1,45 @@
+// Reader for `*.debug_pkl` records: for each serialized code file, the source range of every
+// byte offset in the generated code, plus the tag that `callstack_debug_map.pkl` uses to
+// refer to that range.
+//
+// Two formats exist, told apart by the first element:
+//   legacy:  ((byte_offset, ((text, filename, starting_line), start, end), tag), ...)
+//   string table (PyTorch >= 1.11 default):
+//     ("FORMAT_WITH_STRING_TABLE", (str, ...),
+//      ((byte_offset, ((text_indices: List[int], filename_index, starting_line), start, end), tag), ...))
+//   where a source's text is the concatenation of the table strings at `text_indices`.
+// Rows of two elements (byte_offset, range) predate tags; they are kept without a tag.
+// Sources shared in the pickle (memoized tuples) become one shared Source.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "symbolite/debuginfo/source_range.h"
+#include "symbolite/pickle/value.h"
+
+namespace symbolite::debuginfo {
+
+struct SourceRangeRecord {
+  std::int64_t byte_offset = 0;  // offset in the serialized code file
+  SourceRange range;             // range in the original source
+  std::int64_t tag = -1;         // -1 when the row carries none
+};
+
+struct SourceRangeFile {
+  bool string_table_format = false;
+  std::size_t string_table_size = 0;
+  std::vector<SourceRangeRecord> records;
+};
+
+// Decodes one unpickled debug_pkl. Throws Error(kModel) naming the row on a malformed shape.
+SourceRangeFile read_source_range_file(const pickle::Value& root);
+
+// Tag -> range over all debug_pkl files of an archive. The first range seen for a tag wins,
+// as in PyTorch.
+using SourceRangeTags = std::unordered_map<std::int64_t, SourceRange>;
+void add_tags(const SourceRangeFile& file, SourceRangeTags& tags);
+
+}  // namespace symbolite::debuginfo

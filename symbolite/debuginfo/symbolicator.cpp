@@ -1,0 +1,133 @@
+#include "symbolite/debuginfo/symbolicator.h"
+
+#include <fmt/format.h>
+
+#include "symbolite/debuginfo/context_printer.h"
+
+namespace symbolite::debuginfo {
+namespace {
+
+// PyTorch's placeholder where it does not know the top method's name.
+constexpr std::string_view kUnknownFunction = "<unknown>";
+
+// "__torch__.Top.forward" -> "forward".
+std::string short_function_name(std::string_view qualified) {
+  auto dot = qualified.rfind('.');
+  return std::string(dot == std::string_view::npos ? qualified : qualified.substr(dot + 1));
+}
+
+// "A0(A)", as PyTorch prints a module instance in a hierarchy.
+std::string instance_label(const std::optional<ModuleInstance>& instance) {
+  if (!instance) return "UNKNOWN_INSTANCE(UNKNOWN_TYPE)";
+  return fmt::format("{}({})", instance->instance_name, short_type_name(instance->type_name));
+}
+
+std::string unknown_range_note(const Frame& frame) {
+  if (frame.range_tag == kNoSourceRangeTag) {
+    return fmt::format("source of frame '{}' is unknown: PyTorch serialized source-range tag -1 "
+                       "(it had no range to record for this node)", frame.function);
+  }
+  return fmt::format("source of frame '{}' is unknown: source-range tag {} is in no debug_pkl "
+                     "record of the archive", frame.function, frame.range_tag);
+}
+
+void render_unknown_frame(std::string& out, const Frame& frame) {
+  out += fmt::format("  File \"<unknown>\", in {}\n    <source unknown: {}>\n", frame.function,
+                     frame.range_tag == kNoSourceRangeTag
+                         ? std::string("PyTorch recorded no source range (tag -1)")
+                         : fmt::format("source-range tag {} not in any debug_pkl",
+                                       frame.range_tag));
+}
+
+}  // namespace
+
+std::string_view to_string(SymbolicationStatus status) {
+  switch (status) {
+    case SymbolicationStatus::kOk: return "ok";
+    case SymbolicationStatus::kPartial: return "partial";
+    case SymbolicationStatus::kNotFound: return "not_found";
+  }
+  return "?";
+}
+
+std::string short_type_name(std::string_view qualified) {
+  auto dot = qualified.rfind('.');
+  return std::string(dot == std::string_view::npos ? qualified : qualified.substr(dot + 1));
+}
+
+Symbolicator::Symbolicator(SymbolicatorInputs inputs)
+    : in_(std::move(inputs)), top_type_short_(short_type_name(in_.top_module_type)) {}
+
+Symbolication Symbolicator::symbolicate(DebugHandle handle) const {
+  Symbolication result;
+  result.handle = handle;
+  if (in_.handles) result.site = in_.handles->site_of(handle);
+  const DebugInfo* info = in_.table ? in_.table->find(handle) : nullptr;
+  if (info == nullptr) {
+    explain_missing(result);
+    return result;
+  }
+  result.op = info->node_kind;
+
+  // Walk the call chain: each call site belongs to the function that made the call, and
+  // the node itself belongs to the innermost function called.
+  std::string function = result.site ? short_function_name(result.site->function)
+                                     : std::string(kUnknownFunction);
+  std::string hierarchy = fmt::format("top({})::{}", top_type_short_, function);
+  for (const InlinedCallStack* call = info->call_stack.get(); call != nullptr;
+       call = call->callee().get()) {
+    result.frames.push_back(Frame{function, call->callsite(), call->callsite_tag()});
+    function = call->function_name();
+    hierarchy += fmt::format(".{}::{}", instance_label(call->module_instance()), function);
+  }
+  result.frames.push_back(Frame{function, info->range, info->range_tag});
+  result.module_hierarchy = fmt::format("{}.{}", hierarchy, info->node_kind);
+
+  result.status = SymbolicationStatus::kOk;
+  result.traceback = "Traceback of TorchScript (most recent call last):\n";
+  for (const Frame& frame : result.frames) {
+    if (frame.range.known()) {
+      print_with_context(result.traceback, frame.range, frame.function);
+    } else {
+      result.status = SymbolicationStatus::kPartial;
+      render_unknown_frame(result.traceback, frame);
+      result.notes.push_back(unknown_range_note(frame));
+    }
+  }
+  if (!result.site && in_.handles) {
+    result.notes.push_back(fmt::format(
+        "handle {} is in the call-stack map but no bytecode instruction carries it; the top "
+        "method's name is unknown", handle));
+  }
+  return result;
+}
+
+void Symbolicator::explain_missing(Symbolication& result) const {
+  const DebugHandle handle = result.handle;
+  if (handle == kInvalidDebugHandle) {
+    result.notes.push_back(
+        "-1 is PyTorch's 'no debug handle' sentinel: the instruction was emitted without a "
+        "source node, so there is nothing to symbolicate");
+    return;
+  }
+  if (!in_.has_callstack_map || in_.table == nullptr || in_.table->empty()) {
+    std::string where = result.site ? fmt::format(" (handle {} is instruction {} of {})", handle,
+                                                  result.site->instruction,
+                                                  result.site->function)
+                                    : std::string();
+    result.notes.push_back(fmt::format(
+        "the model carries no debug info (no callstack_debug_map.pkl): it was saved without "
+        "debug info or stripped{}; symbolicate with the full model or its sidecar", where));
+    return;
+  }
+  auto handles = in_.table->handles();
+  std::string note = fmt::format("handle {} is not in the debug table ({} handles, {}..{})",
+                                 handle, handles.size(), handles.front(), handles.back());
+  if (result.site) {
+    note += fmt::format("; it is instruction {} of {}, but the call-stack map has no row for it",
+                        result.site->instruction, result.site->function);
+  }
+  result.notes.push_back(std::move(note));
+}
+
+}  // namespace symbolite::debuginfo

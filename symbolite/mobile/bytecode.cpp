@@ -1,0 +1,114 @@
+#include "symbolite/mobile/bytecode.h"
+
+#include <fmt/format.h>
+
+#include "symbolite/support/error.h"
+
+namespace symbolite::mobile {
+namespace {
+
+// Looks up ("name", value) in a tuple of named fields.
+const pickle::Value* field(const pickle::ValueList& fields, std::string_view name) {
+  for (const auto& f : fields) {
+    const auto& pair = f.as_tuple();
+    if (pair.size() == 2 && pair[0].is(pickle::Value::Kind::kString) &&
+        pair[0].as_string() == name) {
+      return &pair[1];
+    }
+  }
+  return nullptr;
+}
+
+const pickle::Value& required(const pickle::ValueList& fields, std::string_view name) {
+  if (const auto* v = field(fields, name)) return *v;
+  throw Error(ErrorKind::kModel, fmt::format("missing field '{}'", name));
+}
+
+std::vector<Argument> read_arguments(const pickle::Value& list) {
+  std::vector<Argument> out;
+  for (const auto& arg : list.as_sequence()) {
+    const auto& fields = arg.as_tuple();
+    Argument a;
+    a.name = std::string(required(fields, "name").as_string());
+    a.type = std::string(required(fields, "type").as_string());
+    if (const auto* d = field(fields, "default_value")) a.default_value = *d;
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+BytecodeFunction read_function(const pickle::ValueList& entry) {
+  if (entry.size() < 2) {
+    throw Error(ErrorKind::kModel,
+                fmt::format("expected (name, code[, schema]), got {} elements", entry.size()));
+  }
+  BytecodeFunction fn;
+  fn.qualified_name = std::string(entry[0].as_string());
+  with_context(fmt::format("function '{}'", fn.qualified_name), [&] {
+    const auto& code = entry[1].as_tuple();
+    with_context("instructions", [&] {
+      for (const auto& ins : required(code, "instructions").as_sequence()) {
+        const auto& t = ins.as_tuple();
+        if (t.size() != 3) {
+          throw Error(ErrorKind::kModel,
+                      fmt::format("instruction {}: expected (op, X, N), got {} elements",
+                                  fn.instructions.size(), t.size()));
+        }
+        fn.instructions.push_back(
+            Instruction{std::string(t[0].as_string()), t[1].as_int(), t[2].as_int()});
+      }
+    });
+    with_context("operators", [&] {
+      for (const auto& op : required(code, "operators").as_sequence()) {
+        const auto& t = op.as_tuple();
+        if (t.size() < 2 || t.size() > 3) {
+          throw Error(ErrorKind::kModel,
+                      fmt::format("operator {}: expected (name, overload[, num_args]), got {} "
+                                  "elements", fn.operators.size(), t.size()));
+        }
+        OperatorRef ref{std::string(t[0].as_string()), std::string(t[1].as_string()), {}};
+        if (t.size() == 3 && !t[2].is_none()) ref.num_specified_args = t[2].as_int();
+        fn.operators.push_back(std::move(ref));
+      }
+    });
+    for (const auto& c : required(code, "constants").as_sequence()) fn.constants.push_back(c);
+    for (const auto& t : required(code, "types").as_sequence()) {
+      fn.types.emplace_back(t.as_string());
+    }
+    fn.register_size = required(code, "register_size").as_int();
+    if (entry.size() >= 3 && !entry[2].is_none()) {
+      const auto& schema = entry[2].as_tuple();
+      with_context("schema", [&] {
+        fn.arguments = read_arguments(required(schema, "arguments"));
+        fn.returns = read_arguments(required(schema, "returns"));
+      });
+    }
+  });
+  return fn;
+}
+
+}  // namespace
+
+std::string OperatorRef::full_name() const {
+  return overload.empty() ? name : name + "." + overload;
+}
+
+const BytecodeFunction* Bytecode::find(std::string_view qualified_name) const {
+  for (const auto& fn : functions) {
+    if (fn.qualified_name == qualified_name) return &fn;
+  }
+  return nullptr;
+}
+
+Bytecode read_bytecode(const pickle::Value& root) {
+  const auto& top = root.as_tuple();
+  if (top.empty()) throw Error(ErrorKind::kModel, "empty bytecode tuple");
+  Bytecode bytecode;
+  bytecode.version = top[0].as_int();
+  for (std::size_t i = 1; i < top.size(); ++i) {
+    bytecode.functions.push_back(read_function(top[i].as_tuple()));
+  }
+  return bytecode;
+}
+
+}  // namespace symbolite::mobile

@@ -1,0 +1,61 @@
+// The bytecode of a lite-interpreter model (`bytecode.pkl`), decoded into plain structs:
+//   (version, (qualified_name, code, schema), ...)
+//   code   = (("instructions", ((op, X, N), ...)), ("operators", ((name, overload[, num_args]), ...)),
+//             ("constants", (...)), ("types", (str, ...)), ("register_size", n))
+//   schema = (("arguments", (arg, ...)), ("returns", (arg, ...))),
+//            arg = (("name", str), ("type", str), ("default_value", value))
+// Fields are found by name, so the tuple order of other bytecode versions does not matter.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "symbolite/pickle/value.h"
+
+namespace symbolite::mobile {
+
+struct Instruction {
+  std::string opcode;  // "OP", "LOAD", "JF", ...
+  std::int64_t x = 0;
+  std::int64_t n = 0;
+};
+
+struct OperatorRef {
+  std::string name;      // "aten::add"
+  std::string overload;  // "Tensor"; may be empty
+  std::optional<std::int64_t> num_specified_args;
+
+  // "aten::add.Tensor", or the bare name without overload.
+  std::string full_name() const;
+};
+
+struct Argument {
+  std::string name;
+  std::string type;
+  pickle::Value default_value;
+};
+
+struct BytecodeFunction {
+  std::string qualified_name;  // "__torch__.Top.forward"
+  std::vector<Instruction> instructions;
+  std::vector<OperatorRef> operators;
+  std::vector<pickle::Value> constants;
+  std::vector<std::string> types;
+  std::int64_t register_size = 0;
+  std::vector<Argument> arguments;
+  std::vector<Argument> returns;
+};
+
+struct Bytecode {
+  std::int64_t version = 0;
+  std::vector<BytecodeFunction> functions;
+
+  const BytecodeFunction* find(std::string_view qualified_name) const;
+};
+
+// Throws Error(kModel) naming the function and field on malformed shapes.
+Bytecode read_bytecode(const pickle::Value& root);
+
+}  // namespace symbolite::mobile

@@ -1,0 +1,33 @@
+// `ModelInfo`: a model archive opened for inspection and symbolication — its bytecode,
+// module tree and debug information. This is the entry point of `symbolite inspect` and
+// `symbolite symbolicate`; the runtime's loader builds on the same pieces.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "symbolite/archive/model_archive.h"
+#include "symbolite/debuginfo/model_debug_info.h"
+#include "symbolite/debuginfo/symbolicator.h"
+#include "symbolite/mobile/bytecode.h"
+#include "symbolite/mobile/module_tree.h"
+
+namespace symbolite::mobile {
+
+struct ModelInfo {
+  archive::ModelArchive archive;
+  std::optional<Bytecode> bytecode;  // absent in a full TorchScript (.pt) archive
+  ModuleNode modules;
+  debuginfo::ModelDebugInfo debug;
+
+  // Opens and reads `path`. Throws Error naming the file, entry and byte offset.
+  static ModelInfo load(const std::string& path);
+
+  // The root module's qualified type ("__torch__.Top").
+  const std::string& top_type() const { return modules.type; }
+
+  // A symbolicator over this model's debug info; valid while this ModelInfo lives.
+  debuginfo::Symbolicator symbolicator() const;
+};
+
+}  // namespace symbolite::mobile

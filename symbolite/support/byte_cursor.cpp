@@ -1,0 +1,50 @@
+#include "symbolite/support/byte_cursor.h"
+
+#include <fmt/format.h>
+
+#include "symbolite/support/error.h"
+
+namespace symbolite {
+
+void ByteCursor::need(std::size_t length) const {
+  if (length > remaining()) {
+    throw Error(ErrorKind::kFormat,
+                fmt::format("byte {}: truncated {}: needs {} more bytes, only {} left", offset(),
+                            what_, length, remaining()));
+  }
+}
+
+std::uint8_t ByteCursor::u8() {
+  need(1);
+  return data_[position_++];
+}
+
+std::uint16_t ByteCursor::u16() {
+  need(2);
+  std::uint16_t value = load_u16le(data_.data() + position_);
+  position_ += 2;
+  return value;
+}
+
+std::uint32_t ByteCursor::u32() {
+  need(4);
+  std::uint32_t value = load_u32le(data_.data() + position_);
+  position_ += 4;
+  return value;
+}
+
+std::uint64_t ByteCursor::u64() {
+  need(8);
+  std::uint64_t value = load_u64le(data_.data() + position_);
+  position_ += 8;
+  return value;
+}
+
+std::span<const std::uint8_t> ByteCursor::take(std::size_t length) {
+  need(length);
+  auto run = data_.subspan(position_, length);
+  position_ += length;
+  return run;
+}
+
+}  // namespace symbolite
