@@ -19,6 +19,7 @@ namespace symbolite::archive {
 struct ZipEntry {
   std::string name;
   std::uint16_t method = 0;  // 0 = stored, 8 = deflated; anything else is refused on read
+  std::uint16_t flags = 0;   // general purpose bit flags; encrypted entries are refused on read
   std::uint32_t crc32 = 0;
   std::uint64_t compressed_size = 0;
   std::uint64_t uncompressed_size = 0;
@@ -52,6 +53,8 @@ class ZipReader {
   std::string display_name_;
   ZipLimits limits_;
   std::vector<ZipEntry> entries_;
+  // Keys view the names inside the central directory bytes, which `file_` keeps alive; so
+  // copies and moves of the reader keep a valid index.
   std::unordered_map<std::string_view, std::size_t> index_;
 };
 

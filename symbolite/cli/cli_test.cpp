@@ -1,0 +1,137 @@
+// The `symbolite` command end to end: output, JSON schema, exit codes, and clear errors for
+// damaged files (tests/fixtures/bad, derived from a real model by make_bad_models.py).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support/fixtures.h"
+#include "tests/test_support/run_cli.h"
+
+namespace symbolite::cli {
+namespace {
+
+using symbolite::testing::fixture_path;
+using symbolite::testing::load_golden;
+using symbolite::testing::run_cli;
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+std::string nested() { return fixture_path("models/nested.ptl"); }
+
+TEST(Cli, InspectPrintsMethodsModulesAndDebugRecords) {
+  auto golden = load_golden("nested");
+  auto r = run_cli("inspect " + nested());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "bytecode version: 8"));
+  for (const auto& m : golden["methods"]) {
+    std::string line = m["name"].get<std::string>() + "  " + std::to_string(m["instructions"].get<int>()) +
+                       " instructions, " + std::to_string(m["operators"].get<int>()) + " operators";
+    EXPECT_TRUE(contains(r.out, line)) << line << "\n" << r.out;
+  }
+  EXPECT_TRUE(contains(r.out, "callstack_debug_map.pkl:"));
+  EXPECT_TRUE(contains(r.out, "(" + golden["top_type"].get<std::string>() + ")"));
+}
+
+TEST(Cli, InspectJsonFollowsTheSchema) {
+  auto golden = load_golden("nested");
+  auto r = run_cli("inspect --json " + nested());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["bytecode_version"], 8);
+  EXPECT_EQ(j["top_type"], golden["top_type"]);
+  ASSERT_EQ(j["methods"].size(), golden["methods"].size());
+  EXPECT_EQ(j["methods"][0]["instructions"], golden["methods"][0]["instructions"]);
+  EXPECT_EQ(j["debug_info"]["callstack_debug_map"]["handles"], golden["callstack_rows"]);
+  EXPECT_TRUE(j["modules"]["children"].is_array());
+}
+
+TEST(Cli, SymbolicatePrintsPyTorchsLayoutWithTheRealMethodName) {
+  auto c = load_golden("nested")["cases"][0];
+  auto r = run_cli("symbolicate " + nested() + " " + std::to_string(c["handle"].get<int>()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string hierarchy = c["module_hierarchy"];
+  hierarchy.replace(hierarchy.find("::<unknown>"), 11, "::" + c["top_function"].get<std::string>());
+  EXPECT_TRUE(contains(r.out, "Module hierarchy:" + hierarchy + "\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Traceback of TorchScript (most recent call last):\n"));
+  EXPECT_FALSE(contains(r.out, "<unknown>"));
+}
+
+TEST(Cli, SymbolicateReadsPyTorchsCrashLogFromStdin) {
+  auto c = load_golden("nested")["cases"][0];
+  // The stripped model's error is exactly what a field crash report holds.
+  auto r = run_cli("symbolicate --json " + nested() + " -", c["stripped_error"].get<std::string>());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["handle"], c["handle"]);
+  EXPECT_EQ(j["results"][0]["status"], "ok");
+  EXPECT_EQ(j["results"][0]["log_line"].get<int>() >= 1, true);
+  EXPECT_FALSE(j["results"][0]["frames"].empty());
+}
+
+TEST(Cli, MissingHandleExitsOneAndExplains) {
+  auto r = run_cli("symbolicate " + nested() + " 424242");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.out, "debug handle 424242: not found"));
+  EXPECT_TRUE(contains(r.out, "not in the debug table"));
+  EXPECT_TRUE(contains(r.err, "not found"));
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run_cli("").exit_code, 2);
+  EXPECT_EQ(run_cli("frobnicate x").exit_code, 2);
+  EXPECT_EQ(run_cli("symbolicate " + nested()).exit_code, 2);
+  auto r = run_cli("symbolicate " + nested() + " twelve");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "'twelve' is not a debug handle"));
+}
+
+TEST(Cli, StdinWithoutHandlesIsAClearError) {
+  auto r = run_cli("symbolicate " + nested() + " -", "all good here\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "no debug handles found on stdin"));
+  EXPECT_TRUE(r.out.empty());
+}
+
+struct BadModel {
+  const char* file;
+  std::vector<std::string> expected;  // substrings of the one-line error
+};
+
+class CliBadModel : public ::testing::TestWithParam<BadModel> {};
+
+TEST_P(CliBadModel, OneClearErrorNoOutput) {
+  const auto& bad = GetParam();
+  std::string path = fixture_path(std::string("bad/") + bad.file);
+  for (const char* command : {"inspect ", "symbolicate "}) {
+    auto r = run_cli(command + path + (std::string(command) == "symbolicate " ? " 1" : ""));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_TRUE(contains(r.err, path)) << r.err;
+    for (const auto& s : bad.expected) EXPECT_TRUE(contains(r.err, s)) << r.err << "\nmissing: " << s;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, CliBadModel,
+    ::testing::Values(
+        BadModel{"not_a_zip.ptl", {"format error"}},
+        BadModel{"truncated.ptl", {"format error"}},
+        BadModel{"crc_mismatch.ptl", {"data.pkl'", "CRC"}},
+        BadModel{"truncated_pickle.ptl", {"bytecode.pkl'", "byte "}},
+        BadModel{"evil_global.ptl", {"callstack_debug_map.pkl'", "byte ", "os.system", "not allowed"}},
+        BadModel{"wrong_row_shape.ptl", {"callstack_debug_map.pkl'", "row 1", "4 elements"}},
+        BadModel{"no_data_pkl.ptl", {"data.pkl", "not found"}}),
+    [](const auto& info) {
+      std::string name = info.param.file;
+      return name.substr(0, name.find('.'));
+    });
+
+}  // namespace
+}  // namespace symbolite::cli

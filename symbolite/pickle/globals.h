@@ -1,0 +1,40 @@
+// The allow-list of pickle globals (see unpickler.h) and what calling each one means.
+//
+// A GLOBAL only ever becomes one of these kinds; nothing else is callable, so unpickling
+// can build data but never run anything.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "symbolite/pickle/unpickler.h"
+#include "symbolite/pickle/value.h"
+
+namespace symbolite::pickle {
+
+enum class GlobalKind {
+  kClass,           // a TorchScript class accepted by the type resolver
+  kStorageType,     // torch.FloatStorage, torch.LongStorage, ...
+  kOrderedDict,     // collections.OrderedDict
+  kBuildList,       // torch.jit._pickle.build_{int,float,bool,tensor,generic}list
+  kRestoreTypeTag,  // torch.jit._pickle.restore_type_tag
+  kRebuildTensor,   // torch._utils._rebuild_tensor_v2
+};
+
+// What `qualified_name` ("module.name") is, or nullopt when it is not allowed. An empty
+// `is_class` accepts names starting with "__torch__." as classes.
+std::optional<GlobalKind> classify_global(std::string_view qualified_name,
+                                          const TypeResolver& is_class);
+
+// The dtype of a storage class: "torch.FloatStorage" -> "Float"; nullopt for other names.
+std::optional<std::string_view> storage_dtype(std::string_view qualified_name);
+
+// The result of REDUCE on a function global (kBuildList, kRestoreTypeTag, kRebuildTensor)
+// with the argument tuple `args`. Error(kModel) when the arguments have the wrong shape.
+Value call_global(GlobalKind kind, std::string_view qualified_name, const Value& args);
+
+// The storage a persistent id ('storage', torch.XStorage, key, device, numel) refers to.
+// Error(kModel) for any other shape.
+StorageRef storage_from_persistent_id(const Value& pid);
+
+}  // namespace symbolite::pickle
