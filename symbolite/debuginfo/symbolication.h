@@ -18,6 +18,8 @@ struct Frame {
   std::string function;
   SourceRange range;             // unknown when the debug info lost it
   std::int64_t range_tag = -1;   // the serialized tag, to explain unknown ranges
+  std::string callee;            // for a call site: what it calls, "level1(Level1)::forward";
+                                 // empty for the innermost frame (the node itself)
 };
 
 enum class SymbolicationStatus {

@@ -23,12 +23,18 @@ std::string instance_label(const std::optional<ModuleInstance>& instance) {
 }
 
 std::string unknown_range_note(const Frame& frame) {
+  std::string what = frame.callee.empty()
+                         ? fmt::format("the node itself (in '{}')", frame.function)
+                         : fmt::format("the call from '{}' into {}", frame.function, frame.callee);
   if (frame.range_tag == kNoSourceRangeTag) {
-    return fmt::format("source of frame '{}' is unknown: PyTorch serialized source-range tag -1 "
-                       "(it had no range to record for this node)", frame.function);
+    return fmt::format(
+        "{} has no source: PyTorch serialized source-range tag -1 for it (PyTorch 1.13's code "
+        "printer drops the ranges of subscripted inlined expressions such as `x.shape[0]` or "
+        "`f(x)[1]`; PyTorch itself then drops this frame or refuses to load the file)",
+        what);
   }
-  return fmt::format("source of frame '{}' is unknown: source-range tag {} is in no debug_pkl "
-                     "record of the archive", frame.function, frame.range_tag);
+  return fmt::format("{} has no source: source-range tag {} is in no debug_pkl record of the "
+                     "archive", what, frame.range_tag);
 }
 
 void render_unknown_frame(std::string& out, const Frame& frame) {
@@ -76,11 +82,13 @@ Symbolication Symbolicator::symbolicate(DebugHandle handle) const {
   std::string hierarchy = fmt::format("top({})::{}", top_type_short_, function);
   for (const InlinedCallStack* call = info->call_stack.get(); call != nullptr;
        call = call->callee().get()) {
-    result.frames.push_back(Frame{function, call->callsite(), call->callsite_tag()});
+    std::string callee =
+        fmt::format("{}::{}", instance_label(call->module_instance()), call->function_name());
+    result.frames.push_back(Frame{function, call->callsite(), call->callsite_tag(), callee});
     function = call->function_name();
-    hierarchy += fmt::format(".{}::{}", instance_label(call->module_instance()), function);
+    hierarchy += "." + callee;
   }
-  result.frames.push_back(Frame{function, info->range, info->range_tag});
+  result.frames.push_back(Frame{function, info->range, info->range_tag, {}});
   result.module_hierarchy = fmt::format("{}.{}", hierarchy, info->node_kind);
 
   result.status = SymbolicationStatus::kOk;

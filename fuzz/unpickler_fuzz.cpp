@@ -1,0 +1,63 @@
+// libFuzzer harness for the safe unpickler: unpickles the input and renders the result.
+// symbolite::Error is the expected way to fail; any other exception, crash, hang, leak or
+// sanitizer report is a finding. On success it also checks that every string is a view
+// into the input, as the unpickler promises.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <unordered_set>
+
+#include "symbolite/pickle/unpickler.h"
+#include "symbolite/pickle/value.h"
+#include "symbolite/support/bytes.h"
+#include "symbolite/support/error.h"
+
+namespace {
+
+using symbolite::Bytes;
+using symbolite::pickle::Value;
+
+// Visits each node once: memo sharing can make the tree exponentially larger than the DAG.
+void check_strings(const Value& value, const Bytes& input, std::unordered_set<const void*>& seen) {
+  if (value.identity() != nullptr && !seen.insert(value.identity()).second) return;
+  switch (value.kind()) {
+    case Value::Kind::kString: {
+      const Bytes& text = value.as_string_bytes();
+      if (text.size() > 0 && (text.data() < input.data() ||
+                              text.data() + text.size() > input.data() + input.size())) {
+        __builtin_trap();
+      }
+      break;
+    }
+    case Value::Kind::kTuple:
+    case Value::Kind::kList:
+      for (const Value& item : value.as_sequence()) check_strings(item, input, seen);
+      break;
+    case Value::Kind::kDict:
+      for (const auto& [key, item] : value.as_dict()) {
+        check_strings(key, input, seen);
+        check_strings(item, input, seen);
+      }
+      break;
+    case Value::Kind::kObject:
+      check_strings(value.as_object().state, input, seen);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  // A non-owning view: the result dies before the input does.
+  Bytes input(std::shared_ptr<const void>(), data, size);
+  try {
+    Value value = symbolite::pickle::unpickle(input);
+    value.debug_string();
+    std::unordered_set<const void*> seen;
+    check_strings(value, input, seen);
+  } catch (const symbolite::Error&) {
+  }
+  return 0;
+}
