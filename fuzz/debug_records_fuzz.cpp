@@ -8,6 +8,7 @@
 #include "symbolite/debuginfo/handle_table_reader.h"
 #include "symbolite/debuginfo/source_range_reader.h"
 #include "symbolite/debuginfo/symbolicator.h"
+#include "symbolite/debuginfo/table_debug_info_source.h"
 #include "symbolite/pickle/unpickler.h"
 #include "symbolite/support/error.h"
 
@@ -35,7 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     handles = debuginfo::read_handle_table(root);
   } catch (const Error&) {
   }
-  debuginfo::Symbolicator symbolicator({&table, &handles, "__torch__.Fuzz", true});
+  debuginfo::Symbolicator symbolicator(std::make_shared<debuginfo::TableDebugInfoSource>(
+      table, &handles, "__torch__.Fuzz", true));
   for (auto handle : table.handles()) symbolicator.symbolicate(handle);
   symbolicator.symbolicate(-1);
   symbolicator.symbolicate(123456789);

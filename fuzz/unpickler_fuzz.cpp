@@ -23,8 +23,8 @@ void check_strings(const Value& value, const Bytes& input, std::unordered_set<co
   switch (value.kind()) {
     case Value::Kind::kString: {
       const Bytes& text = value.as_string_bytes();
-      if (text.size() > 0 && (text.data() < input.data() ||
-                              text.data() + text.size() > input.data() + input.size())) {
+      if (text.size() > 0 &&
+          (text.data() < input.data() || text.data() + text.size() > input.data() + input.size())) {
         __builtin_trap();
       }
       break;
@@ -39,11 +39,8 @@ void check_strings(const Value& value, const Bytes& input, std::unordered_set<co
         check_strings(item, input, seen);
       }
       break;
-    case Value::Kind::kObject:
-      check_strings(value.as_object().state, input, seen);
-      break;
-    default:
-      break;
+    case Value::Kind::kObject: check_strings(value.as_object().state, input, seen); break;
+    default: break;
   }
 }
 

@@ -61,15 +61,15 @@ std::string short_type_name(std::string_view qualified) {
   return std::string(dot == std::string_view::npos ? qualified : qualified.substr(dot + 1));
 }
 
-Symbolicator::Symbolicator(SymbolicatorInputs inputs)
-    : in_(std::move(inputs)), top_type_short_(short_type_name(in_.top_module_type)) {}
+Symbolicator::Symbolicator(std::shared_ptr<const DebugInfoSource> source)
+    : source_(std::move(source)), top_type_short_(short_type_name(source_->top_module_type())) {}
 
 Symbolication Symbolicator::symbolicate(DebugHandle handle) const {
   Symbolication result;
   result.handle = handle;
-  if (in_.handles) result.site = in_.handles->site_of(handle);
-  const DebugInfo* info = in_.table ? in_.table->find(handle) : nullptr;
-  if (info == nullptr) {
+  result.site = source_->site_of(handle);
+  std::optional<DebugInfo> info = source_->find(handle);
+  if (!info) {
     explain_missing(result);
     return result;
   }
@@ -102,7 +102,7 @@ Symbolication Symbolicator::symbolicate(DebugHandle handle) const {
       result.notes.push_back(unknown_range_note(frame));
     }
   }
-  if (!result.site && in_.handles) {
+  if (!result.site) {
     result.notes.push_back(fmt::format(
         "handle {} is in the call-stack map but no bytecode instruction carries it; the top "
         "method's name is unknown", handle));
@@ -118,7 +118,8 @@ void Symbolicator::explain_missing(Symbolication& result) const {
         "source node, so there is nothing to symbolicate");
     return;
   }
-  if (!in_.has_callstack_map || in_.table == nullptr || in_.table->empty()) {
+  const HandleStats stats = source_->handle_stats();
+  if (!source_->has_call_stacks() || stats.count == 0) {
     std::string where = result.site ? fmt::format(" (handle {} is instruction {} of {})", handle,
                                                   result.site->instruction,
                                                   result.site->function)
@@ -128,9 +129,8 @@ void Symbolicator::explain_missing(Symbolication& result) const {
         "debug info or stripped{}; symbolicate with the full model or its sidecar", where));
     return;
   }
-  auto handles = in_.table->handles();
   std::string note = fmt::format("handle {} is not in the debug table ({} handles, {}..{})",
-                                 handle, handles.size(), handles.front(), handles.back());
+                                 handle, stats.count, stats.min, stats.max);
   if (result.site) {
     note += fmt::format("; it is instruction {} of {}, but the call-stack map has no row for it",
                         result.site->instruction, result.site->function);

@@ -9,32 +9,24 @@
 //   - a missing handle says why: no debug info at all, the -1 sentinel, or simply absent.
 #pragma once
 
+#include <memory>
 #include <string>
 
-#include "symbolite/debuginfo/debug_table.h"
-#include "symbolite/debuginfo/handle_table_reader.h"
+#include "symbolite/debuginfo/debug_info_source.h"
 #include "symbolite/debuginfo/symbolication.h"
 
 namespace symbolite::debuginfo {
 
-struct SymbolicatorInputs {
-  const DebugTable* table = nullptr;         // required
-  const HandleTable* handles = nullptr;      // optional: gives function names and sites
-  std::string top_module_type;               // qualified: "__torch__.C"
-  bool has_callstack_map = true;             // false: the model carries no call-stack map
-};
-
 class Symbolicator {
  public:
-  // The inputs' pointees must outlive the Symbolicator.
-  explicit Symbolicator(SymbolicatorInputs inputs);
+  explicit Symbolicator(std::shared_ptr<const DebugInfoSource> source);
 
   Symbolication symbolicate(DebugHandle handle) const;
 
  private:
   void explain_missing(Symbolication& result) const;
 
-  SymbolicatorInputs in_;
+  std::shared_ptr<const DebugInfoSource> source_;
   std::string top_type_short_;
 };
 

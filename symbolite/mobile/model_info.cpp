@@ -1,6 +1,7 @@
 #include "symbolite/mobile/model_info.h"
 
 #include "symbolite/debuginfo/archive_records.h"
+#include "symbolite/debuginfo/table_debug_info_source.h"
 
 namespace symbolite::mobile {
 
@@ -18,9 +19,9 @@ ModelInfo ModelInfo::load(const std::string& path) {
 }
 
 debuginfo::Symbolicator ModelInfo::symbolicator() const {
-  return debuginfo::Symbolicator(debuginfo::SymbolicatorInputs{
-      &debug.table, debug.has_handle_table ? &debug.handles : nullptr, modules.type,
-      debug.has_callstack_map});
+  return debuginfo::Symbolicator(std::make_shared<debuginfo::TableDebugInfoSource>(
+      debug.table, debug.has_handle_table ? &debug.handles : nullptr, modules.type,
+      debug.has_callstack_map));
 }
 
 }  // namespace symbolite::mobile

@@ -26,7 +26,8 @@ struct ModelInfo {
   // The root module's qualified type ("__torch__.Top").
   const std::string& top_type() const { return modules.type; }
 
-  // A symbolicator over this model's debug info; valid while this ModelInfo lives.
+  // A symbolicator over this model's debug info; valid while this ModelInfo lives and is
+  // not moved.
   debuginfo::Symbolicator symbolicator() const;
 };
 

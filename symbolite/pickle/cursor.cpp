@@ -1,7 +1,6 @@
 #include "symbolite/pickle/cursor.h"
 
 #include <bit>
-#include <cstring>
 
 #include <fmt/format.h>
 
@@ -58,9 +57,8 @@ std::string_view Cursor::line() {
   std::string_view rest = data_.str().substr(pos_);
   std::size_t end = rest.find('\n');
   if (end == std::string_view::npos) {
-    throw Error(ErrorKind::kFormat,
-                fmt::format("truncated {}: no end of line in the last {} bytes",
-                            opcode_name(opcode_), rest.size()));
+    throw Error(ErrorKind::kFormat, fmt::format("truncated {}: no end of line in the last {} bytes",
+                                                opcode_name(opcode_), rest.size()));
   }
   pos_ += end + 1;
   return rest.substr(0, end);

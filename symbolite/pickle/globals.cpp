@@ -12,10 +12,9 @@ namespace {
 
 // The storage classes PyTorch 1.13 can name: c10 ScalarType names + "Storage".
 constexpr std::array<std::string_view, 18> kStorageDtypes = {
-    "Byte",  "Char",        "Short",        "Int",          "Long",   "Half",
-    "Float", "Double",      "ComplexHalf",  "ComplexFloat", "ComplexDouble",
-    "Bool",  "QInt8",       "QUInt8",       "QInt32",       "BFloat16",
-    "QUInt4x2", "QUInt2x4",
+    "Byte",  "Char",   "Short",       "Int",          "Long",          "Half",
+    "Float", "Double", "ComplexHalf", "ComplexFloat", "ComplexDouble", "Bool",
+    "QInt8", "QUInt8", "QInt32",      "BFloat16",     "QUInt4x2",      "QUInt2x4",
 };
 
 [[noreturn]] void bad_args(std::string_view function, std::string_view why) {
@@ -32,13 +31,12 @@ const ValueList& tuple_args(std::string_view function, const Value& args) {
 void expect_kind(std::string_view function, std::string_view what, const Value& value,
                  Value::Kind kind) {
   if (!value.is(kind)) {
-    bad_args(function, fmt::format("{} must be {}, got {}", what, Value::kind_name(kind),
-                                   value.kind_name()));
+    bad_args(function,
+             fmt::format("{} must be {}, got {}", what, Value::kind_name(kind), value.kind_name()));
   }
 }
 
-std::int64_t non_negative(std::string_view function, std::string_view what,
-                          const Value& value) {
+std::int64_t non_negative(std::string_view function, std::string_view what, const Value& value) {
   expect_kind(function, what, value, Value::Kind::kInt);
   if (value.as_int() < 0) bad_args(function, fmt::format("{} is negative", what));
   return value.as_int();
@@ -88,8 +86,8 @@ Value rebuild_tensor(std::string_view function, const ValueList& args) {
   tensor.sizes = int_tuple(function, "a size", args[2]);
   tensor.strides = int_tuple(function, "a stride", args[3]);
   if (tensor.sizes.size() != tensor.strides.size()) {
-    bad_args(function, fmt::format("{} sizes but {} strides", tensor.sizes.size(),
-                                   tensor.strides.size()));
+    bad_args(function,
+             fmt::format("{} sizes but {} strides", tensor.sizes.size(), tensor.strides.size()));
   }
   expect_kind(function, "requires_grad", args[4], Value::Kind::kBool);
   tensor.requires_grad = args[4].as_bool();
@@ -154,8 +152,7 @@ Value call_global(GlobalKind kind, std::string_view qualified_name, const Value&
     case GlobalKind::kRebuildTensor: return rebuild_tensor(qualified_name, items);
     case GlobalKind::kClass:
     case GlobalKind::kStorageType:
-    case GlobalKind::kOrderedDict:
-      break;
+    case GlobalKind::kOrderedDict: break;
   }
   throw Error(ErrorKind::kInternal,
               fmt::format("call_global: '{}' is not a function", qualified_name));

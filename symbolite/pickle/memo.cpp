@@ -21,8 +21,7 @@ void Memo::put(std::uint64_t key, Value value) {
     return;
   }
   if (size_ >= max_entries_) {
-    throw Error(ErrorKind::kLimit,
-                fmt::format("memo holds more than {} entries", max_entries_));
+    throw Error(ErrorKind::kLimit, fmt::format("memo holds more than {} entries", max_entries_));
   }
   ++size_;
   if (key < dense_.size()) {

@@ -1,5 +1,6 @@
 #include "symbolite/pickle/unpickler.h"
 
+#include <algorithm>
 #include <iterator>
 #include <optional>
 #include <span>
@@ -84,16 +85,15 @@ class Unpickler {
   // At least `count` values above the innermost MARK.
   void require(std::size_t count) const {
     if (stack_.size() - frame_start() < count) {
-      throw Error(ErrorKind::kFormat,
-                  fmt::format("stack underflow: needs {} values, has {}", count,
-                              stack_.size() - frame_start()));
+      throw Error(ErrorKind::kFormat, fmt::format("stack underflow: needs {} values, has {}", count,
+                                                  stack_.size() - frame_start()));
     }
   }
 
   void push(Value value) {
     if (stack_.size() >= options_.limits.max_stack) {
-      throw Error(ErrorKind::kLimit, fmt::format("stack holds more than {} values",
-                                                 options_.limits.max_stack));
+      throw Error(ErrorKind::kLimit,
+                  fmt::format("stack holds more than {} values", options_.limits.max_stack));
     }
     stack_.push_back(std::move(value));
   }
@@ -124,7 +124,9 @@ class Unpickler {
   // The container an APPENDS/SETITEMS with items from `start` adds to: the value just
   // below the MARK, which must itself lie inside the enclosing frame.
   Value& target_below(std::size_t start) {
-    if (start <= frame_start()) throw Error(ErrorKind::kFormat, "stack underflow: no container below MARK");
+    if (start <= frame_start()) {
+      throw Error(ErrorKind::kFormat, "stack underflow: no container below MARK");
+    }
     return stack_[start - 1];
   }
 
@@ -142,7 +144,8 @@ class Unpickler {
 
   void append(Value& list, std::size_t start) {
     if (!list.is(Value::Kind::kList)) {
-      throw Error(ErrorKind::kUnsupported, fmt::format("APPEND needs a list, got {}", list.kind_name()));
+      throw Error(ErrorKind::kUnsupported,
+                  fmt::format("APPEND needs a list, got {}", list.kind_name()));
     }
     std::span<const Value> items(stack_.data() + start, stack_.size() - start);
     guard_.adding(list, items);
@@ -154,9 +157,12 @@ class Unpickler {
 
   void set_items(Value& dict, std::size_t start) {
     if (!dict.is(Value::Kind::kDict)) {
-      throw Error(ErrorKind::kUnsupported, fmt::format("SETITEM needs a dict, got {}", dict.kind_name()));
+      throw Error(ErrorKind::kUnsupported,
+                  fmt::format("SETITEM needs a dict, got {}", dict.kind_name()));
     }
-    if ((stack_.size() - start) % 2 != 0) throw Error(ErrorKind::kFormat, "odd number of dict items");
+    if ((stack_.size() - start) % 2 != 0) {
+      throw Error(ErrorKind::kFormat, "odd number of dict items");
+    }
     std::span<const Value> items(stack_.data() + start, stack_.size() - start);
     guard_.adding(dict, items);
     DictItems& target = dict.mutable_dict();
@@ -208,7 +214,8 @@ class Unpickler {
     Value args = pop();
     Value callable = pop();
     if (!callable.is(Value::Kind::kGlobal)) {
-      throw Error(ErrorKind::kUnsupported, fmt::format("only globals can be called, got {}", callable.kind_name()));
+      throw Error(ErrorKind::kUnsupported,
+                  fmt::format("only globals can be called, got {}", callable.kind_name()));
     }
     std::string_view name = callable.as_global();
     std::optional<GlobalKind> kind = classify_global(name, options_.is_class);
@@ -228,8 +235,8 @@ class Unpickler {
       return;
     }
     if (newobj || *kind == GlobalKind::kStorageType) {
-      throw Error(ErrorKind::kUnsupported, fmt::format("'{}' cannot be {}", name,
-                                                       newobj ? "instantiated" : "called"));
+      throw Error(ErrorKind::kUnsupported,
+                  fmt::format("'{}' cannot be {}", name, newobj ? "instantiated" : "called"));
     }
     push(call_global(*kind, name, args));
   }
@@ -275,8 +282,9 @@ class Unpickler {
       throw Error(ErrorKind::kFormat, fmt::format("unknown pickle opcode {:#04x}", op));
     }
     if (op >= 0x20 && op < 0x7f) {
-      throw Error(ErrorKind::kUnsupported, fmt::format("unsupported pickle opcode {:#04x} ('{}', {})",
-                                                       op, static_cast<char>(op), name));
+      throw Error(ErrorKind::kUnsupported,
+                  fmt::format("unsupported pickle opcode {:#04x} ('{}', {})", op,
+                              static_cast<char>(op), name));
     }
     throw Error(ErrorKind::kUnsupported,
                 fmt::format("unsupported pickle opcode {:#04x} ({})", op, name));
@@ -297,15 +305,17 @@ bool Unpickler::step(std::uint8_t op) {
   switch (static_cast<Opcode>(op)) {
     case Opcode::kProto: {
       std::uint8_t version = in_.u8();
-      if (version > 5) throw Error(ErrorKind::kUnsupported, fmt::format("pickle protocol {}", version));
+      if (version > 5) {
+        throw Error(ErrorKind::kUnsupported, fmt::format("pickle protocol {}", version));
+      }
       break;
     }
     case Opcode::kFrame: {
       // Frames only group opcodes for buffered reading; the data is all here already.
       std::uint64_t length = in_.u64();
       if (length > in_.remaining()) {
-        throw Error(ErrorKind::kFormat,
-                    fmt::format("truncated FRAME: needs {} bytes, {} left", length, in_.remaining()));
+        throw Error(ErrorKind::kFormat, fmt::format("truncated FRAME: needs {} bytes, {} left",
+                                                    length, in_.remaining()));
       }
       break;
     }
@@ -319,14 +329,17 @@ bool Unpickler::step(std::uint8_t op) {
 
     case Opcode::kMark:
       if (marks_.size() >= options_.limits.max_depth) {
-        throw Error(ErrorKind::kLimit, fmt::format("more than {} nested MARKs",
-                                                   options_.limits.max_depth));
+        throw Error(ErrorKind::kLimit,
+                    fmt::format("more than {} nested MARKs", options_.limits.max_depth));
       }
       marks_.push_back(stack_.size());
       break;
     case Opcode::kPop: pop(); break;
     case Opcode::kPopMark: stack_.resize(pop_mark()); break;
-    case Opcode::kDup: require(1); push(stack_.back()); break;
+    case Opcode::kDup:
+      require(1);
+      push(stack_.back());
+      break;
 
     case Opcode::kNone: push(Value::none()); break;
     case Opcode::kNewTrue: push(Value::boolean(true)); break;
@@ -375,13 +388,19 @@ bool Unpickler::step(std::uint8_t op) {
       push(std::move(dict));
       break;
     }
-    case Opcode::kAppend: require(2); append(stack_[stack_.size() - 2], stack_.size() - 1); break;
+    case Opcode::kAppend:
+      require(2);
+      append(stack_[stack_.size() - 2], stack_.size() - 1);
+      break;
     case Opcode::kAppends: {
       std::size_t start = pop_mark();
       append(target_below(start), start);
       break;
     }
-    case Opcode::kSetItem: require(3); set_items(stack_[stack_.size() - 3], stack_.size() - 2); break;
+    case Opcode::kSetItem:
+      require(3);
+      set_items(stack_[stack_.size() - 3], stack_.size() - 2);
+      break;
     case Opcode::kSetItems: {
       std::size_t start = pop_mark();
       set_items(target_below(start), start);

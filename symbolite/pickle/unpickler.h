@@ -30,10 +30,10 @@
 namespace symbolite::pickle {
 
 struct UnpicklerLimits {
-  std::size_t max_depth = 512;            // nesting of marks / containers
-  std::size_t max_memo = 1u << 24;        // memo entries
-  std::size_t max_stack = 1u << 24;       // values on the stack
-  std::size_t max_memo_key = 1u << 26;    // largest memo index accepted by PUT
+  std::size_t max_depth = 512;          // nesting of marks / containers
+  std::size_t max_memo = 1u << 24;      // memo entries
+  std::size_t max_stack = 1u << 24;     // values on the stack
+  std::size_t max_memo_key = 1u << 26;  // largest memo index accepted by PUT
 };
 
 // Returns true when `qualified_name` (e.g. "__torch__.torch.nn.modules.linear.Linear") is

@@ -126,7 +126,8 @@ class Matcher {
       if (!expect_kind(value, kind, path)) return;
       const ValueList& got = value.as_sequence();
       ASSERT_EQ(got.size(), list.size()) << path;
-      for (std::size_t i = 0; i < got.size(); ++i) match(got[i], list[i], fmt::format("{}[{}]", path, i));
+      for (std::size_t i = 0; i < got.size(); ++i)
+        match(got[i], list[i], fmt::format("{}[{}]", path, i));
     };
     if (expected.contains("tuple")) return items(Value::Kind::kTuple, expected["tuple"]);
     if (expected.contains("list")) return items(Value::Kind::kList, expected["list"]);

@@ -8,9 +8,9 @@ namespace symbolite::pickle {
 namespace {
 
 TEST(Value, DebugStringLooksLikePython) {
-  Value v = Value::tuple({Value::real(2.0), Value::real(-0.0), Value::real(0.25),
-                          Value::string("s"), Value::none(), Value::boolean(true),
-                          Value::list({Value::integer(-3)})});
+  Value v =
+      Value::tuple({Value::real(2.0), Value::real(-0.0), Value::real(0.25), Value::string("s"),
+                    Value::none(), Value::boolean(true), Value::list({Value::integer(-3)})});
   EXPECT_EQ(v.debug_string(), "(2.0, -0.0, 0.25, 's', None, True, [-3])");
   EXPECT_EQ(Value::tuple({Value::integer(1)}).debug_string(), "(1,)");
   EXPECT_EQ(Value::real(1e308).debug_string(), "1e+308");

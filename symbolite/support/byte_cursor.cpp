@@ -47,4 +47,20 @@ std::span<const std::uint8_t> ByteCursor::take(std::size_t length) {
   return run;
 }
 
+std::uint64_t ByteCursor::varint() {
+  std::uint64_t value = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    std::uint8_t byte = u8();
+    value |= std::uint64_t{byte & 0x7fu} << shift;
+    if ((byte & 0x80u) == 0) return value;
+  }
+  throw Error(ErrorKind::kFormat,
+              fmt::format("byte {}: {}: varint longer than 10 bytes", offset() - 10, what_));
+}
+
+std::int64_t ByteCursor::svarint() {
+  std::uint64_t raw = varint();
+  return static_cast<std::int64_t>((raw >> 1) ^ (~(raw & 1) + 1));
+}
+
 }  // namespace symbolite

@@ -23,6 +23,9 @@ class ByteCursor {
   std::uint16_t u16();
   std::uint32_t u32();
   std::uint64_t u64();
+  // LEB128 unsigned varint (at most 10 bytes) and its zigzag-signed form; see varint.h.
+  std::uint64_t varint();
+  std::int64_t svarint();
   // The next `length` bytes, as a view into the data.
   std::span<const std::uint8_t> take(std::size_t length);
   void skip(std::size_t length) { take(length); }
