@@ -396,4 +396,17 @@ Bytes ZipReader::read(const ZipEntry& entry) const {
   });
 }
 
+Bytes ZipReader::read_raw(const ZipEntry& entry) const {
+  return in_archive(display_name_, [&] {
+    return with_context(entry_context(entry.name), [&] {
+      if (!fits(entry.data_offset, entry.compressed_size, file_.size())) {
+        fail(ErrorKind::kFormat, entry.data_offset,
+             "entry data ({} bytes) runs past the end of the file ({} bytes)",
+             entry.compressed_size, file_.size());
+      }
+      return file_.slice(entry.data_offset, entry.compressed_size);
+    });
+  });
+}
+
 }  // namespace symbolite::archive

@@ -47,6 +47,10 @@ class ZipReader {
 
   // The entry's uncompressed bytes, CRC-checked. Stored entries are views into the file.
   Bytes read(const ZipEntry& entry) const;
+  // The entry's bytes as the file holds them (still deflated for deflated entries), a view
+  // into the file: bounds-checked, not CRC-checked. For copying entries without
+  // recompressing them.
+  Bytes read_raw(const ZipEntry& entry) const;
 
  private:
   Bytes file_;

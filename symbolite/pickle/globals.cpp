@@ -55,14 +55,11 @@ std::vector<std::int64_t> int_tuple(std::string_view function, std::string_view 
 Value build_list(std::string_view function, const ValueList& args) {
   if (args.size() != 1) bad_args(function, fmt::format("takes 1 argument, got {}", args.size()));
   expect_kind(function, "the argument", args[0], Value::Kind::kList);
-  std::optional<Value::Kind> item_kind;
+  Value::Kind item_kind = Value::Kind::kTensor;  // build_tensorlist
   if (function.ends_with(".build_intlist")) item_kind = Value::Kind::kInt;
-  if (function.ends_with(".build_floatlist")) item_kind = Value::Kind::kDouble;
+  if (function.ends_with(".build_doublelist")) item_kind = Value::Kind::kDouble;
   if (function.ends_with(".build_boollist")) item_kind = Value::Kind::kBool;
-  if (function.ends_with(".build_tensorlist")) item_kind = Value::Kind::kTensor;
-  if (item_kind) {
-    for (const Value& item : args[0].as_list()) expect_kind(function, "an item", item, *item_kind);
-  }
+  for (const Value& item : args[0].as_list()) expect_kind(function, "an item", item, item_kind);
   return args[0];
 }
 
@@ -130,12 +127,15 @@ std::optional<GlobalKind> classify_global(std::string_view qualified_name,
                                           const TypeResolver& is_class) {
   if (qualified_name == "torch._utils._rebuild_tensor_v2") return GlobalKind::kRebuildTensor;
   if (qualified_name == "collections.OrderedDict") return GlobalKind::kOrderedDict;
-  if (qualified_name == "torch.jit._pickle.restore_type_tag") return GlobalKind::kRestoreTypeTag;
-  if (qualified_name == "torch.jit._pickle.build_intlist" ||
-      qualified_name == "torch.jit._pickle.build_floatlist" ||
-      qualified_name == "torch.jit._pickle.build_boollist" ||
-      qualified_name == "torch.jit._pickle.build_tensorlist" ||
-      qualified_name == "torch.jit._pickle.build_genericlist") {
+  // Like PyTorch's own unpickler, accept torch.jit._pickle also under the "__torch__."
+  // prefix that old TorchScript writers put on it.
+  std::string_view jit_pickle = qualified_name;
+  if (jit_pickle.starts_with("__torch__.torch.jit._pickle.")) jit_pickle.remove_prefix(10);
+  if (jit_pickle == "torch.jit._pickle.restore_type_tag") return GlobalKind::kRestoreTypeTag;
+  if (jit_pickle == "torch.jit._pickle.build_intlist" ||
+      jit_pickle == "torch.jit._pickle.build_doublelist" ||
+      jit_pickle == "torch.jit._pickle.build_boollist" ||
+      jit_pickle == "torch.jit._pickle.build_tensorlist") {
     return GlobalKind::kBuildList;
   }
   if (storage_dtype(qualified_name)) return GlobalKind::kStorageType;

@@ -16,7 +16,7 @@ enum class GlobalKind {
   kClass,           // a TorchScript class accepted by the type resolver
   kStorageType,     // torch.FloatStorage, torch.LongStorage, ...
   kOrderedDict,     // collections.OrderedDict
-  kBuildList,       // torch.jit._pickle.build_{int,float,bool,tensor,generic}list
+  kBuildList,       // torch.jit._pickle.build_{int,double,bool,tensor}list
   kRestoreTypeTag,  // torch.jit._pickle.restore_type_tag
   kRebuildTensor,   // torch._utils._rebuild_tensor_v2
 };

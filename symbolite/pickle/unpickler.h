@@ -3,9 +3,10 @@
 // allow-list, never by constructing arbitrary objects.
 //
 // Allowed globals:
-//   torch.jit._pickle.build_intlist / build_floatlist / build_boollist / build_tensorlist /
-//     build_genericlist                      REDUCE(list) -> that list
-//   torch.jit._pickle.restore_type_tag        REDUCE(value, type_str) -> value
+//   torch.jit._pickle.build_intlist / build_doublelist / build_boollist / build_tensorlist
+//                                             REDUCE((list,)) -> that list (items checked)
+//   torch.jit._pickle.restore_type_tag        REDUCE((value, type_str)) -> value
+//     (both also under the "__torch__." prefix old writers used, as PyTorch accepts)
 //   torch._utils._rebuild_tensor_v2           REDUCE(storage, offset, size, stride, ...) -> tensor
 //   collections.OrderedDict                   REDUCE(()) -> empty dict
 //   torch.<Dtype>Storage (Float, Long, ...)   only inside a persistent id tuple

@@ -207,6 +207,19 @@ TEST(UnpicklerFixtures, DataPklHoldsParametersAndBuffers) {
 
   EXPECT_EQ(attribute(model, "counts").as_dict()[0].second.as_int(), std::int64_t{1} << 40);
   EXPECT_EQ(attribute(model, "scale").as_double(), 0.5);
+  EXPECT_EQ(attribute(model, "floats").debug_string(), "[1.5, -2.0]");  // build_doublelist
+
+  // torch.zeros(2, 3).t(), torch.ones(3, dtype=torch.float16), arange(4).view(2, 2)[:, 1]
+  const ValueList& tensors = attribute(model, "tensors").as_list();
+  ASSERT_EQ(tensors.size(), 2u);
+  EXPECT_EQ(tensors[0].as_tensor().sizes, (std::vector<std::int64_t>{3, 2}));
+  EXPECT_EQ(tensors[0].as_tensor().strides, (std::vector<std::int64_t>{1, 3}));
+  EXPECT_EQ(tensors[1].as_tensor().storage.dtype, "Half");
+  const TensorRef& column = attribute(model, "by_name").as_dict()[0].second.as_tensor();
+  EXPECT_EQ(column.storage.numel, 4);
+  EXPECT_EQ(column.storage_offset, 1);
+  EXPECT_EQ(column.sizes, (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(column.strides, (std::vector<std::int64_t>{2}));
 }
 
 TEST(UnpicklerFixtures, StringsViewTheInput) {

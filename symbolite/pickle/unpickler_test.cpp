@@ -181,7 +181,13 @@ TEST(Unpickler, OrderedDictBecomesADict) {
 TEST(Unpickler, BuildListsAndTypeTags) {
   EXPECT_EQ(parse(p2("ctorch.jit._pickle\nbuild_intlist\n](K\001K\002e\x85R")).debug_string(),
             "[1, 2]");
-  EXPECT_EQ(parse(p2("ctorch.jit._pickle\nbuild_genericlist\n](Ne\x85R")).debug_string(), "[None]");
+  EXPECT_EQ(parse(p2("ctorch.jit._pickle\nbuild_doublelist\n](G\077\xf8\0\0\0\0\0\0e\x85R"s))
+                .debug_string(),
+            "[1.5]");
+  EXPECT_EQ(parse(p2("ctorch.jit._pickle\nbuild_boollist\n(\x88l\x85R")).debug_string(), "[True]");
+  EXPECT_EQ(parse(p2("ctorch.jit._pickle\nbuild_tensorlist\n]\x85R")).debug_string(), "[]");
+  // The "__torch__."-prefixed spelling of old writers is no TorchScript class.
+  EXPECT_EQ(parse(p2("c__torch__.torch.jit._pickle\nbuild_intlist\n]\x85R")).debug_string(), "[]");
   Error wrong_item = parse_error(p2("ctorch.jit._pickle\nbuild_intlist\n](Ne\x85R"));
   EXPECT_EQ(wrong_item.kind(), ErrorKind::kModel);
   EXPECT_EQ(wrong_item.message(),
