@@ -14,8 +14,8 @@ namespace {
 class Deflater {
  public:
   Deflater() {
-    if (deflateInit2(&stream_, Z_BEST_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8,
-                     Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (deflateInit2(&stream_, Z_BEST_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK) {
       throw Error(ErrorKind::kInternal, "zlib deflateInit2 failed");
     }
   }

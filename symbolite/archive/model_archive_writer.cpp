@@ -55,8 +55,7 @@ std::vector<std::uint8_t> ModelArchiveWriter::finish() {
   if (!has_version_record_ && !zip_.finished()) {
     std::string version = fmt::format("{}\n", version_);
     std::string_view record = version_ >= kFirstDataFolderVersion ? ".data/version" : "version";
-    add_record(record,
-               {reinterpret_cast<const std::uint8_t*>(version.data()), version.size()});
+    add_record(record, {reinterpret_cast<const std::uint8_t*>(version.data()), version.size()});
   }
   return zip_.finish();
 }

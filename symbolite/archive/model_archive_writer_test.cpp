@@ -73,9 +73,9 @@ void copy_records(const ModelArchive& from, Copy how, ModelArchiveWriter& writer
       writer.copy_record(from, record);
     } else {
       const ZipEntry* entry = from.zip().find(fmt::format("{}/{}", from.record_folder(), record));
-      writer.add_record(record, from.read_record(record).span(),
-                        entry->method == kMethodDeflated ? Compression::kDeflated
-                                                         : Compression::kStored);
+      writer.add_record(
+          record, from.read_record(record).span(),
+          entry->method == kMethodDeflated ? Compression::kDeflated : Compression::kStored);
     }
   }
 }
@@ -181,8 +181,8 @@ TEST(ModelArchiveWriterTest, RecordFolderForPathsLikePyTorch) {
 
 // Archives PyTorch 1.13 wrote itself (not rewritten with Python's zipfile).
 const char* const kPyTorchArchives[] = {
-    "models/nested.ptl",         "models/nested.pt",           "models/nested_legacy.ptl",
-    "models/nested_nodebug.ptl", "models/tag_minus_one.ptl",   "models/tag_minus_one_frame.ptl",
+    "models/nested.ptl",         "models/nested.pt",         "models/nested_legacy.ptl",
+    "models/nested_nodebug.ptl", "models/tag_minus_one.ptl", "models/tag_minus_one_frame.ptl",
     "archive/mobile.ptl",        "archive/script.pt",
 };
 
@@ -193,6 +193,23 @@ TEST(ModelArchiveWriterTest, CopiesPyTorchArchivesByteForByte) {
     ModelArchive original = ModelArchive::open(path);
     Buffer written = copy_archive(original, Copy::kVerbatim);
     EXPECT_EQ(written, buffer_of(map_file(path)));
+  }
+}
+
+TEST(ModelArchiveWriterTest, WritesTheVersionRecordAsPyTorchDoes) {
+  // PyTorch writes the version record last, when it closes the archive; so does finish()
+  // when the caller leaves it out.
+  for (const char* fixture : kPyTorchArchives) {
+    SCOPED_TRACE(fixture);
+    std::string path = symbolite::testing::fixture_path(fixture);
+    ModelArchive original = ModelArchive::open(path);
+    ASSERT_EQ(original.records().back(), "version");
+    ModelArchiveWriter writer(ZipWriter::to_memory(), original.record_folder());
+    for (const std::string& record : original.records()) {
+      if (record != "version") writer.copy_record(original, record);
+    }
+    writer.set_version(std::stoull(std::string(original.read_record("version").str())));
+    EXPECT_EQ(writer.finish(), buffer_of(map_file(path)));
   }
 }
 
@@ -212,8 +229,7 @@ TEST(ModelArchiveWriterTest, RecompressedCopyKeepsRecordsAndStoredBytes) {
 }
 
 TEST(ModelArchiveWriterTest, Zip64CopyKeepsRecords) {
-  ModelArchive original =
-      ModelArchive::open(symbolite::testing::fixture_path("models/nested.ptl"));
+  ModelArchive original = ModelArchive::open(symbolite::testing::fixture_path("models/nested.ptl"));
   expect_same_records(original, copy_archive(original, Copy::kVerbatim, {.zip64_threshold = 0}));
 }
 
@@ -223,18 +239,17 @@ constexpr const char* kSystemPython = "/usr/bin/python3";
 
 bool have_torch() {
   static const bool found =
-      std::system(fmt::format("{} -c 'import torch' > /dev/null 2>&1", kSystemPython).c_str()) ==
-      0;
+      std::system(fmt::format("{} -c 'import torch' > /dev/null 2>&1", kSystemPython).c_str()) == 0;
   return found;
 }
 
 // Runs the checker on `written`; returns (exit code, everything it printed).
 std::pair<int, std::string> run_checker(const std::string& written, const std::string& original,
                                         const std::string& golden, bool zip_only) {
-  std::string command = fmt::format(
-      "{} {} {} {} {}{} 2>&1", kSystemPython,
-      symbolite::testing::source_path("tests/interop/check_written_archive.py"), written,
-      original, golden, zip_only ? " --zip-only" : "");
+  std::string command =
+      fmt::format("{} {} {} {} {}{} 2>&1", kSystemPython,
+                  symbolite::testing::source_path("tests/interop/check_written_archive.py"),
+                  written, original, golden, zip_only ? " --zip-only" : "");
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return {-1, "popen failed"};
   std::string output;

@@ -62,7 +62,9 @@ void put_u64(Buffer& out, std::uint64_t value) {
   put_u32(out, static_cast<std::uint32_t>(value >> 32));
 }
 
-void put_text(Buffer& out, std::string_view text) { out.insert(out.end(), text.begin(), text.end()); }
+void put_text(Buffer& out, std::string_view text) {
+  out.insert(out.end(), text.begin(), text.end());
+}
 
 void patch_u16(Buffer& out, std::size_t at, std::uint16_t value) {
   out[at] = static_cast<std::uint8_t>(value);
@@ -179,9 +181,8 @@ void ZipWriter::add(std::string_view name, std::span<const std::uint8_t> data,
   }
 }
 
-void ZipWriter::add_precompressed(std::string_view name,
-                                  std::span<const std::uint8_t> compressed, std::uint32_t crc32,
-                                  std::uint64_t uncompressed_size) {
+void ZipWriter::add_precompressed(std::string_view name, std::span<const std::uint8_t> compressed,
+                                  std::uint32_t crc32, std::uint64_t uncompressed_size) {
   check_open("add an entry");
   check_name(name);
   write_entry({name, kMethodDeflated, crc32, compressed.size(), uncompressed_size}, compressed);
@@ -239,6 +240,18 @@ void ZipWriter::write_entry(const Entry& entry, std::span<const std::uint8_t> pa
   const std::uint16_t flags = kUtf8Flag | (has_data ? kDescriptorFlag : 0);
   const std::uint16_t version_needed = entry.method == kMethodStored ? 0 : 20;
   const auto name_length = static_cast<std::uint16_t>(entry.name.size());
+  const auto zip64_length =
+      static_cast<std::uint16_t>(zip64 ? 4 + (zip64_sizes ? 16 : 0) + (zip64_offset ? 8 : 0) : 0);
+  // The ZIP64 extended information field: only the values that need it, in this order.
+  auto put_zip64_extra = [&](Buffer& out, std::uint64_t compressed_size) {
+    put_u16(out, kZip64ExtraId);
+    put_u16(out, static_cast<std::uint16_t>(zip64_length - 4));
+    if (zip64_sizes) {
+      put_u64(out, entry.uncompressed_size);
+      put_u64(out, compressed_size);
+    }
+    if (zip64_offset) put_u64(out, header_offset);
+  };
 
   // Local header. CRC and sizes follow in the data descriptor, so they are 0 here.
   Buffer local;
@@ -254,16 +267,8 @@ void ZipWriter::write_entry(const Entry& entry, std::span<const std::uint8_t> pa
   put_u16(local, name_length);
   put_u16(local, 0);  // extra field length, patched below
   put_text(local, entry.name);
-  if (zip64) {
-    // miniz writes the local header before compressing, so its compressed size is 0 here.
-    put_u16(local, kZip64ExtraId);
-    put_u16(local, static_cast<std::uint16_t>((zip64_sizes ? 16 : 0) + (zip64_offset ? 8 : 0)));
-    if (zip64_sizes) {
-      put_u64(local, entry.uncompressed_size);
-      put_u64(local, 0);
-    }
-    if (zip64_offset) put_u64(local, header_offset);
-  }
+  // miniz writes the local header before compressing, so its compressed size is 0 here.
+  if (zip64) put_zip64_extra(local, 0);
   std::uint64_t data_offset = header_offset + local.size() + 4;
   auto padding = static_cast<std::uint16_t>((kAlignment - data_offset % kAlignment) % kAlignment);
   put_text(local, "FB");
@@ -275,6 +280,7 @@ void ZipWriter::write_entry(const Entry& entry, std::span<const std::uint8_t> pa
   if (has_data) {
     put_u32(descriptor, kDescriptorSignature);
     put_u32(descriptor, entry.crc32);
+    // 64-bit sizes whenever the entry has a ZIP64 extra field, even for an offset alone.
     if (zip64) {
       put_u64(descriptor, entry.compressed_size);
       put_u64(descriptor, entry.uncompressed_size);
@@ -297,28 +303,19 @@ void ZipWriter::write_entry(const Entry& entry, std::span<const std::uint8_t> pa
   put_u16(central, 0);  // time
   put_u16(central, 0);  // date
   put_u32(central, entry.crc32);
-  put_u32(central, zip64_sizes ? kZip64Marker32 : static_cast<std::uint32_t>(entry.compressed_size));
+  put_u32(central,
+          zip64_sizes ? kZip64Marker32 : static_cast<std::uint32_t>(entry.compressed_size));
   put_u32(central,
           zip64_sizes ? kZip64Marker32 : static_cast<std::uint32_t>(entry.uncompressed_size));
   put_u16(central, name_length);
-  put_u16(central, static_cast<std::uint16_t>(zip64 ? 4 + (zip64_sizes ? 16 : 0) +
-                                                          (zip64_offset ? 8 : 0)
-                                                    : 0));
+  put_u16(central, zip64_length);
   put_u16(central, 0);  // comment length
   put_u16(central, 0);  // disk number
   put_u16(central, 0);  // internal attributes
   put_u32(central, 0);  // external attributes
   put_u32(central, zip64_offset ? kZip64Marker32 : static_cast<std::uint32_t>(header_offset));
   put_text(central, entry.name);
-  if (zip64) {
-    put_u16(central, kZip64ExtraId);
-    put_u16(central, static_cast<std::uint16_t>((zip64_sizes ? 16 : 0) + (zip64_offset ? 8 : 0)));
-    if (zip64_sizes) {
-      put_u64(central, entry.uncompressed_size);
-      put_u64(central, entry.compressed_size);
-    }
-    if (zip64_offset) put_u64(central, header_offset);
-  }
+  if (zip64) put_zip64_extra(central, entry.compressed_size);
 
   write(local);
   write(payload);

@@ -204,9 +204,7 @@ TEST(ZipWriterTest, AlwaysWritesZip64EndRecords) {
   EXPECT_EQ(load_u32le(end + 16), 82u);
 }
 
-TEST(ZipWriterTest, IsDeterministic) {
-  EXPECT_EQ(write_samples(), write_samples());
-}
+TEST(ZipWriterTest, IsDeterministic) { EXPECT_EQ(write_samples(), write_samples()); }
 
 TEST(ZipWriterTest, EmptyArchive) {
   Buffer archive = ZipWriter::to_memory().finish();

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/mobile/model_id.h"
 #include "symbolite/mobile/model_info.h"
 
 namespace symbolite::cli {
@@ -55,6 +56,7 @@ nlohmann::json to_json(const mobile::ModelInfo& model) {
   nlohmann::json out = {
       {"model", model.archive.display_name()},
       {"record_folder", model.archive.record_folder()},
+      {"model_id", to_hex(mobile::compute_model_id(model.archive))},
       {"records", records},
       {"bytecode_version", model.bytecode ? nlohmann::json(model.bytecode->version) : nullptr},
       {"top_type", model.top_type()},
@@ -91,6 +93,7 @@ void print_text(const mobile::ModelInfo& model) {
   fmt::print("model: {}\n", archive.display_name());
   fmt::print("archive: record folder '{}', {} records\n", archive.record_folder(),
              archive.records().size());
+  fmt::print("model id: {}\n", to_hex(mobile::compute_model_id(archive)));
   if (model.bytecode) {
     fmt::print("bytecode version: {}\n", model.bytecode->version);
     fmt::print("methods:\n");

@@ -7,6 +7,7 @@
 
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/inspect_command.h"
+#include "symbolite/cli/split_command.h"
 #include "symbolite/cli/symbolicate_command.h"
 #include "symbolite/support/error.h"
 
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   int exit_code = cli::kExitOk;
   cli::add_inspect_command(app, exit_code);
   cli::add_symbolicate_command(app, exit_code);
+  cli::add_split_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

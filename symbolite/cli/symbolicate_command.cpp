@@ -11,16 +11,75 @@
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/symbolication_json.h"
 #include "symbolite/debuginfo/crash_log.h"
+#include "symbolite/debuginfo/sidecar_reader.h"
+#include "symbolite/mobile/model_id.h"
 #include "symbolite/mobile/model_info.h"
 
 namespace symbolite::cli {
 namespace {
 
 struct SymbolicateOptions {
-  std::string model;
-  std::vector<std::string> handles;  // decimal handles, or "-" for a crash log on stdin
+  std::vector<std::string> args;  // [MODEL] then decimal handles, or "-" for a crash log
+  std::string sidecar;            // --debug
   bool json = false;
+
+  std::string model;                 // resolved from args
+  std::vector<std::string> handles;  // resolved from args
 };
+
+bool is_handle_argument(const std::string& arg) {
+  debuginfo::DebugHandle value = 0;
+  auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), value);
+  return arg == "-" || (ec == std::errc() && end == arg.data() + arg.size());
+}
+
+// MODEL HANDLE... ; with --debug the model is optional (given, it is checked against the
+// sidecar's model id).
+void resolve_arguments(SymbolicateOptions& o) {
+  std::size_t first_handle = 0;
+  if (o.sidecar.empty() || (!o.args.empty() && !is_handle_argument(o.args[0]))) {
+    if (o.args.empty()) throw Error(ErrorKind::kUsage, "missing MODEL");
+    o.model = o.args[0];
+    first_handle = 1;
+  }
+  o.handles.assign(o.args.begin() + static_cast<long>(first_handle), o.args.end());
+  if (o.handles.empty()) {
+    throw Error(ErrorKind::kUsage,
+                "missing debug handles: give them as arguments, or - to read a crash log");
+  }
+}
+
+// The model whose handles are symbolicated: the full model, or its sidecar (verified
+// against the model when both are given).
+struct Target {
+  std::optional<mobile::ModelInfo> model;
+  std::shared_ptr<debuginfo::SidecarReader> sidecar;
+  std::optional<Hash128> model_id;
+
+  debuginfo::Symbolicator symbolicator() const {
+    return sidecar ? debuginfo::Symbolicator(sidecar) : model->symbolicator();
+  }
+};
+
+Target open_target(const SymbolicateOptions& o) {
+  Target t;
+  if (o.sidecar.empty()) {
+    t.model = mobile::ModelInfo::load(o.model);
+    return t;
+  }
+  t.sidecar = debuginfo::SidecarReader::open(o.sidecar);
+  t.model_id = t.sidecar->model_id();
+  if (!o.model.empty()) {
+    Hash128 actual = mobile::compute_model_id(archive::ModelArchive::open(o.model));
+    if (actual != t.sidecar->model_id()) {
+      throw Error(ErrorKind::kModel,
+                  fmt::format("sidecar {} belongs to model {}, but {} is model {}: its handles "
+                              "would be symbolicated against the wrong source",
+                              o.sidecar, to_hex(t.sidecar->model_id()), o.model, to_hex(actual)));
+    }
+  }
+  return t;
+}
 
 // A handle to symbolicate and, for crash logs, where it was mentioned.
 struct Request {
@@ -78,15 +137,18 @@ void add_symbolicate_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<SymbolicateOptions>();
   auto* cmd = app.add_subcommand(
       "symbolicate", "Turn debug handles into module hierarchies and TorchScript tracebacks");
-  cmd->add_option("model", options->model, "Model archive with debug info (.ptl)")->required();
-  cmd->add_option("handles", options->handles,
-                  "Debug handles, or - to read a crash log from stdin")
+  cmd->add_option("args", options->args,
+                  "MODEL (with debug info) then debug handles, or - to read a crash log from "
+                  "stdin; with --debug the model is optional")
       ->required();
+  cmd->add_option("--debug", options->sidecar,
+                  "Symbolicate from this sidecar (made by `symbolite split`)");
   cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
+    resolve_arguments(*options);
     auto requests = collect_requests(*options);
-    auto model = mobile::ModelInfo::load(options->model);
-    auto symbolicator = model.symbolicator();
+    Target target = open_target(*options);
+    auto symbolicator = target.symbolicator();
 
     std::vector<debuginfo::Symbolication> results;
     results.reserve(requests.size());
@@ -97,7 +159,11 @@ void add_symbolicate_command(CLI::App& app, int& exit_code) {
     }
 
     if (options->json) {
-      nlohmann::json out = {{"model", options->model}, {"results", nlohmann::json::array()}};
+      nlohmann::json out = {{"model", options->model.empty() ? nlohmann::json(nullptr)
+                                                             : nlohmann::json(options->model)},
+                             {"results", nlohmann::json::array()}};
+      if (!options->sidecar.empty()) out["sidecar"] = options->sidecar;
+      if (target.model_id) out["model_id"] = to_hex(*target.model_id);
       for (std::size_t i = 0; i < results.size(); ++i) {
         auto r = to_json(results[i]);
         if (requests[i].log_line) r["log_line"] = *requests[i].log_line;
@@ -112,7 +178,7 @@ void add_symbolicate_command(CLI::App& app, int& exit_code) {
     }
     if (!all_found) {
       fmt::print(stderr, "symbolite: some debug handles were not found in {} (see notes)\n",
-                 options->model);
+                 options->sidecar.empty() ? options->model : options->sidecar);
     }
     exit_code = all_found ? kExitOk : kExitModelError;
   });

@@ -172,6 +172,58 @@ def check_cases(checks, symbolite, models, golden):
         checks.record(name, problems)
 
 
+def check_split(checks, symbolite, models, golden):
+    """`symbolite split`: PyTorch loads and runs the stripped model and names the failing
+    handle; the sidecar alone turns that crash text into what PyTorch prints with the full
+    model. A sidecar is refused for any other model."""
+    model = os.path.join(models, golden["model"])
+    stem = os.path.splitext(golden["model"])[0]
+    stripped = os.path.join(models, stem + ".split.ptl")
+    sidecar = os.path.join(models, stem + ".symdbg")
+    code, _, stderr = symbolite.run("split", model, "--out", stripped, "--debug", sidecar)
+    name = f"{golden['model']} split"
+    if code != 0:
+        checks.record(name, [f"symbolite split exited {code}: {stderr}"])
+        return
+    checks.record(name, [])
+    for case in golden.get("cases", []):
+        name = f"{golden['model']} split case {case['name']}"
+        _, crash = generate.lite_error(stripped, case["method"], case["inputs"])
+        try:
+            handle = generate.failing_handle(crash)
+        except (AssertionError, ValueError):
+            checks.record(name, ["PyTorch's error on the stripped model names no handle:", indent(crash)])
+            continue
+        problems = [] if handle == case["handle"] else [expected_got("handle", case["handle"], handle)]
+        process = subprocess.run(
+            [symbolite.binary, "symbolicate", "--json", "--debug", sidecar, "-"],
+            input=crash, capture_output=True, text=True, timeout=300,
+        )
+        results = json.loads(process.stdout).get("results", []) if process.stdout.strip() else []
+        if process.returncode != 0 or len(results) != 1:
+            problems.append(f"symbolicate --debug exited {process.returncode}: {process.stderr.strip()}")
+            checks.record(name, problems)
+            continue
+        hierarchy, traceback = generate.symbolite_form(
+            case["module_hierarchy"], case["traceback"], case["top_function"]
+        )
+        problems += differences({"module_hierarchy": hierarchy}, results[0])
+        if not case["lost_source_ranges"] and traceback != (results[0].get("traceback") or "").rstrip():
+            problems.append(expected_got("traceback", traceback, results[0].get("traceback")))
+        checks.record(name, problems)
+    # The sidecar must refuse a model it was not made for (here: the split model's own
+    # stripped copy is accepted, a different fixture is not).
+    other = os.path.join(models, "tag_minus_one_frame.ptl" if stem != "tag_minus_one_frame" else "nested.ptl")
+    code_ok, _, err_ok = symbolite.run("symbolicate", "--debug", sidecar, stripped, str(golden.get("cases", [{"handle": 0}])[0]["handle"]))
+    code_bad, _, err_bad = symbolite.run("symbolicate", "--debug", sidecar, other, "1")
+    problems = []
+    if code_ok != 0:
+        problems.append(f"sidecar refused its own stripped model: {err_ok}")
+    if code_bad != 1 or "belongs to model" not in err_bad:
+        problems.append(f"sidecar accepted a different model (exit {code_bad}): {err_bad}")
+    checks.record(f"{golden['model']} sidecar matches only its model", problems)
+
+
 def expected_sites(golden):
     sites = {}
     for method in golden["methods"]:
@@ -321,6 +373,8 @@ def main():
                 continue
             check_cases(checks, symbolite, models, golden)
             check_every_handle(checks, symbolite, models, golden)
+            if golden.get("cases"):
+                check_split(checks, symbolite, models, golden)
         print(f"{checks.passed} passed, {checks.failed} failed")
         return 1 if checks.failed else 0
     finally:

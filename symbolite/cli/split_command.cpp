@@ -1,0 +1,39 @@
+#include "symbolite/cli/split_command.h"
+
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "symbolite/cli/exit_codes.h"
+#include "symbolite/mobile/model_split.h"
+
+namespace symbolite::cli {
+namespace {
+
+struct SplitOptions {
+  std::string model;
+  std::string out;
+  std::string debug;
+};
+
+}  // namespace
+
+void add_split_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<SplitOptions>();
+  auto* cmd = app.add_subcommand(
+      "split", "Write a stripped model (no source, no call stacks) and a debug sidecar");
+  cmd->add_option("model", options->model, "Model with debug info (.ptl)")->required();
+  cmd->add_option("--out", options->out, "Stripped model to write")->required();
+  cmd->add_option("--debug", options->debug, "Sidecar to write (.symdbg)")->required();
+  cmd->callback([options, &exit_code] {
+    auto r = mobile::split_model(options->model, options->out, options->debug);
+    fmt::print("model id: {}\n", to_hex(r.model_id));
+    fmt::print("{}: {} bytes\n", options->model, r.model_size);
+    fmt::print("{}: {} bytes (removed {} debug records, {} bytes uncompressed)\n", options->out,
+               r.stripped_size, r.removed_records, r.debug_record_bytes);
+    fmt::print("{}: {} bytes\n", options->debug, r.sidecar_size);
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace symbolite::cli

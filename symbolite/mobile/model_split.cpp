@@ -1,0 +1,93 @@
+#include "symbolite/mobile/model_split.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "symbolite/archive/model_archive_writer.h"
+#include "symbolite/debuginfo/sidecar_writer.h"
+#include "symbolite/mobile/model_id.h"
+#include "symbolite/mobile/model_info.h"
+#include "symbolite/support/error.h"
+
+namespace symbolite::mobile {
+namespace {
+
+// Removes a temporary file unless it was committed.
+class TempFile {
+ public:
+  explicit TempFile(std::string final_path)
+      : final_(std::move(final_path)), temp_(final_ + ".partial") {}
+  ~TempFile() {
+    if (!committed_) std::remove(temp_.c_str());
+  }
+  const std::string& path() const { return temp_; }
+  void commit() {
+    std::error_code ec;
+    std::filesystem::rename(temp_, final_, ec);
+    if (ec) {
+      throw Error(ErrorKind::kIo, fmt::format("{}: cannot rename into place: {}", final_,
+                                              ec.message()));
+    }
+    committed_ = true;
+  }
+
+ private:
+  std::string final_;
+  std::string temp_;
+  bool committed_ = false;
+};
+
+void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw Error(ErrorKind::kIo, fmt::format("{}: cannot write", path));
+}
+
+}  // namespace
+
+SplitResult split_model(const std::string& model_path, const std::string& stripped_path,
+                        const std::string& sidecar_path) {
+  auto model = ModelInfo::load(model_path);
+  if (!model.debug.has_callstack_map) {
+    throw Error(ErrorKind::kModel,
+                fmt::format("{}: has no debug information to split (no callstack_debug_map.pkl); "
+                            "save it with _save_for_mobile(path, {{}}, True)", model_path));
+  }
+  SplitResult result;
+  result.model_id = compute_model_id(model.archive);
+  result.model_size = std::filesystem::file_size(model_path);
+
+  TempFile stripped(stripped_path);
+  TempFile sidecar(sidecar_path);
+  {
+    archive::ModelArchiveWriter writer(archive::ZipWriter::to_file(stripped.path()),
+                                       model.archive.record_folder());
+    for (const auto& record : model.archive.records()) {
+      if (is_debug_only_record(record)) {
+        result.debug_record_bytes += model.archive.record_size(record).value_or(0);
+        ++result.removed_records;
+        continue;
+      }
+      writer.copy_record(model.archive, record);
+    }
+    std::string id = to_hex(result.model_id) + "\n";
+    writer.add_record(kModelIdRecord,
+                      std::span(reinterpret_cast<const std::uint8_t*>(id.data()), id.size()));
+    writer.finish();
+  }
+  auto bytes = debuginfo::write_sidecar(debuginfo::SidecarContents{
+      result.model_id, model.top_type(), model.bytecode ? model.bytecode->version : 0,
+      &model.debug.table, model.debug.has_handle_table ? &model.debug.handles : nullptr});
+  write_file(sidecar.path(), bytes);
+  result.sidecar_size = bytes.size();
+  result.stripped_size = std::filesystem::file_size(stripped.path());
+  stripped.commit();
+  sidecar.commit();
+  return result;
+}
+
+}  // namespace symbolite::mobile
