@@ -75,6 +75,13 @@ void ModelArchiveWriter::note(std::string_view record) {
   if (is_version_record(record)) has_version_record_ = true;
 }
 
+Compression pytorch_compression(std::string_view record, std::uint64_t size) {
+  constexpr std::uint64_t kMinToCompress = 200;
+  bool compressible = (record.starts_with("code/") && record.ends_with(".py")) ||
+                      record.ends_with(".debug_pkl") || record == "callstack_debug_map.pkl";
+  return compressible && size > kMinToCompress ? Compression::kDeflated : Compression::kStored;
+}
+
 // As caffe2's basename(): after the last '/' or '\', up to the last '.'.
 std::string record_folder_for(std::string_view path) {
   std::size_t slash = path.find_last_of("/\\");

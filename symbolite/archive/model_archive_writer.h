@@ -56,6 +56,11 @@ class ModelArchiveWriter {
   bool has_version_record_ = false;
 };
 
+// What PyTorch 1.13 chooses for a record of `size` bytes: code (`code/...py`), debug pickles
+// (`*.debug_pkl`) and `callstack_debug_map.pkl` are deflated when over 200 bytes
+// (export_module.cpp's kMinToCompress); pickles, tensor data and the rest are stored.
+Compression pytorch_compression(std::string_view record, std::uint64_t size);
+
 // The record folder PyTorch names after the path it saves to: the file name without its
 // last extension ("out/model.ptl" -> "model"). Throws Error(kUsage) when that is empty.
 std::string record_folder_for(std::string_view path);

@@ -196,6 +196,23 @@ TEST(ModelArchiveWriterTest, CopiesPyTorchArchivesByteForByte) {
   }
 }
 
+TEST(ModelArchiveWriterTest, PyTorchCompressionMatchesPyTorchArchives) {
+  for (const char* fixture : kPyTorchArchives) {
+    ModelArchive archive = ModelArchive::open(symbolite::testing::fixture_path(fixture));
+    for (const std::string& record : archive.records()) {
+      SCOPED_TRACE(fmt::format("{}: {}", fixture, record));
+      const ZipEntry* entry = archive.zip().find(archive.record_folder() + "/" + record);
+      EXPECT_EQ(pytorch_compression(record, entry->uncompressed_size),
+                entry->method == kMethodDeflated ? Compression::kDeflated : Compression::kStored);
+    }
+  }
+  EXPECT_EQ(pytorch_compression("code/__torch__.py", 200), Compression::kStored);
+  EXPECT_EQ(pytorch_compression("code/__torch__.py", 201), Compression::kDeflated);
+  EXPECT_EQ(pytorch_compression("delegated_backends.debug_pkl", 201), Compression::kDeflated);
+  EXPECT_EQ(pytorch_compression("bytecode.pkl", 5000), Compression::kStored);
+  EXPECT_EQ(pytorch_compression("data/0", 5000), Compression::kStored);
+}
+
 TEST(ModelArchiveWriterTest, WritesTheVersionRecordAsPyTorchDoes) {
   // PyTorch writes the version record last, when it closes the archive; so does finish()
   // when the caller leaves it out.

@@ -1,6 +1,7 @@
 // The `symbolite` command end to end: output, JSON schema, exit codes, and clear errors for
 // damaged files (tests/fixtures/bad, derived from a real model by make_bad_models.py).
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,8 @@
 
 #include "tests/test_support/fixtures.h"
 #include "tests/test_support/run_cli.h"
+
+#include <unistd.h>
 
 namespace symbolite::cli {
 namespace {
@@ -96,6 +99,35 @@ TEST(Cli, StdinWithoutHandlesIsAClearError) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "no debug handles found on stdin"));
   EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Cli, SplitThenSymbolicateFromTheSidecarAlone) {
+  std::string dir = ::testing::TempDir() + "cli_split_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  auto r = run_cli("split " + nested() + " --out " + dir + "/s.ptl --debug " + dir + "/s.symdbg");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "model id: "));
+  auto c = load_golden("nested")["cases"][0];
+  // From the sidecar alone, fed the crash text PyTorch printed for the stripped model.
+  auto alone = run_cli("symbolicate --json --debug " + dir + "/s.symdbg -",
+                       c["stripped_error"].get<std::string>());
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  auto j = nlohmann::json::parse(alone.out);
+  EXPECT_EQ(j["results"][0]["handle"], c["handle"]);
+  EXPECT_EQ(j["results"][0]["status"], "ok");
+  EXPECT_EQ(j["model_id"].get<std::string>().size(), 32u);
+  // With the stripped model: its id matches. With another model: refused.
+  EXPECT_EQ(run_cli("symbolicate --debug " + dir + "/s.symdbg " + dir + "/s.ptl 1").exit_code, 0);
+  auto wrong = run_cli("symbolicate --debug " + dir + "/s.symdbg " +
+                       fixture_path("models/tag_minus_one.ptl") + " 1");
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_TRUE(contains(wrong.err, "belongs to model")) << wrong.err;
+  EXPECT_TRUE(wrong.out.empty());
+  // A corrupt sidecar is one clear error.
+  auto corrupt = run_cli("symbolicate --debug " + nested() + " 1");
+  EXPECT_EQ(corrupt.exit_code, 1);
+  EXPECT_TRUE(contains(corrupt.err, "not a symbolite sidecar")) << corrupt.err;
+  std::filesystem::remove_all(dir);
 }
 
 struct BadModel {
