@@ -308,12 +308,22 @@ std::optional<SidecarReader::Record> SidecarReader::locate(DebugHandle handle) c
   auto it = std::upper_bound(blocks_.begin(), blocks_.end(), handle,
                              [](DebugHandle h, const Block& b) { return h < b.first; });
   if (it == blocks_.begin()) return std::nullopt;
-  std::optional<Record> found;
-  scan_block(static_cast<std::size_t>(it - 1 - blocks_.begin()), [&](const Record& r) {
-    if (r.handle == handle) found = r;
-    return r.handle < handle;  // records ascend: stop once past the handle
-  });
-  return found;
+  // Lookups usually come in handle order (a log, a profile, `find` then `site_of`): keep the
+  // last decoded block.
+  auto index = static_cast<std::size_t>(it - 1 - blocks_.begin());
+  if (cached_block_ != index) {
+    cached_records_.clear();
+    cached_block_ = SIZE_MAX;  // stays invalid if decoding throws
+    scan_block(index, [&](const Record& r) {
+      cached_records_.push_back(r);
+      return true;
+    });
+    cached_block_ = index;
+  }
+  auto found = std::lower_bound(cached_records_.begin(), cached_records_.end(), handle,
+                                [](const Record& r, DebugHandle h) { return r.handle < h; });
+  if (found == cached_records_.end() || found->handle != handle) return std::nullopt;
+  return *found;
 }
 
 std::optional<DebugInfo> SidecarReader::find(DebugHandle handle) const {

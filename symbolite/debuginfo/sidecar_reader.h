@@ -10,6 +10,7 @@
 // Thread safety: all const methods may be called concurrently; the caches take a mutex.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -92,6 +93,8 @@ class SidecarReader : public DebugInfoSource {
   mutable std::mutex mutex_;
   mutable std::vector<SourcePtr> source_cache_;
   mutable std::vector<InlinedCallStackPtr> stack_cache_;
+  mutable std::size_t cached_block_ = SIZE_MAX;
+  mutable std::vector<Record> cached_records_;
 };
 
 }  // namespace symbolite::debuginfo

@@ -64,7 +64,7 @@ std::string short_type_name(std::string_view qualified) {
 Symbolicator::Symbolicator(std::shared_ptr<const DebugInfoSource> source)
     : source_(std::move(source)), top_type_short_(short_type_name(source_->top_module_type())) {}
 
-Symbolication Symbolicator::symbolicate(DebugHandle handle) const {
+Symbolication Symbolicator::resolve(DebugHandle handle, bool render_traceback) const {
   Symbolication result;
   result.handle = handle;
   result.site = source_->site_of(handle);
@@ -92,13 +92,13 @@ Symbolication Symbolicator::symbolicate(DebugHandle handle) const {
   result.module_hierarchy = fmt::format("{}.{}", hierarchy, info->node_kind);
 
   result.status = SymbolicationStatus::kOk;
-  result.traceback = "Traceback of TorchScript (most recent call last):\n";
+  if (render_traceback) result.traceback = "Traceback of TorchScript (most recent call last):\n";
   for (const Frame& frame : result.frames) {
     if (frame.range.known()) {
-      print_with_context(result.traceback, frame.range, frame.function);
+      if (render_traceback) print_with_context(result.traceback, frame.range, frame.function);
     } else {
       result.status = SymbolicationStatus::kPartial;
-      render_unknown_frame(result.traceback, frame);
+      if (render_traceback) render_unknown_frame(result.traceback, frame);
       result.notes.push_back(unknown_range_note(frame));
     }
   }

@@ -21,7 +21,11 @@ class Symbolicator {
  public:
   explicit Symbolicator(std::shared_ptr<const DebugInfoSource> source);
 
-  Symbolication symbolicate(DebugHandle handle) const;
+  // Everything, including the traceback text.
+  Symbolication symbolicate(DebugHandle handle) const { return resolve(handle, true); }
+  // Operator, site, module hierarchy, frames and notes, but no traceback text: for bulk
+  // consumers (profilers, aggregators) that render frames their own way.
+  Symbolication resolve(DebugHandle handle, bool render_traceback = false) const;
 
  private:
   void explain_missing(Symbolication& result) const;
