@@ -66,17 +66,22 @@ SplitResult split_model(const std::string& model_path, const std::string& stripp
   {
     archive::ModelArchiveWriter writer(archive::ZipWriter::to_file(stripped.path()),
                                        model.archive.record_folder());
+    // PyTorch writes the version record last; keep it last, after the id record.
+    auto is_version = [](std::string_view r) { return r == "version" || r == ".data/version"; };
     for (const auto& record : model.archive.records()) {
       if (is_debug_only_record(record)) {
         result.debug_record_bytes += model.archive.record_size(record).value_or(0);
         ++result.removed_records;
-        continue;
+      } else if (!is_version(record)) {
+        writer.copy_record(model.archive, record);
       }
-      writer.copy_record(model.archive, record);
     }
     std::string id = to_hex(result.model_id) + "\n";
     writer.add_record(kModelIdRecord,
                       std::span(reinterpret_cast<const std::uint8_t*>(id.data()), id.size()));
+    for (const auto& record : model.archive.records()) {
+      if (is_version(record)) writer.copy_record(model.archive, record);
+    }
     writer.finish();
   }
   auto bytes = debuginfo::write_sidecar(debuginfo::SidecarContents{
