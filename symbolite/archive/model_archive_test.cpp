@@ -9,6 +9,7 @@
 
 #include "symbolite/support/error.h"
 #include "symbolite/support/mapped_file.h"
+#include "tests/test_support/error_from.h"
 #include "tests/test_support/fixtures.h"
 
 namespace symbolite::archive {
@@ -22,16 +23,7 @@ std::string archive_fixture(std::string_view name) {
   return symbolite::testing::fixture_path("archive/" + std::string(name));
 }
 
-template <typename Body>
-Error error_from(Body&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected an Error";
-  return Error(ErrorKind::kInternal, "no error thrown");
-}
+using symbolite::testing::error_from;
 
 TEST(ModelArchiveTest, OpensMobileArchive) {
   std::string path = archive_fixture("mobile.ptl");

@@ -15,6 +15,8 @@
 
 #include "symbolite/support/error.h"
 #include "symbolite/support/mapped_file.h"
+#include "tests/test_support/error_from.h"
+#include "tests/test_support/scratch_dir.h"
 #include "tests/test_support/fixtures.h"
 
 namespace symbolite::archive {
@@ -34,31 +36,9 @@ ModelArchive archive_of(Buffer bytes) {
   return ModelArchive::from_bytes(Bytes::from_vector(std::move(bytes)), "written.ptl");
 }
 
-template <typename Body>
-Error error_from(Body&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected an Error";
-  return Error(ErrorKind::kInternal, "no error thrown");
-}
+using symbolite::testing::error_from;
 
-class ScratchDir {
- public:
-  ScratchDir()
-      : path_(std::filesystem::temp_directory_path() /
-              fmt::format("symbolite_model_writer_{}_{}", ::getpid(), counter_++)) {
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path_); }
-  std::string file(std::string_view name) const { return (path_ / name).string(); }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path path_;
-};
+using symbolite::testing::ScratchDir;
 
 // How a copy re-encodes each record.
 enum class Copy {

@@ -10,35 +10,34 @@
 
 #include "symbolite/archive/inflate.h"
 #include "symbolite/support/byte_cursor.h"
+#include "symbolite/archive/zip_format.h"
 #include "symbolite/support/error.h"
 
 namespace symbolite::archive {
 namespace {
 
+using zip::kLocalHeaderSignature;
+using zip::kCentralHeaderSignature;
+using zip::kEndSignature;
+using zip::kZip64EndSignature;
+using zip::kZip64LocatorSignature;
+using zip::kLocalHeaderSize;
+using zip::kCentralHeaderSize;
+using zip::kEndSize;
+using zip::kZip64LocatorSize;
+using zip::kZip64EndSize;
+using zip::kMethodStored;
+using zip::kMethodDeflated;
+using zip::kZip64ExtraId;
+using zip::kZip64Marker32;
+using zip::kZip64Marker16;
+
 using Span = std::span<const std::uint8_t>;
 
-constexpr std::uint32_t kLocalHeaderSignature = 0x04034b50;    // "PK\3\4"
-constexpr std::uint32_t kCentralHeaderSignature = 0x02014b50;  // "PK\1\2"
-constexpr std::uint32_t kEndSignature = 0x06054b50;            // "PK\5\6"
-constexpr std::uint32_t kZip64EndSignature = 0x06064b50;       // "PK\6\6"
-constexpr std::uint32_t kZip64LocatorSignature = 0x07064b50;   // "PK\6\7"
-
-constexpr std::uint64_t kEndSize = 22;
-constexpr std::uint64_t kZip64LocatorSize = 20;
-constexpr std::uint64_t kZip64EndSize = 56;
-constexpr std::uint64_t kCentralHeaderSize = 46;
-constexpr std::uint64_t kLocalHeaderSize = 30;
 constexpr std::uint64_t kMaxCommentSize = 0xFFFF;
-
-constexpr std::uint16_t kZip64ExtraId = 0x0001;
-constexpr std::uint32_t kZip64Marker32 = 0xFFFFFFFF;
-constexpr std::uint16_t kZip64Marker16 = 0xFFFF;
 
 // Traditional PKWARE encryption, strong encryption, and an encrypted central directory.
 constexpr std::uint16_t kEncryptionFlags = (1 << 0) | (1 << 6) | (1 << 13);
-
-constexpr std::uint16_t kMethodStored = 0;
-constexpr std::uint16_t kMethodDeflated = 8;
 
 template <typename... Args>
 [[noreturn]] void fail(ErrorKind kind, std::uint64_t offset, fmt::format_string<Args...> format,

@@ -16,6 +16,7 @@
 
 #include "symbolite/support/error.h"
 #include "symbolite/support/mapped_file.h"
+#include "tests/test_support/error_from.h"
 #include "tests/test_support/fixtures.h"
 
 // Fixtures come from tests/fixtures/archive/make_archives.py; expected.json holds what
@@ -50,17 +51,7 @@ std::uint32_t crc_of(const Bytes& data) {
   return static_cast<std::uint32_t>(crc32_z(0, data.data(), data.size()));
 }
 
-// Runs `body`, which must throw Error, and returns the error.
-template <typename Body>
-Error error_from(Body&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected an Error";
-  return Error(ErrorKind::kInternal, "no error thrown");
-}
+using symbolite::testing::error_from;
 
 Error read_error(const Buffer& buffer, std::string_view entry) {
   return error_from([&] {

@@ -13,31 +13,30 @@
 #include <fmt/format.h>
 
 #include "symbolite/archive/deflate.h"
+#include "symbolite/archive/zip_format.h"
 #include "symbolite/support/error.h"
 
 namespace symbolite::archive {
 namespace {
 
+using zip::kLocalHeaderSignature;
+using zip::kDescriptorSignature;
+using zip::kCentralHeaderSignature;
+using zip::kEndSignature;
+using zip::kZip64EndSignature;
+using zip::kZip64LocatorSignature;
+using zip::kLocalHeaderSize;
+using zip::kZip64EndSize;
+using zip::kMethodStored;
+using zip::kMethodDeflated;
+using zip::kZip64ExtraId;
+using zip::kZip64Marker32;
+using zip::kZip64Marker16;
+
 using Buffer = std::vector<std::uint8_t>;
 
-constexpr std::uint32_t kLocalHeaderSignature = 0x04034b50;    // "PK\3\4"
-constexpr std::uint32_t kDescriptorSignature = 0x08074b50;     // "PK\7\8"
-constexpr std::uint32_t kCentralHeaderSignature = 0x02014b50;  // "PK\1\2"
-constexpr std::uint32_t kZip64EndSignature = 0x06064b50;       // "PK\6\6"
-constexpr std::uint32_t kZip64LocatorSignature = 0x07064b50;   // "PK\6\7"
-constexpr std::uint32_t kEndSignature = 0x06054b50;            // "PK\5\6"
-
-constexpr std::size_t kLocalHeaderSize = 30;
-constexpr std::uint64_t kZip64EndSize = 56;
-
-constexpr std::uint16_t kMethodStored = 0;
-constexpr std::uint16_t kMethodDeflated = 8;
 constexpr std::uint16_t kDescriptorFlag = 1 << 3;  // sizes and CRC follow the data
 constexpr std::uint16_t kUtf8Flag = 1 << 11;
-
-constexpr std::uint16_t kZip64ExtraId = 0x0001;
-constexpr std::uint32_t kZip64Marker32 = 0xFFFFFFFF;
-constexpr std::uint16_t kZip64Marker16 = 0xFFFF;
 
 // PyTorch's alignment of entry data (caffe2 kFieldAlignment) and its padding extra field:
 // id "FB", then the padding length, then that many 'Z'.

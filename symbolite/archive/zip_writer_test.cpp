@@ -16,6 +16,8 @@
 #include "symbolite/support/byte_cursor.h"
 #include "symbolite/support/error.h"
 #include "symbolite/support/mapped_file.h"
+#include "tests/test_support/error_from.h"
+#include "tests/test_support/scratch_dir.h"
 
 namespace symbolite::archive {
 namespace {
@@ -51,32 +53,9 @@ ZipReader reader_of(Buffer archive) {
   return ZipReader(Bytes::from_vector(std::move(archive)), "written.zip");
 }
 
-template <typename Body>
-Error error_from(Body&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected an Error";
-  return Error(ErrorKind::kInternal, "no error thrown");
-}
+using symbolite::testing::error_from;
 
-// A scratch directory, removed at the end of the test.
-class ScratchDir {
- public:
-  ScratchDir()
-      : path_(std::filesystem::temp_directory_path() /
-              fmt::format("symbolite_zip_writer_{}_{}", ::getpid(), counter_++)) {
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path_); }
-  std::string file(std::string_view name) const { return (path_ / name).string(); }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path path_;
-};
+using symbolite::testing::ScratchDir;
 
 struct Sample {
   std::string name;

@@ -12,6 +12,7 @@
 #include "symbolite/support/error.h"
 #include "symbolite/support/mapped_file.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/scratch_dir.h"
 
 namespace symbolite::mobile {
 namespace {
@@ -21,15 +22,9 @@ using symbolite::testing::fixture_path;
 
 class ModelSplit : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("symbolite_split_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const char* name) const { return (dir_ / name).string(); }
-  fs::path dir_;
+  std::string path(const char* name) const { return scratch_.file(name); }
+  symbolite::testing::ScratchDir scratch_;
+  const fs::path& dir_ = scratch_.path();
 };
 
 TEST_F(ModelSplit, StrippedModelAndSidecarTogetherLoseNothing) {
