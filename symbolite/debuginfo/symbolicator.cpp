@@ -16,10 +16,18 @@ std::string short_function_name(std::string_view qualified) {
   return std::string(dot == std::string_view::npos ? qualified : qualified.substr(dot + 1));
 }
 
-// "A0(A)", as PyTorch prints a module instance in a hierarchy.
-std::string instance_label(const std::optional<ModuleInstance>& instance) {
-  if (!instance) return "UNKNOWN_INSTANCE(UNKNOWN_TYPE)";
-  return fmt::format("{}({})", instance->instance_name, short_type_name(instance->type_name));
+// Appends "A0(A)", as PyTorch prints a module instance in a hierarchy.
+void append_instance_label(std::string& out, const std::optional<ModuleInstance>& instance) {
+  if (!instance) {
+    out += "UNKNOWN_INSTANCE(UNKNOWN_TYPE)";
+    return;
+  }
+  std::string_view type = instance->type_name;
+  auto dot = type.rfind('.');
+  out += instance->instance_name;
+  out += '(';
+  out += dot == std::string_view::npos ? type : type.substr(dot + 1);
+  out += ')';
 }
 
 std::string unknown_range_note(const Frame& frame) {
@@ -79,17 +87,27 @@ Symbolication Symbolicator::resolve(DebugHandle handle, bool render_traceback) c
   // the node itself belongs to the innermost function called.
   std::string function = result.site ? short_function_name(result.site->function)
                                      : std::string(kUnknownFunction);
-  std::string hierarchy = fmt::format("top({})::{}", top_type_short_, function);
+  std::string& hierarchy = result.module_hierarchy;
+  hierarchy.reserve(128);
+  hierarchy += "top(";
+  hierarchy += top_type_short_;
+  hierarchy += ")::";
+  hierarchy += function;
   for (const InlinedCallStack* call = info->call_stack.get(); call != nullptr;
        call = call->callee().get()) {
-    std::string callee =
-        fmt::format("{}::{}", instance_label(call->module_instance()), call->function_name());
-    result.frames.push_back(Frame{function, call->callsite(), call->callsite_tag(), callee});
+    std::size_t callee_start = hierarchy.size() + 1;
+    hierarchy += '.';
+    append_instance_label(hierarchy, call->module_instance());
+    hierarchy += "::";
+    hierarchy += call->function_name();
+    std::string callee = hierarchy.substr(callee_start);
+    result.frames.push_back(
+        Frame{std::move(function), call->callsite(), call->callsite_tag(), std::move(callee)});
     function = call->function_name();
-    hierarchy += "." + callee;
   }
-  result.frames.push_back(Frame{function, info->range, info->range_tag, {}});
-  result.module_hierarchy = fmt::format("{}.{}", hierarchy, info->node_kind);
+  result.frames.push_back(Frame{std::move(function), info->range, info->range_tag, {}});
+  hierarchy += '.';
+  hierarchy += info->node_kind;
 
   result.status = SymbolicationStatus::kOk;
   if (render_traceback) result.traceback = "Traceback of TorchScript (most recent call last):\n";
