@@ -1,6 +1,7 @@
-// Fuzzes the debug-info readers on top of the unpickler: the input is a pickle, decoded as a
-// debug_pkl (both formats), a callstack_debug_map.pkl and a mobile_debug_handles.pkl, and
-// symbolicated. Only symbolite::Error may escape a reader.
+// Fuzzes the record readers on top of the unpickler: the input is a pickle, decoded as a
+// debug_pkl (both formats), a callstack_debug_map.pkl, a mobile_debug_handles.pkl, a
+// bytecode.pkl and a data.pkl module tree, and symbolicated. Only symbolite::Error may escape
+// a reader.
 #include <cstddef>
 #include <cstdint>
 
@@ -9,6 +10,8 @@
 #include "symbolite/debuginfo/source_range_reader.h"
 #include "symbolite/debuginfo/symbolicator.h"
 #include "symbolite/debuginfo/table_debug_info_source.h"
+#include "symbolite/mobile/bytecode.h"
+#include "symbolite/mobile/module_tree.h"
 #include "symbolite/pickle/unpickler.h"
 #include "symbolite/support/error.h"
 
@@ -34,6 +37,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   debuginfo::HandleTable handles;
   try {
     handles = debuginfo::read_handle_table(root);
+  } catch (const Error&) {
+  }
+  try {
+    mobile::read_bytecode(root);
+  } catch (const Error&) {
+  }
+  try {
+    mobile::read_module_tree(root);
   } catch (const Error&) {
   }
   debuginfo::Symbolicator symbolicator(std::make_shared<debuginfo::TableDebugInfoSource>(
