@@ -325,6 +325,39 @@ void locate_data(Span file, ZipEntry& entry) {
   }
 }
 
+// Entries must not share bytes. No writer produces overlapping entries; hostile files use
+// them to make a small file inflate many times over (non-recursive zip bombs, where many
+// central entries reuse one compressed kernel) or to show different readers different
+// contents. An entry spans its local header to the end of its data; the data descriptor
+// after it is not counted (its size is recorded nowhere).
+void check_no_overlap(const std::vector<ZipEntry>& entries, std::uint64_t directory_offset) {
+  std::vector<const ZipEntry*> order;
+  order.reserve(entries.size());
+  for (const ZipEntry& entry : entries) order.push_back(&entry);
+  std::sort(order.begin(), order.end(), [](const ZipEntry* a, const ZipEntry* b) {
+    return a->local_header_offset < b->local_header_offset;
+  });
+  // locate_data checked that every entry's data lies in the file, so these cannot overflow.
+  auto end_of = [](const ZipEntry* e) { return e->data_offset + e->compressed_size; };
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    const ZipEntry* a = order[i - 1];
+    const ZipEntry* b = order[i];
+    if (end_of(a) > b->local_header_offset) {
+      fail(ErrorKind::kFormat, b->local_header_offset,
+           "entries '{}' (bytes [{}, {})) and '{}' (bytes [{}, {})) overlap", a->name,
+           a->local_header_offset, end_of(a), b->name, b->local_header_offset, end_of(b));
+    }
+  }
+  // Entries stored before the central directory must end before it.
+  for (const ZipEntry* e : order) {
+    if (e->local_header_offset < directory_offset && end_of(e) > directory_offset) {
+      fail(ErrorKind::kFormat, e->local_header_offset,
+           "entry '{}' (bytes [{}, {})) overlaps the central directory at byte {}", e->name,
+           e->local_header_offset, end_of(e), directory_offset);
+    }
+  }
+}
+
 }  // namespace
 
 ZipReader::ZipReader(Bytes file, std::string display_name, ZipLimits limits)
@@ -354,6 +387,7 @@ ZipReader::ZipReader(Bytes file, std::string display_name, ZipLimits limits)
       });
       entries_.push_back(std::move(entry));
     }
+    check_no_overlap(entries_, dir.offset);
   });
 }
 

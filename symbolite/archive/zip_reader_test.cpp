@@ -402,6 +402,43 @@ TEST(ZipReaderErrorTest, EntryCountMustFitTheDirectory) {
   EXPECT_THAT(e.what(), HasSubstr("claims 900 entries"));
 }
 
+TEST(ZipReaderErrorTest, OverlappingEntries) {
+  Buffer pristine = load("mobile.ptl");
+  std::vector<ZipEntry> entries = reader_of(pristine).entries();
+  const ZipEntry& first = entries[0];   // mobile/data/0, stored
+  const ZipEntry& second = entries[1];  // its local header follows the first's data
+  ASSERT_EQ(first.method, 0);
+  // The first entry's (stored) data claims to reach 100 bytes past the second's header.
+  Buffer buffer = pristine;
+  auto size = static_cast<std::uint32_t>(second.local_header_offset - first.data_offset + 100);
+  put_u32(buffer, central_header(buffer, first.name) + kCentralCompressedSize, size);
+  put_u32(buffer, central_header(buffer, first.name) + kCentralUncompressedSize, size);
+  Error e = error_from([&] { reader_of(buffer); });
+  EXPECT_EQ(e.kind(), ErrorKind::kFormat);
+  EXPECT_EQ(std::string(e.what()),
+            fmt::format("test.zip: byte {}: entries 'mobile/data/0' (bytes [0, {})) and "
+                        "'{}' (bytes [{}, {})) overlap",
+                        second.local_header_offset, second.local_header_offset + 100,
+                        second.name, second.local_header_offset,
+                        second.data_offset + second.compressed_size));
+
+  // The last entry's data reaching into the central directory.
+  Buffer into_directory = pristine;
+  const ZipEntry& last = entries.back();
+  std::size_t directory = central_header(into_directory, entries.front().name);
+  auto reach = static_cast<std::uint32_t>(directory - last.data_offset + 1);
+  put_u32(into_directory, central_header(into_directory, last.name) + kCentralCompressedSize,
+          reach);
+  put_u32(into_directory, central_header(into_directory, last.name) + kCentralUncompressedSize,
+          reach);
+  Error tail = error_from([&] { reader_of(into_directory); });
+  EXPECT_EQ(tail.kind(), ErrorKind::kFormat);
+  EXPECT_THAT(tail.what(), HasSubstr(fmt::format("entry '{}' (bytes [{}, {})) overlaps the "
+                                                 "central directory at byte {}",
+                                                 last.name, last.local_header_offset,
+                                                 directory + 1, directory)));
+}
+
 // A cheap in-tree fuzz pass: no single-byte corruption may crash or throw anything but
 // Error (ASan/UBSan builds check the memory side).
 TEST(ZipReaderErrorTest, EveryByteFlipFailsCleanlyOrReads) {

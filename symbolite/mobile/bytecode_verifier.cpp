@@ -1,0 +1,132 @@
+#include "symbolite/mobile/bytecode_verifier.h"
+
+#include <fmt/format.h>
+
+#include "symbolite/support/error.h"
+
+namespace symbolite::mobile {
+namespace {
+
+class Verifier {
+ public:
+  explicit Verifier(const LoadedFunction& fn) : fn_(fn) {}
+
+  void run() {
+    if (!fn_.debug_handles.empty() && fn_.debug_handles.size() != fn_.instructions.size()) {
+      throw Error(ErrorKind::kModel,
+                  fmt::format("verifier: {}: {} debug handles for {} instructions",
+                              fn_.qualified_name, fn_.debug_handles.size(),
+                              fn_.instructions.size()));
+    }
+    for (pc_ = 0; pc_ < fn_.instructions.size(); ++pc_) check(fn_.instructions[pc_]);
+  }
+
+ private:
+  [[noreturn]] void fail(const DecodedInstruction& ins, const std::string& what) const {
+    throw Error(ErrorKind::kModel,
+                fmt::format("verifier: {}: instruction {} ({} {} {}): {}", fn_.qualified_name,
+                            pc_, opcode_name(ins.op), ins.x, ins.n, what));
+  }
+
+  void need_register(const DecodedInstruction& ins, std::int64_t r) const {
+    if (r < 1 || static_cast<std::uint64_t>(r) > fn_.register_size) {
+      fail(ins, fmt::format("register {} out of range (register_size {})", r,
+                            fn_.register_size));
+    }
+  }
+  void need_index(const DecodedInstruction& ins, std::int64_t i, std::size_t size,
+                  const char* what) const {
+    if (i < 0 || static_cast<std::uint64_t>(i) >= size) {
+      fail(ins, fmt::format("{} index {} out of range ({} {}s)", what, i, size, what));
+    }
+  }
+  void need_count(const DecodedInstruction& ins, std::int64_t n) const {
+    if (n < 0) fail(ins, fmt::format("negative count {}", n));
+  }
+  void need_target(const DecodedInstruction& ins, std::int64_t offset) const {
+    std::int64_t target = static_cast<std::int64_t>(pc_) + offset;
+    if (target < 0 || target >= static_cast<std::int64_t>(fn_.instructions.size())) {
+      fail(ins, fmt::format("jump target {} outside the function ({} instructions)", target,
+                            fn_.instructions.size()));
+    }
+  }
+
+  void check(const DecodedInstruction& ins) const {
+    switch (ins.op) {
+      case OpCode::kLoad:
+      case OpCode::kMove:
+      case OpCode::kStore:
+      case OpCode::kDropR:
+        need_register(ins, ins.x);
+        break;
+      case OpCode::kStoreN:
+        need_count(ins, ins.n);
+        need_register(ins, ins.x);
+        if (ins.n > 0) need_register(ins, static_cast<std::int64_t>(ins.x) + ins.n - 1);
+        break;
+      case OpCode::kLoadC:
+        need_index(ins, ins.x, fn_.constants.size(), "constant");
+        break;
+      case OpCode::kOp:
+      case OpCode::kOpN:
+        need_index(ins, ins.x, fn_.operators.size(), "operator");
+        break;
+      case OpCode::kJf:
+      case OpCode::kJmp:
+        need_target(ins, ins.x);
+        break;
+      case OpCode::kLoop:
+        need_target(ins, ins.x);
+        if (ins.n < 2) fail(ins, "LOOP needs at least the trip count and condition");
+        break;
+      case OpCode::kListConstruct:
+      case OpCode::kDictConstruct:
+      case OpCode::kNamedTupleConstruct:
+        need_index(ins, ins.x, fn_.types.size(), "type");
+        need_count(ins, ins.n);
+        break;
+      case OpCode::kCreateObject:
+        need_index(ins, ins.x, fn_.types.size(), "type");
+        break;
+      case OpCode::kIsInstance:
+        need_count(ins, ins.n);
+        if (ins.x < 0 || static_cast<std::uint64_t>(ins.x) + static_cast<std::uint64_t>(ins.n) >
+                             fn_.types.size()) {
+          fail(ins, fmt::format("types [{}, {}) out of range ({} types)", ins.x, ins.x + ins.n,
+                                fn_.types.size()));
+        }
+        break;
+      case OpCode::kInterfaceCall:
+        need_index(ins, ins.x, fn_.constants.size(), "constant");
+        if (!fn_.constants[static_cast<std::size_t>(ins.x)].is(ops::IValue::Kind::kString)) {
+          fail(ins, "the method name constant is not a string");
+        }
+        if (ins.n < 1) fail(ins, "an interface call needs the object");
+        break;
+      case OpCode::kTupleConstruct:
+      case OpCode::kListUnpack:
+      case OpCode::kFormat:
+        need_count(ins, ins.x);
+        break;
+      case OpCode::kTupleSlice:
+        need_count(ins, ins.x);
+        need_count(ins, ins.n);
+        break;
+      case OpCode::kGetAttr:
+      case OpCode::kSetAttr:
+        if (ins.x < 0) fail(ins, "negative attribute slot");
+        break;
+      default:
+        break;
+    }
+  }
+
+  const LoadedFunction& fn_;
+  std::size_t pc_ = 0;
+};
+
+}  // namespace
+
+void verify_function(const LoadedFunction& function) { Verifier(function).run(); }
+
+}  // namespace symbolite::mobile

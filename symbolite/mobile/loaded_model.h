@@ -1,0 +1,72 @@
+// `LoadedModel`: a lite-interpreter model ready to run — the module object tree with its
+// parameters (views into the mapped archive), every bytecode function with its operators
+// resolved to kernels, and the model's debug information for symbolicating failures.
+//
+// Loading checks everything up front: an operator symbolite does not implement fails the
+// load with the complete list of missing operators and where each is used, never midway
+// through a run.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "symbolite/archive/model_archive.h"
+#include "symbolite/debuginfo/debug_info_source.h"
+#include "symbolite/mobile/opcode.h"
+#include "symbolite/ops/ivalue.h"
+#include "symbolite/ops/operator_registry.h"
+#include "symbolite/support/content_hash.h"
+
+namespace symbolite::mobile {
+
+struct ResolvedOperator {
+  std::string name;                      // "aten::add.Tensor"
+  const ops::OperatorDef* def = nullptr;
+  std::size_t num_specified_args = 0;    // how many the bytecode pushes
+};
+
+struct FunctionArgument {
+  std::string name;
+  std::string type;
+  ops::IValue default_value;
+};
+
+struct LoadedFunction {
+  std::string qualified_name;  // "__torch__.Top.forward"
+  std::vector<DecodedInstruction> instructions;
+  std::vector<ResolvedOperator> operators;
+  std::vector<ops::IValue> constants;
+  std::vector<std::string> types;
+  std::size_t register_size = 0;
+  std::vector<FunctionArgument> arguments;  // including self
+  std::vector<debuginfo::DebugHandle> debug_handles;  // per instruction; empty if unknown
+
+  // "forward" of "__torch__.Top.forward".
+  std::string short_name() const;
+};
+
+struct LoadedModel {
+  std::string path;
+  ops::IValue root;      // the top module object
+  std::string top_type;  // "__torch__.Top"
+  std::int64_t bytecode_version = 0;
+  Hash128 model_id{};
+  std::unordered_map<std::string, LoadedFunction> functions;  // by qualified name
+  // The model's own debug info when it has a call-stack map; else null (stripped model).
+  std::shared_ptr<const debuginfo::DebugInfoSource> debug;
+
+  // The method `name` of the top module ("forward"), or null.
+  const LoadedFunction* method(std::string_view name) const;
+  // Names of the top module's methods, sorted.
+  std::vector<std::string> method_names() const;
+
+  // Loads and verifies `path`. Throws Error naming the file, entry and byte offset for bad
+  // files; Error(kUnsupported) listing every missing operator with where it is used.
+  static LoadedModel load(const std::string& path,
+                          const ops::OperatorRegistry& registry = ops::default_registry());
+};
+
+}  // namespace symbolite::mobile

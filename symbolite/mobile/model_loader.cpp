@@ -1,0 +1,184 @@
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "symbolite/debuginfo/archive_records.h"
+#include "symbolite/debuginfo/symbolicator.h"
+#include "symbolite/debuginfo/table_debug_info_source.h"
+#include "symbolite/mobile/bytecode_verifier.h"
+#include "symbolite/mobile/loaded_model.h"
+#include "symbolite/mobile/model_id.h"
+#include "symbolite/mobile/model_info.h"
+#include "symbolite/mobile/value_conversion.h"
+#include "symbolite/support/error.h"
+
+namespace symbolite::mobile {
+namespace {
+
+// An operator the registry lacks, and the first place that calls it.
+struct MissingOperator {
+  std::string name;
+  std::string function;
+  std::size_t instruction = 0;
+  std::string module_hierarchy;  // empty without debug info
+};
+
+std::size_t first_use(const BytecodeFunction& fn, std::size_t op_index) {
+  for (std::size_t i = 0; i < fn.instructions.size(); ++i) {
+    const auto& ins = fn.instructions[i];
+    if ((ins.opcode == "OP" || ins.opcode == "OPN") &&
+        ins.x == static_cast<std::int64_t>(op_index)) {
+      return i;
+    }
+  }
+  return 0;
+}
+
+// The model's own debug tables as a DebugInfoSource; it keeps the ModelInfo that owns them.
+class ModelDebugSource : public debuginfo::TableDebugInfoSource {
+ public:
+  explicit ModelDebugSource(std::shared_ptr<const ModelInfo> info)
+      : TableDebugInfoSource(info->debug.table,
+                             info->debug.has_handle_table ? &info->debug.handles : nullptr,
+                             info->top_type(), true),
+        info_(std::move(info)) {}
+
+ private:
+  std::shared_ptr<const ModelInfo> info_;
+};
+
+std::vector<DecodedInstruction> decode_instructions(const BytecodeFunction& fn) {
+  std::vector<DecodedInstruction> out;
+  out.reserve(fn.instructions.size());
+  for (std::size_t i = 0; i < fn.instructions.size(); ++i) {
+    const auto& ins = fn.instructions[i];
+    auto op = opcode_from_name(ins.opcode);
+    if (!op) {
+      throw Error(ErrorKind::kUnsupported,
+                  fmt::format("{}: instruction {}: unknown opcode '{}'", fn.qualified_name, i,
+                              ins.opcode));
+    }
+    auto fits = [](std::int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
+    if (!fits(ins.x) || !fits(ins.n)) {
+      throw Error(ErrorKind::kModel, fmt::format("{}: instruction {}: operand out of range",
+                                                 fn.qualified_name, i));
+    }
+    out.push_back({*op, static_cast<std::int32_t>(ins.x), static_cast<std::int32_t>(ins.n)});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string LoadedFunction::short_name() const {
+  auto dot = qualified_name.rfind('.');
+  return dot == std::string::npos ? qualified_name : qualified_name.substr(dot + 1);
+}
+
+const LoadedFunction* LoadedModel::method(std::string_view name) const {
+  auto it = functions.find(top_type + "." + std::string(name));
+  return it == functions.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> LoadedModel::method_names() const {
+  std::vector<std::string> names;
+  std::string prefix = top_type + ".";
+  for (const auto& [qualified, fn] : functions) {
+    if (qualified.starts_with(prefix) && qualified.find('.', prefix.size()) == std::string::npos) {
+      names.push_back(qualified.substr(prefix.size()));
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+LoadedModel LoadedModel::load(const std::string& path, const ops::OperatorRegistry& registry) {
+  auto info = std::make_shared<ModelInfo>(ModelInfo::load(path));
+  if (!info->bytecode) {
+    throw Error(ErrorKind::kUnsupported,
+                fmt::format("{}: no bytecode.pkl: a full TorchScript archive (.pt), not a "
+                            "lite-interpreter model; save it with _save_for_mobile",
+                            path));
+  }
+  LoadedModel model;
+  model.path = path;
+  model.top_type = info->top_type();
+  model.bytecode_version = info->bytecode->version;
+  if (model.bytecode_version < 5 || model.bytecode_version > 8) {
+    throw Error(ErrorKind::kUnsupported,
+                fmt::format("{}: bytecode version {}; symbolite runs versions 5 to 8", path,
+                            model.bytecode_version));
+  }
+  model.model_id = compute_model_id(info->archive);
+  if (info->debug.has_callstack_map) {
+    model.debug = std::make_shared<ModelDebugSource>(info);
+  }
+
+  ValueConverter data(info->archive, "data");
+  model.root = debuginfo::decode_pickle_record(
+      info->archive, "data.pkl", [&](const pickle::Value& v) { return data.convert(v); });
+
+  ValueConverter constants(info->archive, "constants");
+  std::vector<MissingOperator> missing;
+  for (const auto& fn : info->bytecode->functions) {
+    LoadedFunction loaded;
+    loaded.qualified_name = fn.qualified_name;
+    loaded.instructions = decode_instructions(fn);
+    loaded.types = fn.types;
+    if (fn.register_size < 0) {
+      throw Error(ErrorKind::kModel, fmt::format("{}: negative register_size", fn.qualified_name));
+    }
+    loaded.register_size = static_cast<std::size_t>(fn.register_size);
+    with_context(fmt::format("{}: constants", fn.qualified_name), [&] {
+      for (const auto& c : fn.constants) loaded.constants.push_back(constants.convert(c));
+    });
+    for (const auto& arg : fn.arguments) {
+      loaded.arguments.push_back({arg.name, arg.type, constants.convert(arg.default_value)});
+    }
+    for (const auto& handles : info->debug.handles.functions()) {
+      if (handles.function == fn.qualified_name) loaded.debug_handles = handles.handles;
+    }
+    for (std::size_t i = 0; i < fn.operators.size(); ++i) {
+      const auto& ref = fn.operators[i];
+      ResolvedOperator op{ref.full_name(), registry.find(ref.full_name()), 0};
+      if (op.def == nullptr) {
+        MissingOperator m{op.name, fn.qualified_name, first_use(fn, i), {}};
+        missing.push_back(std::move(m));
+      } else {
+        op.num_specified_args = ref.num_specified_args
+                                    ? static_cast<std::size_t>(*ref.num_specified_args)
+                                    : op.def->num_args;
+        std::size_t required = op.def->num_args - op.def->defaults.size();
+        if (op.num_specified_args > op.def->num_args || op.num_specified_args < required) {
+          throw Error(ErrorKind::kModel,
+                      fmt::format("{}: operator {} is called with {} arguments; its schema "
+                                  "takes {} to {}", fn.qualified_name, op.name,
+                                  op.num_specified_args, required, op.def->num_args));
+        }
+      }
+      loaded.operators.push_back(std::move(op));
+    }
+    verify_function(loaded);
+    model.functions.emplace(loaded.qualified_name, std::move(loaded));
+  }
+
+  if (!missing.empty()) {
+    std::string text = fmt::format("{}: {} operator{} not implemented by symbolite:", path,
+                                   missing.size(), missing.size() == 1 ? " is" : "s are");
+    std::unique_ptr<debuginfo::Symbolicator> symbolicator;
+    if (model.debug) symbolicator = std::make_unique<debuginfo::Symbolicator>(model.debug);
+    for (auto& m : missing) {
+      text += fmt::format("\n  {} (used in {}, instruction {}", m.name, m.function, m.instruction);
+      const auto& fn = model.functions.at(m.function);
+      if (symbolicator && m.instruction < fn.debug_handles.size()) {
+        auto s = symbolicator->resolve(fn.debug_handles[m.instruction]);
+        if (!s.module_hierarchy.empty()) text += ": " + s.module_hierarchy;
+      }
+      text += ")";
+    }
+    throw Error(ErrorKind::kUnsupported, text);
+  }
+  return model;
+}
+
+}  // namespace symbolite::mobile

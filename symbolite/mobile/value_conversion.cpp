@@ -1,0 +1,95 @@
+#include "symbolite/mobile/value_conversion.h"
+
+#include <fmt/format.h>
+
+#include "symbolite/support/error.h"
+#include "symbolite/tensor/tensor.h"
+
+namespace symbolite::mobile {
+namespace {
+
+constexpr std::size_t kMaxDepth = 1000;
+
+}  // namespace
+
+tensor::Storage ValueConverter::storage(const pickle::StorageRef& ref) {
+  auto it = storages_.find(ref.key);
+  if (it != storages_.end()) return it->second;
+  std::string record = folder_ + "/" + ref.key;
+  auto bytes = archive_.read_record(record);
+  auto s = tensor::Storage::view(std::move(bytes));
+  storages_.emplace(ref.key, s);
+  return s;
+}
+
+ops::IValue ValueConverter::convert(const pickle::Value& v, std::size_t depth) {
+  using K = pickle::Value::Kind;
+  if (depth > kMaxDepth) {
+    throw Error(ErrorKind::kLimit, fmt::format("values nested deeper than {}", kMaxDepth));
+  }
+  if (const void* id = v.identity()) {
+    if (auto it = shared_.find(id); it != shared_.end()) return it->second;
+  }
+  ops::IValue out;
+  switch (v.kind()) {
+    case K::kNone: return out;
+    case K::kBool: return ops::IValue(v.as_bool());
+    case K::kInt: return ops::IValue(v.as_int());
+    case K::kDouble: return ops::IValue(v.as_double());
+    case K::kString: return ops::IValue::string(std::string(v.as_string()));
+    case K::kTuple:
+    case K::kList: {
+      ops::IValueList items;
+      for (const auto& item : v.as_sequence()) items.push_back(convert(item, depth + 1));
+      out = v.kind() == K::kTuple ? ops::IValue::tuple(std::move(items))
+                                  : ops::IValue::list(std::move(items));
+      break;
+    }
+    case K::kDict: {
+      auto dict = std::make_shared<ops::Dict>();
+      for (const auto& [key, value] : v.as_dict()) {
+        dict->items.emplace_back(convert(key, depth + 1), convert(value, depth + 1));
+      }
+      out = ops::IValue::dict(std::move(dict));
+      break;
+    }
+    case K::kObject: {
+      const auto& object = v.as_object();
+      auto result = std::make_shared<ops::Object>();
+      result->type_name = object.type_name;
+      // Register before converting the state, so an object reachable from its own
+      // attributes converts to itself.
+      out = ops::IValue::object(result);
+      shared_.emplace(v.identity(), out);
+      if (!object.state.is(K::kDict)) {
+        throw Error(ErrorKind::kUnsupported,
+                    fmt::format("object of type {} has a {} state; only attribute dicts are "
+                                "supported", object.type_name, object.state.kind_name()));
+      }
+      for (const auto& [key, value] : object.state.as_dict()) {
+        result->slot_names.emplace_back(key.as_string());
+        result->slots.push_back(convert(value, depth + 1));
+      }
+      return out;
+    }
+    case K::kTensor: {
+      const auto& t = v.as_tensor();
+      auto dtype = tensor::dtype_from_storage_name(t.storage.dtype);
+      if (!dtype) {
+        throw Error(ErrorKind::kUnsupported,
+                    fmt::format("tensor storage type {}Storage", t.storage.dtype));
+      }
+      out = ops::IValue(tensor::Tensor::from_storage(storage(t.storage), *dtype, t.sizes,
+                                                     t.strides, t.storage_offset));
+      break;
+    }
+    case K::kStorage:
+    case K::kGlobal:
+      throw Error(ErrorKind::kModel,
+                  fmt::format("a bare {} cannot be a model value", v.kind_name()));
+  }
+  if (const void* id = v.identity()) shared_.emplace(id, out);
+  return out;
+}
+
+}  // namespace symbolite::mobile

@@ -1,0 +1,36 @@
+// Turns unpickled `pickle::Value`s (what the archive says) into runtime `ops::IValue`s (what
+// the interpreter runs on): objects get their attribute slots, tensors become views of their
+// storage records — zero-copy, validated against the storage size — and values shared in the
+// pickle stay shared.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+
+#include "symbolite/archive/model_archive.h"
+#include "symbolite/ops/ivalue.h"
+#include "symbolite/pickle/value.h"
+#include "symbolite/tensor/storage.h"
+
+namespace symbolite::mobile {
+
+class ValueConverter {
+ public:
+  // Tensor storages are read from records "<storage_folder>/<key>" of `archive` ("data" for
+  // data.pkl, "constants" for bytecode constants). `archive` must outlive the converter.
+  ValueConverter(const archive::ModelArchive& archive, std::string storage_folder)
+      : archive_(archive), folder_(std::move(storage_folder)) {}
+
+  // Throws Error(kModel / kUnsupported) for values the runtime cannot represent.
+  ops::IValue convert(const pickle::Value& value, std::size_t depth = 0);
+
+ private:
+  tensor::Storage storage(const pickle::StorageRef& ref);
+
+  const archive::ModelArchive& archive_;
+  std::string folder_;
+  std::unordered_map<std::string, tensor::Storage> storages_;
+  std::unordered_map<const void*, ops::IValue> shared_;
+};
+
+}  // namespace symbolite::mobile

@@ -1,0 +1,31 @@
+// The kernel families, one file each; `register_kernel_families` adds them all to a
+// registry (see operator_registry.h for why registration is explicit).
+#pragma once
+
+#include "symbolite/ops/operator_registry.h"
+
+namespace symbolite::ops {
+
+// Scalars, lists and strings: `aten::add.int`, `aten::__getitem__.t`, `aten::len.t`, ...
+void register_scalar_ops(OperatorRegistry& registry);
+// Elementwise tensor arithmetic and activations: add, mul, relu, sigmoid, ... (+ in-place).
+void register_elementwise_ops(OperatorRegistry& registry);
+// Reductions: sum, mean, ...
+void register_reduction_ops(OperatorRegistry& registry);
+// Shape and indexing: view, reshape, select, slice, cat, flatten, ... and factories (zeros).
+void register_shape_ops(OperatorRegistry& registry);
+// Matrix products: mm, matmul, linear, addmm, bmm.
+void register_linear_algebra_ops(OperatorRegistry& registry);
+// Neural-network layers: conv, batch_norm, pooling, dropout, ...
+void register_nn_ops(OperatorRegistry& registry);
+
+inline void register_kernel_families(OperatorRegistry& registry) {
+  register_scalar_ops(registry);
+  register_elementwise_ops(registry);
+  register_reduction_ops(registry);
+  register_shape_ops(registry);
+  register_linear_algebra_ops(registry);
+  register_nn_ops(registry);
+}
+
+}  // namespace symbolite::ops

@@ -1,0 +1,29 @@
+#include "symbolite/runtime/run_error.h"
+
+#include <fmt/format.h>
+
+namespace symbolite::runtime {
+
+RunError::RunError(RunErrorDetails details)
+    : Error(ErrorKind::kModel, render(details)), details_(std::move(details)) {}
+
+std::string RunError::render(const RunErrorDetails& d) {
+  std::string out = fmt::format("{}: {}", d.python_class, d.message);
+  if (!d.module_hierarchy.empty()) {
+    out += fmt::format("\n\nModule hierarchy:{}\n{}", d.module_hierarchy, d.traceback);
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+  }
+  out += fmt::format("\n\nat instruction {} of {}", d.instruction, d.function);
+  if (d.handle) {
+    out += fmt::format(" (debug handle {}); model id {}. The model carries no call stacks: "
+                       "run `symbolite symbolicate --debug MODEL.symdbg {}` with its sidecar, "
+                       "or symbolicate against the full model",
+                       *d.handle, d.model_id, *d.handle);
+  } else {
+    out += fmt::format("; model id {}; the model has no debug handles", d.model_id);
+  }
+  return out;
+}
+
+}  // namespace symbolite::runtime

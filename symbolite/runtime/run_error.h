@@ -1,0 +1,38 @@
+// `RunError`: a failure while running a model, reported the way a person can act on it —
+// the exception class and message the model raised (`IndexError: list index out of range`),
+// then where: the module hierarchy and TorchScript traceback of the failing instruction's
+// debug handle. Without debug info in the model, it names the method, the instruction, the
+// debug handle and the model id, so that `symbolite symbolicate --debug MODEL.symdbg HANDLE`
+// can recover the rest later.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "symbolite/debuginfo/debug_info.h"
+#include "symbolite/support/error.h"
+
+namespace symbolite::runtime {
+
+struct RunErrorDetails {
+  std::string python_class;   // "RuntimeError", "IndexError", "builtins.ValueError"
+  std::string message;        // as the kernel or the model said it
+  std::string function;       // "__torch__.Top.forward"
+  std::size_t instruction = 0;
+  std::optional<debuginfo::DebugHandle> handle;
+  std::string model_id;       // 32 hex digits
+  std::string module_hierarchy;  // empty without debug info
+  std::string traceback;         // empty without debug info
+};
+
+class RunError : public Error {
+ public:
+  explicit RunError(RunErrorDetails details);
+  const RunErrorDetails& details() const { return details_; }
+
+ private:
+  static std::string render(const RunErrorDetails& d);
+  RunErrorDetails details_;
+};
+
+}  // namespace symbolite::runtime

@@ -1,0 +1,185 @@
+#include "symbolite/tensor/tensor.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstring>
+
+namespace symbolite::tensor {
+namespace {
+
+// out = a*b (a+b); false on int64 overflow.
+bool mul(std::int64_t a, std::int64_t b, std::int64_t& out) {
+  return !__builtin_mul_overflow(a, b, &out);
+}
+bool add(std::int64_t a, std::int64_t b, std::int64_t& out) {
+  return !__builtin_add_overflow(a, b, &out);
+}
+
+std::string describe(std::span<const std::int64_t> sizes, std::span<const std::int64_t> strides,
+                     std::int64_t offset, DType dtype, std::size_t storage_nbytes) {
+  return fmt::format("sizes {}, strides {}, storage offset {}, {} storage of {} bytes",
+                     format_sizes(sizes), format_sizes(strides), offset, scalar_type_name(dtype),
+                     storage_nbytes);
+}
+
+// Calls `f(byte_offset)` for every element of a strided tensor in row-major order; byte
+// offsets are relative to element 0.
+template <typename F>
+void for_each_element(const Tensor& t, F&& f) {
+  if (t.numel() == 0) return;
+  std::size_t dims = t.sizes().size();
+  std::vector<std::int64_t> index(dims, 0);
+  auto elem = static_cast<std::int64_t>(t.element_size());
+  std::int64_t offset = 0;  // in elements; from_storage proved it stays in range
+  for (;;) {
+    f(static_cast<std::size_t>(offset * elem));
+    std::size_t d = dims;
+    while (d > 0) {
+      --d;
+      if (++index[d] < t.sizes()[d]) {
+        offset += t.strides()[d];
+        break;
+      }
+      offset -= t.strides()[d] * (index[d] - 1);
+      index[d] = 0;
+      if (d == 0) return;
+    }
+    if (dims == 0) return;
+  }
+}
+
+}  // namespace
+
+std::int64_t checked_numel(std::span<const std::int64_t> sizes) {
+  std::int64_t n = 1;
+  for (std::int64_t s : sizes) {
+    if (s < 0) {
+      throw Error(ErrorKind::kModel, fmt::format("negative size in {}", format_sizes(sizes)));
+    }
+  }
+  for (std::int64_t s : sizes) {
+    if (!mul(n, s, n)) {
+      // Refused even when a later size is 0: no real shape comes near this.
+      throw Error(ErrorKind::kModel,
+                  fmt::format("number of elements of {} overflows int64", format_sizes(sizes)));
+    }
+  }
+  return n;
+}
+
+std::vector<std::int64_t> contiguous_strides(std::span<const std::int64_t> sizes) {
+  std::vector<std::int64_t> strides(sizes.size());
+  std::int64_t stride = 1;
+  for (std::size_t d = sizes.size(); d > 0; --d) {
+    strides[d - 1] = stride;
+    stride *= std::max<std::int64_t>(sizes[d - 1], 1);
+  }
+  return strides;
+}
+
+std::string format_sizes(std::span<const std::int64_t> sizes) {
+  return fmt::format("[{}]", fmt::join(sizes, ", "));
+}
+
+Tensor Tensor::empty(std::vector<std::int64_t> sizes, DType dtype) {
+  std::int64_t numel = checked_numel(sizes);
+  std::int64_t nbytes = 0;
+  if (!mul(numel, static_cast<std::int64_t>(tensor::element_size(dtype)), nbytes)) {
+    throw Error(ErrorKind::kModel, fmt::format("byte size of a {} tensor of sizes {} overflows",
+                                               scalar_type_name(dtype), format_sizes(sizes)));
+  }
+  Tensor t;
+  t.storage_ = Storage::allocate(static_cast<std::size_t>(nbytes));
+  t.dtype_ = dtype;
+  t.strides_ = contiguous_strides(sizes);
+  t.sizes_ = std::move(sizes);
+  t.storage_offset_ = 0;
+  t.numel_ = numel;
+  return t;
+}
+
+Tensor Tensor::from_storage(Storage storage, DType dtype, std::vector<std::int64_t> sizes,
+                            std::vector<std::int64_t> strides, std::int64_t storage_offset) {
+  auto fail = [&](std::string_view why) -> Error {
+    return Error(
+        ErrorKind::kModel,
+        fmt::format("invalid tensor ({}): {}",
+                    describe(sizes, strides, storage_offset, dtype, storage.nbytes()), why));
+  };
+  if (sizes.size() != strides.size()) throw fail("sizes and strides differ in length");
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] < 0) throw fail(fmt::format("negative size at dimension {}", d));
+    if (strides[d] < 0) throw fail(fmt::format("negative stride at dimension {}", d));
+  }
+  if (storage_offset < 0) throw fail("negative storage offset");
+  std::int64_t numel = 1;
+  for (std::int64_t s : sizes) {
+    if (!mul(numel, s, numel)) throw fail("number of elements overflows int64");
+  }
+  auto elem = static_cast<std::int64_t>(tensor::element_size(dtype));
+  // Elements the storage holds; an offset may point one past the end only if nothing is read.
+  auto storage_elements =
+      static_cast<std::int64_t>(storage.nbytes() / static_cast<std::size_t>(elem));
+  if (storage_offset > storage_elements) throw fail("storage offset past the end of the storage");
+  if (numel > 0) {
+    std::int64_t last = storage_offset;  // furthest element addressed
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+      std::int64_t step = 0;
+      if (!mul(strides[d], sizes[d] - 1, step) || !add(last, step, last)) {
+        throw fail("extent overflows int64");
+      }
+    }
+    if (last >= storage_elements) {
+      throw fail(fmt::format("reaches element {}, past the storage's {} elements", last,
+                             storage_elements));
+    }
+  }
+  Tensor t;
+  t.storage_ = std::move(storage);
+  t.dtype_ = dtype;
+  t.sizes_ = std::move(sizes);
+  t.strides_ = std::move(strides);
+  t.storage_offset_ = storage_offset;
+  t.numel_ = numel;
+  return t;
+}
+
+bool Tensor::is_contiguous() const {
+  if (numel_ == 0) return true;
+  std::int64_t expected = 1;
+  for (std::size_t d = sizes_.size(); d > 0; --d) {
+    if (sizes_[d - 1] == 1) continue;
+    if (strides_[d - 1] != expected) return false;
+    expected *= sizes_[d - 1];
+  }
+  return true;
+}
+
+Tensor Tensor::contiguous() const {
+  if (is_contiguous()) return *this;
+  Tensor out = empty(sizes_, dtype_);
+  std::uint8_t* dst = out.storage_.mutable_data();
+  const std::uint8_t* src = raw_data();
+  std::size_t elem = element_size();
+  for_each_element(*this, [&](std::size_t byte_offset) {
+    std::memcpy(dst, src + byte_offset, elem);
+    dst += elem;
+  });
+  return out;
+}
+
+void Tensor::check_access(DType requested) const {
+  if (requested != dtype_) {
+    throw Error(ErrorKind::kUsage,
+                fmt::format("tensor is {}, accessed as {}", scalar_type_name(dtype_),
+                            scalar_type_name(requested)));
+  }
+  if (!storage_.is_aligned(dtype_)) {
+    throw Error(ErrorKind::kUsage,
+                fmt::format("{} storage is not aligned to {} bytes; copy it first",
+                            scalar_type_name(dtype_), element_size()));
+  }
+}
+
+}  // namespace symbolite::tensor
