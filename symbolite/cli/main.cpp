@@ -7,8 +7,10 @@
 
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/inspect_command.h"
+#include "symbolite/cli/run_command.h"
 #include "symbolite/cli/split_command.h"
 #include "symbolite/cli/symbolicate_command.h"
+#include "symbolite/runtime/run_error.h"
 #include "symbolite/support/error.h"
 
 int main(int argc, char** argv) {
@@ -19,6 +21,7 @@ int main(int argc, char** argv) {
   cli::add_inspect_command(app, exit_code);
   cli::add_symbolicate_command(app, exit_code);
   cli::add_split_command(app, exit_code);
+  cli::add_run_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -28,6 +31,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return cli::kExitUsage;
+  } catch (const runtime::RunError& e) {
+    // A failure inside the model: its own message and location, as the model raised it.
+    std::fflush(stdout);
+    fmt::print(stderr, "{}\n", e.what());
+    return cli::kExitModelError;
   } catch (const Error& e) {
     std::fflush(stdout);
     fmt::print(stderr, "symbolite: {}: {}\n", to_string(e.kind()), e.what());

@@ -224,6 +224,114 @@ def check_split(checks, symbolite, models, golden):
     checks.record(f"{golden['model']} sidecar matches only its model", problems)
 
 
+# Calls that succeed, per model: symbolite's outputs must equal PyTorch's lite interpreter's.
+VALID_CALLS = {
+    "nested.ptl": [
+        ("forward", "(torch.randn(2, 4), torch.randn(2, 4))"),
+        ("forward", "(torch.randn(3, 2, 4), torch.randn(2, 4))"),
+        ("direct", "(torch.randn(2, 3), torch.randn(3, 4))"),
+        ("distance", "(torch.randn(2, 4), torch.randn(2, 4))"),
+        ("accumulate", "(torch.randn(3, 4), 3)"),
+        ("project", "(torch.randn(2, 4),)"),
+        ("weigh", "(torch.randn(2, 4), torch.randn(4))"),
+    ],
+    "mobilenet_v3_small.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
+    "efficientnet_b0.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
+}
+
+
+def save_inputs(directory, inputs_expr):
+    """Writes the call's arguments as .npy (tensors) or .json (the rest); None when an
+    argument cannot be passed on the command line (a list of tensors)."""
+    import numpy
+    import torch
+
+    torch.manual_seed(0)
+    args = eval(inputs_expr, {"torch": torch})  # our own constant expressions, above
+    paths = []
+    for i, arg in enumerate(args):
+        if isinstance(arg, torch.Tensor):
+            path = os.path.join(directory, f"input_{i}.npy")
+            numpy.save(path, arg.numpy())
+        elif isinstance(arg, (int, float, bool, str)) or arg is None:
+            path = os.path.join(directory, f"input_{i}.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(arg, f)
+        else:
+            return None, args
+        paths.append(path)
+    return paths, args
+
+
+def check_run(checks, symbolite, models, golden):
+    """`symbolite run`: the same outputs as PyTorch's lite interpreter for valid calls, and
+    for every failing case the same exception class, message, module hierarchy and
+    traceback (up to the documented improvements)."""
+    import numpy
+    import torch
+    import torch.jit.mobile
+
+    model = os.path.join(models, golden["model"])
+    work = tempfile.mkdtemp(prefix="symbolite-run-")
+    try:
+        lite = None
+        for n, (method, inputs) in enumerate(VALID_CALLS.get(golden["model"], [])):
+            name = f"{golden['model']} run {method}{inputs}"
+            directory = os.path.join(work, f"valid{n}")
+            os.makedirs(directory)
+            paths, args = save_inputs(directory, inputs)
+            if lite is None:
+                loadable = model.replace(".ptl", "_repaired.ptl")
+                lite = torch.jit.mobile._load_for_lite_interpreter(
+                    loadable if os.path.exists(loadable) else model)
+            expected = lite.run_method(method, *args)
+            expected = [expected] if isinstance(expected, torch.Tensor) else list(expected)
+            out_dir = os.path.join(directory, "out")
+            process = subprocess.run(
+                [symbolite.binary, "run", model, "--method", method, "--input", *paths,
+                 "--output-dir", out_dir], capture_output=True, text=True, timeout=600)
+            problems = []
+            if process.returncode != 0:
+                problems.append(f"exit {process.returncode}: {process.stderr.strip()}")
+            else:
+                for i, tensor in enumerate(expected):
+                    got = numpy.load(os.path.join(out_dir, f"output_{i}.npy"))
+                    want = tensor.detach().numpy()
+                    if got.shape != want.shape or got.dtype != want.dtype:
+                        problems.append(f"output_{i}: {got.dtype}{list(got.shape)} != {want.dtype}{list(want.shape)}")
+                    elif not numpy.allclose(got, want, rtol=1e-4, atol=1e-5):
+                        problems.append(f"output_{i}: max abs diff {numpy.abs(got - want).max()}")
+            checks.record(name, problems)
+
+        for n, case in enumerate(golden.get("cases", [])):
+            name = f"{golden['model']} run case {case['name']}"
+            directory = os.path.join(work, f"case{n}")
+            os.makedirs(directory)
+            paths, _ = save_inputs(directory, case["inputs"])
+            if paths is None:
+                checks.record(name + " (skipped: a list of tensors cannot be passed)", [])
+                continue
+            process = subprocess.run(
+                [symbolite.binary, "run", model, "--method", case["method"], "--input", *paths],
+                capture_output=True, text=True, timeout=600)
+            hierarchy, traceback = generate.symbolite_form(
+                case["module_hierarchy"], case["traceback"], case["top_function"])
+            err = process.stderr
+            problems = []
+            if process.returncode != 1:
+                problems.append(f"exit {process.returncode}, expected 1")
+            if not err.startswith(f"{case['error_type']}: {case['message']}\n"):
+                problems.append(expected_got("message", f"{case['error_type']}: {case['message']}",
+                                             err.split("\n\n")[0]))
+            if f"\nModule hierarchy:{hierarchy}\n" not in err:
+                problems.append(expected_got("module hierarchy", hierarchy, err))
+            if not case["lost_source_ranges"] and traceback not in err:
+                problems.append(expected_got("traceback", traceback, err))
+            checks.record(name, problems)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def expected_sites(golden):
     sites = {}
     for method in golden["methods"]:
@@ -375,6 +483,7 @@ def main():
             check_every_handle(checks, symbolite, models, golden)
             if golden.get("cases"):
                 check_split(checks, symbolite, models, golden)
+                check_run(checks, symbolite, models, golden)
         print(f"{checks.passed} passed, {checks.failed} failed")
         return 1 if checks.failed else 0
     finally:

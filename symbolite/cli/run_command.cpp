@@ -1,0 +1,125 @@
+#include "symbolite/cli/run_command.h"
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "symbolite/cli/exit_codes.h"
+#include "symbolite/mobile/loaded_model.h"
+#include "symbolite/runtime/interpreter.h"
+#include "symbolite/support/error.h"
+#include "symbolite/tensor/npy.h"
+
+namespace symbolite::cli {
+namespace {
+
+struct RunOptions {
+  std::string model;
+  std::string method = "forward";
+  std::vector<std::string> inputs;
+  std::string output_dir;
+};
+
+ops::IValue from_json(const nlohmann::json& j, const std::string& path) {
+  if (j.is_null()) return {};
+  if (j.is_boolean()) return ops::IValue(j.get<bool>());
+  if (j.is_number_integer()) return ops::IValue(j.get<std::int64_t>());
+  if (j.is_number()) return ops::IValue(j.get<double>());
+  if (j.is_string()) return ops::IValue::string(j.get<std::string>());
+  if (j.is_array()) {
+    ops::IValueList items;
+    for (const auto& item : j) items.push_back(from_json(item, path));
+    return ops::IValue::list(std::move(items));
+  }
+  throw Error(ErrorKind::kUsage,
+              fmt::format("{}: JSON objects are not model inputs (use numbers, booleans, "
+                          "strings, null or lists)", path));
+}
+
+ops::IValue read_input(const std::string& path) {
+  if (path.ends_with(".json")) {
+    std::ifstream in(path);
+    if (!in) throw Error(ErrorKind::kNotFound, fmt::format("{}: cannot open", path));
+    try {
+      return from_json(nlohmann::json::parse(in), path);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(ErrorKind::kFormat, fmt::format("{}: {}", path, e.what()));
+    }
+  }
+  return ops::IValue(tensor::read_npy_file(path));
+}
+
+// Flattens a result into the tensors written as output_<i>.npy: a tensor is one output;
+// tuples and lists are walked in order (nested ones too). Other values are printed only.
+void collect_outputs(const ops::IValue& v, std::vector<tensor::Tensor>& out) {
+  using K = ops::IValue::Kind;
+  if (v.is(K::kTensor)) {
+    out.push_back(v.to_tensor());
+  } else if (v.is(K::kTuple) || v.is(K::kList)) {
+    for (const auto& item : v.is(K::kTuple) ? v.to_tuple() : v.to_list()) {
+      collect_outputs(item, out);
+    }
+  }
+}
+
+std::string summary(const tensor::Tensor& t) {
+  auto c = t.contiguous();
+  std::string values;
+  std::int64_t shown = std::min<std::int64_t>(c.numel(), 6);
+  for (std::int64_t i = 0; i < shown; ++i) {
+    if (i) values += ", ";
+    switch (c.dtype()) {
+      case tensor::DType::kFloat32: values += fmt::format("{:.6g}", c.data<float>()[i]); break;
+      case tensor::DType::kFloat64: values += fmt::format("{:.6g}", c.data<double>()[i]); break;
+      case tensor::DType::kInt64: values += fmt::format("{}", c.data<std::int64_t>()[i]); break;
+      case tensor::DType::kInt32: values += fmt::format("{}", c.data<std::int32_t>()[i]); break;
+      case tensor::DType::kBool: values += c.data<bool>()[i] ? "True" : "False"; break;
+      default: values += "?"; break;
+    }
+  }
+  if (c.numel() > shown) values += ", ...";
+  return fmt::format("{} {} [{}]", tensor::torch_name(t.dtype()), tensor::format_sizes(t.sizes()),
+                     values);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Run a model on the lite-interpreter runtime");
+  cmd->add_option("model", options->model, "Model (.ptl)")->required();
+  cmd->add_option("--method", options->method, "Method of the top module (default: forward)");
+  cmd->add_option("--input", options->inputs, "Inputs in order: .npy tensors or .json values");
+  cmd->add_option("--output-dir", options->output_dir,
+                  "Write outputs here as output_<i>.npy");
+  cmd->callback([options, &exit_code] {
+    std::vector<ops::IValue> inputs;
+    for (const auto& path : options->inputs) inputs.push_back(read_input(path));
+    auto model = mobile::LoadedModel::load(options->model);
+    runtime::Interpreter interpreter(model);
+    ops::IValue result = interpreter.run_method(options->method, std::move(inputs));
+
+    std::vector<tensor::Tensor> outputs;
+    collect_outputs(result, outputs);
+    if (!options->output_dir.empty()) {
+      std::filesystem::create_directories(options->output_dir);
+      for (std::size_t i = 0; i < outputs.size(); ++i) {
+        tensor::write_npy_file(
+            (std::filesystem::path(options->output_dir) / fmt::format("output_{}.npy", i)).string(),
+            outputs[i]);
+      }
+    }
+    if (outputs.empty()) {
+      fmt::print("result: {}\n", result.repr());
+    }
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      fmt::print("output_{}: {}\n", i, summary(outputs[i]));
+    }
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace symbolite::cli
