@@ -1,14 +1,13 @@
 #include "symbolite/cli/run_command.h"
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/mobile/loaded_model.h"
+#include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/support/error.h"
 #include "symbolite/tensor/npy.h"
@@ -22,35 +21,6 @@ struct RunOptions {
   std::vector<std::string> inputs;
   std::string output_dir;
 };
-
-ops::IValue from_json(const nlohmann::json& j, const std::string& path) {
-  if (j.is_null()) return {};
-  if (j.is_boolean()) return ops::IValue(j.get<bool>());
-  if (j.is_number_integer()) return ops::IValue(j.get<std::int64_t>());
-  if (j.is_number()) return ops::IValue(j.get<double>());
-  if (j.is_string()) return ops::IValue::string(j.get<std::string>());
-  if (j.is_array()) {
-    ops::IValueList items;
-    for (const auto& item : j) items.push_back(from_json(item, path));
-    return ops::IValue::list(std::move(items));
-  }
-  throw Error(ErrorKind::kUsage,
-              fmt::format("{}: JSON objects are not model inputs (use numbers, booleans, "
-                          "strings, null or lists)", path));
-}
-
-ops::IValue read_input(const std::string& path) {
-  if (path.ends_with(".json")) {
-    std::ifstream in(path);
-    if (!in) throw Error(ErrorKind::kNotFound, fmt::format("{}: cannot open", path));
-    try {
-      return from_json(nlohmann::json::parse(in), path);
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(ErrorKind::kFormat, fmt::format("{}: {}", path, e.what()));
-    }
-  }
-  return ops::IValue(tensor::read_npy_file(path));
-}
 
 // Flattens a result into the tensors written as output_<i>.npy: a tensor is one output;
 // tuples and lists are walked in order (nested ones too). Other values are printed only.
@@ -97,7 +67,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Write outputs here as output_<i>.npy");
   cmd->callback([options, &exit_code] {
     std::vector<ops::IValue> inputs;
-    for (const auto& path : options->inputs) inputs.push_back(read_input(path));
+    for (const auto& path : options->inputs) inputs.push_back(runtime::read_input_file(path));
     auto model = mobile::LoadedModel::load(options->model);
     runtime::Interpreter interpreter(model);
     ops::IValue result = interpreter.run_method(options->method, std::move(inputs));

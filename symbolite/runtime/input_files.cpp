@@ -1,0 +1,45 @@
+#include "symbolite/runtime/input_files.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "symbolite/support/error.h"
+#include "symbolite/tensor/npy.h"
+
+namespace symbolite::runtime {
+namespace {
+
+ops::IValue from_json(const nlohmann::json& j, const std::string& path) {
+  if (j.is_null()) return {};
+  if (j.is_boolean()) return ops::IValue(j.get<bool>());
+  if (j.is_number_integer()) return ops::IValue(j.get<std::int64_t>());
+  if (j.is_number()) return ops::IValue(j.get<double>());
+  if (j.is_string()) return ops::IValue::string(j.get<std::string>());
+  if (j.is_array()) {
+    ops::IValueList items;
+    for (const auto& item : j) items.push_back(from_json(item, path));
+    return ops::IValue::list(std::move(items));
+  }
+  throw Error(ErrorKind::kUsage,
+              fmt::format("{}: JSON objects are not model inputs (use numbers, booleans, "
+                          "strings, null or lists)", path));
+}
+
+}  // namespace
+
+ops::IValue read_input_file(const std::string& path) {
+  if (path.ends_with(".json")) {
+    std::ifstream in(path);
+    if (!in) throw Error(ErrorKind::kNotFound, fmt::format("{}: cannot open", path));
+    try {
+      return from_json(nlohmann::json::parse(in), path);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(ErrorKind::kFormat, fmt::format("{}: {}", path, e.what()));
+    }
+  }
+  return ops::IValue(tensor::read_npy_file(path));
+}
+
+}  // namespace symbolite::runtime
