@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/bench_command.h"
 #include "symbolite/cli/inspect_command.h"
+#include "symbolite/cli/profile_command.h"
 #include "symbolite/cli/run_command.h"
 #include "symbolite/cli/split_command.h"
 #include "symbolite/cli/symbolicate_command.h"
@@ -22,6 +24,8 @@ int main(int argc, char** argv) {
   cli::add_symbolicate_command(app, exit_code);
   cli::add_split_command(app, exit_code);
   cli::add_run_command(app, exit_code);
+  cli::add_profile_command(app, exit_code);
+  cli::add_bench_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

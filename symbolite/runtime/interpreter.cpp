@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "symbolite/ops/op_error.h"
+#include "symbolite/profiler/event_sink.h"
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/support/error.h"
 
@@ -138,7 +139,16 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
           for (std::size_t i = op.num_specified_args; i < op.def->num_args; ++i) {
             stack.push_back(defaults[i - first_default]);
           }
-          op.def->kernel(stack);
+          // Profiling costs a thread-local load and a branch when no sink is installed.
+          if (profiler::EventSink* sink = profiler::current_sink()) {
+            std::int64_t start = profiler::now_ns();
+            op.def->kernel(stack);
+            sink->on_op({op.name, pc < fn.debug_handles.size() ? fn.debug_handles[pc]
+                                                                : debuginfo::kInvalidDebugHandle,
+                         start, profiler::now_ns(), profiler::thread_id(), 0});
+          } else {
+            op.def->kernel(stack);
+          }
           ++pc;
           break;
         }

@@ -1,0 +1,70 @@
+#include "symbolite/cli/bench_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "symbolite/cli/exit_codes.h"
+#include "symbolite/mobile/loaded_model.h"
+#include "symbolite/runtime/input_files.h"
+#include "symbolite/runtime/interpreter.h"
+
+namespace symbolite::cli {
+namespace {
+
+struct BenchOptions {
+  std::string model;
+  std::string method = "forward";
+  std::vector<std::string> inputs;
+  int runs = 20;
+  int warmup = 3;
+};
+
+void progress(int done, int total) {
+  constexpr int kWidth = 30;
+  int filled = total ? done * kWidth / total : kWidth;
+  fmt::print(stderr, "\r[{:#<{}}{:.<{}}] {}/{}", "", filled, "", kWidth - filled, done, total);
+  if (done == total) fmt::print(stderr, "\r{:{}}\r", "", kWidth + 16);
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<BenchOptions>();
+  auto* cmd = app.add_subcommand("bench", "Measure a model's latency");
+  cmd->add_option("model", o->model, "Model (.ptl)")->required();
+  cmd->add_option("--method", o->method, "Method of the top module (default: forward)");
+  cmd->add_option("--input", o->inputs, "Inputs in order: .npy tensors or .json values");
+  cmd->add_option("--runs", o->runs, "Timed runs (default 20)")->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup", o->warmup, "Untimed runs first (default 3)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->callback([o, &exit_code] {
+    std::vector<ops::IValue> inputs;
+    for (const auto& path : o->inputs) inputs.push_back(runtime::read_input_file(path));
+    auto load_start = std::chrono::steady_clock::now();
+    auto model = mobile::LoadedModel::load(o->model);
+    double load_ms = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - load_start).count();
+    runtime::Interpreter interpreter(model);
+    bool tty = ::isatty(STDERR_FILENO) != 0;
+    for (int i = 0; i < o->warmup; ++i) interpreter.run_method(o->method, inputs);
+    std::vector<double> ms;
+    for (int i = 0; i < o->runs; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      interpreter.run_method(o->method, inputs);
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      if (tty) progress(i + 1, o->runs);
+    }
+    std::sort(ms.begin(), ms.end());
+    auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * ms.size()))]; };
+    fmt::print("{} {}: load {:.2f} ms; {} runs: min {:.3f} ms, median {:.3f} ms, p90 {:.3f} ms\n",
+               o->model, o->method, load_ms, ms.size(), ms.front(), at(0.5), at(0.9));
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace symbolite::cli

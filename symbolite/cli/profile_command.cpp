@@ -1,0 +1,100 @@
+#include "symbolite/cli/profile_command.h"
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "symbolite/cli/exit_codes.h"
+#include "symbolite/mobile/loaded_model.h"
+#include "symbolite/profiler/chrome_trace.h"
+#include "symbolite/profiler/module_table.h"
+#include "symbolite/profiler/op_table.h"
+#include "symbolite/profiler/recording_sink.h"
+#include "symbolite/runtime/input_files.h"
+#include "symbolite/runtime/interpreter.h"
+#include "symbolite/support/error.h"
+
+namespace symbolite::cli {
+namespace {
+
+struct ProfileOptions {
+  std::string model;
+  std::string method = "forward";
+  std::vector<std::string> inputs;
+  int runs = 1;
+  int warmup = 1;
+  std::string by = "op";
+  std::string trace;
+  std::string folded;
+  bool json = false;
+};
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw Error(ErrorKind::kIo, fmt::format("{}: cannot write", path));
+}
+
+}  // namespace
+
+void add_profile_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<ProfileOptions>();
+  auto* cmd = app.add_subcommand("profile", "Profile a model run, attributed to its modules");
+  cmd->add_option("model", o->model, "Model (.ptl)")->required();
+  cmd->add_option("--method", o->method, "Method of the top module (default: forward)");
+  cmd->add_option("--input", o->inputs, "Inputs in order: .npy tensors or .json values");
+  cmd->add_option("--runs", o->runs, "Profiled runs (default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup", o->warmup, "Unprofiled runs first (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--by", o->by, "Table: op or module (default op)")
+      ->check(CLI::IsMember({"op", "module"}));
+  cmd->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto, chrome://tracing)");
+  cmd->add_option("--folded", o->folded, "Write folded stacks for flame-graph tools");
+  cmd->add_flag("--json", o->json, "Print the tables as JSON");
+  cmd->callback([o, &exit_code] {
+    std::vector<ops::IValue> inputs;
+    for (const auto& path : o->inputs) inputs.push_back(runtime::read_input_file(path));
+    auto model = mobile::LoadedModel::load(o->model);
+    runtime::Interpreter interpreter(model);
+    for (int i = 0; i < o->warmup; ++i) interpreter.run_method(o->method, inputs);
+    profiler::RecordingSink events;
+    {
+      profiler::ProfilingScope scope(events);
+      for (int i = 0; i < o->runs; ++i) interpreter.run_method(o->method, inputs);
+    }
+    std::optional<debuginfo::Symbolicator> symbolicator;
+    if (model.debug) symbolicator.emplace(model.debug);
+    profiler::Attributor attributor(symbolicator ? &*symbolicator : nullptr, model.top_type);
+
+    if (!o->trace.empty()) {
+      write_text(o->trace, profiler::chrome_trace(events.events(), attributor).dump());
+    }
+    if (!o->folded.empty()) {
+      write_text(o->folded, profiler::folded_stacks(events.events(), attributor));
+    }
+    auto ops = profiler::op_table(events.events());
+    auto modules = profiler::module_tree(events.events(), attributor);
+    if (o->json) {
+      nlohmann::json out = {{"model", o->model}, {"method", o->method}, {"runs", o->runs},
+                            {"events", events.events().size()},
+                            {"operators", profiler::op_table_json(ops)},
+                            {"modules", profiler::module_tree_json(*modules)}};
+      std::cout << out.dump(2) << "\n";
+    } else if (o->by == "module") {
+      fmt::print("{}", profiler::render_module_tree(*modules));
+    } else {
+      fmt::print("{}", profiler::render_op_table(ops));
+    }
+    if (!model.debug) {
+      fmt::print(stderr, "note: {} carries no call stacks; every operator is attributed to "
+                         "the top module\n", o->model);
+    }
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace symbolite::cli

@@ -1,0 +1,34 @@
+// Attribution: each event's debug handle turned into the module path it ran in
+// (`top(ResNet)`, `layer1(Sequential)`, `0(BasicBlock)`) and its operator, through the
+// model's debug info. Handles repeat (every run executes the same instructions), so each is
+// symbolicated once and cached.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "symbolite/debuginfo/symbolicator.h"
+
+namespace symbolite::profiler {
+
+struct Attribution {
+  std::vector<std::string> module_path;  // outermost first; starts with "top(Type)"
+  std::string op;                        // node kind from the debug info, "aten::add"
+  bool known = false;                    // false without debug info for the handle
+};
+
+class Attributor {
+ public:
+  // `symbolicator` may be null (no debug info): every event is then attributed to "top".
+  Attributor(const debuginfo::Symbolicator* symbolicator, std::string top_type);
+
+  const Attribution& attribute(debuginfo::DebugHandle handle);
+
+ private:
+  const debuginfo::Symbolicator* symbolicator_;
+  std::string top_label_;
+  std::unordered_map<debuginfo::DebugHandle, Attribution> cache_;
+};
+
+}  // namespace symbolite::profiler

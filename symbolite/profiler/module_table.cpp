@@ -1,0 +1,83 @@
+#include "symbolite/profiler/module_table.h"
+
+#include <fmt/format.h>
+
+namespace symbolite::profiler {
+
+ModuleNode& ModuleNode::child(const std::string& child_label) {
+  for (auto& c : children) {
+    if (c->label == child_label) return *c;
+  }
+  children.push_back(std::make_unique<ModuleNode>());
+  children.back()->label = child_label;
+  return *children.back();
+}
+
+std::unique_ptr<ModuleNode> module_tree(const std::vector<OpEvent>& events,
+                                        Attributor& attributor) {
+  auto root = std::make_unique<ModuleNode>();
+  for (const auto& e : events) {
+    const auto& a = attributor.attribute(e.handle);
+    std::int64_t duration = e.end_ns - e.start_ns;
+    if (root->label.empty()) root->label = a.module_path.front();
+    ModuleNode* node = root.get();
+    node->inclusive_ns += duration;
+    ++node->ops;
+    for (std::size_t i = 1; i < a.module_path.size(); ++i) {
+      node = &node->child(a.module_path[i]);
+      node->inclusive_ns += duration;
+      ++node->ops;
+    }
+    node->exclusive_ns += duration;
+  }
+  return root;
+}
+
+namespace {
+
+void render(const ModuleNode& node, int depth, std::int64_t total, std::string& out) {
+  out += fmt::format("{:{}}{:<{}}  {:>12.1f}  {:>12.1f}  {:>6.2f}%  {:>7}\n", "", depth * 2,
+                     node.label, std::max(1, 48 - depth * 2), node.inclusive_ns / 1e3,
+                     node.exclusive_ns / 1e3,
+                     total > 0 ? 100.0 * static_cast<double>(node.inclusive_ns) / static_cast<double>(total) : 0.0,
+                     node.ops);
+  for (const auto& child : node.children) render(*child, depth + 1, total, out);
+}
+
+
+}  // namespace
+
+std::string render_module_tree(const ModuleNode& root) {
+  std::string out = fmt::format("{:<48}  {:>12}  {:>12}  {:>7}  {:>7}\n", "module",
+                                "incl. (us)", "excl. (us)", "%", "ops");
+  render(root, 0, root.inclusive_ns, out);
+  return out;
+}
+
+nlohmann::json module_tree_json(const ModuleNode& root) {
+  nlohmann::json children = nlohmann::json::array();
+  for (const auto& c : root.children) children.push_back(module_tree_json(*c));
+  return {{"module", root.label}, {"inclusive_ns", root.inclusive_ns},
+          {"exclusive_ns", root.exclusive_ns}, {"ops", root.ops}, {"children", children}};
+}
+
+std::string folded_stacks(const std::vector<OpEvent>& events, Attributor& attributor) {
+  std::map<std::string, std::int64_t> stacks;
+  std::vector<std::string> order;
+  for (const auto& e : events) {
+    const auto& a = attributor.attribute(e.handle);
+    std::string key;
+    for (const auto& label : a.module_path) key += label + ";";
+    key += std::string(e.op);
+    auto [it, inserted] = stacks.emplace(key, 0);
+    if (inserted) order.push_back(key);
+    it->second += e.end_ns - e.start_ns;
+  }
+  std::string out;
+  for (const auto& key : order) {
+    out += fmt::format("{} {}\n", key, std::max<std::int64_t>(1, (stacks[key] + 500) / 1000));
+  }
+  return out;
+}
+
+}  // namespace symbolite::profiler

@@ -1,0 +1,40 @@
+// The module table: the module hierarchy as a tree, each node with its inclusive time (its
+// own operators and everything below it) and exclusive time (its own operators only).
+// Module paths come from the debug info (attribution.h), so the tree is the model's own
+// `top(ResNet).layer1(Sequential).0(BasicBlock)` structure.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "symbolite/profiler/attribution.h"
+#include "symbolite/profiler/op_event.h"
+
+namespace symbolite::profiler {
+
+struct ModuleNode {
+  std::string label;              // "layer1(Sequential)"
+  std::int64_t inclusive_ns = 0;
+  std::int64_t exclusive_ns = 0;
+  std::uint64_t ops = 0;          // operator calls inside, inclusive
+  std::vector<std::unique_ptr<ModuleNode>> children;  // in first-seen order
+
+  ModuleNode& child(const std::string& label);
+};
+
+// The root is "top(Type)".
+std::unique_ptr<ModuleNode> module_tree(const std::vector<OpEvent>& events, Attributor& attributor);
+std::string render_module_tree(const ModuleNode& root);
+nlohmann::json module_tree_json(const ModuleNode& root);
+
+// Folded stacks for flame-graph tools (flamegraph.pl, speedscope, inferno): one line per
+// distinct module path + operator, with its total time in microseconds:
+//   top(Nested);level1(Level1);level2(Level2);aten::add 12
+std::string folded_stacks(const std::vector<OpEvent>& events, Attributor& attributor);
+
+}  // namespace symbolite::profiler

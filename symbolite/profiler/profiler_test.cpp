@@ -1,0 +1,158 @@
+// The profiler's plumbing and exporters on events with known handles of a real model
+// (tests/fixtures/models/nested.ptl); end-to-end profiling of real runs is in
+// runtime/profiled_run_test.cpp.
+#include <gtest/gtest.h>
+
+#include "symbolite/mobile/model_info.h"
+#include "symbolite/profiler/chrome_trace.h"
+#include "symbolite/profiler/module_table.h"
+#include "symbolite/profiler/op_table.h"
+#include "symbolite/profiler/recording_sink.h"
+#include "tests/test_support/fixtures.h"
+
+namespace symbolite::profiler {
+namespace {
+
+using symbolite::testing::fixture_path;
+
+// Handles of nested.ptl (see goldens/nested.json): 28 is aten::add in
+// level1.level2, 25 aten::linear in level1.level2.leaf.proj, 101 aten::mm at the top.
+std::vector<OpEvent> synthetic_events() {
+  return {{"aten::linear", 25, 100, 200, 0, 0},
+          {"aten::add.Tensor", 28, 200, 250, 0, 0},
+          {"aten::mm", 101, 300, 400, 0, 0},
+          {"aten::add.Tensor", 28, 400, 430, 0, 0}};
+}
+
+struct Model {
+  mobile::ModelInfo info = mobile::ModelInfo::load(fixture_path("models/nested.ptl"));
+  debuginfo::Symbolicator symbolicator = info.symbolicator();
+};
+
+TEST(Profiler, NoSinkByDefaultAndScopesNest) {
+  EXPECT_EQ(current_sink(), nullptr);
+  RecordingSink outer, inner;
+  {
+    ProfilingScope a(outer);
+    EXPECT_EQ(current_sink(), &outer);
+    {
+      ProfilingScope b(inner);
+      EXPECT_EQ(current_sink(), &inner);
+    }
+    EXPECT_EQ(current_sink(), &outer);
+  }
+  EXPECT_EQ(current_sink(), nullptr);
+}
+
+// A delegate backend reports its own events, with its own handles and source id, through
+// the same sink as the interpreter.
+TEST(Profiler, DelegateBackendsReportThroughTheSameSink) {
+  struct FakeBackend {
+    void execute() {
+      if (EventSink* sink = current_sink()) {
+        std::int64_t start = now_ns();
+        sink->on_op({"backend::fused_conv_relu", 7, start, now_ns(), thread_id(), 1});
+      }
+    }
+  } backend;
+  RecordingSink events;
+  {
+    ProfilingScope scope(events);
+    backend.execute();
+  }
+  backend.execute();  // not recorded: the scope is gone
+  ASSERT_EQ(events.events().size(), 1u);
+  EXPECT_EQ(events.events()[0].source, 1u);
+  EXPECT_EQ(events.events()[0].handle, 7);
+  EXPECT_LE(events.events()[0].start_ns, events.events()[0].end_ns);
+}
+
+TEST(Profiler, AttributionFollowsTheDebugInfo) {
+  Model m;
+  Attributor attributor(&m.symbolicator, m.info.top_type());
+  EXPECT_EQ(attributor.attribute(28).module_path,
+            (std::vector<std::string>{"top(Nested)", "level1(Level1)", "level2(Level2)"}));
+  EXPECT_EQ(attributor.attribute(28).op, "aten::add");
+  EXPECT_EQ(attributor.attribute(101).module_path, (std::vector<std::string>{"top(Nested)"}));
+  EXPECT_FALSE(attributor.attribute(999999).known);
+}
+
+TEST(Profiler, OpTableSumsToTheTotal) {
+  auto table = op_table(synthetic_events());
+  ASSERT_EQ(table.size(), 3u);
+  EXPECT_EQ(table[0].op, "aten::linear");  // 100 ns, the largest
+  std::int64_t total = 0;
+  double percent = 0;
+  for (const auto& s : table) {
+    total += s.total_ns;
+    percent += s.percent;
+    EXPECT_EQ(s.self_ns, s.total_ns);
+  }
+  EXPECT_EQ(total, 100 + 50 + 100 + 30);
+  EXPECT_NEAR(percent, 100.0, 1e-9);
+  auto add = std::find_if(table.begin(), table.end(), [](const auto& s) { return s.op == "aten::add.Tensor"; });
+  EXPECT_EQ(add->count, 2u);
+  EXPECT_EQ(add->total_ns, 80);
+}
+
+void expect_consistent(const ModuleNode& node) {
+  std::int64_t children = 0;
+  for (const auto& c : node.children) {
+    children += c->inclusive_ns;
+    expect_consistent(*c);
+  }
+  EXPECT_EQ(node.inclusive_ns, node.exclusive_ns + children) << node.label;
+}
+
+TEST(Profiler, ModuleTreeInclusiveIsExclusivePlusChildren) {
+  Model m;
+  Attributor attributor(&m.symbolicator, m.info.top_type());
+  auto root = module_tree(synthetic_events(), attributor);
+  EXPECT_EQ(root->label, "top(Nested)");
+  EXPECT_EQ(root->inclusive_ns, 280);
+  EXPECT_EQ(root->exclusive_ns, 100);  // aten::mm
+  expect_consistent(*root);
+  ASSERT_EQ(root->children.size(), 1u);
+  EXPECT_EQ(root->children[0]->label, "level1(Level1)");
+  EXPECT_EQ(root->children[0]->inclusive_ns, 180);
+}
+
+TEST(Profiler, FoldedStacksNameModulePathAndOperator) {
+  Model m;
+  Attributor attributor(&m.symbolicator, m.info.top_type());
+  std::string folded = folded_stacks(synthetic_events(), attributor);
+  EXPECT_NE(folded.find("top(Nested);level1(Level1);level2(Level2);aten::add.Tensor 1\n"),
+            std::string::npos) << folded;
+  EXPECT_NE(folded.find("top(Nested);aten::mm 1\n"), std::string::npos) << folded;
+}
+
+TEST(Profiler, ChromeTraceNestsOperatorsInModules) {
+  Model m;
+  Attributor attributor(&m.symbolicator, m.info.top_type());
+  auto trace = nlohmann::json::parse(chrome_trace(synthetic_events(), attributor).dump());
+  const auto& events = trace["traceEvents"];
+  std::size_t ops = 0;
+  for (const auto& e : events) {
+    for (const char* key : {"name", "cat", "ph", "pid", "tid", "ts", "dur"}) {
+      ASSERT_TRUE(e.contains(key)) << key;
+    }
+    EXPECT_EQ(e["ph"], "X");
+    if (e["cat"] != "operator") continue;
+    ++ops;
+    // Every operator lies inside a "top(Nested)" module slice.
+    bool inside = false;
+    for (const auto& s : events) {
+      if (s["cat"] == "module" && s["name"] == "top(Nested)" &&
+          s["ts"].get<double>() <= e["ts"].get<double>() &&
+          s["ts"].get<double>() + s["dur"].get<double>() >=
+              e["ts"].get<double>() + e["dur"].get<double>()) {
+        inside = true;
+      }
+    }
+    EXPECT_TRUE(inside) << e.dump();
+  }
+  EXPECT_EQ(ops, 4u);
+}
+
+}  // namespace
+}  // namespace symbolite::profiler
