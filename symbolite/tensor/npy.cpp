@@ -233,7 +233,8 @@ NpyHeader read_npy_header(std::span<const std::uint8_t> file) {
       .parse(header);
   std::int64_t numel = 1;
   for (std::int64_t size : header.shape) {
-    if (__builtin_mul_overflow(numel, size, &numel)) {
+    // Sizes 0 count as 1 (as checked_numel), so strides of an empty shape fit too.
+    if (__builtin_mul_overflow(numel, std::max<std::int64_t>(size, 1), &numel)) {
       fail(ErrorKind::kFormat, text_offset,
            fmt::format("shape {} has more elements than int64 holds", shape_repr(header.shape)));
     }

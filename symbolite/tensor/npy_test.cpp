@@ -218,6 +218,10 @@ TEST(Npy, HostileHeaders) {
                 eight),
        ErrorKind::kFormat,
        "byte 10: shape (4294967296, 4294967296) has more elements than int64 holds"},
+      {"absurd empty shape",  // 0 elements, but its contiguous strides would overflow
+       make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 66615, 7483795267391600), }"),
+       ErrorKind::kFormat,
+       "byte 10: shape (0, 66615, 7483795267391600) has more elements than int64 holds"},
       {"absurd bytes",
        make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904,), }",
                 eight),

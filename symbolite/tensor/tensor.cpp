@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace symbolite::tensor {
@@ -58,14 +59,16 @@ std::int64_t checked_numel(std::span<const std::int64_t> sizes) {
       throw Error(ErrorKind::kModel, fmt::format("negative size in {}", format_sizes(sizes)));
     }
   }
+  bool any_zero = false;
   for (std::int64_t s : sizes) {
-    if (!mul(n, s, n)) {
-      // Refused even when a later size is 0: no real shape comes near this.
+    // Sizes 0 count as 1, so the contiguous strides of an empty shape cannot overflow either.
+    if (!mul(n, std::max<std::int64_t>(s, 1), n)) {
       throw Error(ErrorKind::kModel,
                   fmt::format("number of elements of {} overflows int64", format_sizes(sizes)));
     }
+    any_zero = any_zero || s == 0;
   }
-  return n;
+  return any_zero ? 0 : n;
 }
 
 std::vector<std::int64_t> contiguous_strides(std::span<const std::int64_t> sizes) {
@@ -115,8 +118,12 @@ Tensor Tensor::from_storage(Storage storage, DType dtype, std::vector<std::int64
   if (storage_offset < 0) throw fail("negative storage offset");
   std::int64_t numel = 1;
   for (std::int64_t s : sizes) {
-    if (!mul(numel, s, numel)) throw fail("number of elements overflows int64");
+    // As checked_numel: a 0 does not excuse the other sizes.
+    if (!mul(numel, std::max<std::int64_t>(s, 1), numel)) {
+      throw fail("number of elements overflows int64");
+    }
   }
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) numel = 0;
   auto elem = static_cast<std::int64_t>(tensor::element_size(dtype));
   // Elements the storage holds; an offset may point one past the end only if nothing is read.
   auto storage_elements =

@@ -16,7 +16,8 @@
 
 namespace symbolite::tensor {
 
-// Product of `sizes`; throws Error(kModel) for a negative size or an int64 overflow.
+// Product of `sizes`; throws Error(kModel) for a negative size or an int64 overflow. Sizes 0
+// count as 1 in the overflow check, so a shape that passes has contiguous strides that fit.
 std::int64_t checked_numel(std::span<const std::int64_t> sizes);
 
 // Row-major (C order) strides of `sizes`, as PyTorch computes them (a size of 0 or 1 counts

@@ -136,6 +136,11 @@ TEST(Tensor, Helpers) {
   EXPECT_EQ(format_sizes(Shape{2, 3}), "[2, 3]");
   EXPECT_EQ(checked_numel(Shape{}), 1);
   EXPECT_EQ(checked_numel(Shape{4, 0}), 0);
+  // Found by npy_reader_fuzz: an empty shape whose strides would overflow.
+  const std::int64_t big = std::int64_t{1} << 40;
+  EXPECT_THROW(checked_numel(Shape{0, big, big}), Error);
+  EXPECT_THROW(Tensor::from_storage(Storage(), DType::kFloat32, {0, big, big}, {0, 0, 0}, 0),
+               Error);
 }
 
 }  // namespace
