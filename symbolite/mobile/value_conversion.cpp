@@ -1,5 +1,7 @@
 #include "symbolite/mobile/value_conversion.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "symbolite/support/error.h"
@@ -17,7 +19,13 @@ tensor::Storage ValueConverter::storage(const pickle::StorageRef& ref) {
   if (it != storages_.end()) return it->second;
   std::string record = folder_ + "/" + ref.key;
   auto bytes = archive_.read_record(record);
-  auto s = tensor::Storage::view(std::move(bytes));
+  auto s = tensor::Storage::view(bytes);
+  // PyTorch aligns stored records to 64 bytes, so this is a zero-copy view; archives written
+  // by other tools (Python's zipfile) may not be aligned, and those storages are copied.
+  if (!s.is_aligned(tensor::DType::kFloat64)) {
+    s = tensor::Storage::allocate(bytes.size());
+    std::copy(bytes.data(), bytes.data() + bytes.size(), s.mutable_data());
+  }
   storages_.emplace(ref.key, s);
   return s;
 }
