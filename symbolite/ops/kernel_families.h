@@ -18,6 +18,8 @@ void register_shape_ops(OperatorRegistry& registry);
 void register_linear_algebra_ops(OperatorRegistry& registry);
 // Neural-network layers: conv, batch_norm, pooling, dropout, ...
 void register_nn_ops(OperatorRegistry& registry);
+// Random sampling: bernoulli_, ...
+void register_random_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -26,6 +28,7 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_shape_ops(registry);
   register_linear_algebra_ops(registry);
   register_nn_ops(registry);
+  register_random_ops(registry);
 }
 
 }  // namespace symbolite::ops
