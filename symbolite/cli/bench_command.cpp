@@ -1,5 +1,6 @@
 #include "symbolite/cli/bench_command.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -61,8 +62,12 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     }
     std::sort(ms.begin(), ms.end());
     auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * ms.size()))]; };
-    fmt::print("{} {}: load {:.2f} ms; {} runs: min {:.3f} ms, median {:.3f} ms, p90 {:.3f} ms\n",
-               o->model, o->method, load_ms, ms.size(), ms.front(), at(0.5), at(0.9));
+    struct rusage usage {};
+    ::getrusage(RUSAGE_SELF, &usage);
+    fmt::print("{} {}: load {:.2f} ms; {} runs: min {:.3f} ms, median {:.3f} ms, p90 {:.3f} ms; "
+               "peak RSS {:.1f} MiB\n",
+               o->model, o->method, load_ms, ms.size(), ms.front(), at(0.5), at(0.9),
+               static_cast<double>(usage.ru_maxrss) / 1024.0);
     exit_code = kExitOk;
   });
 }
