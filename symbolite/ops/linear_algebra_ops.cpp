@@ -298,7 +298,7 @@ Tensor matmul_impl(const Tensor& t1, const Tensor& t2) {
     Tensor a_folded = reshaped(a, {folded, a.sizes().back()});
     Tensor r = b_matrix ? mm_impl(a_folded, b) : mv_impl(a_folded, b);
     Tensor out = reshaped(r, out_shape);
-    return transpose ? transpose_last(out) : out;
+    return transpose && b_matrix ? transpose_last(out) : out;
   }
   // Batched: broadcast the batch dimensions, then bmm.
   std::int64_t n = d1 > 1 ? t1.sizes()[static_cast<std::size_t>(d1 - 2)] : 1;

@@ -237,6 +237,10 @@ VALID_CALLS = {
     ],
     "mobilenet_v3_small.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
     "efficientnet_b0.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
+    "mnasnet0_5.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
+    "resnet18.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
+    "shufflenet_v2_x0_5.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
+    "squeezenet1_1.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
 }
 
 

@@ -1,0 +1,163 @@
+// Runs the PyTorch reference cases of tests/fixtures/ops/op_cases.json (written by
+// tests/fixtures/ops/make_op_refs.py) for one kernel family: each case calls the operator on
+// the same arguments and must give PyTorch's outputs (dtype, shape, values within tolerance)
+// or PyTorch's exact error class and message.
+#pragma once
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "symbolite/ops/kernel_runner.h"
+#include "symbolite/ops/op_error.h"
+#include "symbolite/ops/tensor_loops.h"
+#include "symbolite/tensor/npy.h"
+#include "tests/test_support/fixtures.h"
+
+namespace symbolite::testing {
+
+inline const nlohmann::json& op_cases() {
+  static const nlohmann::json all = [] {
+    std::ifstream in(fixture_path("ops/op_cases.json"));
+    return nlohmann::json::parse(in)["cases"];
+  }();
+  return all;
+}
+
+// A fixture tensor, copied into an owned (writable) storage as runtime tensors are.
+inline tensor::Tensor load_op_tensor(const std::string& rel) {
+  tensor::Tensor file = tensor::read_npy_file(fixture_path("ops/" + rel));
+  tensor::Tensor t = tensor::Tensor::empty(file.sizes(), file.dtype());
+  ops::copy_into(t, file);
+  return t;
+}
+
+inline ops::IValue op_case_arg(const nlohmann::json& a) {
+  using ops::IValue;
+  if (a.is_boolean()) return IValue(a.get<bool>());
+  if (a.is_number_integer()) return IValue(a.get<std::int64_t>());
+  if (a.is_number_float()) return IValue(a.get<double>());
+  if (a.contains("ints")) {
+    ops::IValueList items;
+    for (const auto& v : a["ints"]) items.emplace_back(v.get<std::int64_t>());
+    return IValue::list(std::move(items));
+  }
+  if (a.contains("tensors")) {
+    ops::IValueList items;
+    for (const auto& v : a["tensors"]) items.push_back(op_case_arg(v));
+    return IValue::list(std::move(items));
+  }
+  if (a.contains("none")) return IValue();
+  if (a.contains("float")) return IValue(std::stod(a["float"].get<std::string>()));
+  if (a.contains("str")) return IValue::string(a["str"].get<std::string>());
+  if (a.contains("scalar_type")) {
+    static const std::map<std::string, std::int64_t> codes = {
+        {"uint8", 0}, {"int8", 1}, {"int32", 3}, {"int64", 4},
+        {"float32", 6}, {"float64", 7}, {"bool", 11}};
+    return IValue(codes.at(a["scalar_type"].get<std::string>()));
+  }
+  tensor::Tensor t = load_op_tensor(a["tensor"].get<std::string>());
+  if (!a.contains("view")) return IValue(t);
+  const auto& v = a["view"];
+  std::string kind = v[0].get<std::string>();
+  if (kind == "t") return ops::run_op("aten::t", {t});
+  if (kind == "permute") {
+    return ops::run_op("aten::permute", {t, op_case_arg({{"ints", v[1]}})});
+  }
+  if (kind == "step") {
+    return ops::run_op("aten::slice.Tensor",
+                       {t, v[1].get<std::int64_t>(), IValue(), IValue(), v[2].get<std::int64_t>()});
+  }
+  if (kind == "expand") {  // stride 0 where the size grows
+    auto sizes = v[1].get<std::vector<std::int64_t>>();
+    std::vector<std::int64_t> strides(sizes.size(), 0);
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+      if (t.sizes()[d] == sizes[d]) strides[d] = t.strides()[d];
+    }
+    return IValue(tensor::Tensor::from_storage(t.storage(), t.dtype(), sizes, strides, 0));
+  }
+  throw std::runtime_error("unknown view " + kind);
+}
+
+// Element i of `t` (row-major) as double; `t` contiguous.
+inline double op_element(const tensor::Tensor& t, std::int64_t i) {
+  return ops::dispatch_all(t.dtype(), "test", [&](auto tag) {
+    using T = decltype(tag);
+    return static_cast<double>(t.template data<T>()[i]);
+  });
+}
+
+inline void expect_tensor_matches(const tensor::Tensor& actual0, const std::string& rel,
+                                  double rtol, double atol) {
+  tensor::Tensor expected = tensor::read_npy_file(fixture_path("ops/" + rel));
+  ASSERT_EQ(tensor::scalar_type_name(actual0.dtype()),
+            tensor::scalar_type_name(expected.dtype()));
+  ASSERT_EQ(tensor::format_sizes(actual0.sizes()), tensor::format_sizes(expected.sizes()));
+  tensor::Tensor actual = actual0.contiguous();
+  int reported = 0;
+  for (std::int64_t i = 0; i < expected.numel(); ++i) {
+    double a = op_element(actual, i), e = op_element(expected, i);
+    bool ok = (std::isnan(a) && std::isnan(e)) || a == e ||
+              std::fabs(a - e) <= atol + rtol * std::fabs(e);
+    if (!ok && reported++ < 5) ADD_FAILURE() << "element " << i << ": " << a << " vs " << e;
+  }
+}
+
+inline void run_op_cases(const std::string& family, double rtol, double atol) {
+  int ran = 0;
+  for (const auto& c : op_cases()) {
+    if (c["family"] != family) continue;
+    ++ran;
+    SCOPED_TRACE(c["name"].get<std::string>() + " (" + c["op"].get<std::string>() + ")");
+    std::vector<ops::IValue> args;
+    for (const auto& a : c["args"]) args.push_back(op_case_arg(a));
+    std::string op = c["op"].get<std::string>();
+    if (c.contains("error")) {
+      std::string cls = "none", message;
+      try {
+        ops::run_op_multi(op, args);
+      } catch (const ops::OpError& e) {
+        cls = e.python_class();
+        message = e.message();
+      } catch (const Error& e) {
+        cls = e.kind() == ErrorKind::kModel ? "RuntimeError" : std::string(to_string(e.kind()));
+        message = e.message();
+      }
+      EXPECT_EQ(cls, c["error_class"].get<std::string>());
+      EXPECT_EQ(message, c["error"].get<std::string>());
+      continue;
+    }
+    std::vector<ops::IValue> outs;
+    try {
+      outs = ops::run_op_multi(op, args);
+    } catch (const Error& e) {
+      ADD_FAILURE() << "threw " << e.what();
+      continue;
+    }
+    const auto& expected = c["outputs"];
+    ASSERT_EQ(outs.size(), expected.size());
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      const auto& e = expected[k];
+      if (e.contains("int")) {
+        EXPECT_EQ(outs[k].to_int(), e["int"].get<std::int64_t>());
+      } else if (e.contains("tensors")) {
+        const auto& items = outs[k].to_list();
+        ASSERT_EQ(items.size(), e["tensors"].size());
+        for (std::size_t j = 0; j < items.size(); ++j) {
+          expect_tensor_matches(items[j].to_tensor(), e["tensors"][j].get<std::string>(), rtol,
+                                atol);
+        }
+      } else {
+        expect_tensor_matches(outs[k].to_tensor(), e["tensor"].get<std::string>(), rtol, atol);
+      }
+    }
+  }
+  EXPECT_GT(ran, 0) << "no cases for family " << family;
+}
+
+}  // namespace symbolite::testing
