@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/mobile/loaded_model.h"
+#include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
 
@@ -23,6 +25,7 @@ struct BenchOptions {
   std::vector<std::string> inputs;
   int runs = 20;
   int warmup = 3;
+  bool profile = false;
 };
 
 void progress(int done, int total) {
@@ -43,6 +46,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--runs", o->runs, "Timed runs (default 20)")->check(CLI::PositiveNumber);
   cmd->add_option("--warmup", o->warmup, "Untimed runs first (default 3)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--profile", o->profile,
+                "Record profiler events during the timed runs (to measure the profiler's cost)");
   cmd->callback([o, &exit_code] {
     std::vector<ops::IValue> inputs;
     for (const auto& path : o->inputs) inputs.push_back(runtime::read_input_file(path));
@@ -54,12 +59,16 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     bool tty = ::isatty(STDERR_FILENO) != 0;
     for (int i = 0; i < o->warmup; ++i) interpreter.run_method(o->method, inputs);
     std::vector<double> ms;
+    profiler::RecordingSink events;
+    std::optional<profiler::ProfilingScope> scope;
+    if (o->profile) scope.emplace(events);
     for (int i = 0; i < o->runs; ++i) {
       auto start = std::chrono::steady_clock::now();
       interpreter.run_method(o->method, inputs);
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
       if (tty) progress(i + 1, o->runs);
     }
+    scope.reset();
     std::sort(ms.begin(), ms.end());
     auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * ms.size()))]; };
     struct rusage usage {};

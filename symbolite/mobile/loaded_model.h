@@ -67,6 +67,13 @@ struct LoadedModel {
   // files; Error(kUnsupported) listing every missing operator with where it is used.
   static LoadedModel load(const std::string& path,
                           const ops::OperatorRegistry& registry = ops::default_registry());
+  // The same for archive bytes in memory; `display_name` prefixes errors.
+  static LoadedModel load_bytes(Bytes bytes, const std::string& display_name,
+                                const ops::OperatorRegistry& registry = ops::default_registry());
+
+ private:
+  static LoadedModel from_archive(archive::ModelArchive archive, const std::string& name,
+                                  const ops::OperatorRegistry& registry);
 };
 
 }  // namespace symbolite::mobile

@@ -6,7 +6,10 @@
 namespace symbolite::mobile {
 
 ModelInfo ModelInfo::load(const std::string& path) {
-  auto archive = archive::ModelArchive::open(path);
+  return from_archive(archive::ModelArchive::open(path));
+}
+
+ModelInfo ModelInfo::from_archive(archive::ModelArchive archive) {
   ModuleNode modules = debuginfo::decode_pickle_record(
       archive, "data.pkl", [](const pickle::Value& v) { return read_module_tree(v); });
   std::optional<Bytecode> bytecode;

@@ -22,6 +22,8 @@ struct ModelInfo {
 
   // Opens and reads `path`. Throws Error naming the file, entry and byte offset.
   static ModelInfo load(const std::string& path);
+  // Reads an archive already opened (e.g. from bytes in memory).
+  static ModelInfo from_archive(archive::ModelArchive archive);
 
   // The root module's qualified type ("__torch__.Top").
   const std::string& top_type() const { return modules.type; }

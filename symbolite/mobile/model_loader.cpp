@@ -93,7 +93,18 @@ std::vector<std::string> LoadedModel::method_names() const {
 }
 
 LoadedModel LoadedModel::load(const std::string& path, const ops::OperatorRegistry& registry) {
-  auto info = std::make_shared<ModelInfo>(ModelInfo::load(path));
+  return from_archive(archive::ModelArchive::open(path), path, registry);
+}
+
+LoadedModel LoadedModel::load_bytes(Bytes bytes, const std::string& display_name,
+                                    const ops::OperatorRegistry& registry) {
+  return from_archive(archive::ModelArchive::from_bytes(std::move(bytes), display_name),
+                      display_name, registry);
+}
+
+LoadedModel LoadedModel::from_archive(archive::ModelArchive archive, const std::string& path,
+                                      const ops::OperatorRegistry& registry) {
+  auto info = std::make_shared<ModelInfo>(ModelInfo::from_archive(std::move(archive)));
   if (!info->bytecode) {
     throw Error(ErrorKind::kUnsupported,
                 fmt::format("{}: no bytecode.pkl: a full TorchScript archive (.pt), not a "

@@ -88,7 +88,6 @@ void conv_depthwise(const float* in, const float* weight, float* out, const Geom
             const float* __restrict src = src_plane + ih * g.w + off;
             float* __restrict dst = dst_plane + oh * g.ow;
             if (g.sw == 1) {
-#pragma GCC ivdep
               for (std::int64_t x = lo; x < hi; ++x) dst[x] += wv * src[x];
             } else {
               std::int64_t sw = g.sw;

@@ -1,0 +1,16 @@
+// Fuzzes the whole model loader: the input is a model archive, opened, decoded, converted to
+// runtime values, operator-resolved and verified (LoadedModel::load_bytes). Only
+// symbolite::Error may escape; nothing malformed may get past the verifier.
+#include <cstddef>
+#include <cstdint>
+
+#include "symbolite/mobile/loaded_model.h"
+#include "symbolite/support/error.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  try {
+    symbolite::mobile::LoadedModel::load_bytes(symbolite::Bytes(nullptr, data, size), "fuzz.ptl");
+  } catch (const symbolite::Error&) {
+  }
+  return 0;
+}
