@@ -12,7 +12,8 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
+
+from zoo import zoo_models  # noqa: E402  (bench/zoo.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -50,12 +51,7 @@ def main():
     import numpy
     import torch
 
-    work = args.models or tempfile.mkdtemp(prefix="symbolite-bench-")
-    models = os.path.join(work, "models")
-    if not os.path.exists(os.path.join(models, "efficientnet_b0.ptl")):
-        subprocess.run([sys.executable, os.path.join(ROOT, "tests/fixtures/generate.py"), models,
-                        "--goldens", os.path.join(work, "goldens"), "--torchvision"],
-                       check=True, stdout=subprocess.DEVNULL)
+    work, models = zoo_models(args.models)
     torch.manual_seed(0)
     image = os.path.join(work, "image.npy")
     numpy.save(image, torch.randn(1, 3, args.size, args.size).numpy())

@@ -19,9 +19,10 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import zipfile
+
+from zoo import zoo_models  # noqa: E402  (bench/zoo.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -61,12 +62,7 @@ def main():
     torch.set_num_threads(1)
     symbolite = os.path.join(args.build, "bin", "symbolite")
     bench = os.path.join(args.build, "bin", "symbolite_sidecar_bench")
-    work = args.models or tempfile.mkdtemp(prefix="symbolite-bench-")
-    models = os.path.join(work, "models")
-    if not os.path.exists(os.path.join(models, "efficientnet_b0.ptl")):
-        subprocess.run([sys.executable, os.path.join(ROOT, "tests/fixtures/generate.py"), models,
-                        "--goldens", os.path.join(work, "goldens"), "--torchvision"],
-                       check=True, stdout=subprocess.DEVNULL)
+    work, models = zoo_models(args.models)
 
     size_rows, time_rows = [], []
     for name in MODELS:

@@ -224,26 +224,6 @@ def check_split(checks, symbolite, models, golden):
     checks.record(f"{golden['model']} sidecar matches only its model", problems)
 
 
-# Calls that succeed, per model: symbolite's outputs must equal PyTorch's lite interpreter's.
-VALID_CALLS = {
-    "nested.ptl": [
-        ("forward", "(torch.randn(2, 4), torch.randn(2, 4))"),
-        ("forward", "(torch.randn(3, 2, 4), torch.randn(2, 4))"),
-        ("direct", "(torch.randn(2, 3), torch.randn(3, 4))"),
-        ("distance", "(torch.randn(2, 4), torch.randn(2, 4))"),
-        ("accumulate", "(torch.randn(3, 4), 3)"),
-        ("project", "(torch.randn(2, 4),)"),
-        ("weigh", "(torch.randn(2, 4), torch.randn(4))"),
-    ],
-    "mobilenet_v3_small.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
-    "efficientnet_b0.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
-    "mnasnet0_5.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
-    "resnet18.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
-    "shufflenet_v2_x0_5.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
-    "squeezenet1_1.ptl": [("forward", "(torch.randn(1, 3, 96, 96),)")],
-}
-
-
 def save_inputs(directory, inputs_expr):
     """Writes the call's arguments as .npy (tensors) or .json (the rest); None when an
     argument cannot be passed on the command line (a list of tensors)."""
@@ -279,7 +259,7 @@ def check_run(checks, symbolite, models, golden):
     work = tempfile.mkdtemp(prefix="symbolite-run-")
     try:
         lite = None
-        for n, (method, inputs) in enumerate(VALID_CALLS.get(golden["model"], [])):
+        for n, (method, inputs) in enumerate(generate.VALID_CALLS.get(golden["model"], [])):
             name = f"{golden['model']} run {method}{inputs}"
             directory = os.path.join(work, f"valid{n}")
             os.makedirs(directory)
