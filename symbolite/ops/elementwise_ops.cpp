@@ -5,12 +5,14 @@
 // the broadcast shape. In-place variants compute out of place, then write into self
 // (assign_in_place: PyTorch's shape and cast checks; copy-on-write for read-only parameters).
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "symbolite/ops/kernel_families.h"
 #include "symbolite/ops/op_error.h"
 #include "symbolite/ops/tensor_loops.h"
+#include "symbolite/ops/vector_math.h"
 #include "symbolite/tensor/broadcast.h"
 
 namespace symbolite::ops {
@@ -306,6 +308,24 @@ Tensor unary_same(const Tensor& x0, Op op) {
   return out;
 }
 
+// Ops with a vectorized float32 implementation (vector_math.h) take it for contiguous input.
+template <typename Op>
+concept HasVectorF32 = requires(const float* in, float* out, std::int64_t n) {
+  Op::vector_f32(in, out, n);
+};
+
+template <typename Op>
+std::optional<Tensor> try_vector_f32(const Tensor& x) {
+  if constexpr (HasVectorF32<Op>) {
+    if (x.dtype() == DType::kFloat32 && x.is_contiguous()) {
+      Tensor out = Tensor::empty(x.sizes(), DType::kFloat32);
+      Op::vector_f32(x.data<float>(), out.mutable_data<float>(), x.numel());
+      return out;
+    }
+  }
+  return std::nullopt;
+}
+
 // Floating unary ops that promote integral and bool inputs to the default float dtype
 // (sigmoid, tanh).
 template <typename Op>
@@ -325,6 +345,7 @@ Tensor unary_float(const Tensor& x, std::string_view kernel, Op op) {
 // dispatch does.
 template <typename Op>
 Tensor unary_floating_only(const Tensor& x, std::string_view kernel, Op op) {
+  if (auto fast = try_vector_f32<Op>(x)) return std::move(*fast);
   return dispatch_floating(x.dtype(), kernel, [&](auto tag) -> Tensor {
     using T = decltype(tag);
     return unary_same<T>(x, [&](T v) { return static_cast<T>(op(v)); });
@@ -333,9 +354,11 @@ Tensor unary_floating_only(const Tensor& x, std::string_view kernel, Op op) {
 
 struct Sigmoid {
   template <typename T> T operator()(T v) const { return T(1) / (T(1) + std::exp(-v)); }
+  static void vector_f32(const float* in, float* out, std::int64_t n) { vec::sigmoid_f32(in, out, n); }
 };
 struct Tanh {
   template <typename T> T operator()(T v) const { return std::tanh(v); }
+  static void vector_f32(const float* in, float* out, std::int64_t n) { vec::tanh_f32(in, out, n); }
 };
 struct Hardswish {
   template <typename T> T operator()(T v) const {
@@ -349,6 +372,7 @@ struct Hardsigmoid {
 };
 struct Silu {
   template <typename T> T operator()(T v) const { return v / (T(1) + std::exp(-v)); }
+  static void vector_f32(const float* in, float* out, std::int64_t n) { vec::silu_f32(in, out, n); }
 };
 
 Tensor relu_impl(const Tensor& x) {
@@ -391,22 +415,24 @@ Tensor gelu_impl(const Tensor& x, const std::string& approximate) {
   });
 }
 
+// Computed in double (then rounded) unless a vectorized float32 path applies.
+template <typename Op, const char* kKernel>
+Tensor float_unary_impl(const Tensor& x) {
+  if (auto fast = try_vector_f32<Op>(x)) return std::move(*fast);
+  return unary_float(x, kKernel, [](auto v) {
+    using T = decltype(v);
+    return static_cast<T>(Op{}(static_cast<double>(v)));
+  });
+}
 template <typename Op, const char* kKernel>
 void float_unary(Stack& s) {
   IValue self = pop(s);
-  s.emplace_back(unary_float(self.to_tensor(), kKernel, [](auto v) {
-    using T = decltype(v);
-    return static_cast<T>(Op{}(static_cast<double>(v)));
-  }));
+  s.emplace_back(float_unary_impl<Op, kKernel>(self.to_tensor()));
 }
 template <typename Op, const char* kKernel>
 void float_unary_(Stack& s) {
   IValue self = pop(s);
-  Tensor r = unary_float(self.to_tensor(), kKernel, [](auto v) {
-    using T = decltype(v);
-    return static_cast<T>(Op{}(static_cast<double>(v)));
-  });
-  push_in_place(s, self, r);
+  push_in_place(s, self, float_unary_impl<Op, kKernel>(self.to_tensor()));
 }
 template <typename Op, const char* kKernel>
 void floating_only(Stack& s) {
