@@ -1,12 +1,16 @@
-// libFuzzer harness for the safe unpickler: unpickles the input and renders the result.
+// libFuzzer harness for the safe unpickler (and the pickler): unpickles the input, renders
+// the result, and checks that pickling it back gives the same value.
 // symbolite::Error is the expected way to fail; any other exception, crash, hang, leak or
 // sanitizer report is a finding. On success it also checks that every string is a view
 // into the input, as the unpickler promises.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_set>
+#include <vector>
 
+#include "symbolite/pickle/pickler.h"
 #include "symbolite/pickle/unpickler.h"
 #include "symbolite/pickle/value.h"
 #include "symbolite/support/bytes.h"
@@ -49,12 +53,24 @@ void check_strings(const Value& value, const Bytes& input, std::unordered_set<co
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // A non-owning view: the result dies before the input does.
   Bytes input(std::shared_ptr<const void>(), data, size);
+  Value value;
   try {
-    Value value = symbolite::pickle::unpickle(input);
-    value.debug_string();
-    std::unordered_set<const void*> seen;
-    check_strings(value, input, seen);
+    value = symbolite::pickle::unpickle(input);
   } catch (const symbolite::Error&) {
+    return 0;
   }
+  std::string rendered = value.debug_string(4096);
+  std::unordered_set<const void*> seen;
+  check_strings(value, input, seen);
+  // Whatever the unpickler accepts, the pickler writes back to the same value (tensors and
+  // storages excepted: the pickler refuses them), and the unpickler must accept that.
+  std::vector<std::uint8_t> written;
+  try {
+    written = symbolite::pickle::pickle(value);
+  } catch (const symbolite::Error&) {
+    return 0;
+  }
+  Value again = symbolite::pickle::unpickle(Bytes::from_vector(std::move(written)));
+  if (again.debug_string(4096) != rendered) __builtin_trap();
   return 0;
 }

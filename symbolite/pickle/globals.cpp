@@ -56,11 +56,14 @@ Value build_list(std::string_view function, const ValueList& args) {
   if (args.size() != 1) bad_args(function, fmt::format("takes 1 argument, got {}", args.size()));
   expect_kind(function, "the argument", args[0], Value::Kind::kList);
   Value::Kind item_kind = Value::Kind::kTensor;  // build_tensorlist
-  if (function.ends_with(".build_intlist")) item_kind = Value::Kind::kInt;
-  if (function.ends_with(".build_doublelist")) item_kind = Value::Kind::kDouble;
-  if (function.ends_with(".build_boollist")) item_kind = Value::Kind::kBool;
+  ListTag tag = ListTag::kTensor;
+  if (function.ends_with(".build_intlist")) item_kind = Value::Kind::kInt, tag = ListTag::kInt;
+  if (function.ends_with(".build_doublelist")) {
+    item_kind = Value::Kind::kDouble, tag = ListTag::kDouble;
+  }
+  if (function.ends_with(".build_boollist")) item_kind = Value::Kind::kBool, tag = ListTag::kBool;
   for (const Value& item : args[0].as_list()) expect_kind(function, "an item", item, item_kind);
-  return args[0];
+  return args[0].with_list_tag(tag);
 }
 
 // restore_type_tag((value, type_str)) -> value: the type string only matters to TorchScript.

@@ -13,6 +13,13 @@ Value Value::tuple(ValueList items) {
 Value Value::list(ValueList items) {
   return Value(Kind::kList, std::make_shared<ValueList>(std::move(items)));
 }
+Value Value::with_list_tag(ListTag tag) const {
+  if (kind_ != Kind::kList) kind_error(Kind::kList);
+  Value tagged = *this;
+  tagged.list_tag_ = tag;
+  return tagged;
+}
+
 Value Value::dict(DictItems items) {
   return Value(Kind::kDict, std::make_shared<DictItems>(std::move(items)));
 }

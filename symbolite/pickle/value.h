@@ -49,6 +49,11 @@ struct TensorRef {
   bool requires_grad = false;
 };
 
+// What a list was built as: TorchScript writes typed lists (List[int], ...) through
+// torch.jit._pickle.build_intlist and friends; the pickler writes them back the same way,
+// which PyTorch's loader requires (it reads a List[int] only from build_intlist).
+enum class ListTag : std::uint8_t { kGeneric, kInt, kDouble, kBool, kTensor };
+
 class Value {
  public:
   enum class Kind : std::uint8_t {
@@ -72,6 +77,10 @@ class Value {
   static Value global(std::string qualified_name);
 
   Kind kind() const { return kind_; }
+  // For lists: how the pickle built it (kGeneric for EMPTY_LIST + APPENDS).
+  ListTag list_tag() const { return list_tag_; }
+  // This list Value (same shared node) marked as built by a typed builder.
+  Value with_list_tag(ListTag tag) const;
   bool is_none() const { return kind_ == Kind::kNone; }
   bool is(Kind k) const { return kind_ == k; }
 
@@ -121,6 +130,7 @@ class Value {
   [[noreturn]] void kind_error(Kind expected) const;
 
   Kind kind_ = Kind::kNone;
+  ListTag list_tag_ = ListTag::kGeneric;
   Payload payload_;
 };
 

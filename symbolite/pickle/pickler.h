@@ -1,0 +1,21 @@
+// The pickler: writes `Value`s as protocol-2 pickles that PyTorch 1.13's unpickler reads —
+// the inverse of unpickler.h for the values debug records and bytecode hold.
+//
+// Shared subtrees stay shared: a tuple, list, dict or object reached twice (same identity())
+// is written once, memoized with BINPUT, and referenced with BINGET, as PyTorch writes its
+// call-stack maps; equal strings are written once too. Typed lists (ListTag) are written
+// through torch.jit._pickle.build_intlist and friends, as TorchScript requires. Objects are
+// written as GLOBAL + NEWOBJ + BUILD. Tensors and storages are not supported (they need
+// persistent ids and storage records): Error(kUnsupported).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "symbolite/pickle/value.h"
+
+namespace symbolite::pickle {
+
+std::vector<std::uint8_t> pickle(const Value& value);
+
+}  // namespace symbolite::pickle
