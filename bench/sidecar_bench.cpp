@@ -5,6 +5,7 @@
 //   symbolite_sidecar_bench MODEL.symdbg [REPEATS]
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int repeats = argc > 2 ? std::stoi(argv[2]) : 7;
-  std::vector<double> open_s, cold_s, warm_s, resolve_s;
+  std::vector<double> open_s, cold_s, warm_s, resolve_s, random_s;
   std::size_t handles = 0;
   std::size_t traceback_bytes = 0;
   for (int r = 0; r < repeats; ++r) {
@@ -57,13 +58,20 @@ int main(int argc, char** argv) {
     for (auto h : all) frames += symbolicator.resolve(h).frames.size();
     resolve_s.push_back(seconds_since(start));
     if (frames == 0 && handles != 0) return 1;
+    // Random order: each lookup may need another block inflated (a crash log's handles).
+    std::vector<DebugHandle> shuffled = all;
+    std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(42));
+    start = Clock::now();
+    for (auto h : shuffled) frames += symbolicator.resolve(h).frames.size();
+    random_s.push_back(seconds_since(start));
   }
   fmt::print(
       "{{\"handles\": {}, \"open_ms\": {:.3f}, \"cold_pass_ms\": {:.3f}, \"warm_pass_ms\": {:.3f}, "
       "\"cold_handles_per_s\": {:.0f}, \"warm_handles_per_s\": {:.0f}, "
-      "\"resolve_handles_per_s\": {:.0f}, \"traceback_bytes\": {}}}\n",
+      "\"resolve_handles_per_s\": {:.0f}, \"resolve_random_handles_per_s\": {:.0f}, "
+      "\"traceback_bytes\": {}}}\n",
       handles, median(open_s) * 1e3, median(cold_s) * 1e3, median(warm_s) * 1e3,
       handles / median(cold_s), handles / median(warm_s), handles / median(resolve_s),
-      traceback_bytes);
+      handles / median(random_s), traceback_bytes);
   return 0;
 }

@@ -7,13 +7,14 @@
 //            SOURCES: indexed records
 //              (u32 count | u32 offsets[count + 1] | record bytes)
 //            HANDLES: u32 handle count | u32 block count | blocks index
-//              (i64 first handle | u32 offset) per block | block bytes
+//              (i64 first handle | u32 offset | u32 inflated size) per block | deflated blocks
 //            META: varints (top module type string, bytecode version, handle stats)
 //
 // Every integer inside a record is a varint (support/varint.h); strings are shared through the
 // one STRINGS table across all sources of the archive (source texts are stored as lists of
 // line strings, so a line repeated in many files is stored once). Lookups binary-search the
-// block index and decode one block: a handle symbolicates without decoding the rest.
+// block index and inflate and decode one block (kept until another block is needed): a
+// handle symbolicates without decoding the rest.
 #pragma once
 
 #include <array>
@@ -26,7 +27,7 @@ inline constexpr std::array<std::uint8_t, 8> kMagic = {'S', 'Y', 'M', 'D', 'B', 
 inline constexpr std::uint32_t kVersion = 1;
 inline constexpr std::size_t kHeaderSize = 32;
 inline constexpr std::size_t kSectionEntrySize = 24;
-inline constexpr std::size_t kHandlesPerBlock = 16;
+inline constexpr std::size_t kHandlesPerBlock = 128;
 
 enum class Section : std::uint32_t {
   kStrings = 1,

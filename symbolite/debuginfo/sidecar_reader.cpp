@@ -121,7 +121,7 @@ void SidecarReader::parse() {
     corrupt(ho + 4, fmt::format("{} handles need {} blocks, the index has {}", handle_count_,
                                 expected_blocks, block_count));
   }
-  std::size_t blocks_base = checked_end(ho + 8, std::size_t{block_count} * 12, ho + hs, ho + 4,
+  std::size_t blocks_base = checked_end(ho + 8, std::size_t{block_count} * 16, ho + hs, ho + 4,
                                         "block index");
   blocks_.reserve(block_count);
   for (std::uint32_t i = 0; i < block_count; ++i) {
@@ -129,6 +129,8 @@ void SidecarReader::parse() {
     Block b;
     b.first = static_cast<DebugHandle>(handles.u64());
     b.offset = blocks_base + handles.u32();
+    b.inflated_size = handles.u32();
+    if (b.inflated_size > kMaxInflatedSection) corrupt(at, "implausible handle block size");
     if (b.offset > ho + hs || (!blocks_.empty() && (b.first <= blocks_.back().first ||
                                                     b.offset < blocks_.back().offset))) {
       corrupt(at, "block index out of order or outside the section");
@@ -261,8 +263,10 @@ void SidecarReader::scan_block(std::size_t index, Visit&& visit) const {
   const Block& block = blocks_[index];
   std::size_t in_block =
       std::min(sidecar::kHandlesPerBlock, handle_count_ - index * sidecar::kHandlesPerBlock);
-  ByteCursor c(bytes_.span().subspan(block.offset, block.end - block.offset), block.offset,
-               "handle block");
+  // Blocks are deflated; offsets in errors are then within the inflated block.
+  Bytes records = archive::inflate_raw(bytes_.span().subspan(block.offset, block.end - block.offset),
+                                       block.inflated_size, block.offset);
+  ByteCursor c(records.span(), 0, "handle block");
   DebugHandle current = block.first;
   Record previous;  // fields of the previous record; zero at the block start
   for (std::size_t i = 0; i < in_block; ++i) {

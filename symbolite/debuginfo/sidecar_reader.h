@@ -51,12 +51,13 @@ class SidecarReader : public DebugInfoSource {
   };
   struct Block {
     DebugHandle first = 0;
-    std::size_t offset = 0;  // file offset
+    std::size_t offset = 0;  // file offset of the deflated records
     std::size_t end = 0;
+    std::size_t inflated_size = 0;
   };
   struct Record {  // a handle record with its ids not yet resolved
     DebugHandle handle = 0;
-    std::size_t offset = 0;  // file offset of its body (after the delta)
+    std::size_t offset = 0;  // offset of its body (after the delta) in the inflated block
     std::uint64_t flags = 0, kind = 0, source = 0, start = 0, end = 0, stack = 0;
     std::uint64_t function = 0, instruction = 0;
     std::int64_t tag = -1;

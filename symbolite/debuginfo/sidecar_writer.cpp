@@ -164,13 +164,23 @@ class SidecarBuilder {
   Buffer encode_handles() {
     auto handles = c_.table->handles();
     Buffer index;
-    Buffer blocks;
+    Buffer blocks;   // deflated blocks, back to back
+    Buffer block;    // the records of the block being built
     std::uint32_t block_count = 0;
     BlockState previous;
+    auto flush = [&] {
+      if (block.empty()) return;
+      if (block.size() > UINT32_MAX) throw Error(ErrorKind::kLimit, "sidecar block over 4 GiB");
+      Buffer packed = archive::deflate_raw(block);
+      put_u32le(index, static_cast<std::uint32_t>(block.size()));
+      blocks.insert(blocks.end(), packed.begin(), packed.end());
+      block.clear();
+    };
     for (std::size_t i = 0; i < handles.size(); ++i) {
       DebugHandle handle = handles[i];
       bool block_start = i % sidecar::kHandlesPerBlock == 0;
       if (block_start) {
+        flush();
         put_u64le(index, static_cast<std::uint64_t>(handle));
         put_u32le(index, static_cast<std::uint32_t>(blocks.size()));
         ++block_count;
@@ -196,7 +206,7 @@ class SidecarBuilder {
           flags |= sidecar::kNextInstruction;
         }
       }
-      Buffer& record = blocks;
+      Buffer& record = block;
       put_varint(record, block_start ? 0 : static_cast<std::uint64_t>(handle - handles[i - 1]));
       put_varint(record, flags);
       put_varint(record, intern(info.node_kind));
@@ -221,6 +231,7 @@ class SidecarBuilder {
       }
       previous = current;
     }
+    flush();
     if (blocks.size() > UINT32_MAX) throw Error(ErrorKind::kLimit, "sidecar handles over 4 GiB");
     Buffer out;
     put_u32le(out, static_cast<std::uint32_t>(handles.size()));
