@@ -17,7 +17,8 @@ from zoo import zoo_models  # noqa: E402  (bench/zoo.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-MODELS = ["mobilenet_v3_small", "efficientnet_b0"]
+MODELS = ["mobilenet_v3_small", "shufflenet_v2_x0_5", "squeezenet1_1", "mnasnet0_5", "resnet18",
+          "efficientnet_b0"]
 
 PYTORCH_SIDE = r"""
 import sys, time, statistics, numpy, torch

@@ -10,7 +10,7 @@ packages=(g++ cmake make ccache zlib1g-dev libfmt-dev nlohmann-json3-dev libcli1
           libopenblas-dev libsleef-dev)
 if [ "$profile" = test ]; then
   packages+=(libgtest-dev googletest clang libclang-rt-14-dev
-             python3-torch python3-torchvision python3-numpy)
+             python3-torch python3-torchvision python3-numpy valgrind)
 fi
 
 missing=()

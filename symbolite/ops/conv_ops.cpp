@@ -265,7 +265,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   g.oh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
   g.ow = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
   Ints out_sizes = {g.n, g.o, g.oh, g.ow};
-  Tensor out = empty_float(out_sizes);
+  Tensor out = Tensor::uninitialized(out_sizes, DType::kFloat32);
   if (out.numel() != 0) {
     Tensor b = bias == nullptr ? Tensor() : bias->contiguous();
     float* y = out.mutable_data<float>();

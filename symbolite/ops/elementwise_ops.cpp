@@ -32,7 +32,7 @@ Tensor binary_kernel(const Tensor& a0, const Tensor& b0, DType compute, std::str
     using Out = decltype(op(T{}, T{}));
     Tensor a = a0.dtype() == compute ? a0 : to_dtype(a0, compute);
     Tensor b = b0.dtype() == compute ? b0 : to_dtype(b0, compute);
-    Tensor out = Tensor::empty(shape, tensor::dtype_of<Out>);
+    Tensor out = Tensor::uninitialized(shape, tensor::dtype_of<Out>);
     Out* dst = out.template mutable_data<Out>();
     const T* pa = a.template data<T>();
     const T* pb = b.template data<T>();
@@ -40,17 +40,34 @@ Tensor binary_kernel(const Tensor& a0, const Tensor& b0, DType compute, std::str
       for (std::int64_t i = 0; i < out.numel(); ++i) dst[i] = op(pa[i], pb[i]);
       return out;
     }
-    if (a.is_contiguous() && a.sizes() == shape && b.numel() == 1) {
-      T s = pb[0];
-      for (std::int64_t i = 0; i < out.numel(); ++i) dst[i] = op(pa[i], s);
-      return out;
-    }
-    auto sa = broadcast_strides(a, shape);
-    auto sb = broadcast_strides(b, shape);
+    if (out.numel() == 0) return out;
     auto so = tensor::contiguous_strides(shape);
-    std::array<const std::int64_t*, 3> strides{so.data(), sa.data(), sb.data()};
-    for_each_offset<3>(shape, strides, [&](const std::array<std::int64_t, 3>& o) {
-      dst[o[0]] = op(pa[o[1]], pb[o[2]]);
+    std::vector<std::int64_t> sizes = shape;
+    std::array<std::vector<std::int64_t>, 3> st{so, broadcast_strides(a, shape),
+                                                broadcast_strides(b, shape)};
+    coalesce_dims<3>(sizes, st);
+    // The innermost dimension as a plain loop (vectorizable when an operand is contiguous in
+    // it or constant along it, as in x * scale[N, C, 1, 1]); the outer ones strided.
+    std::int64_t inner = sizes.back();
+    std::int64_t ia = st[1].back();
+    std::int64_t ib = st[2].back();
+    sizes.back() = 1;
+    std::array<const std::int64_t*, 3> strides{st[0].data(), st[1].data(), st[2].data()};
+    for_each_offset<3>(sizes, strides, [&](const std::array<std::int64_t, 3>& o) {
+      Out* d = dst + o[0];
+      const T* x = pa + o[1];
+      const T* y = pb + o[2];
+      if (ia == 1 && ib == 1) {
+        for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i], y[i]);
+      } else if (ia == 1 && ib == 0) {
+        T yv = *y;
+        for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i], yv);
+      } else if (ia == 0 && ib == 1) {
+        T xv = *x;
+        for (std::int64_t i = 0; i < inner; ++i) d[i] = op(xv, y[i]);
+      } else {
+        for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i * ia], y[i * ib]);
+      }
     });
     return out;
   });
@@ -295,7 +312,7 @@ constexpr char kGe[] = "ge_cpu";
 // out[i] = op(x[i]) in T, same dtype as the input.
 template <typename T, typename Op>
 Tensor unary_same(const Tensor& x0, Op op) {
-  Tensor out = Tensor::empty(x0.sizes(), x0.dtype());
+  Tensor out = Tensor::uninitialized(x0.sizes(), x0.dtype());
   T* dst = out.template mutable_data<T>();
   const T* src = x0.template data<T>();
   if (x0.is_contiguous()) {
@@ -318,7 +335,7 @@ template <typename Op>
 std::optional<Tensor> try_vector_f32(const Tensor& x) {
   if constexpr (HasVectorF32<Op>) {
     if (x.dtype() == DType::kFloat32 && x.is_contiguous()) {
-      Tensor out = Tensor::empty(x.sizes(), DType::kFloat32);
+      Tensor out = Tensor::uninitialized(x.sizes(), DType::kFloat32);
       Op::vector_f32(x.data<float>(), out.mutable_data<float>(), x.numel());
       return out;
     }

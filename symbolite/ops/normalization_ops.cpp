@@ -85,7 +85,7 @@ void batch_norm(Stack& s) {
       shift[c] = static_cast<float>(b[c] - m[c] * alpha);
     }
     Tensor x = input.contiguous();
-    out = empty_float(x.sizes());
+    out = Tensor::uninitialized(x.sizes(), DType::kFloat32);
     std::int64_t inner = 1;
     for (std::size_t d = 2; d < x.sizes().size(); ++d) inner *= x.sizes()[d];
     std::int64_t outer = x.sizes()[0];

@@ -57,6 +57,13 @@ Tensor scalar_tensor(const IValue& s, DType dtype) {
 }
 
 void copy_into(const Tensor& dst, const Tensor& src) {
+  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
+    std::size_t esize = tensor::element_size(src.dtype());
+    std::uint8_t* to = dst.storage().mutable_data() +
+                       static_cast<std::size_t>(dst.storage_offset()) * esize;
+    std::memmove(to, src.raw_data(), static_cast<std::size_t>(src.numel()) * esize);
+    return;
+  }
   dispatch_all(dst.dtype(), "copy_", [&](auto to) {
     using To = decltype(to);
     To* out = dst.mutable_data<To>();

@@ -124,6 +124,36 @@ void for_each_offset(std::span<const std::int64_t> sizes,
   }
 }
 
+// Merges adjacent dimensions that every operand walks as one (stride[d] == stride[d+1] *
+// size[d+1]) and drops size-1 dimensions, so loops run over fewer, longer dimensions. Keeps
+// at least one dimension.
+template <std::size_t N>
+void coalesce_dims(std::vector<std::int64_t>& sizes,
+                   std::array<std::vector<std::int64_t>, N>& strides) {
+  std::vector<std::int64_t> out_sizes;
+  std::array<std::vector<std::int64_t>, N> out_strides;
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 1) continue;
+    bool merge = !out_sizes.empty();
+    for (std::size_t k = 0; k < N && merge; ++k) {
+      merge = out_strides[k].back() == strides[k][d] * sizes[d];
+    }
+    if (merge) {
+      out_sizes.back() *= sizes[d];
+      for (std::size_t k = 0; k < N; ++k) out_strides[k].back() = strides[k][d];
+    } else {
+      out_sizes.push_back(sizes[d]);
+      for (std::size_t k = 0; k < N; ++k) out_strides[k].push_back(strides[k][d]);
+    }
+  }
+  if (out_sizes.empty()) {
+    out_sizes.push_back(1);
+    for (std::size_t k = 0; k < N; ++k) out_strides[k].push_back(0);
+  }
+  sizes = std::move(out_sizes);
+  strides = std::move(out_strides);
+}
+
 // A contiguous tensor with the values of `t` converted to `dtype` (`t` itself when it already
 // is contiguous and of that dtype).
 tensor::Tensor to_dtype(const tensor::Tensor& t, tensor::DType dtype);

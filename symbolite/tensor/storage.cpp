@@ -2,26 +2,20 @@
 
 #include <cstring>
 #include <memory>
-#include <new>
 
 #include "symbolite/support/error.h"
+#include "symbolite/tensor/buffer_pool.h"
 
 namespace symbolite::tensor {
-namespace {
-
-constexpr std::align_val_t kAlignment{64};
-
-struct AlignedDelete {
-  void operator()(std::uint8_t* p) const { ::operator delete(p, kAlignment); }
-};
-
-}  // namespace
-
 Storage Storage::allocate(std::size_t nbytes) {
-  // operator new(0, align) still gives a unique pointer, so an empty storage is writable too.
-  auto* raw = static_cast<std::uint8_t*>(::operator new(nbytes, kAlignment));
-  std::shared_ptr<std::uint8_t> owner(raw, AlignedDelete{});
-  std::memset(raw, 0, nbytes);
+  Storage storage = allocate_uninitialized(nbytes);
+  std::memset(storage.writable_, 0, nbytes);
+  return storage;
+}
+
+Storage Storage::allocate_uninitialized(std::size_t nbytes) {
+  std::shared_ptr<std::uint8_t> owner = acquire_buffer(nbytes);
+  std::uint8_t* raw = owner.get();
   Storage storage;
   storage.bytes_ = Bytes(std::move(owner), raw, nbytes);
   storage.writable_ = raw;

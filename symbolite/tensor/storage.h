@@ -19,6 +19,9 @@ class Storage {
 
   // `nbytes` zeroed bytes, 64-byte aligned (as PyTorch's CPU allocator, so any dtype fits).
   static Storage allocate(std::size_t nbytes);
+  // `nbytes` uninitialized bytes, 64-byte aligned: for kernel outputs that write every
+  // element (zero-filling them first cost a measurable share of a model run).
+  static Storage allocate_uninitialized(std::size_t nbytes);
   // A read-only view of `bytes`. Alignment is not checked: see is_aligned.
   static Storage view(Bytes bytes);
 

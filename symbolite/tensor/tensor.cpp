@@ -86,6 +86,12 @@ std::string format_sizes(std::span<const std::int64_t> sizes) {
 }
 
 Tensor Tensor::empty(std::vector<std::int64_t> sizes, DType dtype) {
+  Tensor t = uninitialized(std::move(sizes), dtype);
+  std::memset(t.storage_.mutable_data(), 0, t.storage_.nbytes());
+  return t;
+}
+
+Tensor Tensor::uninitialized(std::vector<std::int64_t> sizes, DType dtype) {
   std::int64_t numel = checked_numel(sizes);
   std::int64_t nbytes = 0;
   if (!mul(numel, static_cast<std::int64_t>(tensor::element_size(dtype)), nbytes)) {
@@ -93,7 +99,7 @@ Tensor Tensor::empty(std::vector<std::int64_t> sizes, DType dtype) {
                                                scalar_type_name(dtype), format_sizes(sizes)));
   }
   Tensor t;
-  t.storage_ = Storage::allocate(static_cast<std::size_t>(nbytes));
+  t.storage_ = Storage::allocate_uninitialized(static_cast<std::size_t>(nbytes));
   t.dtype_ = dtype;
   t.strides_ = contiguous_strides(sizes);
   t.sizes_ = std::move(sizes);

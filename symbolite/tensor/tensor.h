@@ -35,6 +35,8 @@ class Tensor {
   // A contiguous, zero-filled tensor in a new storage. Throws Error(kModel) for negative
   // sizes or a byte size that overflows.
   static Tensor empty(std::vector<std::int64_t> sizes, DType dtype);
+  // The same, uninitialized: only for outputs the caller writes in full.
+  static Tensor uninitialized(std::vector<std::int64_t> sizes, DType dtype);
 
   // A view of `storage`. Validates everything, since the numbers come from model files:
   // as many strides as sizes, no negative size, stride or offset, and the furthest

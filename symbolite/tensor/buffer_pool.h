@@ -1,0 +1,20 @@
+// Recycles the buffers under owned tensor storages. A model run frees and re-allocates
+// activations of the same few sizes over and over; handing each one back to the system
+// (large blocks are mmapped) made every kernel pay page faults on fresh pages. The pool keeps
+// freed buffers by size and hands them out again, up to a cap on the bytes it holds.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace symbolite::tensor {
+
+// A 64-byte aligned, uninitialized buffer of at least `nbytes` bytes (as PyTorch's CPU
+// allocator aligns, so any dtype fits). It goes back to the pool when its last owner drops it.
+std::shared_ptr<std::uint8_t> acquire_buffer(std::size_t nbytes);
+
+// Bytes the pool holds for reuse right now (not in use by any tensor).
+std::size_t pooled_bytes();
+
+}  // namespace symbolite::tensor
