@@ -3,8 +3,8 @@
 // (batchify, _convolution, check_shape_forward, then the CPU backends' own checks); conv1d
 // runs as a conv2d of height 1, as PyTorch's CPU path does.
 //
-// Three compute paths: depthwise (groups == in_channels, one input channel per group) as
-// direct loops with contiguous inner rows; 1x1 with stride 1 and no padding as one GEMM per
+// Three compute paths: depthwise (groups == in_channels, one input channel per group) in
+// depthwise_conv.cpp; 1x1 with stride 1 and no padding as one GEMM per
 // group; everything else as im2col + GEMM (OpenBLAS cblas_sgemm).
 #include <cblas.h>
 
@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/conv_geometry.h"
+#include "symbolite/ops/depthwise_conv.h"
 #include "symbolite/ops/nn_common.h"
 #include "symbolite/ops/op_error.h"
 
@@ -40,12 +42,7 @@ Ints expand_param(const Ints& param, const char* name, std::int64_t dim) {
   return param;
 }
 
-struct Geometry {
-  std::int64_t n, c, h, w;       // input
-  std::int64_t o, cg, kh, kw;    // weight: out channels, in channels per group, kernel
-  std::int64_t oh, ow;           // output
-  std::int64_t sh, sw, ph, pw, dh, dw, groups;
-};
+using Geometry = ConvGeometry;
 
 // Output rows [lo, hi) whose input column ow*stride + offset lies in [0, size).
 void valid_range(std::int64_t offset, std::int64_t stride, std::int64_t size, std::int64_t out,
@@ -62,40 +59,6 @@ void fill_bias(float* out, const Geometry& g, const float* bias) {
     for (std::int64_t o = 0; o < g.o; ++o) {
       float b = bias == nullptr ? 0.0f : bias[o];
       std::fill_n(out + (n * g.o + o) * plane, plane, b);
-    }
-  }
-}
-
-void conv_depthwise(const float* in, const float* weight, float* out, const Geometry& g) {
-  std::int64_t mult = g.o / g.c;  // output channels per input channel
-  std::int64_t in_plane = g.h * g.w;
-  std::int64_t out_plane = g.oh * g.ow;
-  for (std::int64_t n = 0; n < g.n; ++n) {
-    for (std::int64_t oc = 0; oc < g.o; ++oc) {
-      const float* src_plane = in + (n * g.c + oc / mult) * in_plane;
-      float* dst_plane = out + (n * g.o + oc) * out_plane;
-      const float* wk = weight + oc * g.kh * g.kw;
-      for (std::int64_t ki = 0; ki < g.kh; ++ki) {
-        for (std::int64_t kj = 0; kj < g.kw; ++kj) {
-          float wv = wk[ki * g.kw + kj];
-          std::int64_t off = kj * g.dw - g.pw;
-          std::int64_t lo = 0;
-          std::int64_t hi = 0;
-          valid_range(off, g.sw, g.w, g.ow, lo, hi);
-          for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-            std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-            if (ih < 0 || ih >= g.h) continue;
-            const float* __restrict src = src_plane + ih * g.w + off;
-            float* __restrict dst = dst_plane + oh * g.ow;
-            if (g.sw == 1) {
-              for (std::int64_t x = lo; x < hi; ++x) dst[x] += wv * src[x];
-            } else {
-              std::int64_t sw = g.sw;
-              for (std::int64_t x = lo; x < hi; ++x) dst[x] += wv * src[x * sw];
-            }
-          }
-        }
-      }
     }
   }
 }
@@ -269,13 +232,12 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   if (out.numel() != 0) {
     Tensor b = bias == nullptr ? Tensor() : bias->contiguous();
     float* y = out.mutable_data<float>();
-    fill_bias(y, g, bias == nullptr ? nullptr : b.data<float>());
-    if (g.c != 0) {
-      if (g.groups == g.c && g.cg == 1) {
-        conv_depthwise(x.data<float>(), wt.data<float>(), y, g);
-      } else {
-        conv_gemm(x.data<float>(), wt.data<float>(), y, g);
-      }
+    const float* bias_data = bias == nullptr ? nullptr : b.data<float>();
+    if (g.c != 0 && g.groups == g.c && g.cg == 1) {
+      depthwise_conv2d(x.data<float>(), wt.data<float>(), bias_data, y, g);
+    } else {
+      fill_bias(y, g, bias_data);
+      if (g.c != 0) conv_gemm(x.data<float>(), wt.data<float>(), y, g);
     }
   }
   if (dim == 1) out = view_as(out, {g.n, g.o, g.ow});
