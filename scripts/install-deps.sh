@@ -7,9 +7,9 @@ set -euo pipefail
 
 profile=${1:-build}
 packages=(g++ cmake make ccache zlib1g-dev libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
-          libopenblas-serial-dev libsleef-dev)
+          libopenblas-serial-dev libsleef-dev libdnnl-dev)
 if [ "$profile" = test ]; then
-  packages+=(libgtest-dev googletest clang libclang-rt-14-dev
+  packages+=(libgtest-dev googletest libbenchmark-dev clang libclang-rt-14-dev
              python3-torch python3-torchvision python3-numpy valgrind)
 fi
 

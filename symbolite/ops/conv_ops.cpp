@@ -5,9 +5,7 @@
 //
 // Three compute paths: depthwise (groups == in_channels, one input channel per group) in
 // depthwise_conv.cpp; 1x1 with stride 1 and no padding as one GEMM per
-// group; everything else as im2col + GEMM (OpenBLAS cblas_sgemm).
-#include <cblas.h>
-
+// group; everything else as im2col + GEMM (gemm.h).
 #include <algorithm>
 #include <cstring>
 
@@ -15,6 +13,7 @@
 
 #include "symbolite/ops/conv_geometry.h"
 #include "symbolite/ops/depthwise_conv.h"
+#include "symbolite/ops/gemm.h"
 #include "symbolite/ops/nn_common.h"
 #include "symbolite/ops/op_error.h"
 
@@ -108,10 +107,8 @@ void conv_gemm(const float* in, const float* weight, float* out, const Geometry&
       if (!direct) im2col(src, g, col.data());
       const float* b = direct ? src : col.data();
       float* dst = out + (n * g.o + grp * og) * out_plane;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(og),
-                  static_cast<int>(out_plane), static_cast<int>(k), 1.0f, weight + grp * og * k,
-                  static_cast<int>(k), b, static_cast<int>(out_plane), 1.0f, dst,
-                  static_cast<int>(out_plane));
+      sgemm(false, false, og, out_plane, k, 1.0f, weight + grp * og * k, k, b, out_plane, 1.0f, dst,
+            out_plane);
     }
   }
 }

@@ -1,17 +1,15 @@
 // Matrix products: mm, mv/dot (through matmul), matmul, linear, addmm, bmm.
 //
-// float32 and float64 go to OpenBLAS (cblas_sgemm / cblas_dgemm, single-threaded: the
-// runtime runs one op at a time on one thread for now); integer dtypes use a plain loop, as
-// PyTorch's own gemm fallback does. Operands are passed to BLAS in place when their strides
-// are a row-major or column-major matrix layout (a transposed weight, `weight.t()`, is just
-// CblasTrans); anything else is copied contiguous first.
-#include <cblas.h>
-
+// float32 and float64 go to the GEMMs of gemm.h (single-threaded: the runtime runs one op
+// at a time on one thread for now); integer dtypes use a plain loop, as PyTorch's own gemm
+// fallback does. Operands are passed to the GEMM in place when their strides are a
+// row-major or column-major matrix layout (a transposed weight, `weight.t()`, is just a
+// transposed operand); anything else is copied contiguous first.
 #include <fmt/format.h>
 
 #include <climits>
-#include <mutex>
 
+#include "symbolite/ops/gemm.h"
 #include "symbolite/ops/kernel_families.h"
 #include "symbolite/ops/kernel_runner.h"
 #include "symbolite/ops/op_error.h"
@@ -72,14 +70,11 @@ void gemm(const Tensor& a, const Tensor& b, T alpha, T beta, T* c) {
   }
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     BlasMatrix<T> A = blas_matrix<T>(a), B = blas_matrix<T>(b);
-    auto ta = A.trans ? CblasTrans : CblasNoTrans;
-    auto tb = B.trans ? CblasTrans : CblasNoTrans;
+    for (std::int64_t dim : {m, n, k, A.ld, B.ld}) blas_int(dim);
     if constexpr (std::is_same_v<T, float>) {
-      cblas_sgemm(CblasRowMajor, ta, tb, blas_int(m), blas_int(n), blas_int(k), alpha, A.data,
-                  blas_int(A.ld), B.data, blas_int(B.ld), beta, c, blas_int(n));
+      sgemm(A.trans, B.trans, m, n, k, alpha, A.data, A.ld, B.data, B.ld, beta, c, n);
     } else {
-      cblas_dgemm(CblasRowMajor, ta, tb, blas_int(m), blas_int(n), blas_int(k), alpha, A.data,
-                  blas_int(A.ld), B.data, blas_int(B.ld), beta, c, blas_int(n));
+      dgemm(A.trans, B.trans, m, n, k, alpha, A.data, A.ld, B.data, B.ld, beta, c, n);
     }
   } else {
     const T* pa = a.template data<T>();
@@ -375,10 +370,6 @@ void linear(Stack& s) {
 }  // namespace
 
 void register_linear_algebra_ops(OperatorRegistry& r) {
-  // One thread: the runtime is single-threaded for now, and OpenBLAS's own pool would
-  // oversubscribe a host that runs several models.
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
   IValue one(std::int64_t{1});
   r.add({"aten::mm", 2, {}, mm});
   r.add({"aten::matmul", 2, {}, matmul});

@@ -148,30 +148,32 @@ void max_pool2d(Stack& s) {
   require_float32("aten::max_pool2d", "max_pool2d", input.dtype());
 
   Tensor x = input.contiguous();
-  Tensor out = empty_float(output_sizes(input, p.oh, p.ow));
+  Tensor out = Tensor::uninitialized(output_sizes(input, p.oh, p.ow), DType::kFloat32);
   std::int64_t planes = x.numel() / (p.h * p.w);
   const float* src = x.data<float>();
   float* dst = out.mutable_data<float>();
   for (std::int64_t plane = 0; plane < planes; ++plane) {
     const float* in = src + plane * p.h * p.w;
     float* o = dst + plane * p.oh * p.ow;
+    // Tap by tap over whole output rows (a vectorizable select per tap) instead of window by
+    // window; NaN propagates as in PyTorch's `val > max || isnan(val)`.
     for (std::int64_t oh = 0; oh < p.oh; ++oh) {
-      std::int64_t h0 = oh * p.sh - p.ph;
-      for (std::int64_t ow = 0; ow < p.ow; ++ow) {
-        std::int64_t w0 = ow * p.sw - p.pw;
-        float best = -std::numeric_limits<float>::infinity();
-        for (std::int64_t i = 0; i < p.kh; ++i) {
-          std::int64_t ih = h0 + i * p.dh;
-          if (ih < 0 || ih >= p.h) continue;
-          const float* row = in + ih * p.w;
-          for (std::int64_t j = 0; j < p.kw; ++j) {
-            std::int64_t iw = w0 + j * p.dw;
-            if (iw < 0 || iw >= p.w) continue;
-            float v = row[iw];
-            if (v > best || std::isnan(v)) best = v;
+      float* orow = o + oh * p.ow;
+      std::fill_n(orow, p.ow, -std::numeric_limits<float>::infinity());
+      for (std::int64_t i = 0; i < p.kh; ++i) {
+        std::int64_t ih = oh * p.sh - p.ph + i * p.dh;
+        if (ih < 0 || ih >= p.h) continue;
+        const float* row = in + ih * p.w;
+        for (std::int64_t j = 0; j < p.kw; ++j) {
+          std::int64_t off = j * p.dw - p.pw;  // input column of output column 0
+          // output columns whose input column ow * sw + off lies in [0, w)
+          std::int64_t lo = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
+          std::int64_t hi = p.w - 1 - off < 0 ? 0 : std::min(p.ow, (p.w - 1 - off) / p.sw + 1);
+          for (std::int64_t ow = lo; ow < hi; ++ow) {
+            float v = row[ow * p.sw + off];
+            orow[ow] = (v > orow[ow] || std::isnan(v)) ? v : orow[ow];
           }
         }
-        o[oh * p.ow + ow] = best;
       }
     }
   }

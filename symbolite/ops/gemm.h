@@ -1,0 +1,24 @@
+// Float matrix products for the kernels (linear, mm, bmm, addmm, convolution's GEMM), one
+// entry point per dtype so the library behind them is chosen in one place.
+//
+// float32 goes to oneDNN's sgemm and float64 to OpenBLAS's dgemm: on conv- and
+// linear-shaped products oneDNN runs 1.5-3.5x faster than OpenBLAS here (it has AVX-512
+// kernels picked at run time; Debian's OpenBLAS 0.3.21 takes its Haswell kernels on this
+// CPU), and has no float64 product. bench/gemm_bench.cpp measures both; the figures are in
+// docs/PERFORMANCE.md. Both run on the calling thread only.
+#pragma once
+
+#include <cstdint>
+
+namespace symbolite::ops {
+
+// C (m x n, leading dimension ldc) = alpha * op(A) * op(B) + beta * C, all row-major; op(X)
+// is X or its transpose. With beta == 0, C is not read.
+void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+           float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+           float beta, float* c, std::int64_t ldc);
+void dgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+           double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
+           double beta, double* c, std::int64_t ldc);
+
+}  // namespace symbolite::ops
