@@ -4,6 +4,8 @@
 
 #include <sleef.h>
 
+#include "symbolite/ops/vector_math_isa.h"
+
 namespace symbolite::ops::vec {
 namespace {
 
@@ -20,13 +22,30 @@ void map4(const float* in, float* out, std::int64_t n, F f) {
   }
 }
 
+enum class Isa { kSse2, kAvx2, kAvx512 };
+
+// The widest instruction set this CPU runs, checked once.
+Isa isa() {
+  static const Isa best = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return Isa::kAvx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
+    return Isa::kSse2;
+  }();
+  return best;
+}
+
 }  // namespace
 
 void exp_f32(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::exp_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::exp_f32(in, out, n);
   map4(in, out, n, [](__m128 x) { return Sleef_expf4_u10(x); });
 }
 
 void sigmoid_f32(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::sigmoid_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::sigmoid_f32(in, out, n);
   const __m128 one = _mm_set1_ps(1.0f);
   map4(in, out, n, [one](__m128 x) {
     __m128 e = Sleef_expf4_u10(_mm_sub_ps(_mm_setzero_ps(), x));
@@ -35,6 +54,8 @@ void sigmoid_f32(const float* in, float* out, std::int64_t n) {
 }
 
 void silu_f32(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::silu_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::silu_f32(in, out, n);
   const __m128 one = _mm_set1_ps(1.0f);
   map4(in, out, n, [one](__m128 x) {
     __m128 e = Sleef_expf4_u10(_mm_sub_ps(_mm_setzero_ps(), x));
@@ -43,6 +64,8 @@ void silu_f32(const float* in, float* out, std::int64_t n) {
 }
 
 void tanh_f32(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::tanh_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::tanh_f32(in, out, n);
   map4(in, out, n, [](__m128 x) { return Sleef_tanhf4_u10(x); });
 }
 

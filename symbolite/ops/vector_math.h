@@ -1,7 +1,8 @@
 // Vectorized float32 math over contiguous arrays, using SLEEF (Debian's libsleef, the
-// library PyTorch's own CPU kernels vectorize with): 4 lanes of SSE2, the x86-64 baseline,
-// with SLEEF's 1.0-ULP functions, so results agree with PyTorch's vectorized kernels to
-// rounding. Remainders are computed with the same functions on a padded lane.
+// library PyTorch's own CPU kernels vectorize with) with its 1.0-ULP functions, so results
+// agree with PyTorch's vectorized kernels to rounding: 16 lanes of AVX-512 or 8 of AVX2
+// where the CPU has them (vector_math_isa.h), else 4 of SSE2, the x86-64 baseline.
+// Remainders are computed with the same functions on a padded lane.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,26 @@
+// The wider builds of vector_math.h's functions, one translation unit per instruction set
+// (vector_math_avx2.cpp compiled with -mavx2 -mfma, vector_math_avx512.cpp with -mavx512f).
+// vector_math.cpp calls them only on CPUs that have the instructions. Those files include
+// nothing but intrinsics, SLEEF and this header: an inline function from a shared header
+// compiled there could be picked by the linker for every caller and fault on older CPUs.
+#pragma once
+
+#include <cstdint>
+
+namespace symbolite::ops::vec {
+
+namespace avx2 {
+void exp_f32(const float* in, float* out, std::int64_t n);
+void sigmoid_f32(const float* in, float* out, std::int64_t n);
+void silu_f32(const float* in, float* out, std::int64_t n);
+void tanh_f32(const float* in, float* out, std::int64_t n);
+}  // namespace avx2
+
+namespace avx512 {
+void exp_f32(const float* in, float* out, std::int64_t n);
+void sigmoid_f32(const float* in, float* out, std::int64_t n);
+void silu_f32(const float* in, float* out, std::int64_t n);
+void tanh_f32(const float* in, float* out, std::int64_t n);
+}  // namespace avx512
+
+}  // namespace symbolite::ops::vec
