@@ -446,10 +446,25 @@ void float_unary(Stack& s) {
   IValue self = pop(s);
   s.emplace_back(float_unary_impl<Op, kKernel>(self.to_tensor()));
 }
+// In-place float32 ops on a writable contiguous tensor write straight into it (every alias
+// sees the values, as in PyTorch); anything else computes a result and assigns it.
+bool writes_in_place(const Tensor& t) {
+  return t.dtype() == DType::kFloat32 && t.is_contiguous() && !t.storage().is_view();
+}
+
 template <typename Op, const char* kKernel>
 void float_unary_(Stack& s) {
   IValue self = pop(s);
-  push_in_place(s, self, float_unary_impl<Op, kKernel>(self.to_tensor()));
+  const Tensor& t = self.to_tensor();
+  if constexpr (HasVectorF32<Op>) {
+    if (writes_in_place(t)) {
+      float* p = t.mutable_data<float>();
+      Op::vector_f32(p, p, t.numel());
+      s.push_back(std::move(self));
+      return;
+    }
+  }
+  push_in_place(s, self, float_unary_impl<Op, kKernel>(t));
 }
 template <typename Op, const char* kKernel>
 void floating_only(Stack& s) {
@@ -459,7 +474,19 @@ void floating_only(Stack& s) {
 template <typename Op, const char* kKernel>
 void floating_only_(Stack& s) {
   IValue self = pop(s);
-  push_in_place(s, self, unary_floating_only(self.to_tensor(), kKernel, Op{}));
+  const Tensor& t = self.to_tensor();
+  if (writes_in_place(t)) {
+    float* p = t.mutable_data<float>();
+    if constexpr (HasVectorF32<Op>) {
+      Op::vector_f32(p, p, t.numel());
+    } else {
+      Op op;
+      for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<float>(op(p[i]));
+    }
+    s.push_back(std::move(self));
+    return;
+  }
+  push_in_place(s, self, unary_floating_only(t, kKernel, Op{}));
 }
 
 constexpr char kSigmoid[] = "sigmoid_cpu";
@@ -471,7 +498,14 @@ constexpr char kSilu[] = "silu_cpu";
 void relu(Stack& s) { s.emplace_back(relu_impl(pop(s).to_tensor())); }
 void relu_(Stack& s) {
   IValue self = pop(s);
-  push_in_place(s, self, relu_impl(self.to_tensor()));
+  const Tensor& t = self.to_tensor();
+  if (writes_in_place(t)) {
+    float* p = t.mutable_data<float>();
+    for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = p[i] < 0.0f ? 0.0f : p[i];
+    s.push_back(std::move(self));
+    return;
+  }
+  push_in_place(s, self, relu_impl(t));
 }
 void hardtanh(Stack& s) {
   IValue hi = pop(s), lo = pop(s), self = pop(s);
