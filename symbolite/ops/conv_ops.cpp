@@ -95,20 +95,24 @@ void im2col(const float* in, const Geometry& g, float* col) {
   }
 }
 
-void conv_gemm(const float* in, const float* weight, float* out, const Geometry& g) {
+// out = conv(in, weight), or out += conv(...) when `accumulate`.
+void conv_gemm(const float* in, const float* weight, float* out, const Geometry& g,
+               bool accumulate) {
   std::int64_t og = g.o / g.groups;
   std::int64_t k = g.cg * g.kh * g.kw;
   std::int64_t out_plane = g.oh * g.ow;
   bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
-  std::vector<float> col(direct ? 0 : static_cast<std::size_t>(k * out_plane));
+  // im2col columns, kept per thread: a fresh buffer this size page-faults on every call.
+  thread_local std::vector<float> col;
+  if (!direct) col.resize(static_cast<std::size_t>(k * out_plane));
   for (std::int64_t n = 0; n < g.n; ++n) {
     for (std::int64_t grp = 0; grp < g.groups; ++grp) {
       const float* src = in + (n * g.c + grp * g.cg) * g.h * g.w;
       if (!direct) im2col(src, g, col.data());
       const float* b = direct ? src : col.data();
       float* dst = out + (n * g.o + grp * og) * out_plane;
-      sgemm(false, false, og, out_plane, k, 1.0f, weight + grp * og * k, k, b, out_plane, 1.0f, dst,
-            out_plane);
+      sgemm(false, false, og, out_plane, k, 1.0f, weight + grp * og * k, k, b, out_plane,
+            accumulate ? 1.0f : 0.0f, dst, out_plane);
     }
   }
 }
@@ -233,8 +237,10 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
     if (g.c != 0 && g.groups == g.c && g.cg == 1) {
       depthwise_conv2d(x.data<float>(), wt.data<float>(), bias_data, y, g);
     } else {
-      fill_bias(y, g, bias_data);
-      if (g.c != 0) conv_gemm(x.data<float>(), wt.data<float>(), y, g);
+      // Without a bias (convolutions followed by batch norm) the GEMM writes the output
+      // outright; with one it adds to the bias filled in first.
+      if (bias_data != nullptr || g.c == 0) fill_bias(y, g, bias_data);
+      if (g.c != 0) conv_gemm(x.data<float>(), wt.data<float>(), y, g, bias_data != nullptr);
     }
   }
   if (dim == 1) out = view_as(out, {g.n, g.o, g.ow});

@@ -161,10 +161,12 @@ void depthwise_conv2d(const float* in, const float* weight, const float* bias, f
                       const ConvGeometry& g) {
   std::int64_t mult = g.o / g.c;  // output channels per input channel
   std::int64_t taps = g.kh * g.kw;
-  Phases phases;
+  // Scratch kept per thread: freshly allocated, these buffers (hundreds of KiB) come from
+  // mmap and page-fault on every call.
+  thread_local Phases phases;
+  thread_local std::vector<float> wide;  // the output plane at the phases' row pitch
   prepare_phases(g, phases);
   std::vector<const float*> tap(static_cast<std::size_t>(taps));
-  std::vector<float> wide;  // the output plane at the phases' row pitch
   TapSum sum = tap_sum();
   for (std::int64_t n = 0; n < g.n; ++n) {
     for (std::int64_t c = 0; c < g.c; ++c) {
