@@ -17,7 +17,7 @@ echo "== ASan + UBSan build and unit tests"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSYMBOLITE_WERROR=ON -DSYMBOLITE_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$jobs" -E '^interop'
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -E "^(interop|valgrind)"
 
 echo "== fuzz harnesses (short run each)"
-scripts/fuzz.sh "${FUZZ_SECONDS:-45}"
+scripts/fuzz.sh "${FUZZ_SECONDS:-60}"

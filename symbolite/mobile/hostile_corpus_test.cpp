@@ -12,6 +12,7 @@
 #include "symbolite/archive/zip_reader.h"
 #include "symbolite/debuginfo/sidecar_reader.h"
 #include "symbolite/debuginfo/symbolicator.h"
+#include "symbolite/mobile/loaded_model.h"
 #include "symbolite/mobile/model_info.h"
 #include "symbolite/support/error.h"
 #include "symbolite/support/mapped_file.h"
@@ -53,6 +54,9 @@ void open_as(const std::string& path, const nlohmann::json& entry) {
     ModelInfo model = ModelInfo::load(path);
     auto symbolicator = model.symbolicator();
     for (auto handle : model.debug.table.handles()) symbolicator.symbolicate(handle);
+  } else if (how == "runtime") {
+    // Loading for running: decode every function, resolve its operators, verify its code.
+    LoadedModel::load(path);
   } else if (how == "sidecar") {
     auto sidecar = debuginfo::SidecarReader::open(path);
     debuginfo::Symbolicator symbolicator(sidecar);

@@ -131,18 +131,21 @@ LoadedModel LoadedModel::from_archive(archive::ModelArchive archive, const std::
 
   ValueConverter constants(info->archive, "constants");
   std::vector<MissingOperator> missing;
-  for (const auto& fn : info->bytecode->functions) {
-    LoadedFunction loaded;
-    loaded.qualified_name = fn.qualified_name;
-    loaded.instructions = decode_instructions(fn);
-    loaded.types = fn.types;
-    if (fn.register_size < 0) {
-      throw Error(ErrorKind::kModel, fmt::format("{}: negative register_size", fn.qualified_name));
-    }
-    loaded.register_size = static_cast<std::size_t>(fn.register_size);
-    with_context(fmt::format("{}: constants", fn.qualified_name), [&] {
-      for (const auto& c : fn.constants) loaded.constants.push_back(constants.convert(c));
-    });
+  // Errors in a function's code name the file and record they came from.
+  with_context(fmt::format("{}: bytecode.pkl", path), [&] {
+    for (const auto& fn : info->bytecode->functions) {
+      LoadedFunction loaded;
+      loaded.qualified_name = fn.qualified_name;
+      loaded.instructions = decode_instructions(fn);
+      loaded.types = fn.types;
+      if (fn.register_size < 0) {
+        throw Error(ErrorKind::kModel,
+                    fmt::format("{}: negative register_size", fn.qualified_name));
+      }
+      loaded.register_size = static_cast<std::size_t>(fn.register_size);
+      with_context(fmt::format("{}: constants", fn.qualified_name), [&] {
+        for (const auto& c : fn.constants) loaded.constants.push_back(constants.convert(c));
+  });
     for (const auto& arg : fn.arguments) {
       loaded.arguments.push_back({arg.name, arg.type, constants.convert(arg.default_value)});
     }
@@ -172,6 +175,7 @@ LoadedModel LoadedModel::from_archive(archive::ModelArchive archive, const std::
     verify_function(loaded);
     model.functions.emplace(loaded.qualified_name, std::move(loaded));
   }
+  });
 
   if (!missing.empty()) {
     std::string text = fmt::format("{}: {} operator{} not implemented by symbolite:", path,

@@ -18,6 +18,7 @@ Manifest entries: "open" is how the test opens the file: "model" (ModelInfo::loa
 "max_entry_size" lowered, every entry read: for a bomb that would need a file of megabytes
 to pass the default limit).
 """
+import io
 import json
 import pathlib
 import pickle
@@ -58,18 +59,18 @@ def central_headers(raw):
     return out, zip64_end, eocd
 
 
-def rewrite(replace):
-    """nested.ptl's data.pkl and version, plus the records in `replace` (names without the
-    folder), in nested.ptl's order, as zipfile writes them. The readers skip absent optional
-    records, so only the replaced one is decoded after data.pkl."""
+def rewrite(replace, source=NESTED, keep_all=False):
+    """`source`'s data.pkl and version (every record with `keep_all`), plus the records in
+    `replace` (names without the folder), in the source's order, as zipfile writes them. The
+    readers skip absent optional records, so only the replaced one is decoded after data.pkl."""
     import io
     buf = io.BytesIO()
-    with zipfile.ZipFile(NESTED) as src, zipfile.ZipFile(buf, "w") as dst:
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(buf, "w") as dst:
         for info in src.infolist():
             record = info.filename.split("/", 1)[1]
             if record in replace:
                 dst.writestr(info, replace[record])
-            elif record in ("data.pkl", "version"):
+            elif keep_all or record in ("data.pkl", "version"):
                 dst.writestr(info, src.read(info.filename))
     return buf.getvalue()
 
@@ -376,6 +377,64 @@ def record_cases():
         case(name, rewrite({record: dumps(value)}), kind, message, f"{record}: {why}")
 
 
+# --- bytecode the verifier refuses ---------------------------------------------------------
+
+class _Opaque(pickle.Unpickler):
+    """Reads bytecode.pkl without importing anything: globals and persistent ids stay names."""
+
+    def find_class(self, module, name):
+        return (module, name)
+
+    def persistent_load(self, pid):
+        raise pickle.UnpicklingError("bytecode.pkl of tag_minus_one.ptl holds no tensors")
+
+
+def verifier_cases():
+    """Well-formed pickles whose code breaks one of the verifier's rules; loading the model for
+    running (open "runtime") must refuse it, naming the method and instruction."""
+    with zipfile.ZipFile(SMALL) as z:
+        record = next(n for n in z.namelist() if n.endswith("/bytecode.pkl"))
+        version, (name, code_table, schema) = _Opaque(io.BytesIO(z.read(record))).load()
+    fields = dict(code_table)
+
+    def with_code(instructions=None, operators=None):
+        table = dict(fields)
+        if instructions is not None:
+            table["instructions"] = tuple(instructions)
+        if operators is not None:
+            table["operators"] = tuple(operators)
+        return dumps((version, (name, tuple(table.items()), schema)))
+
+    def replaced(index, instruction):
+        code = list(fields["instructions"])
+        code[index] = instruction
+        return code
+
+    for case_name, data, message, why in [
+        ("verifier_register_range.ptl", with_code(replaced(4, ("LOAD", 9, 0))),
+         "instruction 4 (LOAD 9 0): register 9 out of range (register_size 3)",
+         "LOAD of a register past register_size"),
+        ("verifier_jump_outside.ptl", with_code(replaced(3, ("JMP", 40, 0))),
+         "jump target 43 outside the function", "a jump past the last instruction"),
+        ("verifier_jump_negative.ptl", with_code(replaced(3, ("JF", -9, 0))),
+         "jump target -6 outside the function", "a jump before the first instruction"),
+        ("verifier_operator_range.ptl", with_code(replaced(13, ("OP", 7, 0))),
+         "operator index 7 out of range (4 operators)", "OP naming an operator past the table"),
+        ("verifier_constant_range.ptl", with_code(replaced(9, ("LOADC", 9, 0))),
+         "constant index 9 out of range (3 constants)", "LOADC past the constants"),
+        ("verifier_type_range.ptl", with_code(replaced(10, ("LIST_CONSTRUCT", 4, 2))),
+         "type index 4 out of range", "LIST_CONSTRUCT naming a type past the types"),
+        ("verifier_handle_count.ptl",
+         with_code(list(fields["instructions"]) + [("RET", 0, 0)]),
+         "15 debug handles for 16 instructions", "one instruction more than debug handles"),
+        ("verifier_operator_arguments.ptl",
+         with_code(operators=list(fields["operators"][:3]) + [("aten::add", "Tensor", 9)]),
+         "aten::add.Tensor", "an operator called with more arguments than its schema has"),
+    ]:
+        case(case_name, rewrite({record.split("/", 1)[1]: data}, source=SMALL, keep_all=True), "model",
+             message, f"bytecode.pkl: {why}", open_as="runtime")
+
+
 # --- sidecars -------------------------------------------------------------------------------
 
 def varint(n):
@@ -521,6 +580,7 @@ def main():
     zip_cases()
     pickle_cases()
     record_cases()
+    verifier_cases()
     sidecar_cases()
     (HERE / "expected.json").write_text(json.dumps(cases, indent=1, sort_keys=True) + "\n")
 

@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""Runs the symbolite CLI under Valgrind's memcheck on every shipped fixture and hostile file.
+
+    /usr/bin/python3 tests/valgrind/run_valgrind.py --symbolite build/bin/symbolite
+
+The AddressSanitizer build covers the unit tests; this covers the real binary as users run
+it, on the paths a model takes end to end: `inspect` of every hostile file (refused with exit
+1, never a crash), `run` of every committed run fixture (valid inputs and failing ones),
+`symbolicate`, `split` and symbolication against the sidecar, and `profile`. A check fails on
+any memcheck error (invalid read or write, use of uninitialised memory, a definite leak) or
+an unexpected exit code. Prints one line per check, then `N passed, M failed`; exits 1 if any
+failed and 77 (the ctest skip code) when valgrind is not installed.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, os.pardir, "fixtures")
+HOSTILE = os.path.join(HERE, os.pardir, "hostile")
+SKIP = 77
+MEMCHECK_ERROR = 99  # valgrind's exit code when it found an error
+
+
+def memcheck(binary, args, accepted):
+    """Problems running `binary args` under memcheck (empty when clean)."""
+    command = ["valgrind", "--quiet", f"--error-exitcode={MEMCHECK_ERROR}", "--leak-check=full",
+               "--errors-for-leak-kinds=definite", "--show-leak-kinds=definite", binary, *args]
+    process = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if process.returncode == MEMCHECK_ERROR:
+        report = [line for line in process.stderr.splitlines() if line.startswith("==")]
+        return ["memcheck: " + "\n".join(report[:40])]
+    if process.returncode not in accepted:
+        return [f"exit {process.returncode}, expected one of {sorted(accepted)}: "
+                f"{process.stderr.strip()[:400]}"]
+    return []
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--symbolite", required=True, help="the symbolite binary")
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        print("valgrind not installed: skipped")
+        return SKIP
+
+    checks = []  # (name, cli args, accepted exit codes), run below in parallel
+
+    def check(name, cli_args, accepted=(0,)):
+        checks.append((name, cli_args, set(accepted)))
+
+    models = os.path.join(FIXTURES, "models")
+    nested = os.path.join(models, "nested.ptl")
+    check("inspect nested.ptl", ["inspect", nested])
+    check("symbolicate nested.ptl", ["symbolicate", nested, "1", "5", "40", "999999"], (0, 1))
+
+    with open(os.path.join(FIXTURES, "run", "manifest.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    for entry in manifest:
+        directory = os.path.join(FIXTURES, "run", entry["dir"])
+        inputs = [os.path.join(directory, name) for name in entry["inputs"]]
+        failing = not entry.get("outputs")
+        check(f"run {entry['model']} {entry['dir']}",
+              ["run", os.path.join(models, entry["model"]), "--method", entry["method"],
+               "--input", *inputs], (1,) if failing else (0,))
+
+    for name in sorted(os.listdir(HOSTILE)):
+        if name.endswith((".ptl", ".zip", ".pt")):
+            check(f"inspect hostile/{name}", ["inspect", os.path.join(HOSTILE, name)], (0, 1))
+
+    work = tempfile.mkdtemp(prefix="symbolite-valgrind-")
+    try:
+        stripped = os.path.join(work, "stripped.ptl")
+        sidecar = os.path.join(work, "nested.symdbg")
+        # split first: the sidecar check reads its output
+        problems = memcheck(args.symbolite, ["split", nested, "--out", stripped, "--debug", sidecar],
+                            {0})
+        results = [("split nested.ptl", problems)]
+        check("symbolicate against the sidecar",
+              ["symbolicate", stripped, "--debug", sidecar, "1", "5", "40"], (0, 1))
+        valid = manifest[0]
+        directory = os.path.join(FIXTURES, "run", valid["dir"])
+        check("profile nested.ptl",
+              ["profile", nested, "--runs", "2", "--warmup", "1", "--trace",
+               os.path.join(work, "trace.json"), "--input",
+               *[os.path.join(directory, name) for name in valid["inputs"]]])
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            futures = [(name, pool.submit(memcheck, args.symbolite, cli_args, accepted))
+                       for name, cli_args, accepted in checks]
+            results += [(name, future.result()) for name, future in futures]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    passed = failed = 0
+    for name, problems in results:
+        if problems:
+            failed += 1
+            print(f"FAIL {name}\n     " + "\n".join(problems).replace("\n", "\n     "))
+        else:
+            passed += 1
+            print(f"ok   {name}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
