@@ -4,8 +4,9 @@
     /usr/bin/python3 tests/valgrind/run_valgrind.py --symbolite build/bin/symbolite
 
 The AddressSanitizer build covers the unit tests; this covers the real binary as users run
-it, on the paths a model takes end to end: `inspect` of every hostile file (refused with exit
-1, never a crash), `run` of every committed run fixture (valid inputs and failing ones),
+it, on the paths a model takes end to end: every hostile file (refused with exit 1, never a
+crash: models through `inspect`, the verifier's cases through `run`, sidecars through
+`symbolicate --debug`), `run` of every committed run fixture (valid inputs and failing ones),
 `symbolicate`, `split` and symbolication against the sidecar, and `profile`. A check fails on
 any memcheck error (invalid read or write, use of uninitialised memory, a definite leak) or
 an unexpected exit code. Prints one line per check, then `N passed, M failed`; exits 1 if any
@@ -70,9 +71,19 @@ def main():
               ["run", os.path.join(models, entry["model"]), "--method", entry["method"],
                "--input", *inputs], (1,) if failing else (0,))
 
+    tag_inputs = os.path.join(FIXTURES, "run", "tag_minus_one", "valid_0")
     for name in sorted(os.listdir(HOSTILE)):
-        if name.endswith((".ptl", ".zip", ".pt")):
-            check(f"inspect hostile/{name}", ["inspect", os.path.join(HOSTILE, name)], (0, 1))
+        path = os.path.join(HOSTILE, name)
+        if name.startswith("verifier_"):
+            # well-formed records with bad code: refused when loaded for running
+            check(f"run hostile/{name}",
+                  ["run", path, "--input", os.path.join(tag_inputs, "input_0.npy"),
+                   os.path.join(tag_inputs, "input_1.npy")], (1,))
+        elif name.endswith((".ptl", ".zip", ".pt")):
+            check(f"inspect hostile/{name}", ["inspect", path], (0, 1))
+        elif name.endswith(".symdbg"):
+            check(f"symbolicate --debug hostile/{name}",
+                  ["symbolicate", "--debug", path, "1", "2", "3"], (0, 1))
 
     work = tempfile.mkdtemp(prefix="symbolite-valgrind-")
     try:
