@@ -45,7 +45,18 @@ void fill_phases(const float* src, const ConvGeometry& g, Phases& p) {
       continue;
     }
     // Column phase r holds padded columns r, r + sw, ...: input columns from the first x
-    // with (x + pw) % sw == r, every sw-th.
+    // with (x + pw) % sw == r, every sw-th. Stride 2 gets a loop with a constant step, which
+    // the compiler turns into vector shuffles.
+    if (g.sw == 2) {
+      for (std::int64_t r = 0; r < 2; ++r) {
+        std::int64_t x0 = (r + g.pw) % 2;  // first input column landing in phase r
+        float* __restrict dst = rows + r * plane + (x0 + g.pw) / 2;
+        const float* __restrict from = in + x0;
+        std::int64_t count = (g.w - x0 + 1) / 2;
+        for (std::int64_t i = 0; i < count; ++i) dst[i] = from[2 * i];
+      }
+      continue;
+    }
     for (std::int64_t r = 0; r < g.sw; ++r) {
       std::int64_t x = ((r - g.pw) % g.sw + g.sw) % g.sw;
       float* dst = rows + r * plane + (x + g.pw) / g.sw;
@@ -166,31 +177,33 @@ void depthwise_conv2d(const float* in, const float* weight, const float* bias, f
   thread_local Phases phases;
   thread_local std::vector<float> wide;  // the output plane at the phases' row pitch
   prepare_phases(g, phases);
-  std::vector<const float*> tap(static_cast<std::size_t>(taps));
   TapSum sum = tap_sum();
+  // Each tap's address in the phases: the same for every channel, since every channel is
+  // written into the same phases.
+  std::vector<const float*> tap(static_cast<std::size_t>(taps));
+  std::int64_t plane = phases.rows * phases.cols;
+  for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+    for (std::int64_t kj = 0; kj < g.kw; ++kj) {
+      std::int64_t dy = ki * g.dh;
+      std::int64_t dx = kj * g.dw;
+      std::int64_t phase = (dy % g.sh) * g.sw + dx % g.sw;
+      tap[static_cast<std::size_t>(ki * g.kw + kj)] =
+          phases.data.data() + phase * plane + (dy / g.sh) * phases.cols + dx / g.sw;
+    }
+  }
+  // Only the last output row is cut at the output width: reads stay inside the phase plus
+  // its slack row.
+  std::int64_t span = (g.oh - 1) * phases.cols + g.ow;
+  bool direct = phases.cols == g.ow;
+  if (!direct) wide.resize(static_cast<std::size_t>(span));
   for (std::int64_t n = 0; n < g.n; ++n) {
     for (std::int64_t c = 0; c < g.c; ++c) {
       fill_phases(in + (n * g.c + c) * g.h * g.w, g, phases);
-      std::int64_t plane = phases.rows * phases.cols;
-      for (std::int64_t ki = 0; ki < g.kh; ++ki) {
-        for (std::int64_t kj = 0; kj < g.kw; ++kj) {
-          std::int64_t dy = ki * g.dh;
-          std::int64_t dx = kj * g.dw;
-          std::int64_t phase = (dy % g.sh) * g.sw + dx % g.sw;
-          tap[static_cast<std::size_t>(ki * g.kw + kj)] =
-              phases.data.data() + phase * plane + (dy / g.sh) * phases.cols + dx / g.sw;
-        }
-      }
-      // Only the last output row is cut at the output width: reads stay inside the phase
-      // plus its slack row.
-      std::int64_t span = (g.oh - 1) * phases.cols + g.ow;
-      bool direct = phases.cols == g.ow;
-      if (!direct) wide.resize(static_cast<std::size_t>(span));
       for (std::int64_t m = 0; m < mult; ++m) {
         std::int64_t oc = c * mult + m;
         float* dst = out + (n * g.o + oc) * g.oh * g.ow;
         sum(direct ? dst : wide.data(), tap.data(), weight + oc * taps,
-                bias == nullptr ? 0.0f : bias[oc], span, taps);
+            bias == nullptr ? 0.0f : bias[oc], span, taps);
         if (direct) continue;
         for (std::int64_t oy = 0; oy < g.oh; ++oy) {
           std::memcpy(dst + oy * g.ow, wide.data() + oy * phases.cols,
