@@ -6,7 +6,7 @@
 namespace symbolite::mobile {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, OpCode>, 38> kNames = {{
+constexpr std::array<std::pair<std::string_view, OpCode>, 39> kNames = {{
     {"OP", OpCode::kOp}, {"OPN", OpCode::kOpN}, {"CALL", OpCode::kCall},
     {"INTERFACE_CALL", OpCode::kInterfaceCall}, {"LOAD", OpCode::kLoad}, {"MOVE", OpCode::kMove},
     {"STORE", OpCode::kStore}, {"STOREN", OpCode::kStoreN}, {"DROP", OpCode::kDrop},
@@ -16,6 +16,7 @@ constexpr std::array<std::pair<std::string_view, OpCode>, 38> kNames = {{
     {"ENTER", OpCode::kEnter}, {"EXIT", OpCode::kExit},
     {"LIST_CONSTRUCT", OpCode::kListConstruct}, {"LIST_UNPACK", OpCode::kListUnpack},
     {"TUPLE_CONSTRUCT", OpCode::kTupleConstruct}, {"TUPLE_SLICE", OpCode::kTupleSlice},
+    {"TUPLE_INDEX", OpCode::kTupleIndex},
     {"NAMED_TUPLE_CONSTRUCT", OpCode::kNamedTupleConstruct},
     {"DICT_CONSTRUCT", OpCode::kDictConstruct}, {"DICT_INDEX", OpCode::kDictIndex},
     {"CREATE_OBJECT", OpCode::kCreateObject}, {"ISINSTANCE", OpCode::kIsInstance},

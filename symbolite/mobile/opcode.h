@@ -11,7 +11,7 @@ namespace symbolite::mobile {
 enum class OpCode : std::uint8_t {
   kOp, kOpN, kCall, kInterfaceCall, kLoad, kMove, kStore, kStoreN, kDrop, kDropR, kLoadC,
   kGetAttr, kSetAttr, kJf, kJmp, kLoop, kRet, kWarn, kEnter, kExit, kListConstruct,
-  kListUnpack, kTupleConstruct, kTupleSlice, kNamedTupleConstruct, kDictConstruct, kDictIndex,
+  kListUnpack, kTupleConstruct, kTupleSlice, kTupleIndex, kNamedTupleConstruct, kDictConstruct, kDictIndex,
   kCreateObject, kIsInstance, kRaiseException, kIs, kIsNot, kNot, kFormat, kDevice, kDtype,
   kDim, kUninitialized,
 };

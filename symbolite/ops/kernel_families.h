@@ -20,6 +20,10 @@ void register_linear_algebra_ops(OperatorRegistry& registry);
 void register_nn_ops(OperatorRegistry& registry);
 // Random sampling: bernoulli_, ...
 void register_random_ops(OperatorRegistry& registry);
+// Masking: masked_fill.
+void register_masking_ops(OperatorRegistry& registry);
+// Lists and tuples as operators: list.t, eq/ne.int_list, prim::TupleUnpack.
+void register_list_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -29,6 +33,8 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_linear_algebra_ops(registry);
   register_nn_ops(registry);
   register_random_ops(registry);
+  register_masking_ops(registry);
+  register_list_ops(registry);
 }
 
 }  // namespace symbolite::ops

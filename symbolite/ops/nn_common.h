@@ -36,5 +36,8 @@ inline tensor::Tensor empty_float(std::vector<std::int64_t> sizes) {
 void register_conv_ops(OperatorRegistry& registry);
 void register_pooling_ops(OperatorRegistry& registry);
 void register_normalization_ops(OperatorRegistry& registry);
+void register_recurrent_ops(OperatorRegistry& registry);
+void register_pooling1d_ops(OperatorRegistry& registry);
+void register_adaptive_max_pooling_ops(OperatorRegistry& registry);
 
 }  // namespace symbolite::ops::nn

@@ -254,6 +254,9 @@ void register_nn_ops(OperatorRegistry& r) {
   nn::register_conv_ops(r);
   nn::register_pooling_ops(r);
   nn::register_normalization_ops(r);
+  nn::register_recurrent_ops(r);
+  nn::register_pooling1d_ops(r);
+  nn::register_adaptive_max_pooling_ops(r);
   r.add({"aten::dropout", 3, {}, dropout});
   r.add({"aten::dropout_", 3, {}, dropout_inplace});
   r.add({"aten::softmax.int", 3, {IValue()}, softmax});

@@ -1,6 +1,6 @@
-// Normalization, float32: aten::batch_norm (evaluation mode, running statistics) and
-// aten::layer_norm. Checks and messages follow PyTorch 1.13 (_batch_norm_impl_index,
-// _check_layer_norm_inputs).
+// Normalization: aten::batch_norm (float32, evaluation mode, running statistics) and
+// aten::layer_norm (float32, float64). Checks and messages follow PyTorch 1.13
+// (_batch_norm_impl_index, _check_layer_norm_inputs).
 #include <cmath>
 
 #include <fmt/format.h>
@@ -104,6 +104,40 @@ void batch_norm(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
+// Normalizes each of the x.numel() / m rows of m elements (accumulating in double), then
+// applies the optional elementwise weight and bias; writes into `out`.
+template <typename T>
+void layer_norm_rows(const Tensor& x, const Tensor* weight, const Tensor* bias, double eps,
+                     std::int64_t m, Tensor& out) {
+  if (x.numel() == 0 || m == 0) return;
+  std::int64_t rows = x.numel() / m;
+  Tensor wc = weight == nullptr ? Tensor() : weight->contiguous();
+  Tensor bc = bias == nullptr ? Tensor() : bias->contiguous();
+  const T* w = weight == nullptr ? nullptr : wc.data<T>();
+  const T* b = bias == nullptr ? nullptr : bc.data<T>();
+  const T* src = x.data<T>();
+  T* dst = out.mutable_data<T>();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const T* row = src + r * m;
+    T* y = dst + r * m;
+    double sum = 0;
+    for (std::int64_t i = 0; i < m; ++i) sum += row[i];
+    double mean = sum / static_cast<double>(m);
+    double sq = 0;
+    for (std::int64_t i = 0; i < m; ++i) {
+      double d = row[i] - mean;
+      sq += d * d;
+    }
+    double rstd = 1.0 / std::sqrt(sq / static_cast<double>(m) + eps);
+    for (std::int64_t i = 0; i < m; ++i) {
+      double v = (row[i] - mean) * rstd;
+      if (w != nullptr) v *= w[i];
+      if (b != nullptr) v += b[i];
+      y[i] = static_cast<T>(v);
+    }
+  }
+}
+
 // aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None,
 //                  Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)
 void layer_norm(Stack& s) {
@@ -135,43 +169,23 @@ void layer_norm(Stack& s) {
     fail(fmt::format("Given normalized_shape={}, expected input with shape {}], but got input of "
                      "size{}", format_ints(shape), expected, format_ints(is)));
   }
-  require_float32("aten::layer_norm", "LayerNormKernelImpl", input.dtype());
+  // float64 too: a module made .double() keeps its activations in float64.
+  if (input.dtype() != DType::kFloat64) {
+    require_float32("aten::layer_norm", "LayerNormKernelImpl", input.dtype());
+  }
   for (const Tensor* param : {weight, bias}) {
-    if (param != nullptr && param->dtype() != DType::kFloat32) {
+    if (param != nullptr && param->dtype() != input.dtype()) {
       unsupported_dtype("aten::layer_norm", param->dtype());
     }
   }
   std::int64_t m = 1;
   for (auto d : shape) m *= d;
   Tensor x = input.contiguous();
-  Tensor out = empty_float(x.sizes());
-  if (x.numel() != 0 && m != 0) {
-    std::int64_t rows = x.numel() / m;
-    Tensor wc = weight == nullptr ? Tensor() : weight->contiguous();
-    Tensor bc = bias == nullptr ? Tensor() : bias->contiguous();
-    const float* w = weight == nullptr ? nullptr : wc.data<float>();
-    const float* b = bias == nullptr ? nullptr : bc.data<float>();
-    const float* src = x.data<float>();
-    float* dst = out.mutable_data<float>();
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const float* row = src + r * m;
-      float* y = dst + r * m;
-      double sum = 0;
-      for (std::int64_t i = 0; i < m; ++i) sum += row[i];
-      double mean = sum / static_cast<double>(m);
-      double sq = 0;
-      for (std::int64_t i = 0; i < m; ++i) {
-        double d = row[i] - mean;
-        sq += d * d;
-      }
-      double rstd = 1.0 / std::sqrt(sq / static_cast<double>(m) + eps);
-      for (std::int64_t i = 0; i < m; ++i) {
-        double v = (row[i] - mean) * rstd;
-        if (w != nullptr) v *= w[i];
-        if (b != nullptr) v += b[i];
-        y[i] = static_cast<float>(v);
-      }
-    }
+  Tensor out = Tensor::empty(x.sizes(), x.dtype());
+  if (x.dtype() == DType::kFloat64) {
+    layer_norm_rows<double>(x, weight, bias, eps, m, out);
+  } else {
+    layer_norm_rows<float>(x, weight, bias, eps, m, out);
   }
   drop(s, 6);
   s.emplace_back(std::move(out));

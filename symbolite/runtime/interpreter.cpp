@@ -290,6 +290,19 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
           ++pc;
           break;
         }
+        case OpCode::kTupleIndex: {  // prim::TupleIndex: tuple[index], negative from the end
+          std::int64_t index = ops::pop(stack).to_int();
+          IValue tuple = ops::pop(stack);
+          const auto& items = tuple.to_tuple();
+          auto size = static_cast<std::int64_t>(items.size());
+          if (index < 0) index += size;
+          if (index < 0 || index >= size) {
+            throw ops::OpError("IndexError", "Tuple list index out of range");
+          }
+          stack.push_back(items[static_cast<std::size_t>(index)]);
+          ++pc;
+          break;
+        }
         case OpCode::kDictConstruct: {
           std::size_t n = static_cast<std::size_t>(ins.n);
           if (n % 2 != 0 || stack.size() < n) throw Error(ErrorKind::kModel, "bad DICT_CONSTRUCT");

@@ -430,6 +430,8 @@ def main():
     parser.add_argument("--symbolite", required=True, help="the symbolite binary")
     parser.add_argument("--keep", metavar="DIR", help="generate into DIR and keep it")
     parser.add_argument("--no-torchvision", action="store_true", help="skip the torchvision models")
+    parser.add_argument("--model", action="append", metavar="STEM",
+                        help="check only this model (golden stem, e.g. lstm); repeatable")
     args = parser.parse_args()
 
     try:
@@ -457,6 +459,8 @@ def main():
         checks = Checks()
         symbolite = Symbolite(os.path.abspath(args.symbolite))
         for golden_file in sorted(os.listdir(goldens)):
+            if args.model and os.path.splitext(golden_file)[0] not in args.model:
+                continue
             with open(os.path.join(goldens, golden_file), encoding="utf-8") as f:
                 golden = json.load(f)
             check_inspect(checks, symbolite, models, golden)
