@@ -381,6 +381,9 @@ struct Hardswish {
   template <typename T> T operator()(T v) const {
     return v * std::min(std::max(v + T(3), T(0)), T(6)) / T(6);
   }
+  static void vector_f32(const float* in, float* out, std::int64_t n) {
+    vec::hardswish_f32(in, out, n);
+  }
 };
 struct Hardsigmoid {
   template <typename T> T operator()(T v) const {

@@ -69,4 +69,16 @@ void tanh_f32(const float* in, float* out, std::int64_t n) {
   map4(in, out, n, [](__m128 x) { return Sleef_tanhf4_u10(x); });
 }
 
+void hardswish_f32(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::hardswish_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::hardswish_f32(in, out, n);
+  const __m128 three = _mm_set1_ps(3.0f);
+  const __m128 six = _mm_set1_ps(6.0f);
+  const __m128 zero = _mm_setzero_ps();
+  map4(in, out, n, [=](__m128 x) {
+    __m128 clamped = _mm_min_ps(_mm_max_ps(_mm_add_ps(x, three), zero), six);
+    return _mm_div_ps(_mm_mul_ps(x, clamped), six);
+  });
+}
+
 }  // namespace symbolite::ops::vec

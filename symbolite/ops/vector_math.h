@@ -13,5 +13,7 @@ void exp_f32(const float* in, float* out, std::int64_t n);
 void sigmoid_f32(const float* in, float* out, std::int64_t n);  // 1 / (1 + exp(-x))
 void silu_f32(const float* in, float* out, std::int64_t n);     // x / (1 + exp(-x))
 void tanh_f32(const float* in, float* out, std::int64_t n);
+// x * min(max(x + 3, 0), 6) / 6, as PyTorch's vectorized kernel computes it (no SLEEF).
+void hardswish_f32(const float* in, float* out, std::int64_t n);
 
 }  // namespace symbolite::ops::vec

@@ -47,4 +47,14 @@ void tanh_f32(const float* in, float* out, std::int64_t n) {
   map8(in, out, n, [](__m256 x) { return Sleef_tanhf8_u10avx2(x); });
 }
 
+void hardswish_f32(const float* in, float* out, std::int64_t n) {
+  const __m256 three = _mm256_set1_ps(3.0f);
+  const __m256 six = _mm256_set1_ps(6.0f);
+  const __m256 zero = _mm256_setzero_ps();
+  map8(in, out, n, [=](__m256 x) {
+    __m256 clamped = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(x, three), zero), six);
+    return _mm256_div_ps(_mm256_mul_ps(x, clamped), six);
+  });
+}
+
 }  // namespace symbolite::ops::vec::avx2

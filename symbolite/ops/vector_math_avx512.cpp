@@ -47,4 +47,18 @@ void tanh_f32(const float* in, float* out, std::int64_t n) {
   map16(in, out, n, [](__m512 x) { return Sleef_tanhf16_u10avx512f(x); });
 }
 
+void hardswish_f32(const float* in, float* out, std::int64_t n) {
+  const __m512 three = _mm512_set1_ps(3.0f);
+  const __m512 six = _mm512_set1_ps(6.0f);
+  const __m512 zero = _mm512_setzero_ps();
+  map16(in, out, n, [=](__m512 x) {
+    // The zero-masked forms: GCC 12 warns that the plain ones' undefined pass-through
+    // operand "may be used uninitialized".
+    const __mmask16 all = 0xFFFF;
+    __m512 clamped =
+        _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, _mm512_add_ps(x, three), zero), six);
+    return _mm512_div_ps(_mm512_mul_ps(x, clamped), six);
+  });
+}
+
 }  // namespace symbolite::ops::vec::avx512

@@ -14,6 +14,7 @@ void exp_f32(const float* in, float* out, std::int64_t n);
 void sigmoid_f32(const float* in, float* out, std::int64_t n);
 void silu_f32(const float* in, float* out, std::int64_t n);
 void tanh_f32(const float* in, float* out, std::int64_t n);
+void hardswish_f32(const float* in, float* out, std::int64_t n);
 }  // namespace avx2
 
 namespace avx512 {
@@ -21,6 +22,7 @@ void exp_f32(const float* in, float* out, std::int64_t n);
 void sigmoid_f32(const float* in, float* out, std::int64_t n);
 void silu_f32(const float* in, float* out, std::int64_t n);
 void tanh_f32(const float* in, float* out, std::int64_t n);
+void hardswish_f32(const float* in, float* out, std::int64_t n);
 }  // namespace avx512
 
 }  // namespace symbolite::ops::vec
