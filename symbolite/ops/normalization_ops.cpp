@@ -84,8 +84,11 @@ void batch_norm(Stack& s) {
       scale[c] = static_cast<float>(alpha);
       shift[c] = static_cast<float>(b[c] - m[c] * alpha);
     }
+    // An input nothing else refers to (a convolution's output moved onto the stack) is
+    // overwritten: no second buffer, and the values stay in cache for the next op.
+    bool reuse = input.is_contiguous() && input.storage().is_unshared();
     Tensor x = input.contiguous();
-    out = Tensor::uninitialized(x.sizes(), DType::kFloat32);
+    out = reuse ? x : Tensor::uninitialized(x.sizes(), DType::kFloat32);
     std::int64_t inner = 1;
     for (std::size_t d = 2; d < x.sizes().size(); ++d) inner *= x.sizes()[d];
     std::int64_t outer = x.sizes()[0];

@@ -30,6 +30,9 @@ class Storage {
   const Bytes& bytes() const { return bytes_; }
 
   bool is_view() const { return writable_ == nullptr && !bytes_.empty(); }
+  // Whether this is an owned storage and the only handle to its buffer: no tensor, view or
+  // copy elsewhere sees it, so a kernel may overwrite it instead of allocating its result.
+  bool is_unshared() const { return writable_ != nullptr && bytes_.owner().use_count() == 1; }
   // Writable bytes; throws Error(kUsage) for a view (mapped files are read-only).
   std::uint8_t* mutable_data() const;
 

@@ -36,5 +36,18 @@ TEST(TensorStorage, ViewSharesOwnerAndIsReadOnly) {
   }
 }
 
+TEST(StorageTest, UnsharedOnlyWhileOneHandleOwnsTheBuffer) {
+  Storage s = Storage::allocate_uninitialized(16);
+  EXPECT_TRUE(s.is_unshared());
+  {
+    Storage copy = s;  // a second tensor over the same buffer
+    EXPECT_FALSE(s.is_unshared());
+    EXPECT_FALSE(copy.is_unshared());
+  }
+  EXPECT_TRUE(s.is_unshared());
+  Bytes mapped = Bytes::from_vector(std::vector<std::uint8_t>(8, 1));
+  EXPECT_FALSE(Storage::view(mapped).is_unshared());  // views are never written
+}
+
 }  // namespace
 }  // namespace symbolite::tensor
