@@ -29,8 +29,26 @@ struct ProfileOptions {
   std::string by = "op";
   std::string trace;
   std::string folded;
+  std::string sort = "total";
+  bool shapes = false;
+  bool flops = false;
+  bool memory = false;
   bool json = false;
+
+  std::uint32_t details() const {
+    return (shapes ? profiler::kDetailShapes : 0u) | (flops ? profiler::kDetailFlops : 0u) |
+           (memory ? profiler::kDetailMemory : 0u);
+  }
 };
+
+profiler::OpSort sort_key(const std::string& name) {
+  if (name == "self") return profiler::OpSort::kSelf;
+  if (name == "count") return profiler::OpSort::kCount;
+  if (name == "name") return profiler::OpSort::kName;
+  if (name == "flops") return profiler::OpSort::kFlops;
+  if (name == "memory") return profiler::OpSort::kMemory;
+  return profiler::OpSort::kTotal;
+}
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -54,6 +72,15 @@ void add_profile_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"op", "module"}));
   cmd->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto, chrome://tracing)");
   cmd->add_option("--folded", o->folded, "Write folded stacks for flame-graph tools");
+  cmd->add_option("--sort", o->sort, "Operator table order: total, self, count, name, flops, "
+                                     "memory (default total)")
+      ->check(CLI::IsMember({"total", "self", "count", "name", "flops", "memory"}));
+  cmd->add_flag("--shapes", o->shapes,
+                "Record input and output shapes and dtypes (the operator table gets a row "
+                "per operator and input shapes)");
+  cmd->add_flag("--flops", o->flops, "Count floating-point operations (conv, linear, matmul, "
+                                     "mm, addmm, bmm, elementwise add/sub/mul/div)");
+  cmd->add_flag("--memory", o->memory, "Record tensor bytes allocated and freed per operator");
   cmd->add_flag("--json", o->json, "Print the tables as JSON");
   cmd->callback([o, &exit_code] {
     std::vector<ops::IValue> inputs;
@@ -61,7 +88,7 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     auto model = mobile::LoadedModel::load(o->model);
     runtime::Interpreter interpreter(model);
     for (int i = 0; i < o->warmup; ++i) interpreter.run_method(o->method, inputs);
-    profiler::RecordingSink events;
+    profiler::RecordingSink events(o->details());
     {
       profiler::ProfilingScope scope(events);
       for (int i = 0; i < o->runs; ++i) interpreter.run_method(o->method, inputs);
@@ -76,18 +103,18 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     if (!o->folded.empty()) {
       write_text(o->folded, profiler::folded_stacks(events.events(), attributor));
     }
-    auto ops = profiler::op_table(events.events());
+    auto ops = profiler::op_table(events.events(), {sort_key(o->sort), o->shapes});
     auto modules = profiler::module_tree(events.events(), attributor);
     if (o->json) {
       nlohmann::json out = {{"model", o->model}, {"method", o->method}, {"runs", o->runs},
                             {"events", events.events().size()},
-                            {"operators", profiler::op_table_json(ops)},
-                            {"modules", profiler::module_tree_json(*modules)}};
+                            {"operators", profiler::op_table_json(ops, o->details())},
+                            {"modules", profiler::module_tree_json(*modules, o->details())}};
       std::cout << out.dump(2) << "\n";
     } else if (o->by == "module") {
-      fmt::print("{}", profiler::render_module_tree(*modules));
+      fmt::print("{}", profiler::render_module_tree(*modules, o->details()));
     } else {
-      fmt::print("{}", profiler::render_op_table(ops));
+      fmt::print("{}", profiler::render_op_table(ops, o->details()));
     }
     if (!model.debug) {
       fmt::print(stderr, "note: {} carries no call stacks; every operator is attributed to "

@@ -13,6 +13,34 @@ nlohmann::json slice(const std::string& name, const char* category, std::int64_t
           {"dur", static_cast<double>(end_ns - start_ns) / 1e3}};
 }
 
+// The operator slice's args: its handle, and whatever else the event was recorded with
+// (PyTorch's trace names input shapes and types "Input Dims" and "Input type").
+nlohmann::json event_args(const OpEvent& e) {
+  nlohmann::json args = {{"debug_handle", e.handle}};
+  if (!e.inputs.empty() || !e.outputs.empty()) {
+    nlohmann::json dims = nlohmann::json::array(), types = nlohmann::json::array(),
+                   out_dims = nlohmann::json::array(), out_types = nlohmann::json::array();
+    for (const auto& v : e.inputs) {
+      dims.push_back(v.sizes);
+      types.push_back(v.type);
+    }
+    for (const auto& v : e.outputs) {
+      out_dims.push_back(v.sizes);
+      out_types.push_back(v.type);
+    }
+    args["Input Dims"] = std::move(dims);
+    args["Input type"] = std::move(types);
+    args["Output Dims"] = std::move(out_dims);
+    args["Output type"] = std::move(out_types);
+  }
+  if (e.flops >= 0) args["flops"] = e.flops;
+  if (e.bytes_allocated != 0 || e.bytes_freed != 0) {
+    args["bytes_allocated"] = e.bytes_allocated;
+    args["bytes_freed"] = e.bytes_freed;
+  }
+  return args;
+}
+
 }  // namespace
 
 nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attributor) {
@@ -43,7 +71,7 @@ nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attr
       open.push_back({a.module_path[i], e.start_ns});
     }
     auto op = slice(std::string(e.op), "operator", e.start_ns, e.end_ns, e.thread);
-    op["args"] = {{"debug_handle", e.handle}};
+    op["args"] = event_args(e);
     trace.push_back(std::move(op));
     last_end = e.end_ns;
     thread = e.thread;

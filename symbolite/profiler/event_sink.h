@@ -22,8 +22,16 @@ namespace symbolite::profiler {
 
 class EventSink {
  public:
+  // `details`: what to measure besides time, a mask of EventDetail bits.
+  explicit EventSink(std::uint32_t details = 0) : details_(details) {}
   virtual ~EventSink() = default;
   virtual void on_op(const OpEvent& event) = 0;
+
+  // Read by the runtime once per operator (a plain load, no virtual call).
+  std::uint32_t details() const { return details_; }
+
+ private:
+  std::uint32_t details_;
 };
 
 // The sink installed on this thread, or null.

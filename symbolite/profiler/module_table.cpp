@@ -1,5 +1,7 @@
 #include "symbolite/profiler/module_table.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace symbolite::profiler {
@@ -20,13 +22,17 @@ std::unique_ptr<ModuleNode> module_tree(const std::vector<OpEvent>& events,
     const auto& a = attributor.attribute(e.handle);
     std::int64_t duration = e.end_ns - e.start_ns;
     if (root->label.empty()) root->label = a.module_path.front();
+    auto add = [&](ModuleNode& node) {
+      node.inclusive_ns += duration;
+      ++node.ops;
+      node.flops += std::max<std::int64_t>(e.flops, 0);
+      node.bytes_allocated += e.bytes_allocated;
+    };
     ModuleNode* node = root.get();
-    node->inclusive_ns += duration;
-    ++node->ops;
+    add(*node);
     for (std::size_t i = 1; i < a.module_path.size(); ++i) {
       node = &node->child(a.module_path[i]);
-      node->inclusive_ns += duration;
-      ++node->ops;
+      add(*node);
     }
     node->exclusive_ns += duration;
   }
@@ -35,30 +41,41 @@ std::unique_ptr<ModuleNode> module_tree(const std::vector<OpEvent>& events,
 
 namespace {
 
-void render(const ModuleNode& node, int depth, std::int64_t total, std::string& out) {
-  out += fmt::format("{:{}}{:<{}}  {:>12.1f}  {:>12.1f}  {:>6.2f}%  {:>7}\n", "", depth * 2,
+void render(const ModuleNode& node, int depth, std::int64_t total, std::uint32_t details,
+            std::string& out) {
+  out += fmt::format("{:{}}{:<{}}  {:>12.1f}  {:>12.1f}  {:>6.2f}%  {:>7}", "", depth * 2,
                      node.label, std::max(1, 48 - depth * 2), node.inclusive_ns / 1e3,
                      node.exclusive_ns / 1e3,
                      total > 0 ? 100.0 * static_cast<double>(node.inclusive_ns) / static_cast<double>(total) : 0.0,
                      node.ops);
-  for (const auto& child : node.children) render(*child, depth + 1, total, out);
+  if (details & kDetailFlops) out += fmt::format("  {:>12.3f}", node.flops / 1e6);
+  if (details & kDetailMemory) out += fmt::format("  {:>12.1f}", node.bytes_allocated / 1024.0);
+  out += "\n";
+  for (const auto& child : node.children) render(*child, depth + 1, total, details, out);
 }
 
 
 }  // namespace
 
-std::string render_module_tree(const ModuleNode& root) {
-  std::string out = fmt::format("{:<48}  {:>12}  {:>12}  {:>7}  {:>7}\n", "module",
+std::string render_module_tree(const ModuleNode& root, std::uint32_t details) {
+  std::string out = fmt::format("{:<48}  {:>12}  {:>12}  {:>7}  {:>7}", "module",
                                 "incl. (us)", "excl. (us)", "%", "ops");
-  render(root, 0, root.inclusive_ns, out);
+  if (details & kDetailFlops) out += fmt::format("  {:>12}", "MFLOPs");
+  if (details & kDetailMemory) out += fmt::format("  {:>12}", "alloc (KiB)");
+  out += "\n";
+  render(root, 0, root.inclusive_ns, details, out);
   return out;
 }
 
-nlohmann::json module_tree_json(const ModuleNode& root) {
+nlohmann::json module_tree_json(const ModuleNode& root, std::uint32_t details) {
   nlohmann::json children = nlohmann::json::array();
-  for (const auto& c : root.children) children.push_back(module_tree_json(*c));
-  return {{"module", root.label}, {"inclusive_ns", root.inclusive_ns},
-          {"exclusive_ns", root.exclusive_ns}, {"ops", root.ops}, {"children", children}};
+  for (const auto& c : root.children) children.push_back(module_tree_json(*c, details));
+  nlohmann::json node = {{"module", root.label}, {"inclusive_ns", root.inclusive_ns},
+                         {"exclusive_ns", root.exclusive_ns}, {"ops", root.ops}};
+  if (details & kDetailFlops) node["flops"] = root.flops;
+  if (details & kDetailMemory) node["bytes_allocated"] = root.bytes_allocated;
+  node["children"] = std::move(children);
+  return node;
 }
 
 std::string folded_stacks(const std::vector<OpEvent>& events, Attributor& attributor) {

@@ -22,6 +22,8 @@ struct ModuleNode {
   std::int64_t inclusive_ns = 0;
   std::int64_t exclusive_ns = 0;
   std::uint64_t ops = 0;          // operator calls inside, inclusive
+  std::int64_t flops = 0;         // inclusive, over events that carry a FLOP count
+  std::int64_t bytes_allocated = 0;  // inclusive
   std::vector<std::unique_ptr<ModuleNode>> children;  // in first-seen order
 
   ModuleNode& child(const std::string& label);
@@ -29,8 +31,9 @@ struct ModuleNode {
 
 // The root is "top(Type)".
 std::unique_ptr<ModuleNode> module_tree(const std::vector<OpEvent>& events, Attributor& attributor);
-std::string render_module_tree(const ModuleNode& root);
-nlohmann::json module_tree_json(const ModuleNode& root);
+// `details` (EventDetail bits the events were recorded with) picks the columns shown.
+std::string render_module_tree(const ModuleNode& root, std::uint32_t details = 0);
+nlohmann::json module_tree_json(const ModuleNode& root, std::uint32_t details = 0);
 
 // Folded stacks for flame-graph tools (flamegraph.pl, speedscope, inferno): one line per
 // distinct module path + operator, with its total time in microseconds:

@@ -18,10 +18,10 @@ using symbolite::testing::fixture_path;
 // Handles of nested.ptl (see goldens/nested.json): 28 is aten::add in
 // level1.level2, 25 aten::linear in level1.level2.leaf.proj, 101 aten::mm at the top.
 std::vector<OpEvent> synthetic_events() {
-  return {{"aten::linear", 25, 100, 200, 0, 0},
-          {"aten::add.Tensor", 28, 200, 250, 0, 0},
-          {"aten::mm", 101, 300, 400, 0, 0},
-          {"aten::add.Tensor", 28, 400, 430, 0, 0}};
+  return {{.op = "aten::linear", .handle = 25, .start_ns = 100, .end_ns = 200},
+          {.op = "aten::add.Tensor", .handle = 28, .start_ns = 200, .end_ns = 250},
+          {.op = "aten::mm", .handle = 101, .start_ns = 300, .end_ns = 400},
+          {.op = "aten::add.Tensor", .handle = 28, .start_ns = 400, .end_ns = 430}};
 }
 
 struct Model {
@@ -51,7 +51,8 @@ TEST(Profiler, DelegateBackendsReportThroughTheSameSink) {
     void execute() {
       if (EventSink* sink = current_sink()) {
         std::int64_t start = now_ns();
-        sink->on_op({"backend::fused_conv_relu", 7, start, now_ns(), thread_id(), 1});
+        sink->on_op({.op = "backend::fused_conv_relu", .handle = 7, .start_ns = start,
+                     .end_ns = now_ns(), .thread = thread_id(), .source = 1});
       }
     }
   } backend;

@@ -11,6 +11,7 @@ namespace symbolite::profiler {
 
 class RecordingSink : public EventSink {
  public:
+  explicit RecordingSink(std::uint32_t details = 0) : EventSink(details) {}
   void on_op(const OpEvent& event) override { events_.push_back(event); }
   const std::vector<OpEvent>& events() const { return events_; }
   void clear() { events_.clear(); }

@@ -6,6 +6,7 @@
 
 #include "symbolite/ops/op_error.h"
 #include "symbolite/profiler/event_sink.h"
+#include "symbolite/runtime/profiled_op.h"
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/support/error.h"
 
@@ -141,11 +142,12 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
           }
           // Profiling costs a thread-local load and a branch when no sink is installed.
           if (profiler::EventSink* sink = profiler::current_sink()) {
-            std::int64_t start = profiler::now_ns();
-            op.def->kernel(stack);
-            sink->on_op({op.name, pc < fn.debug_handles.size() ? fn.debug_handles[pc]
-                                                                : debuginfo::kInvalidDebugHandle,
-                         start, profiler::now_ns(), profiler::thread_id(), 0});
+            std::size_t num_inputs = ins.op == OpCode::kOpN ? static_cast<std::size_t>(ins.n) + 1
+                                                            : op.def->num_args;
+            run_profiled_op(op, num_inputs,
+                            pc < fn.debug_handles.size() ? fn.debug_handles[pc]
+                                                         : debuginfo::kInvalidDebugHandle,
+                            stack, *sink);
           } else {
             op.def->kernel(stack);
           }

@@ -80,14 +80,22 @@ BufferPool& pool() {
   return *instance;
 }
 
+thread_local AllocationCounts counts;
+
 }  // namespace
 
 std::shared_ptr<std::uint8_t> acquire_buffer(std::size_t nbytes) {
   std::size_t size = size_class(nbytes);
   // operator new(0, align) still gives a unique pointer, so an empty buffer is valid too.
   std::uint8_t* p = pool().take(size);
-  return std::shared_ptr<std::uint8_t>(p, [size](std::uint8_t* q) { pool().give_back(q, size); });
+  counts.allocated += static_cast<std::int64_t>(nbytes);
+  return std::shared_ptr<std::uint8_t>(p, [size, nbytes](std::uint8_t* q) {
+    counts.freed += static_cast<std::int64_t>(nbytes);
+    pool().give_back(q, size);
+  });
 }
+
+AllocationCounts thread_allocation_counts() { return counts; }
 
 std::size_t pooled_bytes() { return pool().pooled(); }
 

@@ -17,4 +17,13 @@ std::shared_ptr<std::uint8_t> acquire_buffer(std::size_t nbytes);
 // Bytes the pool holds for reuse right now (not in use by any tensor).
 std::size_t pooled_bytes();
 
+// Tensor bytes this thread has acquired and released since it started (requested sizes).
+// The profiler's memory figures are differences of these around an operator; keeping them
+// costs one thread-local add per buffer.
+struct AllocationCounts {
+  std::int64_t allocated = 0;
+  std::int64_t freed = 0;
+};
+AllocationCounts thread_allocation_counts();
+
 }  // namespace symbolite::tensor

@@ -1,0 +1,26 @@
+// Runs one resolved operator under a profiler sink: times it and, as the sink asks
+// (`EventSink::details()`), records its input and output shapes, its FLOPs and the tensor
+// bytes it allocated and freed, then reports the event. The interpreter calls this only when
+// a sink is installed; without one it calls the kernel directly.
+#pragma once
+
+#include <cstddef>
+
+#include "symbolite/debuginfo/debug_info.h"
+#include "symbolite/mobile/loaded_model.h"
+#include "symbolite/ops/operator_registry.h"
+#include "symbolite/profiler/event_sink.h"
+
+namespace symbolite::runtime {
+
+// The operator's `num_inputs` arguments are the top of `stack` (defaults already pushed);
+// the kernel pops them and pushes its results, as when it runs unprofiled. A kernel that
+// throws reports no event.
+void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
+                     debuginfo::DebugHandle handle, ops::Stack& stack,
+                     profiler::EventSink& sink);
+
+// How the profiler describes a value: a tensor's dtype and sizes, else its kind.
+profiler::ValueMeta value_meta(const ops::IValue& value);
+
+}  // namespace symbolite::runtime
