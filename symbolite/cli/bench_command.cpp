@@ -42,6 +42,7 @@ struct BenchOptions {
   int runs = 20;
   int warmup = 3;
   bool profile = false;
+  bool profile_details = false;
 };
 
 void progress(int done, int total) {
@@ -64,6 +65,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--profile", o->profile,
                 "Record profiler events during the timed runs (to measure the profiler's cost)");
+  cmd->add_flag("--profile-details", o->profile_details,
+                "With --profile: also record shapes, FLOPs and memory per event");
   cmd->callback([o, &exit_code] {
     std::vector<ops::IValue> inputs;
     for (const auto& path : o->inputs) inputs.push_back(runtime::read_input_file(path));
@@ -75,9 +78,12 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     bool tty = ::isatty(STDERR_FILENO) != 0;
     for (int i = 0; i < o->warmup; ++i) interpreter.run_method(o->method, inputs);
     std::vector<double> ms;
-    profiler::RecordingSink events;
+    profiler::RecordingSink events(o->profile_details ? profiler::kDetailShapes |
+                                                            profiler::kDetailFlops |
+                                                            profiler::kDetailMemory
+                                                      : 0u);
     std::optional<profiler::ProfilingScope> scope;
-    if (o->profile) scope.emplace(events);
+    if (o->profile || o->profile_details) scope.emplace(events);
     for (int i = 0; i < o->runs; ++i) {
       auto start = std::chrono::steady_clock::now();
       interpreter.run_method(o->method, inputs);

@@ -13,7 +13,9 @@ mobilenet_v3_small), then asks symbolite about the same models and compares:
   - `symbolicate --json` for every debug handle of every model: found, right op and site, and
     `partial` with notes exactly where PyTorch wrote source-range tag -1;
   - models without debug info: symbolite must not claim a module hierarchy;
-  - `inspect --json`: top type, bytecode version, methods, debug records, module tree.
+  - `inspect --json`: top type, bytecode version, methods, debug records, module tree;
+  - `profile --trace` for every valid call: PyTorch's profiler events, shapes and FLOPs
+    (profile_check.py).
 
 Prints one line per check, then `N passed, M failed`; exits 1 if any check failed and 77 (the
 ctest skip code) if this Python has no torch.
@@ -32,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, os.pardir, "fixtures")
 sys.path.insert(0, FIXTURES)
 import generate  # noqa: E402  (torch-free at import time; shares the <unknown> rule)
+from profile_check import check_profile  # noqa: E402  (tests/interop)
 
 SKIP = 77
 # Handles per symbolicate call: keeps command lines far below ARG_MAX.
@@ -472,6 +475,7 @@ def main():
             if golden.get("cases"):
                 check_split(checks, symbolite, models, golden)
                 check_run(checks, symbolite, models, golden)
+            check_profile(checks, symbolite, models, golden, generate.VALID_CALLS, save_inputs)
         print(f"{checks.passed} passed, {checks.failed} failed")
         return 1 if checks.failed else 0
     finally:
