@@ -1,0 +1,82 @@
+// `symbolite profile` end to end on nested.ptl's `direct` (one aten::mm of [2, 3] x [3, 4],
+// which PyTorch's profiler counts as 48 FLOPs: tests/fixtures/profile/expected.json): the
+// JSON tables, the Chrome trace's operator args, and usage errors.
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support/fixtures.h"
+#include "tests/test_support/run_cli.h"
+#include "tests/test_support/scratch_dir.h"
+
+namespace symbolite::cli {
+namespace {
+
+using symbolite::testing::fixture_path;
+using symbolite::testing::run_cli;
+
+std::string direct_call() {
+  std::string dir = fixture_path("run/nested/valid_2/");
+  return fixture_path("models/nested.ptl") + " --method direct --input " + dir + "input_0.npy " +
+         dir + "input_1.npy";
+}
+
+std::int64_t pytorch_flops_of_direct() {
+  std::ifstream in(fixture_path("profile/expected.json"));
+  for (const auto& c : nlohmann::json::parse(in)) {
+    if (c["dir"] == "nested/valid_2") return c["events"][0]["flops"];
+  }
+  return -1;
+}
+
+TEST(ProfileCommand, JsonTablesCarryShapesFlopsAndMemory) {
+  testing::ScratchDir scratch;
+  auto r = run_cli("profile " + direct_call() + " --runs 3 --shapes --flops --memory --json --trace " +
+                   scratch.file("trace.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["events"], 3);
+  ASSERT_EQ(j["operators"].size(), 1u);
+  const auto& mm = j["operators"][0];
+  EXPECT_EQ(mm["op"], "aten::mm");
+  EXPECT_EQ(mm["count"], 3);
+  EXPECT_EQ(mm["input_shapes"], "[[2, 3], [3, 4]]");
+  EXPECT_EQ(mm["flops"], 3 * pytorch_flops_of_direct());
+  EXPECT_EQ(mm["bytes_allocated"], 3 * 2 * 4 * 4);  // three float32 [2, 4] results
+  EXPECT_EQ(j["modules"]["module"], "top(Nested)");
+  EXPECT_EQ(j["modules"]["flops"], mm["flops"]);
+
+  std::ifstream in(scratch.file("trace.json"));
+  auto trace = nlohmann::json::parse(in);
+  int operators = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["cat"] != "operator") continue;
+    ++operators;
+    EXPECT_EQ(e["args"]["Input Dims"], nlohmann::json::parse("[[2, 3], [3, 4]]"));
+    EXPECT_EQ(e["args"]["Input type"], nlohmann::json::parse(R"(["float32", "float32"])"));
+    EXPECT_EQ(e["args"]["Output Dims"], nlohmann::json::parse("[[2, 4]]"));
+    EXPECT_EQ(e["args"]["flops"], pytorch_flops_of_direct());
+  }
+  EXPECT_EQ(operators, 3);
+}
+
+TEST(ProfileCommand, TextTablesShowTheRequestedColumns) {
+  auto plain = run_cli("profile " + direct_call());
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("MFLOPs"), std::string::npos);
+  auto detailed = run_cli("profile " + direct_call() + " --flops --memory --by module");
+  ASSERT_EQ(detailed.exit_code, 0) << detailed.err;
+  EXPECT_NE(detailed.out.find("MFLOPs"), std::string::npos);
+  EXPECT_NE(detailed.out.find("alloc (KiB)"), std::string::npos);
+  EXPECT_NE(detailed.out.find("top(Nested)"), std::string::npos);
+}
+
+TEST(ProfileCommand, UnknownSortKeyIsAUsageError) {
+  auto r = run_cli("profile " + direct_call() + " --sort fastest");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+}
+
+}  // namespace
+}  // namespace symbolite::cli
