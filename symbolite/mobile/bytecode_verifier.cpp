@@ -28,6 +28,12 @@ class Verifier {
                             pc_, opcode_name(ins.op), ins.x, ins.n, what));
   }
 
+  [[noreturn]] void unsupported(const DecodedInstruction& ins, const std::string& what) const {
+    throw Error(ErrorKind::kUnsupported,
+                fmt::format("{}: instruction {} ({} {} {}): {}", fn_.qualified_name, pc_,
+                            opcode_name(ins.op), ins.x, ins.n, what));
+  }
+
   void need_register(const DecodedInstruction& ins, std::int64_t r) const {
     if (r < 1 || static_cast<std::uint64_t>(r) > fn_.register_size) {
       fail(ins, fmt::format("register {} out of range (register_size {})", r,
@@ -86,8 +92,21 @@ class Verifier {
         need_count(ins, ins.n);
         break;
       case OpCode::kCreateObject:
+        // PyTorch 1.13 refuses to export TorchScript classes to lite-interpreter models, so
+        // CREATE_OBJECT only ever builds custom C++ classes (torch.classes.*), whose methods
+        // are C++ code of the binary that registered them, not part of the model file.
         need_index(ins, ins.x, fn_.types.size(), "type");
-        break;
+        unsupported(ins, fmt::format("creates a {}: custom C++ classes (torch.classes) run code "
+                                     "that is not in the model file, and symbolite has none",
+                                     fn_.types[static_cast<std::size_t>(ins.x)]));
+      case OpCode::kCall:
+      case OpCode::kEnter:
+      case OpCode::kExit:
+        // PyTorch 1.13 never writes these into a lite-interpreter model: it inlines every call
+        // (CALL exists only inside its loader, for operator upgraders) and refuses to export
+        // `with` blocks ("ENTER is not supported in mobile module").
+        unsupported(ins, "an instruction PyTorch 1.13 does not write into lite-interpreter "
+                         "models");
       case OpCode::kIsInstance:
         need_count(ins, ins.n);
         if (ins.x < 0 || static_cast<std::uint64_t>(ins.x) + static_cast<std::uint64_t>(ins.n) >

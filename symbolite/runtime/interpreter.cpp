@@ -168,8 +168,12 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
           break;
         }
         case OpCode::kCall:
-          throw Error(ErrorKind::kUnsupported,
-                      "CALL of a separately compiled function is not supported yet");
+        case OpCode::kCreateObject:
+        case OpCode::kEnter:
+        case OpCode::kExit:
+          // The verifier refuses these at load (bytecode_verifier.cpp says why).
+          throw Error(ErrorKind::kInternal,
+                      fmt::format("instruction {} reached the interpreter", mobile::opcode_name(ins.op)));
         case OpCode::kLoad:
           stack.push_back(registers[static_cast<std::size_t>(ins.x)]);
           ++pc;
@@ -391,11 +395,6 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
           stack.emplace_back();
           ++pc;
           break;
-        case OpCode::kCreateObject:
-        case OpCode::kEnter:
-        case OpCode::kExit:
-          throw Error(ErrorKind::kUnsupported,
-                      fmt::format("instruction {} is not supported yet", mobile::opcode_name(ins.op)));
       }
     } catch (const RunError&) {
       throw;

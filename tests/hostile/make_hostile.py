@@ -434,6 +434,26 @@ def verifier_cases():
         case(case_name, rewrite({record.split("/", 1)[1]: data}, source=SMALL, keep_all=True), "model",
              message, f"bytecode.pkl: {why}", open_as="runtime")
 
+    # Well-formed code PyTorch 1.13 can load but symbolite cannot run: refused at load too.
+    def with_types(instructions, types):
+        table = dict(fields)
+        table["instructions"] = tuple(instructions)
+        table["types"] = tuple(types)
+        return dumps((version, (name, tuple(table.items()), schema)))
+
+    context = "__torch__.torch.classes.xnnpack.Conv2dOpContext"
+    for case_name, data, message, why in [
+        ("verifier_create_object.ptl",
+         with_types(replaced(10, ("CREATE_OBJECT", 1, 0)), ["List[int]", context]),
+         f"instruction 10 (CREATE_OBJECT 1 0): creates a {context}: custom C++ classes",
+         "CREATE_OBJECT of a custom C++ class (torch.classes)"),
+        ("verifier_enter.ptl", with_code(replaced(3, ("ENTER", 0, 0))),
+         "instruction 3 (ENTER 0 0): an instruction PyTorch 1.13 does not write",
+         "a `with` block's ENTER, which PyTorch refuses to export"),
+    ]:
+        case(case_name, rewrite({record.split("/", 1)[1]: data}, source=SMALL, keep_all=True),
+             "unsupported", message, f"bytecode.pkl: {why}", open_as="runtime")
+
 
 # --- sidecars -------------------------------------------------------------------------------
 
