@@ -1,13 +1,16 @@
 // Convolutions: aten::conv2d, aten::conv1d (and their padding="same"/"valid" overloads) and
-// aten::_convolution, float32. Checks run in PyTorch 1.13's order with its messages
-// (batchify, _convolution, check_shape_forward, then the CPU backends' own checks); conv1d
-// runs as a conv2d of height 1, as PyTorch's CPU path does.
+// aten::_convolution, float32 and float64. Checks run in PyTorch 1.13's order with its
+// messages (batchify, _convolution, check_shape_forward, then the CPU backends' own checks);
+// conv1d runs as a conv2d of height 1, as PyTorch's CPU path does.
 //
 // Three compute paths: depthwise (groups == in_channels, one input channel per group) in
-// depthwise_conv.cpp; 1x1 with stride 1 and no padding as one GEMM per
-// group; everything else as im2col + GEMM (gemm.h).
+// depthwise_conv.cpp, float32 only; 1x1 with stride 1 and no padding as one GEMM per
+// group; everything else as im2col + GEMM (gemm.h: oneDNN sgemm for float32, OpenBLAS dgemm
+// for float64). float64 takes the GEMM paths for depthwise too: it is there for
+// correctness, not speed.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -16,6 +19,7 @@
 #include "symbolite/ops/gemm.h"
 #include "symbolite/ops/nn_common.h"
 #include "symbolite/ops/op_error.h"
+#include "symbolite/ops/tensor_loops.h"
 
 namespace symbolite::ops::nn {
 namespace {
@@ -52,43 +56,45 @@ void valid_range(std::int64_t offset, std::int64_t stride, std::int64_t size, st
   lo = std::min(lo, hi);
 }
 
-void fill_bias(float* out, const Geometry& g, const float* bias) {
+template <typename T>
+void fill_bias(T* out, const Geometry& g, const T* bias) {
   std::int64_t plane = g.oh * g.ow;
   for (std::int64_t n = 0; n < g.n; ++n) {
     for (std::int64_t o = 0; o < g.o; ++o) {
-      float b = bias == nullptr ? 0.0f : bias[o];
+      T b = bias == nullptr ? T(0) : bias[o];
       std::fill_n(out + (n * g.o + o) * plane, plane, b);
     }
   }
 }
 
 // Columns of one group's input: row (c, ki, kj), column (oh, ow).
-void im2col(const float* in, const Geometry& g, float* col) {
+template <typename T>
+void im2col(const T* in, const Geometry& g, T* col) {
   std::int64_t out_plane = g.oh * g.ow;
   for (std::int64_t c = 0; c < g.cg; ++c) {
-    const float* plane = in + c * g.h * g.w;
+    const T* plane = in + c * g.h * g.w;
     for (std::int64_t ki = 0; ki < g.kh; ++ki) {
       for (std::int64_t kj = 0; kj < g.kw; ++kj) {
-        float* row = col + ((c * g.kh + ki) * g.kw + kj) * out_plane;
+        T* row = col + ((c * g.kh + ki) * g.kw + kj) * out_plane;
         std::int64_t off = kj * g.dw - g.pw;
         std::int64_t lo = 0;
         std::int64_t hi = 0;
         valid_range(off, g.sw, g.w, g.ow, lo, hi);
         for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-          float* dst = row + oh * g.ow;
+          T* dst = row + oh * g.ow;
           std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
           if (ih < 0 || ih >= g.h) {
-            std::fill_n(dst, g.ow, 0.0f);
+            std::fill_n(dst, g.ow, T(0));
             continue;
           }
-          const float* src = plane + ih * g.w + off;
-          std::fill_n(dst, lo, 0.0f);
+          const T* src = plane + ih * g.w + off;
+          std::fill_n(dst, lo, T(0));
           if (g.sw == 1) {
             std::copy(src + lo, src + hi, dst + lo);
           } else {
             for (std::int64_t x = lo; x < hi; ++x) dst[x] = src[x * g.sw];
           }
-          std::fill(dst + hi, dst + g.ow, 0.0f);
+          std::fill(dst + hi, dst + g.ow, T(0));
         }
       }
     }
@@ -96,25 +102,45 @@ void im2col(const float* in, const Geometry& g, float* col) {
 }
 
 // out = conv(in, weight), or out += conv(...) when `accumulate`.
-void conv_gemm(const float* in, const float* weight, float* out, const Geometry& g,
-               bool accumulate) {
+template <typename T>
+void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, bool accumulate) {
   std::int64_t og = g.o / g.groups;
   std::int64_t k = g.cg * g.kh * g.kw;
   std::int64_t out_plane = g.oh * g.ow;
   bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
   // im2col columns, kept per thread: a fresh buffer this size page-faults on every call.
-  thread_local std::vector<float> col;
+  thread_local std::vector<T> col;
   if (!direct) col.resize(static_cast<std::size_t>(k * out_plane));
   for (std::int64_t n = 0; n < g.n; ++n) {
     for (std::int64_t grp = 0; grp < g.groups; ++grp) {
-      const float* src = in + (n * g.c + grp * g.cg) * g.h * g.w;
+      const T* src = in + (n * g.c + grp * g.cg) * g.h * g.w;
       if (!direct) im2col(src, g, col.data());
-      const float* b = direct ? src : col.data();
-      float* dst = out + (n * g.o + grp * og) * out_plane;
-      sgemm(false, false, og, out_plane, k, 1.0f, weight + grp * og * k, k, b, out_plane,
-            accumulate ? 1.0f : 0.0f, dst, out_plane);
+      const T* b = direct ? src : col.data();
+      T* dst = out + (n * g.o + grp * og) * out_plane;
+      const T* w = weight + grp * og * k;
+      T beta = accumulate ? T(1) : T(0);
+      if constexpr (std::is_same_v<T, float>) {
+        sgemm(false, false, og, out_plane, k, 1.0f, w, k, b, out_plane, beta, dst, out_plane);
+      } else {
+        dgemm(false, false, og, out_plane, k, 1.0, w, k, b, out_plane, beta, dst, out_plane);
+      }
     }
   }
+}
+
+// out = conv(x, wt) + bias, for contiguous x, wt and bias (or null) of type T.
+template <typename T>
+void run_conv(const Tensor& x, const Tensor& wt, const T* bias, T* out, const Geometry& g) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (g.c != 0 && g.groups == g.c && g.cg == 1) {
+      depthwise_conv2d(x.data<float>(), wt.data<float>(), bias, out, g);
+      return;
+    }
+  }
+  // Without a bias (convolutions followed by batch norm) the GEMM writes the output
+  // outright; with one it adds to the bias filled in first.
+  if (bias != nullptr || g.c == 0) fill_bias(out, g, bias);
+  if (g.c != 0) conv_gemm(x.data<T>(), wt.data<T>(), out, g, bias != nullptr);
 }
 
 // The CPU backend's own checks (slow_conv2d / slow_conv_dilated2d), on the 2-d view.
@@ -222,25 +248,29 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
     fail(fmt::format("expected scalar type {} but found {}", tensor::scalar_type_name(input.dtype()),
                      tensor::scalar_type_name(weight.dtype())));
   }
-  if (input.dtype() != DType::kFloat32) unsupported_dtype("aten::_convolution", input.dtype());
-  if (bias != nullptr && bias->dtype() != DType::kFloat32) {
+  DType dtype = input.dtype();
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) {
+    unsupported_float_dtype("aten::_convolution", dtype);
+  }
+  // conv1d/conv2d refuse a bias of another dtype before this. aten::_convolution called
+  // directly takes one on float64, which PyTorch always runs with slow_conv2d (it copies the
+  // bias into the output, converting it); on float32 PyTorch may pick oneDNN instead, which
+  // refuses it, so symbolite does not guess.
+  if (bias != nullptr && bias->dtype() != dtype && dtype != DType::kFloat64) {
     unsupported_dtype("aten::_convolution", bias->dtype());
   }
   g.oh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
   g.ow = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
   Ints out_sizes = {g.n, g.o, g.oh, g.ow};
-  Tensor out = Tensor::uninitialized(out_sizes, DType::kFloat32);
+  Tensor out = Tensor::uninitialized(out_sizes, dtype);
   if (out.numel() != 0) {
-    Tensor b = bias == nullptr ? Tensor() : bias->contiguous();
-    float* y = out.mutable_data<float>();
-    const float* bias_data = bias == nullptr ? nullptr : b.data<float>();
-    if (g.c != 0 && g.groups == g.c && g.cg == 1) {
-      depthwise_conv2d(x.data<float>(), wt.data<float>(), bias_data, y, g);
+    Tensor b = bias == nullptr ? Tensor() : to_dtype(*bias, dtype);
+    if (dtype == DType::kFloat64) {
+      run_conv<double>(x, wt, bias == nullptr ? nullptr : b.data<double>(),
+                       out.mutable_data<double>(), g);
     } else {
-      // Without a bias (convolutions followed by batch norm) the GEMM writes the output
-      // outright; with one it adds to the bias filled in first.
-      if (bias_data != nullptr || g.c == 0) fill_bias(y, g, bias_data);
-      if (g.c != 0) conv_gemm(x.data<float>(), wt.data<float>(), y, g, bias_data != nullptr);
+      run_conv<float>(x, wt, bias == nullptr ? nullptr : b.data<float>(),
+                      out.mutable_data<float>(), g);
     }
   }
   if (dim == 1) out = view_as(out, {g.n, g.o, g.ow});
@@ -308,19 +338,18 @@ void conv_nd(Stack& s) {
 }
 
 // Zero-pads the end of each spatial dimension of a batched input by `extra`.
-Tensor pad_end(const Tensor& input, const Ints& extra) {
-  Tensor x = input.contiguous();
-  if (x.dtype() != DType::kFloat32) unsupported_dtype("aten::conv (padding='same')", x.dtype());
+template <typename T>
+Tensor pad_end_typed(const Tensor& x, const Ints& extra) {
   Ints sizes = x.sizes();
   for (std::size_t i = 0; i < extra.size(); ++i) sizes[i + 2] += extra[i];
-  Tensor out = empty_float(sizes);
+  Tensor out = Tensor::empty(sizes, x.dtype());
   if (x.numel() == 0) return out;
   std::int64_t rows = 1;
   for (std::size_t i = 0; i + 1 < sizes.size(); ++i) rows *= x.sizes()[i];
   std::int64_t in_w = x.sizes().back();
   std::int64_t out_w = sizes.back();
-  const float* src = x.data<float>();
-  float* dst = out.mutable_data<float>();
+  const T* src = x.data<T>();
+  T* dst = out.mutable_data<T>();
   if (sizes.size() == 3) {
     for (std::int64_t r = 0; r < rows; ++r) std::copy_n(src + r * in_w, in_w, dst + r * out_w);
   } else {
@@ -333,6 +362,15 @@ Tensor pad_end(const Tensor& input, const Ints& extra) {
     }
   }
   return out;
+}
+
+Tensor pad_end(const Tensor& input, const Ints& extra) {
+  Tensor x = input.contiguous();
+  switch (x.dtype()) {
+    case DType::kFloat32: return pad_end_typed<float>(x, extra);
+    case DType::kFloat64: return pad_end_typed<double>(x, extra);
+    default: unsupported_float_dtype("aten::conv (padding='same')", x.dtype());
+  }
 }
 
 // conv1d.padding / conv2d.padding: padding is "valid" or "same".

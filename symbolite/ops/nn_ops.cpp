@@ -67,6 +67,26 @@ void require_float32(std::string_view op, std::string_view kernel_name, DType dt
   }
 }
 
+void unsupported_float_dtype(std::string_view op, DType dtype) {
+  throw Error(ErrorKind::kUnsupported,
+              fmt::format("{}: symbolite implements float32 and float64 only, got {}", op,
+                          tensor::scalar_type_name(dtype)));
+}
+
+void require_floating(std::string_view op, std::string_view kernel_name, DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+    case DType::kFloat64:
+      return;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      unsupported_float_dtype(op, dtype);
+    default:
+      fail(fmt::format("\"{}\" not implemented for '{}'", kernel_name,
+                       tensor::scalar_type_name(dtype)));
+  }
+}
+
 }  // namespace nn
 
 namespace {

@@ -231,8 +231,9 @@ TEST(NnOps, TrainingModeIsUnsupported) {
 
 TEST(NnOps, OtherDtypesAreUnsupported) {
   Tensor x = Tensor::empty({1, 2, 4, 4}, DType::kFloat64);
-  Tensor w = Tensor::empty({2, 2, 3, 3}, DType::kFloat64);
-  expect_unsupported("aten::conv2d", {x, w}, "float32 only, got Double");
+  Tensor half_x = Tensor::empty({1, 2, 4, 4}, DType::kFloat16);
+  Tensor half_w = Tensor::empty({2, 2, 3, 3}, DType::kFloat16);
+  expect_unsupported("aten::conv2d", {half_x, half_w}, "float32 and float64 only, got Half");
   expect_unsupported("aten::max_pool2d", {x, ints({2, 2})}, "float32 only, got Double");
   Tensor tw = Tensor::empty({2, 2, 3, 3}, DType::kFloat32);
   Tensor tx = Tensor::empty({1, 2, 4, 4}, DType::kFloat32);
