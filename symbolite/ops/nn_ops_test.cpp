@@ -235,6 +235,10 @@ TEST(NnOps, OtherDtypesAreUnsupported) {
   Tensor half_w = Tensor::empty({2, 2, 3, 3}, DType::kFloat16);
   expect_unsupported("aten::conv2d", {half_x, half_w}, "float32 and float64 only, got Half");
   expect_unsupported("aten::max_pool2d", {x, ints({2, 2})}, "float32 only, got Double");
+  Tensor ones = Tensor::empty({2}, DType::kFloat16);
+  expect_unsupported("aten::batch_norm",
+                     {half_x, IValue(), IValue(), ones, ones, false, 0.1, 1e-5, true},
+                     "float32 and float64 only, got Half");
   Tensor tw = Tensor::empty({2, 2, 3, 3}, DType::kFloat32);
   Tensor tx = Tensor::empty({1, 2, 4, 4}, DType::kFloat32);
   expect_unsupported("aten::_convolution",

@@ -1,12 +1,14 @@
-// Normalization: aten::batch_norm (float32, evaluation mode, running statistics) and
-// aten::layer_norm (float32, float64). Checks and messages follow PyTorch 1.13
-// (_batch_norm_impl_index, _check_layer_norm_inputs).
+// Normalization: aten::batch_norm (evaluation mode, running statistics) and
+// aten::layer_norm, both float32 and float64. Checks and messages follow PyTorch 1.13
+// (_batch_norm_impl_index, batch_norm_cpu, _check_layer_norm_inputs).
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "symbolite/ops/nn_common.h"
 #include "symbolite/ops/op_error.h"
+#include "symbolite/ops/tensor_loops.h"
 
 namespace symbolite::ops::nn {
 namespace {
@@ -21,14 +23,65 @@ void check_features(const char* name, std::int64_t expected, const Tensor& t) {
   }
 }
 
-// Element i of an optional per-channel float32 parameter, or `fallback`.
+// The n elements of an optional per-channel parameter (float32 or float64) as double, or
+// n times `fallback`.
 std::vector<double> per_channel(const Tensor* t, std::int64_t n, double fallback) {
   std::vector<double> out(static_cast<std::size_t>(n), fallback);
   if (t == nullptr) return out;
   Tensor c = t->contiguous();
-  const float* p = c.data<float>();
-  for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = p[i];
+  dispatch_floating(c.dtype(), "batch_norm", [&](auto tag) {
+    const auto* p = c.data<decltype(tag)>();
+    for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = p[i];
+  });
   return out;
+}
+
+// batch_norm_cpu's dtype checks, in its order: the input's dispatch; then its "mixed type"
+// path (taken when the first defined parameter's dtype differs from the input's), which
+// accepts only a BFloat16 input with float32 parameters; then each parameter's accessor,
+// which wants the input's dtype.
+void check_batch_norm_dtypes(const Tensor& input, const std::array<const Tensor*, 4>& params) {
+  DType dtype = input.dtype();
+  require_floating("aten::batch_norm", "batch_norm", dtype);
+  const Tensor* first = nullptr;
+  for (const Tensor* p : params) {
+    if (first == nullptr && p != nullptr) first = p;
+  }
+  if (first != nullptr && first->dtype() != dtype) {
+    for (const Tensor* p : params) {
+      if (p != nullptr && p->dtype() != DType::kFloat32) {
+        fail("mixed dtype (CPU): expect parameter to have scalar type of Float");
+      }
+    }
+    fail("mixed dtype (CPU): expect input to have scalar type of BFloat16");
+  }
+  for (const Tensor* p : params) {
+    if (p != nullptr && p->dtype() != dtype) {
+      fail(fmt::format("expected scalar type {} but found {}", tensor::scalar_type_name(dtype),
+                       tensor::scalar_type_name(p->dtype())));
+    }
+  }
+}
+
+// out (N, C, *) = x * scale[c] + shift[c] for the C = scale.size() channels, contiguous x;
+// out may be x.
+template <typename T>
+void scale_shift_channels(const Tensor& x, const std::vector<double>& scale,
+                          const std::vector<double>& shift, Tensor& out) {
+  auto features = static_cast<std::int64_t>(scale.size());
+  std::int64_t inner = 1;
+  for (std::size_t d = 2; d < x.sizes().size(); ++d) inner *= x.sizes()[d];
+  std::int64_t outer = x.sizes()[0];
+  const T* src = x.data<T>();
+  T* dst = out.mutable_data<T>();
+  for (std::int64_t n = 0; n < outer; ++n) {
+    for (std::int64_t c = 0; c < features; ++c) {
+      auto sc = static_cast<T>(scale[static_cast<std::size_t>(c)]);
+      auto sh = static_cast<T>(shift[static_cast<std::size_t>(c)]);
+      std::int64_t base = (n * features + c) * inner;
+      for (std::int64_t i = 0; i < inner; ++i) dst[base + i] = src[base + i] * sc + sh;
+    }
+  }
 }
 
 // aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
@@ -62,12 +115,7 @@ void batch_norm(Stack& s) {
     }
     if (weight != nullptr) check_features("weight", features, *weight);
     if (bias != nullptr) check_features("bias", features, *bias);
-    require_float32("aten::batch_norm", "batch_norm", input.dtype());
-    for (const Tensor* param : {weight, bias, mean, var}) {
-      if (param != nullptr && param->dtype() != DType::kFloat32) {
-        fail("mixed dtype (CPU): expect parameter to have scalar type of Float");
-      }
-    }
+    check_batch_norm_dtypes(input, {weight, bias, mean, var});
     if (training) {
       throw Error(ErrorKind::kUnsupported,
                   "aten::batch_norm in training mode is not supported (symbolite runs inference "
@@ -77,31 +125,20 @@ void batch_norm(Stack& s) {
     std::vector<double> b = per_channel(bias, features, 0.0);
     std::vector<double> m = per_channel(mean, features, 0.0);
     std::vector<double> v = per_channel(var, features, 1.0);
-    std::vector<float> scale(static_cast<std::size_t>(features));
-    std::vector<float> shift(static_cast<std::size_t>(features));
+    std::vector<double> scale(static_cast<std::size_t>(features));
+    std::vector<double> shift(static_cast<std::size_t>(features));
     for (std::size_t c = 0; c < scale.size(); ++c) {
-      double alpha = w[c] / std::sqrt(v[c] + eps);
-      scale[c] = static_cast<float>(alpha);
-      shift[c] = static_cast<float>(b[c] - m[c] * alpha);
+      scale[c] = w[c] / std::sqrt(v[c] + eps);
+      shift[c] = b[c] - m[c] * scale[c];
     }
     // An input nothing else refers to (a convolution's output moved onto the stack) is
     // overwritten: no second buffer, and the values stay in cache for the next op.
     bool reuse = input.is_contiguous() && input.storage().is_unshared();
     Tensor x = input.contiguous();
-    out = reuse ? x : Tensor::uninitialized(x.sizes(), DType::kFloat32);
-    std::int64_t inner = 1;
-    for (std::size_t d = 2; d < x.sizes().size(); ++d) inner *= x.sizes()[d];
-    std::int64_t outer = x.sizes()[0];
-    const float* src = x.data<float>();
-    float* dst = out.mutable_data<float>();
-    for (std::int64_t n = 0; n < outer; ++n) {
-      for (std::int64_t c = 0; c < features; ++c) {
-        float sc = scale[static_cast<std::size_t>(c)];
-        float sh = shift[static_cast<std::size_t>(c)];
-        std::int64_t base = (n * features + c) * inner;
-        for (std::int64_t i = 0; i < inner; ++i) dst[base + i] = src[base + i] * sc + sh;
-      }
-    }
+    out = reuse ? x : Tensor::uninitialized(x.sizes(), x.dtype());
+    dispatch_floating(x.dtype(), "batch_norm", [&](auto tag) {
+      scale_shift_channels<decltype(tag)>(x, scale, shift, out);
+    });
   }
   drop(s, 9);
   s.emplace_back(std::move(out));
@@ -173,9 +210,7 @@ void layer_norm(Stack& s) {
                      "size{}", format_ints(shape), expected, format_ints(is)));
   }
   // float64 too: a module made .double() keeps its activations in float64.
-  if (input.dtype() != DType::kFloat64) {
-    require_float32("aten::layer_norm", "LayerNormKernelImpl", input.dtype());
-  }
+  require_floating("aten::layer_norm", "LayerNormKernelImpl", input.dtype());
   for (const Tensor* param : {weight, bias}) {
     if (param != nullptr && param->dtype() != input.dtype()) {
       unsupported_dtype("aten::layer_norm", param->dtype());
