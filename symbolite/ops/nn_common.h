@@ -27,9 +27,6 @@ std::string_view type_meta_name(tensor::DType dtype);
 [[noreturn]] void unsupported_dtype(std::string_view op, tensor::DType dtype);
 // Error(kUnsupported) "<op>: symbolite implements float32 and float64 only, got Half".
 [[noreturn]] void unsupported_float_dtype(std::string_view op, tensor::DType dtype);
-// PyTorch's `"<kernel>" not implemented for 'Long'` for a non-floating dtype, else the
-// unsupported error above for float types other than float32. Returns for float32.
-void require_float32(std::string_view op, std::string_view kernel_name, tensor::DType dtype);
 // PyTorch's `"<kernel>" not implemented for 'Long'` for a non-floating dtype, else
 // unsupported_float_dtype for float16 / bfloat16. Returns for float32 and float64.
 void require_floating(std::string_view op, std::string_view kernel_name, tensor::DType dtype);

@@ -53,20 +53,6 @@ void unsupported_dtype(std::string_view op, DType dtype) {
                           tensor::scalar_type_name(dtype)));
 }
 
-void require_float32(std::string_view op, std::string_view kernel_name, DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return;
-    case DType::kFloat64:
-    case DType::kFloat16:
-    case DType::kBFloat16:
-      unsupported_dtype(op, dtype);
-    default:
-      fail(fmt::format("\"{}\" not implemented for '{}'", kernel_name,
-                       tensor::scalar_type_name(dtype)));
-  }
-}
-
 void unsupported_float_dtype(std::string_view op, DType dtype) {
   throw Error(ErrorKind::kUnsupported,
               fmt::format("{}: symbolite implements float32 and float64 only, got {}", op,

@@ -1,6 +1,7 @@
-// 2-d pooling, float32: aten::max_pool2d, aten::avg_pool2d, aten::adaptive_avg_pool2d, on
-// 3-d (C, H, W) or 4-d (N, C, H, W) inputs. Shapes, checks and messages follow PyTorch 1.13
-// (pooling_output_shape, pool2d_shape_check); averages divide as its CPU kernels do.
+// 2-d pooling, float32 and float64: aten::max_pool2d, aten::avg_pool2d,
+// aten::adaptive_avg_pool2d, on 3-d (C, H, W) or 4-d (N, C, H, W) inputs. Shapes, checks and
+// messages follow PyTorch 1.13 (pooling_output_shape, pool2d_shape_check); averages sum and
+// divide as its CPU kernels do (avg_pool2d in the element type).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,6 +11,7 @@
 
 #include "symbolite/ops/nn_common.h"
 #include "symbolite/ops/op_error.h"
+#include "symbolite/ops/tensor_loops.h"
 
 namespace symbolite::ops::nn {
 namespace {
@@ -119,6 +121,39 @@ Pool read_window(const char* op, const Ints& kernel, const Ints& stride, const I
   return p;
 }
 
+// Max pooling of every H x W plane of contiguous x into out.
+template <typename T>
+void max_pool2d_planes(const Tensor& x, const Pool& p, Tensor& out) {
+  std::int64_t planes = x.numel() / (p.h * p.w);
+  const T* src = x.data<T>();
+  T* dst = out.mutable_data<T>();
+  for (std::int64_t plane = 0; plane < planes; ++plane) {
+    const T* in = src + plane * p.h * p.w;
+    T* o = dst + plane * p.oh * p.ow;
+    // Tap by tap over whole output rows (a vectorizable select per tap) instead of window by
+    // window; NaN propagates as in PyTorch's `val > max || isnan(val)`.
+    for (std::int64_t oh = 0; oh < p.oh; ++oh) {
+      T* orow = o + oh * p.ow;
+      std::fill_n(orow, p.ow, -std::numeric_limits<T>::infinity());
+      for (std::int64_t i = 0; i < p.kh; ++i) {
+        std::int64_t ih = oh * p.sh - p.ph + i * p.dh;
+        if (ih < 0 || ih >= p.h) continue;
+        const T* row = in + ih * p.w;
+        for (std::int64_t j = 0; j < p.kw; ++j) {
+          std::int64_t off = j * p.dw - p.pw;  // input column of output column 0
+          // output columns whose input column ow * sw + off lies in [0, w)
+          std::int64_t lo = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
+          std::int64_t hi = p.w - 1 - off < 0 ? 0 : std::min(p.ow, (p.w - 1 - off) / p.sw + 1);
+          for (std::int64_t ow = lo; ow < hi; ++ow) {
+            T v = row[ow * p.sw + off];
+            orow[ow] = (v > orow[ow] || std::isnan(v)) ? v : orow[ow];
+          }
+        }
+      }
+    }
+  }
+}
+
 // aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
 //                  int[2] dilation=1, bool ceil_mode=False)
 void max_pool2d(Stack& s) {
@@ -145,39 +180,52 @@ void max_pool2d(Stack& s) {
   p.oh = pooling_output_shape(p.h, p.kh, p.ph, p.sh, p.dh, ceil_mode);
   p.ow = pooling_output_shape(p.w, p.kw, p.pw, p.sw, p.dw, ceil_mode);
   pool2d_shape_check(input, p);
-  require_float32("aten::max_pool2d", "max_pool2d", input.dtype());
+  require_floating("aten::max_pool2d", "max_pool2d", input.dtype());
 
   Tensor x = input.contiguous();
-  Tensor out = Tensor::uninitialized(output_sizes(input, p.oh, p.ow), DType::kFloat32);
+  Tensor out = Tensor::uninitialized(output_sizes(input, p.oh, p.ow), x.dtype());
+  dispatch_floating(x.dtype(), "max_pool2d", [&](auto tag) {
+    max_pool2d_planes<decltype(tag)>(x, p, out);
+  });
+  s.emplace_back(std::move(out));
+}
+
+// Average pooling of every H x W plane of contiguous x into out, summing in T as PyTorch's
+// CPU kernel does.
+template <typename T>
+void avg_pool2d_planes(const Tensor& x, const Pool& p, bool count_include_pad,
+                       std::optional<std::int64_t> divisor, Tensor& out) {
   std::int64_t planes = x.numel() / (p.h * p.w);
-  const float* src = x.data<float>();
-  float* dst = out.mutable_data<float>();
+  const T* src = x.data<T>();
+  T* dst = out.mutable_data<T>();
   for (std::int64_t plane = 0; plane < planes; ++plane) {
-    const float* in = src + plane * p.h * p.w;
-    float* o = dst + plane * p.oh * p.ow;
-    // Tap by tap over whole output rows (a vectorizable select per tap) instead of window by
-    // window; NaN propagates as in PyTorch's `val > max || isnan(val)`.
+    const T* in = src + plane * p.h * p.w;
+    T* o = dst + plane * p.oh * p.ow;
     for (std::int64_t oh = 0; oh < p.oh; ++oh) {
-      float* orow = o + oh * p.ow;
-      std::fill_n(orow, p.ow, -std::numeric_limits<float>::infinity());
-      for (std::int64_t i = 0; i < p.kh; ++i) {
-        std::int64_t ih = oh * p.sh - p.ph + i * p.dh;
-        if (ih < 0 || ih >= p.h) continue;
-        const float* row = in + ih * p.w;
-        for (std::int64_t j = 0; j < p.kw; ++j) {
-          std::int64_t off = j * p.dw - p.pw;  // input column of output column 0
-          // output columns whose input column ow * sw + off lies in [0, w)
-          std::int64_t lo = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
-          std::int64_t hi = p.w - 1 - off < 0 ? 0 : std::min(p.ow, (p.w - 1 - off) / p.sw + 1);
-          for (std::int64_t ow = lo; ow < hi; ++ow) {
-            float v = row[ow * p.sw + off];
-            orow[ow] = (v > orow[ow] || std::isnan(v)) ? v : orow[ow];
-          }
+      for (std::int64_t ow = 0; ow < p.ow; ++ow) {
+        std::int64_t h0 = oh * p.sh - p.ph;
+        std::int64_t w0 = ow * p.sw - p.pw;
+        std::int64_t h1 = std::min(h0 + p.kh, p.h + p.ph);
+        std::int64_t w1 = std::min(w0 + p.kw, p.w + p.pw);
+        std::int64_t pool_size = (h1 - h0) * (w1 - w0);
+        h0 = std::max<std::int64_t>(h0, 0);
+        w0 = std::max<std::int64_t>(w0, 0);
+        h1 = std::min(h1, p.h);
+        w1 = std::min(w1, p.w);
+        if (h0 >= h1 || w0 >= w1) {
+          o[oh * p.ow + ow] = 0;
+          continue;
         }
+        T sum = 0;
+        for (std::int64_t ih = h0; ih < h1; ++ih) {
+          for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * p.w + iw];
+        }
+        std::int64_t div = divisor ? *divisor
+                                   : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
+        o[oh * p.ow + ow] = sum / static_cast<T>(div);
       }
     }
   }
-  s.emplace_back(std::move(out));
 }
 
 // aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
@@ -202,47 +250,23 @@ void avg_pool2d(Stack& s) {
   p.oh = pooling_output_shape(p.h, p.kh, p.ph, p.sh, 1, ceil_mode);
   p.ow = pooling_output_shape(p.w, p.kw, p.pw, p.sw, 1, ceil_mode);
   pool2d_shape_check(input, p);
-  if (input.dtype() != DType::kFloat32) unsupported_dtype("aten::avg_pool2d", input.dtype());
+  // PyTorch also averages integer tensors; symbolite does floating point only.
+  if (input.dtype() != DType::kFloat32 && input.dtype() != DType::kFloat64) {
+    unsupported_float_dtype("aten::avg_pool2d", input.dtype());
+  }
 
   Tensor x = input.contiguous();
-  Tensor out = empty_float(output_sizes(input, p.oh, p.ow));
-  std::int64_t planes = x.numel() / (p.h * p.w);
-  const float* src = x.data<float>();
-  float* dst = out.mutable_data<float>();
-  for (std::int64_t plane = 0; plane < planes; ++plane) {
-    const float* in = src + plane * p.h * p.w;
-    float* o = dst + plane * p.oh * p.ow;
-    for (std::int64_t oh = 0; oh < p.oh; ++oh) {
-      for (std::int64_t ow = 0; ow < p.ow; ++ow) {
-        std::int64_t h0 = oh * p.sh - p.ph;
-        std::int64_t w0 = ow * p.sw - p.pw;
-        std::int64_t h1 = std::min(h0 + p.kh, p.h + p.ph);
-        std::int64_t w1 = std::min(w0 + p.kw, p.w + p.pw);
-        std::int64_t pool_size = (h1 - h0) * (w1 - w0);
-        h0 = std::max<std::int64_t>(h0, 0);
-        w0 = std::max<std::int64_t>(w0, 0);
-        h1 = std::min(h1, p.h);
-        w1 = std::min(w1, p.w);
-        if (h0 >= h1 || w0 >= w1) {
-          o[oh * p.ow + ow] = 0;
-          continue;
-        }
-        float sum = 0;
-        for (std::int64_t ih = h0; ih < h1; ++ih) {
-          for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * p.w + iw];
-        }
-        std::int64_t div = divisor ? *divisor
-                                   : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
-        o[oh * p.ow + ow] = sum / static_cast<float>(div);
-      }
-    }
-  }
+  Tensor out = Tensor::empty(output_sizes(input, p.oh, p.ow), x.dtype());
+  dispatch_floating(x.dtype(), "avg_pool2d", [&](auto tag) {
+    avg_pool2d_planes<decltype(tag)>(x, p, count_include_pad, divisor, out);
+  });
   s.emplace_back(std::move(out));
 }
 
-// The sum of n contiguous floats in double, over 8 partial sums: one running sum waits on
+// The sum of n contiguous elements in double, over 8 partial sums: one running sum waits on
 // each addition's latency; eight independent ones vectorize.
-double contiguous_sum(const float* in, std::int64_t n) {
+template <typename T>
+double contiguous_sum(const T* in, std::int64_t n) {
   constexpr std::int64_t kLanes = 8;
   double part[kLanes] = {};
   std::int64_t i = 0;
@@ -253,6 +277,42 @@ double contiguous_sum(const float* in, std::int64_t n) {
   for (double p : part) sum += p;
   for (; i < n; ++i) sum += in[i];
   return sum;
+}
+
+// Adaptive average pooling of every plane of contiguous x into out (not empty), summing
+// in double. `global` (output 1 x 1) averages whole planes, as PyTorch's mean over (-1, -2).
+template <typename T>
+void adaptive_avg_pool2d_planes(const Tensor& x, bool global, Tensor& out) {
+  std::int64_t h = x.sizes()[x.sizes().size() - 2];
+  std::int64_t w = x.sizes().back();
+  std::int64_t oh = out.sizes()[out.sizes().size() - 2];
+  std::int64_t ow = out.sizes().back();
+  std::int64_t planes = out.numel() / (oh * ow);
+  const T* src = x.numel() == 0 ? nullptr : x.data<T>();
+  T* dst = out.mutable_data<T>();
+  for (std::int64_t plane = 0; plane < planes; ++plane) {
+    const T* in = src == nullptr ? nullptr : src + plane * h * w;
+    for (std::int64_t i = 0; i < oh; ++i) {
+      std::int64_t h0 = div_floor(i * h, oh);
+      std::int64_t h1 = (global ? h : -div_floor(-(i + 1) * h, oh));
+      for (std::int64_t j = 0; j < ow; ++j) {
+        std::int64_t w0 = div_floor(j * w, ow);
+        std::int64_t w1 = (global ? w : -div_floor(-(j + 1) * w, ow));
+        double sum = 0;
+        if (w0 == 0 && w1 == w) {
+          sum = contiguous_sum(in + h0 * w, (h1 - h0) * w);  // whole rows: one run
+        } else {
+          for (std::int64_t ih = h0; ih < h1; ++ih) {
+            for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * w + iw];
+          }
+        }
+        std::int64_t count = (h1 - h0) * (w1 - w0);
+        dst[(plane * oh + i) * ow + j] =
+            count == 0 ? std::numeric_limits<T>::quiet_NaN()
+                       : static_cast<T>(sum / static_cast<double>(count));
+      }
+    }
+  }
 }
 
 // aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size)
@@ -284,45 +344,21 @@ void adaptive_avg_pool2d(Stack& s) {
     }
   }
   if (global) {
-    if (input.dtype() != DType::kFloat32) unsupported_dtype("aten::adaptive_avg_pool2d", input.dtype());
+    // PyTorch's mean() refuses integers with its own message; symbolite refuses them too.
+    if (input.dtype() != DType::kFloat32 && input.dtype() != DType::kFloat64) {
+      unsupported_float_dtype("aten::adaptive_avg_pool2d", input.dtype());
+    }
   } else {
-    require_float32("aten::adaptive_avg_pool2d", "adaptive_avg_pool2d", input.dtype());
+    require_floating("aten::adaptive_avg_pool2d", "adaptive_avg_pool2d", input.dtype());
   }
-  std::int64_t h = size_at(input, -2);
-  std::int64_t w = size_at(input, -1);
   std::int64_t oh = output_size[0];
   std::int64_t ow = output_size[1];
   Tensor x = input.contiguous();
-  Tensor out = empty_float(output_sizes(input, oh, ow));
-  if (out.numel() == 0) {
-    s.emplace_back(std::move(out));
-    return;
-  }
-  std::int64_t planes = out.numel() / (oh * ow);
-  const float* src = x.numel() == 0 ? nullptr : x.data<float>();
-  float* dst = out.mutable_data<float>();
-  for (std::int64_t plane = 0; plane < planes; ++plane) {
-    const float* in = src == nullptr ? nullptr : src + plane * h * w;
-    for (std::int64_t i = 0; i < oh; ++i) {
-      std::int64_t h0 = div_floor(i * h, oh);
-      std::int64_t h1 = (global ? h : -div_floor(-(i + 1) * h, oh));
-      for (std::int64_t j = 0; j < ow; ++j) {
-        std::int64_t w0 = div_floor(j * w, ow);
-        std::int64_t w1 = (global ? w : -div_floor(-(j + 1) * w, ow));
-        double sum = 0;
-        if (w0 == 0 && w1 == w) {
-          sum = contiguous_sum(in + h0 * w, (h1 - h0) * w);  // whole rows: one run
-        } else {
-          for (std::int64_t ih = h0; ih < h1; ++ih) {
-            for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * w + iw];
-          }
-        }
-        std::int64_t count = (h1 - h0) * (w1 - w0);
-        dst[(plane * oh + i) * ow + j] =
-            count == 0 ? std::numeric_limits<float>::quiet_NaN()
-                       : static_cast<float>(sum / static_cast<double>(count));
-      }
-    }
+  Tensor out = Tensor::empty(output_sizes(input, oh, ow), x.dtype());
+  if (out.numel() != 0) {
+    dispatch_floating(x.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
+      adaptive_avg_pool2d_planes<decltype(tag)>(x, global, out);
+    });
   }
   s.emplace_back(std::move(out));
 }
