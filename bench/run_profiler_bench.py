@@ -5,16 +5,13 @@ so that drifts in machine load hit all three alike. Prints the table of docs/PER
 
   /usr/bin/python3 bench/run_profiler_bench.py --build build [--models DIR] [--runs 30] [--rounds 2]
 """
-import argparse
 import os
 import re
 import statistics
 import subprocess
 
-from zoo import zoo_models  # noqa: E402  (bench/zoo.py)
+from zoo import zoo_image, zoo_models, zoo_parser  # noqa: E402  (bench/zoo.py)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 MODELS = ["mobilenet_v3_small", "resnet18", "efficientnet_b0"]
 MODES = {"off": [], "time": ["--profile"], "all details": ["--profile-details"]}
 
@@ -26,19 +23,11 @@ def median_ms(symbolite, model, image, runs, extra):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--models", help="reuse models generated here (else a temp dir)")
-    parser.add_argument("--runs", type=int, default=30)
+    parser = zoo_parser(__doc__.split("\n\n")[0], runs=30)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    import numpy
-    import torch
-
     work, models = zoo_models(args.models)
-    torch.manual_seed(0)
-    image = os.path.join(work, "image.npy")
-    numpy.save(image, torch.randn(1, 3, 224, 224).numpy())
+    image = zoo_image(work)
     symbolite = os.path.join(args.build, "bin", "symbolite")
     print(f"Input 1x3x224x224; median of {args.runs} runs per mode, {args.rounds} interleaved "
           f"rounds (median of the rounds' medians).")

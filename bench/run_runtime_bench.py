@@ -7,16 +7,13 @@ peak memory (max RSS of a process that loads the model and runs it).
 
 Prints the markdown table recorded in docs/PERFORMANCE.md.
 """
-import argparse
 import os
 import re
 import subprocess
 import sys
 
-from zoo import zoo_models  # noqa: E402  (bench/zoo.py)
+from zoo import zoo_image, zoo_models, zoo_parser  # noqa: E402  (bench/zoo.py)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 MODELS = ["mobilenet_v3_small", "shufflenet_v2_x0_5", "squeezenet1_1", "mnasnet0_5", "resnet18",
           "efficientnet_b0"]
 
@@ -43,20 +40,12 @@ print(f"load {load_ms:.2f} median {statistics.median(times):.3f} rss_kb {rss_kb}
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--models", help="reuse models generated here (else a temp dir)")
-    parser.add_argument("--runs", type=int, default=20)
+    parser = zoo_parser(__doc__.split("\n\n")[0], runs=20)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--size", type=int, default=224, help="input image side")
     args = parser.parse_args()
-    import numpy
-    import torch
-
     work, models = zoo_models(args.models)
-    torch.manual_seed(0)
-    image = os.path.join(work, "image.npy")
-    numpy.save(image, torch.randn(1, 3, args.size, args.size).numpy())
+    image = zoo_image(work, args.size)
     symbolite = os.path.join(args.build, "bin", "symbolite")
 
     rows = []

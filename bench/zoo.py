@@ -17,3 +17,25 @@ def zoo_models(work=None):
                         "--goldens", os.path.join(work, "goldens"), "--torchvision"],
                        check=True, stdout=subprocess.DEVNULL)
     return work, models
+
+
+def zoo_parser(description, runs):
+    """The options every zoo benchmark takes: --build, --models, --runs."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--models", help="reuse models generated here (else a temp dir)")
+    parser.add_argument("--runs", type=int, default=runs)
+    return parser
+
+
+def zoo_image(work, size=224):
+    """A fixed random 1x3xSIZExSIZE input (seed 0) saved as WORK/image.npy; its path."""
+    import numpy
+    import torch
+
+    torch.manual_seed(0)
+    image = os.path.join(work, "image.npy")
+    numpy.save(image, torch.randn(1, 3, size, size).numpy())
+    return image

@@ -178,8 +178,17 @@ LoadedModel LoadedModel::from_archive(archive::ModelArchive archive, const std::
   });
 
   if (!missing.empty()) {
-    std::string text = fmt::format("{}: {} operator{} not implemented by symbolite:", path,
-                                   missing.size(), missing.size() == 1 ? " is" : "s are");
+    // Uses of one operator together, operators in order of first use.
+    std::vector<std::string> names;
+    for (const auto& m : missing) {
+      if (std::find(names.begin(), names.end(), m.name) == names.end()) names.push_back(m.name);
+    }
+    std::stable_sort(missing.begin(), missing.end(), [&](const auto& a, const auto& b) {
+      return std::find(names.begin(), names.end(), a.name) < std::find(names.begin(), names.end(), b.name);
+    });
+    std::string text = fmt::format("{}: {} operator{} not implemented by symbolite ({} use{}):",
+                                   path, names.size(), names.size() == 1 ? " is" : "s are",
+                                   missing.size(), missing.size() == 1 ? "" : "s");
     std::unique_ptr<debuginfo::Symbolicator> symbolicator;
     if (model.debug) symbolicator = std::make_unique<debuginfo::Symbolicator>(model.debug);
     for (auto& m : missing) {
