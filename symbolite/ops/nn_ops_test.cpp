@@ -4,17 +4,15 @@
 // error class and message.
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "symbolite/ops/kernel_runner.h"
 #include "symbolite/ops/op_error.h"
-#include "symbolite/tensor/npy.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/nn_cases.h"
 
 namespace symbolite::ops {
 namespace {
@@ -22,105 +20,15 @@ namespace {
 using tensor::DType;
 using tensor::Tensor;
 
-const nlohmann::json& cases() {
-  static const nlohmann::json all = [] {
-    std::ifstream in(testing::fixture_path("ops/nn_cases.json"));
-    return nlohmann::json::parse(in)["cases"];
-  }();
-  return all;
-}
-
-DType dtype_named(const std::string& name) {
-  if (name == "float32") return DType::kFloat32;
-  if (name == "float64") return DType::kFloat64;
-  if (name == "int64") return DType::kInt64;
-  if (name == "int32") return DType::kInt32;
-  if (name == "int16") return DType::kInt16;
-  if (name == "uint8") return DType::kUInt8;
-  if (name == "bool") return DType::kBool;
-  throw std::runtime_error("unknown dtype " + name);
-}
-
-IValue arg_value(const nlohmann::json& a) {
-  if (a.is_boolean()) return IValue(a.get<bool>());
-  if (a.is_number_integer()) return IValue(a.get<std::int64_t>());
-  if (a.is_number_float()) return IValue(a.get<double>());
-  if (a.is_array()) {
-    IValueList items;
-    for (const auto& v : a) items.emplace_back(v.get<std::int64_t>());
-    return IValue::list(std::move(items));
-  }
-  if (a.contains("tensor")) {
-    return IValue(tensor::read_npy_file(testing::fixture_path("ops/" + a["tensor"].get<std::string>())));
-  }
-  if (a.contains("zeros")) {
-    return IValue(Tensor::empty(a["zeros"].get<std::vector<std::int64_t>>(),
-                                dtype_named(a["dtype"].get<std::string>())));
-  }
-  if (a.contains("none")) return IValue();
-  if (a.contains("str")) return IValue::string(a["str"].get<std::string>());
-  if (a.contains("scalar_type")) {
-    return IValue(std::int64_t{a["scalar_type"] == "float32" ? 6 : 7});
-  }
-  throw std::runtime_error("unknown argument " + a.dump());
-}
-
-double element(const Tensor& t, std::int64_t i) {
-  switch (t.dtype()) {
-    case DType::kFloat32: return t.data<float>()[i];
-    case DType::kFloat64: return t.data<double>()[i];
-    case DType::kInt64: return static_cast<double>(t.data<std::int64_t>()[i]);
-    default: throw std::runtime_error("unexpected output dtype");
-  }
-}
-
-void expect_close(const Tensor& actual_raw, const Tensor& expected_raw) {
-  ASSERT_EQ(actual_raw.sizes(), expected_raw.sizes());
-  ASSERT_EQ(actual_raw.dtype(), expected_raw.dtype());
-  Tensor actual = actual_raw.contiguous();
-  Tensor expected = expected_raw.contiguous();
-  int reported = 0;
-  for (std::int64_t i = 0; i < actual.numel(); ++i) {
-    double a = element(actual, i);
-    double e = element(expected, i);
-    bool ok = std::isnan(e) ? std::isnan(a) : std::abs(a - e) <= 1e-5 + 1e-4 * std::abs(e);
-    if (!ok && reported++ < 5) ADD_FAILURE() << "element " << i << ": " << a << " vs " << e;
-  }
-}
-
 class NnOpsReference : public ::testing::TestWithParam<std::size_t> {};
 
-TEST_P(NnOpsReference, MatchesPyTorch) {
-  const auto& c = cases()[GetParam()];
-  SCOPED_TRACE(c["name"].get<std::string>());
-  std::vector<IValue> args;
-  for (const auto& a : c["args"]) args.push_back(arg_value(a));
-  std::string op = c["op"].get<std::string>();
-  if (c.contains("output")) {
-    IValue out = run_op(op, std::move(args));
-    Tensor expected =
-        tensor::read_npy_file(testing::fixture_path("ops/" + c["output"].get<std::string>()));
-    expect_close(out.to_tensor(), expected);
-  } else {
-    try {
-      run_op(op, std::move(args));
-      ADD_FAILURE() << "expected " << c["error"];
-    } catch (const OpError& e) {
-      EXPECT_EQ(e.python_class(), c["error_class"].get<std::string>());
-      EXPECT_EQ(e.message(), c["error"].get<std::string>());
-    }
-  }
-}
+constexpr const char* kCases = "nn_cases.json";
 
-std::vector<std::size_t> case_indices() {
-  std::vector<std::size_t> out(cases().size());
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = i;
-  return out;
-}
+TEST_P(NnOpsReference, MatchesPyTorch) { testing::run_nn_case(testing::nn_cases(kCases)[GetParam()]); }
 
-INSTANTIATE_TEST_SUITE_P(, NnOpsReference, ::testing::ValuesIn(case_indices()),
+INSTANTIATE_TEST_SUITE_P(, NnOpsReference, ::testing::ValuesIn(testing::nn_case_indices(kCases)),
                          [](const ::testing::TestParamInfo<std::size_t>& info) {
-                           return cases()[info.param]["name"].get<std::string>();
+                           return testing::nn_cases(kCases)[info.param]["name"].get<std::string>();
                          });
 
 Tensor iota(std::vector<std::int64_t> sizes) {
@@ -159,16 +67,16 @@ TEST(NnOps, StridedInputsGiveTheSameResults) {
   auto conv = [&](const Tensor& in) {
     return run_op("aten::conv2d", {in, w, IValue(), ints({1, 1}), ints({1, 1}), ints({1, 1}), 4});
   };
-  expect_close(conv(strided).to_tensor(), conv(x).to_tensor());
+  testing::nn_expect_close(conv(strided).to_tensor(), conv(x).to_tensor());
   auto pool = [](const Tensor& in) { return run_op("aten::max_pool2d", {in, ints({3, 3}), ints({2, 2})}); };
-  expect_close(pool(strided).to_tensor(), pool(x).to_tensor());
+  testing::nn_expect_close(pool(strided).to_tensor(), pool(x).to_tensor());
   auto bn = [](const Tensor& in) {
     Tensor mean = iota({4});
     Tensor var = Tensor::empty({4}, DType::kFloat32);
     for (int i = 0; i < 4; ++i) var.mutable_data<float>()[i] = 1.0f + static_cast<float>(i);
     return run_op("aten::batch_norm", {in, IValue(), IValue(), mean, var, false, 0.1, 1e-5, true});
   };
-  expect_close(bn(strided).to_tensor(), bn(x).to_tensor());
+  testing::nn_expect_close(bn(strided).to_tensor(), bn(x).to_tensor());
 }
 
 // A larger grouped convolution through the im2col path against a direct loop.
