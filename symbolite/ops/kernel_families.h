@@ -10,9 +10,10 @@ namespace symbolite::ops {
 void register_scalar_ops(OperatorRegistry& registry);
 // Elementwise tensor arithmetic and activations: add, mul, relu, sigmoid, ... (+ in-place).
 void register_elementwise_ops(OperatorRegistry& registry);
-// Reductions: sum, mean, ...
+// Reductions: sum, mean, max, min, argmax, ...
 void register_reduction_ops(OperatorRegistry& registry);
-// Shape and indexing: view, reshape, select, slice, cat, flatten, ... and factories (zeros).
+// Shape and views: view, reshape, select, slice, cat, flatten, expand, split, ... and
+// factories (zeros).
 void register_shape_ops(OperatorRegistry& registry);
 // Matrix products: mm, matmul, linear, addmm, bmm.
 void register_linear_algebra_ops(OperatorRegistry& registry);
