@@ -10,6 +10,10 @@ namespace symbolite::ops {
 void register_scalar_ops(OperatorRegistry& registry);
 // Elementwise tensor arithmetic and activations: add, mul, relu, sigmoid, ... (+ in-place).
 void register_elementwise_ops(OperatorRegistry& registry);
+// Elementwise math: abs, exp, remainder, clamp_.
+void register_math_ops(OperatorRegistry& registry);
+// Boolean and bitwise: __and__, logical_not, where.
+void register_logical_ops(OperatorRegistry& registry);
 // Reductions: sum, mean, max, min, argmax, ...
 void register_reduction_ops(OperatorRegistry& registry);
 // Shape and views: view, reshape, select, slice, cat, flatten, expand, split, ... and
@@ -31,6 +35,8 @@ void register_list_ops(OperatorRegistry& registry);
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
   register_elementwise_ops(registry);
+  register_math_ops(registry);
+  register_logical_ops(registry);
   register_reduction_ops(registry);
   register_shape_ops(registry);
   register_indexing_ops(registry);
