@@ -21,6 +21,8 @@ void register_reduction_ops(OperatorRegistry& registry);
 void register_shape_ops(OperatorRegistry& registry);
 // Advanced indexing: index.Tensor, index_select.
 void register_indexing_ops(OperatorRegistry& registry);
+// Copies like self: clone, to.dtype, zeros_like.
+void register_copy_ops(OperatorRegistry& registry);
 // Matrix products: mm, matmul, linear, addmm, bmm.
 void register_linear_algebra_ops(OperatorRegistry& registry);
 // Neural-network layers: conv, batch_norm, pooling, dropout, ...
@@ -40,6 +42,7 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_reduction_ops(registry);
   register_shape_ops(registry);
   register_indexing_ops(registry);
+  register_copy_ops(registry);
   register_linear_algebra_ops(registry);
   register_nn_ops(registry);
   register_random_ops(registry);
