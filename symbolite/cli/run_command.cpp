@@ -46,6 +46,7 @@ std::string summary(const tensor::Tensor& t) {
       case tensor::DType::kFloat64: values += fmt::format("{:.6g}", c.data<double>()[i]); break;
       case tensor::DType::kInt64: values += fmt::format("{}", c.data<std::int64_t>()[i]); break;
       case tensor::DType::kInt32: values += fmt::format("{}", c.data<std::int32_t>()[i]); break;
+      case tensor::DType::kUInt8: values += fmt::format("{}", c.data<std::uint8_t>()[i]); break;
       case tensor::DType::kBool: values += c.data<bool>()[i] ? "True" : "False"; break;
       default: values += "?"; break;
     }

@@ -9,69 +9,17 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/elementwise_loops.h"
 #include "symbolite/ops/kernel_families.h"
 #include "symbolite/ops/op_error.h"
 #include "symbolite/ops/tensor_loops.h"
 #include "symbolite/ops/vector_math.h"
-#include "symbolite/tensor/broadcast.h"
 
 namespace symbolite::ops {
 namespace {
 
 using tensor::DType;
 using tensor::Tensor;
-
-// out[i] = op(a[i], b[i]) over the broadcast shape, computing in `compute` (a and b are
-// converted first when their dtype differs); Out is the element type of the result.
-template <typename Op>
-Tensor binary_kernel(const Tensor& a0, const Tensor& b0, DType compute, std::string_view kernel,
-                     Op&& op) {
-  std::vector<std::int64_t> shape = tensor::broadcast_shapes(a0.sizes(), b0.sizes());
-  return dispatch_all(compute, kernel, [&](auto tag) -> Tensor {
-    using T = decltype(tag);
-    using Out = decltype(op(T{}, T{}));
-    Tensor a = a0.dtype() == compute ? a0 : to_dtype(a0, compute);
-    Tensor b = b0.dtype() == compute ? b0 : to_dtype(b0, compute);
-    Tensor out = Tensor::uninitialized(shape, tensor::dtype_of<Out>);
-    Out* dst = out.template mutable_data<Out>();
-    const T* pa = a.template data<T>();
-    const T* pb = b.template data<T>();
-    if (a.is_contiguous() && b.is_contiguous() && a.sizes() == shape && b.sizes() == shape) {
-      for (std::int64_t i = 0; i < out.numel(); ++i) dst[i] = op(pa[i], pb[i]);
-      return out;
-    }
-    if (out.numel() == 0) return out;
-    auto so = tensor::contiguous_strides(shape);
-    std::vector<std::int64_t> sizes = shape;
-    std::array<std::vector<std::int64_t>, 3> st{so, broadcast_strides(a, shape),
-                                                broadcast_strides(b, shape)};
-    coalesce_dims<3>(sizes, st);
-    // The innermost dimension as a plain loop (vectorizable when an operand is contiguous in
-    // it or constant along it, as in x * scale[N, C, 1, 1]); the outer ones strided.
-    std::int64_t inner = sizes.back();
-    std::int64_t ia = st[1].back();
-    std::int64_t ib = st[2].back();
-    sizes.back() = 1;
-    std::array<const std::int64_t*, 3> strides{st[0].data(), st[1].data(), st[2].data()};
-    for_each_offset<3>(sizes, strides, [&](const std::array<std::int64_t, 3>& o) {
-      Out* d = dst + o[0];
-      const T* x = pa + o[1];
-      const T* y = pb + o[2];
-      if (ia == 1 && ib == 1) {
-        for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i], y[i]);
-      } else if (ia == 1 && ib == 0) {
-        T yv = *y;
-        for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i], yv);
-      } else if (ia == 0 && ib == 1) {
-        T xv = *x;
-        for (std::int64_t i = 0; i < inner; ++i) d[i] = op(xv, y[i]);
-      } else {
-        for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i * ia], y[i * ib]);
-      }
-    });
-    return out;
-  });
-}
 
 DType common_dtype(const Tensor& a, const Tensor& b) {
   return ResultType().tensor(a).tensor(b).result();
@@ -235,19 +183,7 @@ void div_scalar(Stack& s) {
 }
 
 // In place: PyTorch checks the written-to tensor for internal overlap first, then shapes and
-// the cast.
-void push_in_place(Stack& s, const IValue& self, const Tensor& result) {
-  Tensor out = assign_in_place(self.to_tensor(), result);
-  if (out.storage().data() == self.to_tensor().storage().data() &&
-      out.storage_offset() == self.to_tensor().storage_offset() &&
-      out.sizes() == self.to_tensor().sizes() && out.strides() == self.to_tensor().strides() &&
-      !self.to_tensor().storage().is_view()) {
-    s.push_back(self);  // the same tensor, written into
-  } else {
-    s.emplace_back(std::move(out));
-  }
-}
-
+// the cast (push_in_place).
 void add__tensor(Stack& s) {
   IValue alpha = pop(s), other = pop(s), self = pop(s);
   check_no_internal_overlap(self.to_tensor());
@@ -308,22 +244,6 @@ constexpr char kGt[] = "gt_cpu";
 constexpr char kGe[] = "ge_cpu";
 
 // --- unary ------------------------------------------------------------------------------
-
-// out[i] = op(x[i]) in T, same dtype as the input.
-template <typename T, typename Op>
-Tensor unary_same(const Tensor& x0, Op op) {
-  Tensor out = Tensor::uninitialized(x0.sizes(), x0.dtype());
-  T* dst = out.template mutable_data<T>();
-  const T* src = x0.template data<T>();
-  if (x0.is_contiguous()) {
-    for (std::int64_t i = 0; i < out.numel(); ++i) dst[i] = op(src[i]);
-    return out;
-  }
-  std::array<const std::int64_t*, 1> strides{x0.strides().data()};
-  for_each_offset<1>(x0.sizes(), strides,
-                     [&](const std::array<std::int64_t, 1>& o) { *dst++ = op(src[o[0]]); });
-  return out;
-}
 
 // Ops with a vectorized float32 implementation (vector_math.h) take it for contiguous input.
 template <typename Op>

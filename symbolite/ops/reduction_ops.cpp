@@ -1,4 +1,5 @@
-// Reductions over tensor dimensions: sum, mean, amax, max (full and along a dim).
+// Reductions over tensor dimensions: sum, mean, amax, max (full and along a dim), min (full),
+// argmax.
 //
 // Sums accumulate in double (floating inputs) or int64 (integral and bool inputs) and are
 // rounded to the result dtype once, so float32 results agree with PyTorch's cascade sums to
@@ -138,8 +139,20 @@ bool takes_max(T x, T m) {
   return x > m;
 }
 
-Tensor amax_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim,
-                 std::string_view name) {
+// Whether `x` replaces the running minimum `m`: smaller, or the first NaN.
+template <typename T>
+bool takes_min(T x, T m) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(m)) return false;
+    if (std::isnan(x)) return true;
+  }
+  return x < m;
+}
+
+// The maximum (kMax) or minimum of `self` over the dims in `mask`.
+template <bool kMax>
+Tensor extremum_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim,
+                     std::string_view name) {
   if (self.numel() == 0) {
     for (std::size_t d = 0; d < self.sizes().size(); ++d) {
       if (mask[d] && self.sizes()[d] == 0) {
@@ -152,7 +165,7 @@ Tensor amax_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim
   ReducedShape shape = reduced_shape(self, mask, keepdim);
   std::int64_t out_numel = tensor::checked_numel(shape.out_sizes);
   Tensor out = Tensor::empty(shape.out_sizes, self.dtype());
-  dispatch_all(self.dtype(), "amax_cpu", [&](auto tag) {
+  dispatch_all(self.dtype(), kMax ? "amax_cpu" : "amin_cpu", [&](auto tag) {
     using T = decltype(tag);
     T* acc = out.template mutable_data<T>();
     std::vector<char> seen(static_cast<std::size_t>(out_numel), 0);
@@ -161,13 +174,18 @@ Tensor amax_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim
     for_each_offset<2>(self.sizes(), strides, [&](const std::array<std::int64_t, 2>& o) {
       auto i = static_cast<std::size_t>(o[1]);
       T x = in[o[0]];
-      if (!seen[i] || takes_max(x, acc[i])) {
+      if (!seen[i] || (kMax ? takes_max(x, acc[i]) : takes_min(x, acc[i]))) {
         acc[i] = x;
         seen[i] = 1;
       }
     });
   });
   return out;
+}
+
+Tensor amax_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim,
+                 std::string_view name) {
+  return extremum_impl<true>(self, mask, keepdim, name);
 }
 
 void amax(Stack& s) {
@@ -188,6 +206,76 @@ void max_all(Stack& s) {
          "reduction dim with the 'dim' argument.");
   }
   s.emplace_back(amax_impl(t, dim_mask({}, t.dim()), false, "max"));
+}
+
+void min_all(Stack& s) {
+  const Tensor t = pop(s).to_tensor();
+  if (t.numel() == 0) {
+    fail("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+         "reduction dim with the 'dim' argument.");
+  }
+  s.emplace_back(extremum_impl<false>(t, dim_mask({}, t.dim()), false, "min"));
+}
+
+// argmax(self, dim=None, keepdim=False): int64 index of the first maximum (of the first NaN
+// if any) along `dim`, or in the flattened tensor when dim is None (keepdim then keeps every
+// dimension, as size 1).
+void argmax(Stack& s) {
+  IValue keepdim_v = pop(s), dim_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  bool keepdim = keepdim_v.to_bool();
+  std::vector<std::int64_t> out_sizes;
+  std::int64_t len = t.numel(), step = 1;
+  std::vector<std::int64_t> outer_sizes, outer_strides;
+  Tensor in = t;
+  if (dim_v.is_none()) {
+    if (t.numel() == 0) {
+      throw OpError("IndexError",
+                    "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
+    }
+    in = t.contiguous();
+    if (keepdim) out_sizes.assign(t.sizes().size(), 1);
+  } else {
+    std::int64_t dim = wrap_dim(dim_v.to_int(), t.dim());
+    if (t.dim() > 0 && t.sizes()[static_cast<std::size_t>(dim)] == 0) {
+      throw OpError("IndexError",
+                    fmt::format("argmax(): Expected reduction dim {} to have non-zero size.", dim));
+    }
+    len = 1;
+    step = 0;
+    for (std::int64_t d = 0; d < t.dim(); ++d) {
+      auto ud = static_cast<std::size_t>(d);
+      if (d == dim) {
+        len = t.sizes()[ud];
+        step = t.strides()[ud];
+        if (keepdim) out_sizes.push_back(1);
+      } else {
+        outer_sizes.push_back(t.sizes()[ud]);
+        outer_strides.push_back(t.strides()[ud]);
+        out_sizes.push_back(t.sizes()[ud]);
+      }
+    }
+  }
+  Tensor indices = Tensor::empty(out_sizes, DType::kInt64);
+  dispatch_numeric(t.dtype(), "argmax_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    const T* data = in.template data<T>();
+    std::int64_t* idx = indices.mutable_data<std::int64_t>();
+    std::array<const std::int64_t*, 1> strides{outer_strides.data()};
+    for_each_offset<1>(outer_sizes, strides, [&](const std::array<std::int64_t, 1>& o) {
+      T best = data[o[0]];
+      std::int64_t at = 0;
+      for (std::int64_t k = 1; k < len; ++k) {
+        T x = data[o[0] + k * step];
+        if (takes_max(x, best)) {
+          best = x;
+          at = k;
+        }
+      }
+      *idx++ = at;
+    });
+  });
+  s.emplace_back(std::move(indices));
 }
 
 // max.dim: values and int64 indices (of the first maximum; of the first NaN if any).
@@ -253,6 +341,8 @@ void register_reduction_ops(OperatorRegistry& r) {
   r.add({"aten::amax", 3, {IValue::list({}), no}, amax});
   r.add({"aten::max", 1, {}, max_all});
   r.add({"aten::max.dim", 3, {no}, max_dim});
+  r.add({"aten::min", 1, {}, min_all});
+  r.add({"aten::argmax", 3, {none, no}, argmax});
 }
 
 }  // namespace symbolite::ops

@@ -1,6 +1,6 @@
 // Shape, indexing and factory operators. Views (select, slice, view, reshape when possible,
-// permute, transpose, unsqueeze, squeeze, chunk, flatten) share the input's storage, as in
-// PyTorch, so in-place kernels on a view write through to its base.
+// permute, transpose, unsqueeze, squeeze, chunk, split, expand, flatten) share the input's
+// storage, as in PyTorch, so in-place kernels on a view write through to its base.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -405,6 +405,86 @@ void chunk(Stack& s) {
   s.push_back(IValue::list(std::move(out)));
 }
 
+// at::inferExpandGeometry: `t` viewed as `size`, aligned at the last dimension; stride 0
+// where a size-1 (or new, leading) dimension grows; -1 keeps an existing size.
+void expand(Stack& s) {
+  IValue implicit = pop(s), size_v = pop(s), self = pop(s);
+  (void)implicit;  // only marks expands the tracer inserted
+  const Tensor& t = self.to_tensor();
+  Sizes size = int_list_arg(size_v);
+  auto ndim = static_cast<std::int64_t>(size.size());
+  if (ndim < t.dim()) {
+    fail(fmt::format("expand(torch.{}Tensor{{{}}}, size={}): the number of sizes provided ({}) "
+                     "must be greater or equal to the number of dimensions in the tensor ({})",
+                     tensor::scalar_type_name(t.dtype()), tensor::format_sizes(t.sizes()),
+                     tensor::format_sizes(size), ndim, t.dim()));
+  }
+  Sizes sizes(size.size()), strides(size.size());
+  for (std::int64_t i = ndim - 1; i >= 0; --i) {
+    auto ui = static_cast<std::size_t>(i);
+    std::int64_t dim = t.dim() - ndim + i;
+    std::int64_t old_size = dim >= 0 ? t.sizes()[static_cast<std::size_t>(dim)] : 1;
+    std::int64_t stride = dim >= 0                 ? t.strides()[static_cast<std::size_t>(dim)]
+                          : i + 1 < ndim ? sizes[ui + 1] * strides[ui + 1]
+                                         : 0;
+    std::int64_t target = size[ui];
+    if (target == -1) {
+      if (dim < 0) {
+        fail(fmt::format("The expanded size of the tensor (-1) isn't allowed in a leading, "
+                         "non-existing dimension {}",
+                         i));
+      }
+      target = old_size;
+    }
+    if (old_size != target) {
+      if (old_size != 1) {
+        fail(fmt::format("The expanded size of the tensor ({}) must match the existing size ({}) "
+                         "at non-singleton dimension {}.  Target sizes: {}.  Tensor sizes: {}",
+                         target, old_size, i, tensor::format_sizes(size),
+                         tensor::format_sizes(t.sizes())));
+      }
+      stride = 0;
+    }
+    sizes[ui] = target;
+    strides[ui] = stride;
+  }
+  for (std::int64_t n : sizes) {
+    // PyTorch's as_strided then fails computing the element count.
+    if (n < 0) fail("numel: integer multiplication overflow");
+  }
+  s.emplace_back(make_view(t, sizes, strides, t.storage_offset()));
+}
+
+// split.sizes behaves as split_with_sizes: views of consecutive slices of `dim`.
+void split_sizes(Stack& s) {
+  IValue dim_v = pop(s), sizes_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  if (t.dim() == 0) fail("split expects at least a 1-dimensional tensor");
+  auto d = static_cast<std::size_t>(wrap_dim(dim_v.to_int(), t.dim()));
+  Sizes split = int_list_arg(sizes_v);
+  std::int64_t dim_size = t.sizes()[d];
+  IValueList out;
+  std::int64_t start = 0;
+  for (std::int64_t length : split) {
+    if (length < 0) {
+      fail(fmt::format("split_with_sizes expects split_sizes have only non-negative entries, "
+                       "but got split_sizes={}",
+                       tensor::format_sizes(split)));
+    }
+    // As slice(dim, start, start + length): clamped to the dimension.
+    std::int64_t from = std::min(start, dim_size);
+    std::int64_t to = std::min(start + length, dim_size);
+    out.emplace_back(narrow(t, d, from, to - from));
+    start += length;
+  }
+  if (start != dim_size) {
+    fail(fmt::format("split_with_sizes expects split_sizes to sum exactly to {} (input tensor's "
+                     "size at dimension {}), but got split_sizes={}",
+                     dim_size, d, tensor::format_sizes(split)));
+  }
+  s.push_back(IValue::list(std::move(out)));
+}
+
 // zeros / ones / empty: (size, dtype, layout, device, pin_memory[, memory_format]).
 Tensor factory(Stack& s, std::size_t num_args, bool ones) {
   IValue* args = last(s, num_args);
@@ -470,6 +550,8 @@ void register_shape_ops(OperatorRegistry& r) {
   r.add({"aten::cat", 2, {zero}, cat});
   r.add({"aten::stack", 2, {zero}, stack});
   r.add({"aten::chunk", 3, {zero}, chunk});
+  r.add({"aten::expand", 3, {IValue(false)}, expand});
+  r.add({"aten::split.sizes", 3, {zero}, split_sizes});
   r.add({"aten::zeros", 5, {none, none, none, none}, zeros});
   r.add({"aten::ones", 5, {none, none, none, none}, ones});
   r.add({"aten::empty.memory_format", 6, {none, none, none, none, none}, empty});

@@ -28,6 +28,15 @@ TEST(ShapeOps, ViewsShareStorageAndCopiesDoNot) {
   auto chunks = run_op("aten::chunk", {x, 2, 1}).to_list();
   ASSERT_EQ(chunks.size(), 2u);
   EXPECT_EQ(chunks[1].to_tensor().storage_offset(), 2);
+  auto parts = run_op("aten::split.sizes", {x, IValue::list({1, 3}), 1}).to_list();
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1].to_tensor().storage().data(), x.storage().data());
+  EXPECT_EQ(parts[1].to_tensor().storage_offset(), 1);
+  Tensor row = run_op("aten::select.int", {x, 0, 1}).to_tensor();
+  Tensor expanded = run_op("aten::expand", {row, IValue::list({2, 4})}).to_tensor();
+  EXPECT_EQ(expanded.storage().data(), x.storage().data());
+  EXPECT_EQ(expanded.storage_offset(), 4);
+  EXPECT_EQ(expanded.strides(), (std::vector<std::int64_t>{0, 1}));
 }
 
 }  // namespace

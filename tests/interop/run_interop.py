@@ -229,7 +229,8 @@ def check_split(checks, symbolite, models, golden):
 
 def save_inputs(directory, inputs_expr):
     """Writes the call's arguments as .npy (tensors) or .json (the rest); None when an
-    argument cannot be passed on the command line (a list of tensors)."""
+    argument cannot be passed on the command line (a list of tensors, or a non-contiguous
+    tensor, whose strides the call may depend on)."""
     import numpy
     import torch
 
@@ -237,6 +238,8 @@ def save_inputs(directory, inputs_expr):
     args = eval(inputs_expr, {"torch": torch})  # our own constant expressions, above
     paths = []
     for i, arg in enumerate(args):
+        if isinstance(arg, torch.Tensor) and not arg.is_contiguous():
+            return None, args  # .npy inputs are read as contiguous tensors
         if isinstance(arg, torch.Tensor):
             path = os.path.join(directory, f"input_{i}.npy")
             numpy.save(path, arg.numpy())
@@ -248,6 +251,18 @@ def save_inputs(directory, inputs_expr):
             return None, args
         paths.append(path)
     return paths, args
+
+
+def flatten_tensors(value):
+    """The tensors of a result in the order `symbolite run` writes them as output_<i>.npy:
+    tuples and lists (nested ones too) walked in order; other values are printed only."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in flatten_tensors(item)]
+    return []
 
 
 def check_run(checks, symbolite, models, golden):
@@ -271,8 +286,7 @@ def check_run(checks, symbolite, models, golden):
                 loadable = model.replace(".ptl", "_repaired.ptl")
                 lite = torch.jit.mobile._load_for_lite_interpreter(
                     loadable if os.path.exists(loadable) else model)
-            expected = lite.run_method(method, *args)
-            expected = [expected] if isinstance(expected, torch.Tensor) else list(expected)
+            expected = flatten_tensors(lite.run_method(method, *args))
             out_dir = os.path.join(directory, "out")
             process = subprocess.run(
                 [symbolite.binary, "run", model, "--method", method, "--input", *paths,
@@ -281,12 +295,20 @@ def check_run(checks, symbolite, models, golden):
             if process.returncode != 0:
                 problems.append(f"exit {process.returncode}: {process.stderr.strip()}")
             else:
-                for i, tensor in enumerate(expected):
+                written = len([f for f in (os.listdir(out_dir) if os.path.isdir(out_dir) else [])
+                               if f.startswith("output_")])
+                if written != len(expected):
+                    problems.append(f"{written} outputs written, PyTorch returned {len(expected)} tensors")
+                for i, tensor in enumerate(expected[:written]):
                     got = numpy.load(os.path.join(out_dir, f"output_{i}.npy"))
                     want = tensor.detach().numpy()
                     if got.shape != want.shape or got.dtype != want.dtype:
                         problems.append(f"output_{i}: {got.dtype}{list(got.shape)} != {want.dtype}{list(want.shape)}")
-                    elif not numpy.allclose(got, want, rtol=1e-4, atol=1e-5):
+                    elif want.dtype.kind != "f":
+                        # Integer and bool results: exactly PyTorch's.
+                        if not numpy.array_equal(got, want):
+                            problems.append(f"output_{i}: {int((got != want).sum())} elements differ")
+                    elif not numpy.allclose(got, want, rtol=1e-4, atol=1e-5, equal_nan=True):
                         problems.append(f"output_{i}: max abs diff {numpy.abs(got - want).max()}")
             checks.record(name, problems)
 
@@ -296,7 +318,7 @@ def check_run(checks, symbolite, models, golden):
             os.makedirs(directory)
             paths, _ = save_inputs(directory, case["inputs"])
             if paths is None:
-                checks.record(name + " (skipped: a list of tensors cannot be passed)", [])
+                checks.record(name + " (skipped: a list of tensors or a non-contiguous tensor cannot be passed)", [])
                 continue
             process = subprocess.run(
                 [symbolite.binary, "run", model, "--method", case["method"], "--input", *paths],

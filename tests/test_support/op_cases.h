@@ -61,6 +61,11 @@ inline ops::IValue op_case_arg(const nlohmann::json& a) {
         {"float32", 6}, {"float64", 7}, {"bool", 11}};
     return IValue(codes.at(a["scalar_type"].get<std::string>()));
   }
+  if (a.contains("memory_format")) {  // c10::MemoryFormat codes
+    static const std::map<std::string, std::int64_t> codes = {
+        {"contiguous", 0}, {"preserve", 1}, {"channels_last", 2}};
+    return IValue(codes.at(a["memory_format"].get<std::string>()));
+  }
   tensor::Tensor t = load_op_tensor(a["tensor"].get<std::string>());
   if (!a.contains("view")) return IValue(t);
   const auto& v = a["view"];
@@ -99,11 +104,13 @@ inline void expect_tensor_matches(const tensor::Tensor& actual0, const std::stri
             tensor::scalar_type_name(expected.dtype()));
   ASSERT_EQ(tensor::format_sizes(actual0.sizes()), tensor::format_sizes(expected.sizes()));
   tensor::Tensor actual = actual0.contiguous();
+  // Integer and bool results must be exact; floating ones within tolerance.
+  bool exact = !ops::is_floating(expected.dtype());
   int reported = 0;
   for (std::int64_t i = 0; i < expected.numel(); ++i) {
     double a = op_element(actual, i), e = op_element(expected, i);
     bool ok = (std::isnan(a) && std::isnan(e)) || a == e ||
-              std::fabs(a - e) <= atol + rtol * std::fabs(e);
+              (!exact && std::fabs(a - e) <= atol + rtol * std::fabs(e));
     if (!ok && reported++ < 5) ADD_FAILURE() << "element " << i << ": " << a << " vs " << e;
   }
 }

@@ -95,7 +95,7 @@ def main():
         results = [("split nested.ptl", problems)]
         check("symbolicate against the sidecar",
               ["symbolicate", stripped, "--debug", sidecar, "1", "5", "40"], (0, 1))
-        valid = manifest[0]
+        valid = next(e for e in manifest if e["model"] == "nested.ptl" and e.get("outputs"))
         directory = os.path.join(FIXTURES, "run", valid["dir"])
         check("profile nested.ptl",
               ["profile", nested, "--runs", "2", "--warmup", "1", "--trace",

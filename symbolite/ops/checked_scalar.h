@@ -1,0 +1,86 @@
+// Scalars converted to a tensor's element type with c10's checks (c10::checked_convert), and
+// the C++ type names PyTorch's messages print for element types.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/ivalue.h"
+#include "symbolite/ops/op_error.h"
+#include "symbolite/ops/tensor_loops.h"
+#include "symbolite/tensor/dtype.h"
+
+namespace symbolite::ops {
+
+// c10's name of T in "value cannot be converted to type <T> without overflow".
+template <typename T>
+const char* c10_type_name() {
+  if constexpr (std::is_same_v<T, float>) return "float";
+  if constexpr (std::is_same_v<T, double>) return "double";
+  if constexpr (std::is_same_v<T, std::int64_t>) return "int64_t";
+  if constexpr (std::is_same_v<T, std::int32_t>) return "int";
+  if constexpr (std::is_same_v<T, std::int16_t>) return "int16_t";
+  if constexpr (std::is_same_v<T, std::int8_t>) return "int8_t";
+  if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8_t";
+  return "bool";
+}
+
+// c10::checked_convert of a Scalar to T: out of T's range is an error (infinities are in
+// range of the floating types; anything converts to bool).
+template <typename T>
+T checked_value(const IValue& v) {
+  auto overflow = [] {
+    fail(fmt::format("value cannot be converted to type {} without overflow", c10_type_name<T>()));
+  };
+  if constexpr (std::is_same_v<T, bool>) {
+    return scalar_as<bool>(v);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    double d = v.to_double();
+    if (std::isfinite(d) &&
+        (d < std::numeric_limits<T>::lowest() || d > std::numeric_limits<T>::max())) {
+      overflow();
+    }
+    return static_cast<T>(d);
+  } else {
+    if (v.is(IValue::Kind::kInt)) {
+      std::int64_t i = v.to_int();
+      if (i < static_cast<std::int64_t>(std::numeric_limits<T>::lowest()) ||
+          i > static_cast<std::int64_t>(std::numeric_limits<T>::max())) {
+        overflow();
+      }
+      return static_cast<T>(i);
+    }
+    if (v.is(IValue::Kind::kBool)) return static_cast<T>(v.to_bool());
+    double d = v.to_double();
+    if (!(d >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
+          d <= static_cast<double>(std::numeric_limits<T>::max()))) {
+      overflow();
+    }
+    return static_cast<T>(d);
+  }
+}
+
+// The name caffe2::TypeMeta prints for `dtype` (a tensor's `.dtype()` in C++ messages):
+// "float", "long int", "unsigned char", ...
+inline std::string_view type_meta_name(tensor::DType dtype) {
+  switch (dtype) {
+    case tensor::DType::kFloat32: return "float";
+    case tensor::DType::kFloat64: return "double";
+    case tensor::DType::kInt64: return "long int";
+    case tensor::DType::kInt32: return "int";
+    case tensor::DType::kInt16: return "short int";
+    case tensor::DType::kInt8: return "signed char";
+    case tensor::DType::kUInt8: return "unsigned char";
+    case tensor::DType::kBool: return "bool";
+    case tensor::DType::kFloat16: return "c10::Half";
+    case tensor::DType::kBFloat16: return "c10::BFloat16";
+  }
+  return "?";
+}
+
+}  // namespace symbolite::ops
