@@ -16,6 +16,7 @@ import tempfile
 
 
 SHOWN = 5
+PYTORCH_ATTEMPTS = 3
 
 
 def numel(sizes):
@@ -71,16 +72,24 @@ def check_profile(checks, symbolite, models, golden, valid_calls, save_inputs):
             directory = os.path.join(work, f"valid{n}")
             os.makedirs(directory)
             paths, args = save_inputs(directory, inputs)
-            torch_events = make_profile_fixtures.profile_call(lite, method, list(args))
             trace = os.path.join(directory, "trace.json")
             process = subprocess.run(
                 [symbolite.binary, "profile", model, "--method", method, "--input", *paths,
                  "--shapes", "--flops", "--memory", "--trace", trace],
                 capture_output=True, text=True, timeout=600)
+            torch_events = []
             if process.returncode != 0:
                 problems = [f"exit {process.returncode}: {process.stderr.strip()}"]
             else:
-                problems = compare(torch_events, operator_slices(trace))
+                slices = operator_slices(trace)
+                # PyTorch's profiler now and then loses an event under load (seen: 2 runs in
+                # 40 of lstm's with_state missed one aten::size), so a count mismatch is
+                # profiled again before it counts as ours.
+                for _ in range(PYTORCH_ATTEMPTS):
+                    torch_events = make_profile_fixtures.profile_call(lite, method, list(args))
+                    problems = compare(torch_events, slices)
+                    if len(torch_events) == len(slices):
+                        break
             counted = sum(1 for e in torch_events if e["flops"] > 0)
             checks.record(f"{golden['model']} profile {method}{inputs} ({len(torch_events)} events, "
                           f"{counted} with PyTorch FLOPs)", problems)

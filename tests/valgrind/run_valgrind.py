@@ -98,7 +98,8 @@ def main():
         valid = next(e for e in manifest if e["model"] == "nested.ptl" and e.get("outputs"))
         directory = os.path.join(FIXTURES, "run", valid["dir"])
         check("profile nested.ptl",
-              ["profile", nested, "--runs", "2", "--warmup", "1", "--trace",
+              ["profile", nested, "--runs", "2", "--warmup", "1", "--shapes", "--flops",
+               "--memory", "--trace",
                os.path.join(work, "trace.json"), "--input",
                *[os.path.join(directory, name) for name in valid["inputs"]]])
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
