@@ -15,12 +15,7 @@ namespace {
 using tensor::DType;
 using tensor::Tensor;
 
-Tensor arange(std::int64_t n) {
-  Tensor t = Tensor::empty({n}, DType::kFloat32);
-  float* p = t.mutable_data<float>();
-  for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(i);
-  return t;
-}
+using testing::arange;
 
 TEST(MathOps, MatchPyTorch) { testing::run_op_cases("math", 1e-5, 1e-6); }
 

@@ -4,8 +4,11 @@
 // Sums accumulate in double (floating inputs) or int64 (integral and bool inputs) and are
 // rounded to the result dtype once, so float32 results agree with PyTorch's cascade sums to
 // rounding.
+#include <array>
 #include <cmath>
 #include <limits>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -217,6 +220,56 @@ void min_all(Stack& s) {
   s.emplace_back(extremum_impl<false>(t, dim_mask({}, t.dim()), false, "min"));
 }
 
+// A reduction along one dimension as loops: an outer walk over every other dimension, and
+// a run of `len` elements `step` apart along it; `out_sizes` is the result's shape.
+struct AlongDim {
+  std::vector<std::int64_t> outer_sizes, outer_strides, out_sizes;
+  std::int64_t len = 1;
+  std::int64_t step = 0;
+};
+
+// `dim` of `t`, which must not be empty when t has dimensions ("<op>(): Expected reduction
+// dim 1 to have non-zero size.", an IndexError).
+AlongDim along_dim(const Tensor& t, std::int64_t dim, bool keepdim, std::string_view op) {
+  if (t.dim() > 0 && t.sizes()[static_cast<std::size_t>(dim)] == 0) {
+    throw OpError("IndexError",
+                  fmt::format("{}(): Expected reduction dim {} to have non-zero size.", op, dim));
+  }
+  AlongDim a;
+  for (std::int64_t d = 0; d < t.dim(); ++d) {
+    auto ud = static_cast<std::size_t>(d);
+    if (d == dim) {
+      a.len = t.sizes()[ud];
+      a.step = t.strides()[ud];
+      if (keepdim) a.out_sizes.push_back(1);
+    } else {
+      a.outer_sizes.push_back(t.sizes()[ud]);
+      a.outer_strides.push_back(t.strides()[ud]);
+      a.out_sizes.push_back(t.sizes()[ud]);
+    }
+  }
+  return a;
+}
+
+// Calls visit(value, index) with the first maximum of each run (the first NaN, if any), in
+// the order of the result's elements.
+template <typename T, typename Visit>
+void first_max_along(const T* data, const AlongDim& a, Visit visit) {
+  std::array<const std::int64_t*, 1> strides{a.outer_strides.data()};
+  for_each_offset<1>(a.outer_sizes, strides, [&](const std::array<std::int64_t, 1>& o) {
+    T best = data[o[0]];
+    std::int64_t at = 0;
+    for (std::int64_t k = 1; k < a.len; ++k) {
+      T x = data[o[0] + k * a.step];
+      if (takes_max(x, best)) {
+        best = x;
+        at = k;
+      }
+    }
+    visit(best, at);
+  });
+}
+
 // argmax(self, dim=None, keepdim=False): int64 index of the first maximum (of the first NaN
 // if any) along `dim`, or in the flattened tensor when dim is None (keepdim then keeps every
 // dimension, as size 1).
@@ -224,56 +277,25 @@ void argmax(Stack& s) {
   IValue keepdim_v = pop(s), dim_v = pop(s), self = pop(s);
   const Tensor& t = self.to_tensor();
   bool keepdim = keepdim_v.to_bool();
-  std::vector<std::int64_t> out_sizes;
-  std::int64_t len = t.numel(), step = 1;
-  std::vector<std::int64_t> outer_sizes, outer_strides;
   Tensor in = t;
+  AlongDim a;
   if (dim_v.is_none()) {
     if (t.numel() == 0) {
       throw OpError("IndexError",
                     "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
     }
-    in = t.contiguous();
-    if (keepdim) out_sizes.assign(t.sizes().size(), 1);
+    in = t.contiguous();  // one run over every element
+    a.len = t.numel();
+    a.step = 1;
+    if (keepdim) a.out_sizes.assign(t.sizes().size(), 1);
   } else {
-    std::int64_t dim = wrap_dim(dim_v.to_int(), t.dim());
-    if (t.dim() > 0 && t.sizes()[static_cast<std::size_t>(dim)] == 0) {
-      throw OpError("IndexError",
-                    fmt::format("argmax(): Expected reduction dim {} to have non-zero size.", dim));
-    }
-    len = 1;
-    step = 0;
-    for (std::int64_t d = 0; d < t.dim(); ++d) {
-      auto ud = static_cast<std::size_t>(d);
-      if (d == dim) {
-        len = t.sizes()[ud];
-        step = t.strides()[ud];
-        if (keepdim) out_sizes.push_back(1);
-      } else {
-        outer_sizes.push_back(t.sizes()[ud]);
-        outer_strides.push_back(t.strides()[ud]);
-        out_sizes.push_back(t.sizes()[ud]);
-      }
-    }
+    a = along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim, "argmax");
   }
-  Tensor indices = Tensor::empty(out_sizes, DType::kInt64);
+  Tensor indices = Tensor::empty(a.out_sizes, DType::kInt64);
   dispatch_numeric(t.dtype(), "argmax_cpu", [&](auto tag) {
     using T = decltype(tag);
-    const T* data = in.template data<T>();
     std::int64_t* idx = indices.mutable_data<std::int64_t>();
-    std::array<const std::int64_t*, 1> strides{outer_strides.data()};
-    for_each_offset<1>(outer_sizes, strides, [&](const std::array<std::int64_t, 1>& o) {
-      T best = data[o[0]];
-      std::int64_t at = 0;
-      for (std::int64_t k = 1; k < len; ++k) {
-        T x = data[o[0] + k * step];
-        if (takes_max(x, best)) {
-          best = x;
-          at = k;
-        }
-      }
-      *idx++ = at;
-    });
+    first_max_along(in.template data<T>(), a, [&](T, std::int64_t at) { *idx++ = at; });
   });
   s.emplace_back(std::move(indices));
 }
@@ -282,45 +304,14 @@ void argmax(Stack& s) {
 void max_dim(Stack& s) {
   IValue keepdim_v = pop(s), dim_v = pop(s), self = pop(s);
   const Tensor& t = self.to_tensor();
-  bool keepdim = keepdim_v.to_bool();
-  std::int64_t dim = wrap_dim(dim_v.to_int(), t.dim());
-  if (t.dim() > 0 && t.sizes()[static_cast<std::size_t>(dim)] == 0) {
-    throw OpError("IndexError",
-                  fmt::format("max(): Expected reduction dim {} to have non-zero size.", dim));
-  }
-  // Outer shape: the input without `dim`; the reduced dim is walked by an inner loop.
-  std::vector<std::int64_t> outer_sizes, outer_strides, out_sizes;
-  std::int64_t len = 1, step = 0;
-  for (std::int64_t d = 0; d < t.dim(); ++d) {
-    auto ud = static_cast<std::size_t>(d);
-    if (d == dim) {
-      len = t.sizes()[ud];
-      step = t.strides()[ud];
-      if (keepdim) out_sizes.push_back(1);
-    } else {
-      outer_sizes.push_back(t.sizes()[ud]);
-      outer_strides.push_back(t.strides()[ud]);
-      out_sizes.push_back(t.sizes()[ud]);
-    }
-  }
-  Tensor values = Tensor::empty(out_sizes, t.dtype());
-  Tensor indices = Tensor::empty(out_sizes, DType::kInt64);
+  AlongDim a = along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim_v.to_bool(), "max");
+  Tensor values = Tensor::empty(a.out_sizes, t.dtype());
+  Tensor indices = Tensor::empty(a.out_sizes, DType::kInt64);
   dispatch_all(t.dtype(), "max_cpu", [&](auto tag) {
     using T = decltype(tag);
-    const T* in = t.template data<T>();
     T* vals = values.template mutable_data<T>();
     std::int64_t* idx = indices.mutable_data<std::int64_t>();
-    std::array<const std::int64_t*, 1> strides{outer_strides.data()};
-    for_each_offset<1>(outer_sizes, strides, [&](const std::array<std::int64_t, 1>& o) {
-      T best = in[o[0]];
-      std::int64_t at = 0;
-      for (std::int64_t k = 1; k < len; ++k) {
-        T x = in[o[0] + k * step];
-        if (takes_max(x, best)) {
-          best = x;
-          at = k;
-        }
-      }
+    first_max_along(t.template data<T>(), a, [&](T best, std::int64_t at) {
       *vals++ = best;
       *idx++ = at;
     });

@@ -21,6 +21,14 @@
 
 namespace symbolite::testing {
 
+// float32 [0, 1, ..., n - 1], for the tests the reference cases cannot express.
+inline tensor::Tensor arange(std::int64_t n) {
+  tensor::Tensor t = tensor::Tensor::empty({n}, tensor::DType::kFloat32);
+  float* p = t.mutable_data<float>();
+  for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(i);
+  return t;
+}
+
 inline const nlohmann::json& op_cases() {
   static const nlohmann::json all = [] {
     std::ifstream in(fixture_path("ops/op_cases.json"));
