@@ -9,6 +9,7 @@
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
+#include "symbolite/runtime/result_tensors.h"
 #include "symbolite/support/error.h"
 #include "symbolite/tensor/npy.h"
 
@@ -21,19 +22,6 @@ struct RunOptions {
   std::vector<std::string> inputs;
   std::string output_dir;
 };
-
-// Flattens a result into the tensors written as output_<i>.npy: a tensor is one output;
-// tuples and lists are walked in order (nested ones too). Other values are printed only.
-void collect_outputs(const ops::IValue& v, std::vector<tensor::Tensor>& out) {
-  using K = ops::IValue::Kind;
-  if (v.is(K::kTensor)) {
-    out.push_back(v.to_tensor());
-  } else if (v.is(K::kTuple) || v.is(K::kList)) {
-    for (const auto& item : v.is(K::kTuple) ? v.to_tuple() : v.to_list()) {
-      collect_outputs(item, out);
-    }
-  }
-}
 
 std::string summary(const tensor::Tensor& t) {
   auto c = t.contiguous();
@@ -73,8 +61,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     runtime::Interpreter interpreter(model);
     ops::IValue result = interpreter.run_method(options->method, std::move(inputs));
 
-    std::vector<tensor::Tensor> outputs;
-    collect_outputs(result, outputs);
+    std::vector<tensor::Tensor> outputs = runtime::result_tensors(result);
     if (!options->output_dir.empty()) {
       std::filesystem::create_directories(options->output_dir);
       for (std::size_t i = 0; i < outputs.size(); ++i) {

@@ -13,6 +13,7 @@
 #include "symbolite/ops/kernel_runner.h"
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
+#include "symbolite/runtime/result_tensors.h"
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/tensor/npy.h"
 #include "tests/test_support/fixtures.h"
@@ -65,19 +66,6 @@ void expect_close(const tensor::Tensor& got, const tensor::Tensor& want, const s
   }
 }
 
-// The tensors of a result in the order `symbolite run` writes them (docs/CLI.md): tuples and
-// lists walked in order, nested ones too.
-void flatten_tensors(const ops::IValue& v, std::vector<tensor::Tensor>& out) {
-  using K = ops::IValue::Kind;
-  if (v.is(K::kTensor)) {
-    out.push_back(v.to_tensor());
-  } else if (v.is(K::kTuple) || v.is(K::kList)) {
-    for (const auto& item : v.is(K::kTuple) ? v.to_tuple() : v.to_list()) {
-      flatten_tensors(item, out);
-    }
-  }
-}
-
 class RunFixture : public ::testing::TestWithParam<int> {};
 
 TEST_P(RunFixture, MatchesPyTorch) {
@@ -90,8 +78,7 @@ TEST_P(RunFixture, MatchesPyTorch) {
   Interpreter interpreter(model(entry["model"]));
   if (!entry.contains("case")) {
     ops::IValue result = interpreter.run_method(entry["method"].get<std::string>(), inputs);
-    std::vector<tensor::Tensor> outputs;
-    flatten_tensors(result, outputs);
+    std::vector<tensor::Tensor> outputs = result_tensors(result);
     ASSERT_EQ(outputs.size(), entry["outputs"].size());
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       expect_close(outputs[i], tensor::read_npy_file(dir + "/" + entry["outputs"][i].get<std::string>()),
