@@ -46,8 +46,7 @@ void TimeOnly(benchmark::State& state) {
 }
 
 void AllDetails(benchmark::State& state) {
-  profiler::RecordingSink sink(profiler::kDetailShapes | profiler::kDetailFlops |
-                               profiler::kDetailMemory);
+  profiler::RecordingSink sink(profiler::kDetailAll);
   run_forward(state, &sink);
 }
 

@@ -78,10 +78,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     bool tty = ::isatty(STDERR_FILENO) != 0;
     for (int i = 0; i < o->warmup; ++i) interpreter.run_method(o->method, inputs);
     std::vector<double> ms;
-    profiler::RecordingSink events(o->profile_details ? profiler::kDetailShapes |
-                                                            profiler::kDetailFlops |
-                                                            profiler::kDetailMemory
-                                                      : 0u);
+    profiler::RecordingSink events(o->profile_details ? profiler::kDetailAll : 0u);
     std::optional<profiler::ProfilingScope> scope;
     if (o->profile || o->profile_details) scope.emplace(events);
     for (int i = 0; i < o->runs; ++i) {

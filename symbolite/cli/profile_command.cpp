@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -41,14 +42,10 @@ struct ProfileOptions {
   }
 };
 
-profiler::OpSort sort_key(const std::string& name) {
-  if (name == "self") return profiler::OpSort::kSelf;
-  if (name == "count") return profiler::OpSort::kCount;
-  if (name == "name") return profiler::OpSort::kName;
-  if (name == "flops") return profiler::OpSort::kFlops;
-  if (name == "memory") return profiler::OpSort::kMemory;
-  return profiler::OpSort::kTotal;
-}
+const std::map<std::string, profiler::OpSort> kSortKeys = {
+    {"total", profiler::OpSort::kTotal}, {"self", profiler::OpSort::kSelf},
+    {"count", profiler::OpSort::kCount}, {"name", profiler::OpSort::kName},
+    {"flops", profiler::OpSort::kFlops}, {"memory", profiler::OpSort::kMemory}};
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -74,7 +71,9 @@ void add_profile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--folded", o->folded, "Write folded stacks for flame-graph tools");
   cmd->add_option("--sort", o->sort, "Operator table order: total, self, count, name, flops, "
                                      "memory (default total)")
-      ->check(CLI::IsMember({"total", "self", "count", "name", "flops", "memory"}));
+      ->check([](const std::string& key) {
+        return kSortKeys.count(key) ? std::string() : "unknown sort key '" + key + "'";
+      });
   cmd->add_flag("--shapes", o->shapes,
                 "Record input and output shapes and dtypes (the operator table gets a row "
                 "per operator and input shapes)");
@@ -103,7 +102,7 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     if (!o->folded.empty()) {
       write_text(o->folded, profiler::folded_stacks(events.events(), attributor));
     }
-    auto ops = profiler::op_table(events.events(), {sort_key(o->sort), o->shapes});
+    auto ops = profiler::op_table(events.events(), {kSortKeys.at(o->sort), o->shapes});
     auto modules = profiler::module_tree(events.events(), attributor);
     if (o->json) {
       nlohmann::json out = {{"model", o->model}, {"method", o->method}, {"runs", o->runs},

@@ -1,5 +1,4 @@
-// Scalars converted to a tensor's element type with c10's checks (c10::checked_convert), and
-// the C++ type names PyTorch's messages print for element types.
+// Scalars converted to a tensor's element type with c10's checks (c10::checked_convert).
 #pragma once
 
 #include <cmath>
@@ -63,24 +62,6 @@ T checked_value(const IValue& v) {
     }
     return static_cast<T>(d);
   }
-}
-
-// The name caffe2::TypeMeta prints for `dtype` (a tensor's `.dtype()` in C++ messages):
-// "float", "long int", "unsigned char", ...
-inline std::string_view type_meta_name(tensor::DType dtype) {
-  switch (dtype) {
-    case tensor::DType::kFloat32: return "float";
-    case tensor::DType::kFloat64: return "double";
-    case tensor::DType::kInt64: return "long int";
-    case tensor::DType::kInt32: return "int";
-    case tensor::DType::kInt16: return "short int";
-    case tensor::DType::kInt8: return "signed char";
-    case tensor::DType::kUInt8: return "unsigned char";
-    case tensor::DType::kBool: return "bool";
-    case tensor::DType::kFloat16: return "c10::Half";
-    case tensor::DType::kBFloat16: return "c10::BFloat16";
-  }
-  return "?";
 }
 
 }  // namespace symbolite::ops

@@ -301,7 +301,7 @@ ConvCall pop_conv_args(Stack& s) {
   const Tensor* bias = optional_tensor(c.bias);
   if (bias != nullptr && bias->dtype() != x.dtype()) {
     fail(fmt::format("Input type ({}) and bias type ({}) should be the same",
-                     type_meta_name(x.dtype()), type_meta_name(bias->dtype())));
+                     tensor::type_meta_name(x.dtype()), tensor::type_meta_name(bias->dtype())));
   }
   return c;
 }

@@ -115,7 +115,7 @@ void clamp_(Stack& s) {
   }
   if (result != t.dtype()) {
     fail(fmt::format("result type {} can't be cast to the desired output type {}",
-                     tensor::scalar_type_name(result), type_meta_name(t.dtype())));
+                     tensor::scalar_type_name(result), tensor::type_meta_name(t.dtype())));
   }
   check_no_internal_overlap(t);
   const char* kernel = min.is_none()   ? "clamp_max_scalar_cpu"

@@ -21,8 +21,6 @@ std::vector<std::int64_t> int_list(const IValue& value);
 const tensor::Tensor* optional_tensor(const IValue& value);
 // "[1, 2]", as PyTorch prints an IntArrayRef.
 std::string format_ints(const std::vector<std::int64_t>& values);
-// The C++ type name PyTorch's TypeMeta prints in some messages: "float", "long int", ...
-std::string_view type_meta_name(tensor::DType dtype);
 // Error(kUnsupported) "<op>: symbolite implements float32 only, got Double".
 [[noreturn]] void unsupported_dtype(std::string_view op, tensor::DType dtype);
 // Error(kUnsupported) "<op>: symbolite implements float32 and float64 only, got Half".

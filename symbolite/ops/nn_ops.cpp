@@ -31,22 +31,6 @@ std::string format_ints(const std::vector<std::int64_t>& values) {
   return tensor::format_sizes(values);
 }
 
-std::string_view type_meta_name(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32: return "float";
-    case DType::kFloat64: return "double";
-    case DType::kInt64: return "long int";
-    case DType::kInt32: return "int";
-    case DType::kInt16: return "short int";
-    case DType::kInt8: return "signed char";
-    case DType::kUInt8: return "unsigned char";
-    case DType::kBool: return "bool";
-    case DType::kFloat16: return "c10::Half";
-    case DType::kBFloat16: return "c10::BFloat16";
-  }
-  return "unknown";
-}
-
 void unsupported_dtype(std::string_view op, DType dtype) {
   throw Error(ErrorKind::kUnsupported,
               fmt::format("{}: symbolite implements float32 only, got {}", op,

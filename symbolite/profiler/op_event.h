@@ -18,6 +18,7 @@ enum EventDetail : std::uint32_t {
   kDetailShapes = 1u << 0,  // input and output shapes and dtypes
   kDetailFlops = 1u << 1,   // floating-point operations (needs the shapes, drops them after)
   kDetailMemory = 1u << 2,  // tensor bytes allocated and freed while the operator ran
+  kDetailAll = kDetailShapes | kDetailFlops | kDetailMemory,
 };
 
 // One operator input or output.

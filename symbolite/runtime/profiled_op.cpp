@@ -23,8 +23,7 @@ std::string_view list_type(const ops::IValueList& items) {
   }
 }
 
-}  // namespace
-
+// How the profiler describes a value: a tensor's dtype and sizes, else its kind.
 profiler::ValueMeta value_meta(const ops::IValue& value) {
   using K = ops::IValue::Kind;
   profiler::ValueMeta meta;
@@ -49,6 +48,8 @@ profiler::ValueMeta value_meta(const ops::IValue& value) {
   }
   return meta;
 }
+
+}  // namespace
 
 void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
                      debuginfo::DebugHandle handle, ops::Stack& stack,

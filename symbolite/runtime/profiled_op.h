@@ -20,7 +20,4 @@ void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
                      debuginfo::DebugHandle handle, ops::Stack& stack,
                      profiler::EventSink& sink);
 
-// How the profiler describes a value: a tensor's dtype and sizes, else its kind.
-profiler::ValueMeta value_meta(const ops::IValue& value);
-
 }  // namespace symbolite::runtime

@@ -23,9 +23,6 @@ namespace {
 using symbolite::testing::fixture_path;
 using symbolite::testing::load_golden;
 
-constexpr std::uint32_t kAllDetails =
-    profiler::kDetailShapes | profiler::kDetailFlops | profiler::kDetailMemory;
-
 struct Case {
   std::string method;
   std::string dir;
@@ -88,7 +85,7 @@ std::string base_name(std::string_view op) { return std::string(op.substr(0, op.
 TEST(ProfiledRun, EventsMatchPyTorchsLiteInterpreter) {
   for (const auto& c : cases()) {
     SCOPED_TRACE(c.dir + " (" + c.method + ")");
-    auto events = profile(c, kAllDetails);
+    auto events = profile(c, profiler::kDetailAll);
     ASSERT_EQ(events.size(), c.events.size());
     for (std::size_t i = 0; i < events.size(); ++i) {
       const auto& got = events[i];

@@ -11,19 +11,20 @@ struct DTypeInfo {
   std::string_view scalar_name;
   std::string_view torch_name;
   std::string_view npy_descr;  // empty: NumPy has no such type
+  std::string_view type_meta_name;
 };
 
 constexpr std::array<DTypeInfo, 10> kInfos{{
-    {DType::kFloat32, 4, "Float", "torch.float32", "<f4"},
-    {DType::kFloat64, 8, "Double", "torch.float64", "<f8"},
-    {DType::kInt64, 8, "Long", "torch.int64", "<i8"},
-    {DType::kInt32, 4, "Int", "torch.int32", "<i4"},
-    {DType::kInt16, 2, "Short", "torch.int16", "<i2"},
-    {DType::kInt8, 1, "Char", "torch.int8", "|i1"},
-    {DType::kUInt8, 1, "Byte", "torch.uint8", "|u1"},
-    {DType::kBool, 1, "Bool", "torch.bool", "|b1"},
-    {DType::kFloat16, 2, "Half", "torch.float16", "<f2"},
-    {DType::kBFloat16, 2, "BFloat16", "torch.bfloat16", ""},
+    {DType::kFloat32, 4, "Float", "torch.float32", "<f4", "float"},
+    {DType::kFloat64, 8, "Double", "torch.float64", "<f8", "double"},
+    {DType::kInt64, 8, "Long", "torch.int64", "<i8", "long int"},
+    {DType::kInt32, 4, "Int", "torch.int32", "<i4", "int"},
+    {DType::kInt16, 2, "Short", "torch.int16", "<i2", "short int"},
+    {DType::kInt8, 1, "Char", "torch.int8", "|i1", "signed char"},
+    {DType::kUInt8, 1, "Byte", "torch.uint8", "|u1", "unsigned char"},
+    {DType::kBool, 1, "Bool", "torch.bool", "|b1", "bool"},
+    {DType::kFloat16, 2, "Half", "torch.float16", "<f2", "c10::Half"},
+    {DType::kBFloat16, 2, "BFloat16", "torch.bfloat16", "", "c10::BFloat16"},
 }};
 
 const DTypeInfo& info(DType dtype) {
@@ -36,6 +37,7 @@ const DTypeInfo& info(DType dtype) {
 std::size_t element_size(DType dtype) { return info(dtype).size; }
 std::string_view scalar_type_name(DType dtype) { return info(dtype).scalar_name; }
 std::string_view torch_name(DType dtype) { return info(dtype).torch_name; }
+std::string_view type_meta_name(DType dtype) { return info(dtype).type_meta_name; }
 
 std::optional<DType> dtype_from_storage_name(std::string_view name) {
   for (const auto& i : kInfos) {

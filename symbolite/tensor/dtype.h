@@ -29,6 +29,9 @@ std::size_t element_size(DType dtype);
 std::string_view scalar_type_name(DType dtype);
 // As Python prints the dtype: "torch.float32", "torch.int64", ...
 std::string_view torch_name(DType dtype);
+// The C++ type name caffe2::TypeMeta prints in some of PyTorch's messages: "float",
+// "long int", "unsigned char", ...
+std::string_view type_meta_name(DType dtype);
 
 // From a storage class name without "Storage" (`StorageRef::dtype`: "Float", "Long", "Half",
 // ...); nullopt for anything else (complex, quantized, unknown).
