@@ -7,6 +7,8 @@
 
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/bench_command.h"
+#include "symbolite/cli/export_command.h"
+#include "symbolite/cli/graph_command.h"
 #include "symbolite/cli/inspect_command.h"
 #include "symbolite/cli/profile_command.h"
 #include "symbolite/cli/run_command.h"
@@ -26,6 +28,8 @@ int main(int argc, char** argv) {
   cli::add_run_command(app, exit_code);
   cli::add_profile_command(app, exit_code);
   cli::add_bench_command(app, exit_code);
+  cli::add_graph_command(app, exit_code);
+  cli::add_export_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,6 +1,7 @@
 #include "symbolite/debuginfo/debug_info_recorder.h"
 
 #include <limits>
+#include <string>
 
 #include "symbolite/support/error.h"
 
@@ -32,6 +33,23 @@ DebugHandle DebugInfoRecorder::record(DebugInfo info) {
   DebugHandle handle = counter_.next();
   map_.emplace(handle, std::move(info));
   return handle;
+}
+
+DebugHandle DebugInfoRecorder::record_at(DebugHandle handle, DebugInfo info) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopped_) {
+    throw Error(ErrorKind::kUsage, "DebugInfoRecorder::record_at called after stop_recording");
+  }
+  if (handle < 0) throw Error(ErrorKind::kUsage, "debug handles are not negative");
+  if (!map_.emplace(handle, std::move(info)).second) {
+    throw Error(ErrorKind::kUsage, "debug handle " + std::to_string(handle) + " is already recorded");
+  }
+  return handle;
+}
+
+bool DebugInfoRecorder::holds(DebugHandle handle) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return map_.count(handle) != 0;
 }
 
 DebugInfoMap DebugInfoRecorder::stop_recording() {

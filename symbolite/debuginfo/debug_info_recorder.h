@@ -48,13 +48,19 @@ class DebugInfoRecorder {
 
   // Issues a new handle for a node and records its debug info.
   DebugHandle record(DebugInfo info);
+  // Records `info` under a handle the caller chose (e.g. a stable, content-derived one) and
+  // returns it; Error(kUsage) when this recorder already holds that handle or `handle` is
+  // negative.
+  DebugHandle record_at(DebugHandle handle, DebugInfo info);
+  // Whether this recorder already holds `handle`.
+  bool holds(DebugHandle handle) const;
 
   // Ends recording and hands over the table. Later `record()` calls throw Error(kUsage).
   DebugInfoMap stop_recording();
 
  private:
   DebugHandleCounter& counter_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   DebugInfoMap map_;
   bool stopped_ = false;
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "symbolite/debuginfo/context_printer.h"
+#include "symbolite/debuginfo/module_hierarchy.h"
 
 namespace symbolite::debuginfo {
 namespace {
@@ -14,20 +15,6 @@ constexpr std::string_view kUnknownFunction = "<unknown>";
 std::string short_function_name(std::string_view qualified) {
   auto dot = qualified.rfind('.');
   return std::string(dot == std::string_view::npos ? qualified : qualified.substr(dot + 1));
-}
-
-// Appends "A0(A)", as PyTorch prints a module instance in a hierarchy.
-void append_instance_label(std::string& out, const std::optional<ModuleInstance>& instance) {
-  if (!instance) {
-    out += "UNKNOWN_INSTANCE(UNKNOWN_TYPE)";
-    return;
-  }
-  std::string_view type = instance->type_name;
-  auto dot = type.rfind('.');
-  out += instance->instance_name;
-  out += '(';
-  out += dot == std::string_view::npos ? type : type.substr(dot + 1);
-  out += ')';
 }
 
 std::string unknown_range_note(const Frame& frame) {
