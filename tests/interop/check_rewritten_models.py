@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+"""PyTorch 1.13 loads and runs models symbolite rewrote (mobile/model_writer.h): every
+committed fixture model, and torchvision's efficientnet_b0 (built with
+tests/fixtures/generate.py; PyTorch cannot load its own file because of source-range tag -1
+rows), re-written with symbolite's bytecode.pkl and debug records.
+
+    /usr/bin/python3 tests/interop/check_rewritten_models.py --tests build/bin/symbolite_tests \
+        [--no-torchvision]
+
+The rewritten copies come from the hidden gtest ModelWriterExport.WriteRewrittenModels. For
+each copy: `_load_for_lite_interpreter` must load it; every failing case of its golden must
+raise PyTorch's own error text for the original (module hierarchy and traceback included; for
+models PyTorch cannot load, the text of the golden's loadable copy); every valid call of
+tests/fixtures/run/manifest.json must give the recorded outputs.
+
+Prints one line per check; exits 1 if any failed, 77 (ctest's skip code) without torch.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.normpath(os.path.join(HERE, os.pardir, "fixtures"))
+SKIP = 77
+
+
+def rewrite(tests, source_dir, out_dir):
+    """Runs the hidden gtest that rewrites every .ptl of source_dir into out_dir."""
+    os.makedirs(out_dir, exist_ok=True)
+    env = dict(os.environ, SYMBOLITE_REWRITE_IN=source_dir, SYMBOLITE_REWRITE_OUT=out_dir)
+    subprocess.run([tests, "--gtest_filter=ModelWriterExport.*"], check=True, env=env,
+                   stdout=subprocess.DEVNULL)
+
+
+def flatten(value, torch):
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in flatten(item, torch)]
+    return []
+
+
+def check_cases(module, golden, torch):
+    """Problems, number of cases checked."""
+    problems = []
+    for case in golden.get("cases", []):
+        torch.manual_seed(0)
+        args = eval(case["inputs"], {"torch": torch})  # the golden's own constant expressions
+        try:
+            module.run_method(case["method"], *args)
+        except Exception as error:  # noqa: BLE001 (any class: compared below)
+            if type(error).__name__ != case["error_type"] or str(error) != case["error"]:
+                problems.append(f"case {case['name']}: PyTorch said\n{error}\nexpected\n"
+                                f"{case['error']}")
+            continue
+        problems.append(f"case {case['name']}: did not fail")
+    return problems, len(golden.get("cases", []))
+
+
+def check_runs(module, model_name, torch, numpy):
+    """Problems, number of calls checked."""
+    problems = []
+    calls = 0
+    with open(os.path.join(FIXTURES, "run", "manifest.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    for entry in manifest:
+        if entry["model"] != model_name or "case" in entry or not entry.get("outputs"):
+            continue
+        directory = os.path.join(FIXTURES, "run", entry["dir"])
+        torch.manual_seed(0)  # as make_run_fixtures.py drew the inputs
+        inputs = eval(entry["call"], {"torch": torch})  # the manifest's constant expressions
+        got = flatten(module.run_method(entry["method"], *inputs), torch)
+        calls += 1
+        want = [torch.from_numpy(numpy.load(os.path.join(directory, name)))
+                for name in entry["outputs"]]
+        if len(got) != len(want) or not all(
+                a.dtype == b.dtype and a.shape == b.shape and torch.allclose(a, b, equal_nan=True)
+                for a, b in zip(got, want)):
+            problems.append(f"{entry['dir']}: outputs differ from the recorded ones")
+    return problems, calls
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tests", required=True, help="the symbolite_tests binary")
+    parser.add_argument("--no-torchvision", action="store_true",
+                        help="skip building and checking efficientnet_b0")
+    args = parser.parse_args()
+    try:
+        import numpy
+        import torch
+        from torch.jit.mobile import _load_for_lite_interpreter
+    except ImportError:
+        print("skipped: no torch")
+        return SKIP
+
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        # (rewritten dir, goldens dir) pairs.
+        sets = []
+        out = os.path.join(tmp, "rewritten")
+        rewrite(args.tests, os.path.join(FIXTURES, "models"), out)
+        sets.append((out, os.path.join(FIXTURES, "goldens")))
+        if not args.no_torchvision:
+            built = os.path.join(tmp, "torchvision")
+            goldens = os.path.join(tmp, "goldens")
+            env = dict(os.environ, PYTHONHASHSEED="0")
+            subprocess.run([sys.executable, os.path.join(FIXTURES, "generate.py"), built,
+                            "--goldens", goldens, "--only", "efficientnet_b0"],
+                           check=True, env=env, stdout=subprocess.DEVNULL)
+            for name in os.listdir(built):  # the repaired copy is a reference, not an input
+                if name != "efficientnet_b0.ptl":
+                    os.remove(os.path.join(built, name))
+            out = os.path.join(tmp, "rewritten_torchvision")
+            rewrite(args.tests, built, out)
+            sets.append((out, goldens))
+
+        for out, goldens in sets:
+            for name in sorted(os.listdir(out)):
+                stem = name[: -len(".ptl")]
+                problems = []
+                cases = calls = 0
+                try:
+                    module = _load_for_lite_interpreter(os.path.join(out, name))
+                except Exception as error:  # noqa: BLE001
+                    problems.append(f"does not load: {error}")
+                    module = None
+                golden_path = os.path.join(goldens, stem + ".json")
+                if module is not None and os.path.exists(golden_path):
+                    with open(golden_path, encoding="utf-8") as f:
+                        found, cases = check_cases(module, json.load(f), torch)
+                        problems += found
+                if module is not None:
+                    found, calls = check_runs(module, name, torch, numpy)
+                    problems += found
+                if problems:
+                    failed += 1
+                    print(f"FAIL {name}")
+                    for problem in problems:
+                        print("     " + problem.replace("\n", "\n     "))
+                else:
+                    print(f"ok   {name}: loads, {cases} failing cases, {calls} valid calls")
+                sys.stdout.flush()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
