@@ -15,6 +15,7 @@
 #include "symbolite/mobile/model_info.h"
 #include "symbolite/support/error.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/same_symbolication.h"
 #include "tests/test_support/scratch_dir.h"
 
 namespace symbolite::mobile {
@@ -59,17 +60,7 @@ TEST_P(ModelRewrite, EveryHandleSymbolicatesAsInTheOriginal) {
   auto handles = original.debug.table.handles();
   handles.push_back(-1);
   for (auto h : handles) {
-    auto x = a.symbolicate(h);
-    auto y = b.symbolicate(h);
-    EXPECT_EQ(x.status, y.status) << h;
-    EXPECT_EQ(x.op, y.op) << h;
-    EXPECT_EQ(x.module_hierarchy, y.module_hierarchy) << h;
-    EXPECT_EQ(x.traceback, y.traceback) << h;
-    ASSERT_EQ(x.site.has_value(), y.site.has_value()) << h;
-    if (x.site) {
-      EXPECT_EQ(x.site->function, y.site->function) << h;
-      EXPECT_EQ(x.site->instruction, y.site->instruction) << h;
-    }
+    symbolite::testing::expect_same_symbolication(a.symbolicate(h), b.symbolicate(h), true);
   }
   // The rewritten model rewrites to itself.
   std::string again = dir.file("again.ptl");
