@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """PyTorch 1.13 loads and runs models symbolite rewrote (mobile/model_writer.h): every
-committed fixture model, and torchvision's efficientnet_b0 (built with
+committed fixture model, a frozen model (its weights are tensor constants of bytecode.pkl),
+and torchvision's efficientnet_b0 (built with
 tests/fixtures/generate.py; PyTorch cannot load its own file because of source-range tag -1
 rows), re-written with symbolite's bytecode.pkl and debug records.
 
@@ -28,6 +29,49 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.normpath(os.path.join(HERE, os.pardir, "fixtures"))
 SKIP = 77
+
+
+def build_frozen(directory, torch):
+    """A frozen model (torch.jit.freeze): its weights are tensor constants of bytecode.pkl,
+    persistent ids into the archive's constants/ records. Returns (path, valid call,
+    failing call)."""
+
+    class Frozen(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 4, 3)
+            self.lin = torch.nn.Linear(4, 2)
+
+        def forward(self, x):
+            y = torch.relu(self.conv(x)).mean([2, 3])
+            return self.lin(y) + torch.tensor([1.0, 2.0])
+
+    torch.manual_seed(0)
+    frozen = torch.jit.freeze(torch.jit.script(Frozen().eval()))
+    os.makedirs(directory)
+    path = os.path.join(directory, "frozen.ptl")
+    frozen._c._save_for_mobile(path, {}, True)
+    return path, "(torch.randn(1, 3, 8, 8),)", "(torch.randn(1, 2, 8, 8),)"
+
+
+def same_as_original(original, rewritten, valid, failing, torch):
+    """Problems: the rewritten model must compute what the original does and fail with the
+    same text."""
+    problems = []
+    torch.manual_seed(0)
+    args = eval(valid, {"torch": torch})  # our own constant expressions
+    if not torch.equal(original.forward(*args), rewritten.forward(*args)):
+        problems.append("forward differs from the original's")
+    texts = []
+    for module in (original, rewritten):
+        try:
+            module.forward(*eval(failing, {"torch": torch}))
+            texts.append(None)
+        except Exception as error:  # noqa: BLE001
+            texts.append(str(error))
+    if texts[0] is None or texts[0] != texts[1]:
+        problems.append(f"error texts differ:\n{texts[0]}\n---\n{texts[1]}")
+    return problems
 
 
 def rewrite(tests, source_dir, out_dir):
@@ -123,6 +167,17 @@ def main():
             out = os.path.join(tmp, "rewritten_torchvision")
             rewrite(args.tests, built, out)
             sets.append((built, out, goldens))
+
+        frozen, valid, failing = build_frozen(os.path.join(tmp, "frozen"), torch)
+        rewrite(args.tests, os.path.dirname(frozen), os.path.join(tmp, "rewritten_frozen"))
+        rewritten = _load_for_lite_interpreter(os.path.join(tmp, "rewritten_frozen", "frozen.ptl"))
+        problems = same_as_original(_load_for_lite_interpreter(frozen), rewritten, valid, failing,
+                                    torch)
+        if problems:
+            failed += 1
+            print("FAIL frozen.ptl (tensor constants)\n     " + "\n     ".join(problems))
+        else:
+            print("ok   frozen.ptl: tensor constants; same outputs and error text as the original")
 
         for originals, out, goldens in sets:
             for name in sorted(os.listdir(out)):
