@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -145,8 +146,47 @@ TEST(ModelWriter, MissingTensorStorageAndUnwritablePath) {
   }
 }
 
+// `records` with every range unknown: rows and call sites (call-stack sharing kept).
+debuginfo::DebugRecords without_ranges(debuginfo::DebugRecords records) {
+  std::map<const debuginfo::InlinedCallStack*, debuginfo::InlinedCallStackPtr> done;
+  auto strip = [&](auto&& self, const debuginfo::InlinedCallStackPtr& cs)
+      -> debuginfo::InlinedCallStackPtr {
+    if (!cs) return nullptr;
+    auto& slot = done[cs.get()];
+    if (!slot) {
+      slot = std::make_shared<debuginfo::InlinedCallStack>(
+          cs->module_instance(), debuginfo::SourceRange(), debuginfo::kNoSourceRangeTag,
+          cs->function_name(), self(self, cs->callee()));
+    }
+    return slot;
+  };
+  for (auto& [handle, info] : records.infos) {
+    info.range = debuginfo::SourceRange();
+    info.call_stack = strip(strip, info.call_stack);
+  }
+  return records;
+}
+
+TEST(ModelWriter, EveryRangeUnknown) {
+  auto model = ModelInfo::load(fixture_path("models/nested.ptl"));
+  auto records =
+      without_ranges(debuginfo::debug_records_from(model.debug.handles, model.debug.table));
+  symbolite::testing::ScratchDir dir;
+  write_model(model.archive, *model.bytecode, &records, dir.file("unknown.ptl"));
+  auto copy = ModelInfo::load(dir.file("unknown.ptl"));
+  auto a = model.symbolicator();
+  auto b = copy.symbolicator();
+  for (auto h : model.debug.table.handles()) {
+    auto x = a.symbolicate(h);
+    auto y = b.symbolicate(h);
+    EXPECT_EQ(x.module_hierarchy, y.module_hierarchy) << h;
+    for (const auto& frame : y.frames) EXPECT_FALSE(frame.range.known()) << h;
+  }
+}
+
 // Writes rewritten copies for the interop check: every .ptl of SYMBOLITE_REWRITE_IN (default:
-// the committed fixture models) into SYMBOLITE_REWRITE_OUT. Skipped when that is unset.
+// the committed fixture models) into SYMBOLITE_REWRITE_OUT, and with the default input also
+// nested_unknown_ranges.ptl: nested.ptl with every range unknown. Skipped when that is unset.
 TEST(ModelWriterExport, WriteRewrittenModels) {
   const char* out = std::getenv("SYMBOLITE_REWRITE_OUT");
   if (out == nullptr) GTEST_SKIP() << "SYMBOLITE_REWRITE_OUT not set";
@@ -155,6 +195,13 @@ TEST(ModelWriterExport, WriteRewrittenModels) {
   for (const auto& entry : std::filesystem::directory_iterator(in_dir)) {
     if (entry.path().extension() != ".ptl") continue;
     rewrite(entry.path().string(), (std::filesystem::path(out) / entry.path().filename()).string());
+  }
+  if (in == nullptr) {
+    auto model = ModelInfo::load(fixture_path("models/nested.ptl"));
+    auto records =
+        without_ranges(debuginfo::debug_records_from(model.debug.handles, model.debug.table));
+    write_model(model.archive, *model.bytecode, &records,
+                (std::filesystem::path(out) / "nested_unknown_ranges.ptl").string());
   }
 }
 
