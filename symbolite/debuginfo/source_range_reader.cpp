@@ -73,7 +73,11 @@ SourceRange decode_range(const pickle::Value& v, SourceDecoder& sources) {
   if (start < 0 || end < start) {
     throw Error(ErrorKind::kModel, fmt::format("invalid source range [{}, {})", start, end));
   }
-  return SourceRange(sources.decode(items[0]), static_cast<std::size_t>(start),
+  SourcePtr source = sources.decode(items[0]);
+  if (source->text().empty() && source->filename() == kUnknownSourceFilename) {
+    return SourceRange();
+  }
+  return SourceRange(std::move(source), static_cast<std::size_t>(start),
                      static_cast<std::size_t>(end));
 }
 

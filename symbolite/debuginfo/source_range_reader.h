@@ -9,11 +9,14 @@
 //      ((byte_offset, ((text_indices: List[int], filename_index, starting_line), start, end), tag), ...))
 //   where a source's text is the concatenation of the table strings at `text_indices`.
 // Rows of two elements (byte_offset, range) predate tags; they are kept without a tag.
-// Sources shared in the pickle (memoized tuples) become one shared Source.
+// Sources shared in the pickle (memoized tuples) become one shared Source. A range in an
+// empty source named kUnknownSourceFilename is symbolite's way of writing an unknown range
+// that PyTorch still loads: it reads back as unknown.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -21,6 +24,10 @@
 #include "symbolite/pickle/value.h"
 
 namespace symbolite::debuginfo {
+
+// The file name of the empty source symbolite writes for an unknown range
+// (debug_records_writer.h): a range in that source reads back as unknown.
+inline constexpr std::string_view kUnknownSourceFilename = "<unknown source range>";
 
 struct SourceRangeRecord {
   std::int64_t byte_offset = 0;  // offset in the serialized code file

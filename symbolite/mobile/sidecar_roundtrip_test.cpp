@@ -9,6 +9,7 @@
 #include "symbolite/mobile/model_info.h"
 #include "symbolite/support/error.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/same_symbolication.h"
 
 namespace symbolite::mobile {
 namespace {
@@ -44,27 +45,8 @@ TEST_P(SidecarRoundTrip, EveryHandleSymbolicatesIdentically) {
   handles.push_back(-1);
   handles.push_back(handles.front() - 5);
   for (auto h : handles) {
-    auto a = from_model.symbolicate(h);
-    auto b = from_sidecar.symbolicate(h);
-    EXPECT_EQ(a.status, b.status) << h;
-    EXPECT_EQ(a.op, b.op) << h;
-    EXPECT_EQ(a.module_hierarchy, b.module_hierarchy) << h;
-    EXPECT_EQ(a.traceback, b.traceback) << h;
-    EXPECT_EQ(a.notes, b.notes) << h;
-    ASSERT_EQ(a.site.has_value(), b.site.has_value()) << h;
-    if (a.site) {
-      EXPECT_EQ(a.site->function, b.site->function);
-      EXPECT_EQ(a.site->instruction, b.site->instruction);
-    }
-    ASSERT_EQ(a.frames.size(), b.frames.size());
-    for (std::size_t i = 0; i < a.frames.size(); ++i) {
-      EXPECT_EQ(a.frames[i].range.start(), b.frames[i].range.start());
-      EXPECT_EQ(a.frames[i].range.text(), b.frames[i].range.text());
-      // Tags matter only where the range is lost (they explain why); only those are kept.
-      if (!a.frames[i].range.known()) {
-        EXPECT_EQ(a.frames[i].range_tag, b.frames[i].range_tag);
-      }
-    }
+    symbolite::testing::expect_same_symbolication(from_model.symbolicate(h),
+                                                  from_sidecar.symbolicate(h), true);
   }
 }
 

@@ -185,13 +185,54 @@ class Pickler {
         byte('b');  // BUILD
         return;
       }
-      case Value::Kind::kTensor:
-      case Value::Kind::kStorage:
-      case Value::Kind::kGlobal:
-        throw Error(ErrorKind::kUnsupported,
-                    fmt::format("pickling a {} is not supported", v.kind_name()));
+      case Value::Kind::kTensor: tensor(v.as_tensor()); break;
+      case Value::Kind::kStorage: storage(v.as_storage()); return;
+      case Value::Kind::kGlobal: global(v.as_global()); return;
     }
     remember(id);
+  }
+
+  // As PyTorch's Pickler::pushLiteralTensor: torch._utils._rebuild_tensor_v2(storage,
+  // storage_offset, sizes, strides, requires_grad, collections.OrderedDict()).
+  void tensor(const TensorRef& t) {
+    global("torch._utils._rebuild_tensor_v2");
+    byte('(');
+    storage(t.storage);
+    integer(t.storage_offset);
+    int_tuple(t.sizes);
+    int_tuple(t.strides);
+    byte(t.requires_grad ? 0x88 : 0x89);
+    global("collections.OrderedDict");
+    byte(')');
+    byte('R');  // REDUCE: the empty OrderedDict of backward hooks
+    byte('t');
+    byte('R');  // REDUCE: _rebuild_tensor_v2
+  }
+
+  void int_tuple(const std::vector<std::int64_t>& values) {
+    byte('(');
+    for (std::int64_t v : values) integer(v);
+    byte('t');
+  }
+
+  // The persistent id ('storage', torch.<dtype>Storage, key, device, numel), written once
+  // per key and memoized, as PyTorch memoizes a storage shared by several tensors.
+  void storage(const StorageRef& s) {
+    if (auto it = storages_.find(s.key); it != storages_.end()) {
+      get(it->second);
+      return;
+    }
+    byte('(');
+    string("storage");
+    global("torch." + s.dtype + "Storage");
+    string(s.key);
+    string(s.device);
+    integer(s.numel);
+    byte('t');
+    byte('Q');  // BINPERSID
+    std::uint32_t slot = next_slot();
+    put(slot);
+    storages_.emplace(s.key, slot);
   }
 
   void list(const Value& v, std::size_t depth) {
@@ -232,6 +273,7 @@ class Pickler {
   std::unordered_map<const void*, std::uint32_t> memo_;
   std::unordered_map<std::string, std::uint32_t> strings_;
   std::unordered_map<std::string, std::uint32_t> globals_;
+  std::unordered_map<std::string, std::uint32_t> storages_;
   std::uint32_t next_slot_ = 0;
 };
 

@@ -5,8 +5,11 @@
 // is written once, memoized with BINPUT, and referenced with BINGET, as PyTorch writes its
 // call-stack maps; equal strings are written once too. Typed lists (ListTag) are written
 // through torch.jit._pickle.build_intlist and friends, as TorchScript requires. Objects are
-// written as GLOBAL + NEWOBJ + BUILD. Tensors and storages are not supported (they need
-// persistent ids and storage records): Error(kUnsupported).
+// written as GLOBAL + NEWOBJ + BUILD. Tensors are written as PyTorch writes them:
+// torch._utils._rebuild_tensor_v2 of a storage persistent id ('storage',
+// torch.<dtype>Storage, key, device, numel), each storage key once (memoized). The storage
+// bytes themselves are records of the archive (constants/<key>, data/<key>): the caller's
+// business.
 #pragma once
 
 #include <cstdint>

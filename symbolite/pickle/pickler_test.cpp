@@ -106,9 +106,31 @@ TEST(Pickler, ContainersObjectsAndTypedLists) {
   EXPECT_EQ(copy.as_tuple()[3].list_tag(), ListTag::kGeneric);
 }
 
-TEST(Pickler, TensorsAreRefused) {
+TEST(Pickler, TensorsKeepTheirStorageReference) {
   TensorRef t;
-  EXPECT_THROW(pickle(Value::tensor(t)), Error);
+  t.storage = StorageRef{"Float", "3", "cpu", 12};
+  t.storage_offset = 2;
+  t.sizes = {2, 5};
+  t.strides = {5, 1};
+  TensorRef u = t;  // another view of the same storage: its persistent id is written once
+  u.storage_offset = 0;
+  u.sizes = {12};
+  u.strides = {1};
+  u.requires_grad = true;
+  Value v = Value::tuple({Value::tensor(t), Value::list({Value::tensor(u)}).with_list_tag(
+                                                ListTag::kTensor)});
+  auto bytes = pickle(v);
+  std::string text(bytes.begin(), bytes.end());
+  EXPECT_EQ(text.find("storage", text.find("storage") + 1), std::string::npos);
+  Value copy = unpickle(Bytes::from_vector(std::move(bytes)));
+  EXPECT_EQ(copy.debug_string(10000), v.debug_string(10000));
+  const TensorRef& back = copy.as_tuple()[0].as_tensor();
+  EXPECT_EQ(back.storage.key, "3");
+  EXPECT_EQ(back.storage.dtype, "Float");
+  EXPECT_EQ(back.storage.numel, 12);
+  EXPECT_EQ(back.storage_offset, 2);
+  EXPECT_EQ(back.strides, (std::vector<std::int64_t>{5, 1}));
+  EXPECT_TRUE(copy.as_tuple()[1].as_list()[0].as_tensor().requires_grad);
 }
 
 // PyTorch reads what we write: nested.ptl with its debug records and bytecode re-pickled by
