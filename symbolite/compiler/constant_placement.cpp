@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 namespace symbolite::compiler {
 namespace {
@@ -33,6 +34,19 @@ Block* common_block(Block* a, Block* b) {
 }  // namespace
 
 void place_constants(Graph& graph, const std::vector<PlacedConstant>& constants, const NodeOrder& order) {
+  constexpr std::size_t kEnd = std::numeric_limits<std::size_t>::max();
+  // Emission position of a node: its lifting order; a placed constant's is that of the node it
+  // went before.
+  std::unordered_map<const Node*, const Node*> placed_before;
+  auto position = [&](const Node* node) {
+    for (;;) {
+      auto it = order.find(node);
+      if (it != order.end()) return it->second;
+      auto before = placed_before.find(node);
+      if (before == placed_before.end()) return kEnd;
+      node = before->second;
+    }
+  };
   Node* next = nullptr;  // what constant k+1 became: its node or its anchor
   for (std::size_t k = constants.size(); k-- > 0;) {
     const PlacedConstant& entry = constants[k];
@@ -41,27 +55,28 @@ void place_constants(Graph& graph, const std::vector<PlacedConstant>& constants,
       continue;
     }
     Node* constant = entry.node;
-    const auto& uses = constant->output()->uses();
     Block* host = nullptr;
     Node* first_user = nullptr;
-    std::size_t first_order = std::numeric_limits<std::size_t>::max();
-    for (const Use& use : uses) {
+    std::size_t first = kEnd;
+    for (const Use& use : constant->output()->uses()) {
       host = host == nullptr ? use.user->owning_block() : common_block(host, use.user->owning_block());
-      auto it = order.find(use.user);
-      std::size_t at = it == order.end() ? std::numeric_limits<std::size_t>::max() - 1 : it->second;
-      if (first_user == nullptr || at < first_order) {
+      std::size_t at = position(use.user);
+      if (first_user == nullptr || at < first) {
         first_user = use.user;
-        first_order = at;
+        first = at;
       }
     }
     if (host == nullptr) host = graph.block();
-    Node* latest = first_user == nullptr ? host->return_node() : ancestor_in(host, first_user);
-    Node* target = latest;
-    if (next != nullptr) {
-      Node* candidate = ancestor_in(host, next);
-      if (candidate != nullptr && (candidate == latest || latest->is_after(candidate))) target = candidate;
+    Node* target = first_user == nullptr ? graph.block()->return_node() : ancestor_in(host, first_user);
+    if (first_user == nullptr) host = graph.block();
+    // Constant k must be emitted before constant k+1: when k+1 comes first, go before it, in
+    // a block that encloses both.
+    if (next != nullptr && position(next) <= position(target)) {
+      host = common_block(host, next->owning_block());
+      target = ancestor_in(host, next);
     }
     constant->move_before(target);
+    placed_before[constant] = target;
     next = constant;
   }
 }

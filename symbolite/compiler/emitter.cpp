@@ -265,10 +265,10 @@ class FunctionEmitter {
     std::string full = node->qualified_kind();
     auto call = operator_call(*node);
     bool vararg = call && call->vararg;
-    std::int64_t index = operator_index(node, full, inputs.size(), vararg);
+    // Inputs first: operators emitted inline while loading them take table slots first.
     if (vararg) {
       load_inputs(inputs);
-      insert("OPN", index, static_cast<std::int64_t>(inputs.size()));
+      insert("OPN", operator_index(node, full, inputs.size(), true), static_cast<std::int64_t>(inputs.size()));
       return;
     }
     std::size_t include = inputs.size();
@@ -277,7 +277,7 @@ class FunctionEmitter {
     if (auto it = num_out_.find(full); it != num_out_.end()) out = it->second;
     load_inputs(inputs, 0, include - std::min(out, include));
     load_inputs(inputs, inputs.size() - std::min(out, inputs.size()), inputs.size());
-    insert("OP", index);
+    insert("OP", operator_index(node, full, inputs.size(), false));
   }
 
   std::int64_t operator_index(const Node* node, const std::string& full, std::size_t num_inputs, bool vararg) {

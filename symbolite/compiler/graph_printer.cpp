@@ -115,7 +115,7 @@ nlohmann::json block_json(const Block* block, const PrintOptions& options) {
 
 nlohmann::json source_json(const debuginfo::SourceRange& range) {
   auto at = range.file_line_col();
-  if (!at) return nullptr;
+  if (!at || (at->filename.empty() && range.start() == range.end())) return nullptr;
   return {{"file", at->filename}, {"line", at->line}, {"column", at->column}};
 }
 
@@ -153,7 +153,9 @@ nlohmann::json node_json(const Node* node, const PrintOptions& options) {
 
 std::string source_location(const debuginfo::SourceRange& range) {
   auto at = range.file_line_col();
-  if (!at) return {};
+  // PyTorch records an empty range in an unnamed source for nodes it made up (attribute
+  // reads, list constructions): nothing to point at.
+  if (!at || (at->filename.empty() && range.start() == range.end())) return {};
   return fmt::format("{}:{}:{}", at->filename, at->line, at->column);
 }
 

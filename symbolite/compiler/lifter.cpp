@@ -58,7 +58,7 @@ class FunctionLifter {
     for (const auto& argument : fn_.arguments) {
       Value* input = top->add_input(argument.type.empty() ? "Any" : argument.type);
       input->set_debug_name(argument.name);
-      stack_.push_back(input);
+      push(input);
     }
     lift_range(top, 0, decoded_.size(), 0);
     finish_constants();
@@ -113,17 +113,29 @@ class FunctionLifter {
     return NodeOrigin{info->range, info->call_stack};
   }
 
+  // `load_pc`: the LOAD/MOVE/LOADC that pushed the value, whose debug row names the node
+  // consuming it (for a block's outputs: the block's return node).
+  void push(Value* value, std::optional<std::size_t> load_pc = std::nullopt) {
+    stack_.push_back(value);
+    stack_load_pc_.push_back(load_pc);
+  }
+
+  void truncate(std::size_t size) {
+    stack_.resize(size);
+    stack_load_pc_.resize(size);
+  }
+
   Value* pop(std::size_t pc) {
     if (stack_.size() <= floor_) fail(pc, "stack underflow");
     Value* v = stack_.back();
-    stack_.pop_back();
+    truncate(stack_.size() - 1);
     return v;
   }
 
   std::vector<Value*> pop_n(std::size_t pc, std::size_t n) {
     if (stack_.size() < floor_ + n) fail(pc, fmt::format("needs {} values, the stack holds {}", n, stack_.size() - floor_));
     std::vector<Value*> out(stack_.end() - static_cast<std::ptrdiff_t>(n), stack_.end());
-    stack_.resize(stack_.size() - n);
+    truncate(stack_.size() - n);
     return out;
   }
 
@@ -153,7 +165,7 @@ class FunctionLifter {
     block->append(node);
     node->set_origin(origin_at(pc));
     order_[node] = next_order_++;
-    for (Value* out : node->outputs()) stack_.push_back(out);
+    for (Value* out : node->outputs()) push(out);
     return node;
   }
 
@@ -183,10 +195,13 @@ class FunctionLifter {
                               "PyTorch 1.13 schema", fn_.qualified_name, pc, ref.full_name()));
     }
     std::size_t outputs = schema != nullptr ? schema->returns.size() : 1;
+    if (schema != nullptr && schema->is_varret) outputs = varret_count(pc);
     Node* node = graph_->create(ref.name, pop_n(pc, count), outputs);
     node->set_overload(ref.overload);
     if (schema != nullptr) {
-      for (std::size_t i = 0; i < outputs; ++i) node->output(i)->set_type(concrete_type(schema->returns[i].type));
+      for (std::size_t i = 0; i < outputs && i < schema->returns.size(); ++i) {
+        node->output(i)->set_type(concrete_type(schema->returns[i].type));
+      }
       if (ins.op == OpCode::kOp) {
         for (std::size_t i = count; i < schema->arguments.size(); ++i) {
           const auto& def = schema->arguments[i].default_value;
@@ -199,6 +214,15 @@ class FunctionLifter {
       }
     }
     emit(block, node, pc);
+  }
+
+  // An operator with a variable number of results (prim::TupleUnpack): as many as the
+  // instruction after it stores.
+  std::size_t varret_count(std::size_t pc) const {
+    if (pc + 1 < decoded_.size() && decoded_[pc + 1].op == OpCode::kStoreN) {
+      return static_cast<std::size_t>(std::max(decoded_[pc + 1].n, 0));
+    }
+    return 1;
   }
 
   void lift_if(Block* block, std::size_t pc, std::int32_t x, std::size_t end, int depth) {
@@ -225,7 +249,7 @@ class FunctionLifter {
       then_block->add_output(then_out[i]);
       else_block->add_output(else_out[i]);
       Type type = then_out[i]->type() == else_out[i]->type() ? then_out[i]->type() : "Any";
-      stack_.push_back(node->add_output(type));
+      push(node->add_output(type));
     }
   }
 
@@ -249,14 +273,14 @@ class FunctionLifter {
     Block* body = node->add_block();
     std::size_t floor = stack_.size();
     Value* i = body->add_input("int");
-    stack_.push_back(i);
-    for (std::size_t k = 2; k < n; ++k) stack_.push_back(body->add_input(inputs[k]->type()));
+    push(i);
+    for (std::size_t k = 2; k < n; ++k) push(body->add_input(inputs[k]->type()));
     std::vector<Value*> out = lift_block(body, pc + 1, exit - 1, depth, floor);
     if (out.size() != n - 1) {
       fail(pc, fmt::format("loop body yields {} values, expected the condition and {} carried", out.size(), n - 2));
     }
     for (Value* v : out) body->add_output(v);
-    for (std::size_t k = 2; k < n; ++k) stack_.push_back(node->add_output(inputs[k]->type()));
+    for (std::size_t k = 2; k < n; ++k) push(node->add_output(inputs[k]->type()));
   }
 
   // Lifts [begin, end) into `block`; returns the values it leaves on the stack above `floor`
@@ -269,7 +293,13 @@ class FunctionLifter {
     lift_range(block, begin, end, depth + 1);
     floor_ = saved_floor;
     std::vector<Value*> out(stack_.begin() + static_cast<std::ptrdiff_t>(base), stack_.end());
-    stack_.resize(base);
+    for (std::size_t i = stack_.size(); i > base; --i) {
+      if (stack_load_pc_[i - 1]) {
+        block->return_node()->set_origin(origin_at(*stack_load_pc_[i - 1]));
+        break;
+      }
+    }
+    truncate(base);
     order_[block->return_node()] = next_order_++;
     return out;
   }
@@ -288,10 +318,10 @@ class FunctionLifter {
           lift_operator(block, pc, ins);
           break;
         case OpCode::kLoad:
-          stack_.push_back(read_register(pc, ins.x));
+          push(read_register(pc, ins.x), pc);
           break;
         case OpCode::kMove:
-          stack_.push_back(read_register(pc, ins.x));
+          push(read_register(pc, ins.x), pc);
           reg(pc, ins.x) = nullptr;
           break;
         case OpCode::kStore:
@@ -314,7 +344,7 @@ class FunctionLifter {
             fail(pc, fmt::format("constant {} out of range", ins.x));
           }
           ++constants_[static_cast<std::size_t>(ins.x)].loads;
-          stack_.push_back(constant_node(static_cast<std::size_t>(ins.x))->output());
+          push(constant_node(static_cast<std::size_t>(ins.x))->output(), pc);
           break;
         }
         case OpCode::kGetAttr: {
@@ -519,6 +549,7 @@ class FunctionLifter {
   std::vector<mobile::DecodedInstruction> decoded_;
   std::vector<Value*> registers_;
   std::vector<Value*> stack_;
+  std::vector<std::optional<std::size_t>> stack_load_pc_;
   std::size_t floor_ = 0;
   std::vector<ConstantSlot> constants_;
   std::unordered_map<const Node*, std::size_t> constant_index_;

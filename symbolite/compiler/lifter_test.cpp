@@ -3,6 +3,7 @@
 // instruction records the same node (kind, source range, call stack) PyTorch recorded.
 #include "symbolite/compiler/lifter.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "symbolite/compiler/emitter.h"
@@ -10,6 +11,7 @@
 #include "symbolite/compiler/verifier.h"
 #include "symbolite/debuginfo/module_hierarchy.h"
 #include "symbolite/ops/schema/necessary_args.h"
+#include "symbolite/support/error.h"
 #include "tests/test_support/fixtures.h"
 
 namespace symbolite::compiler {
