@@ -17,7 +17,9 @@ PyTorch (resnet18, mobilenet_v3_small, efficientnet_b0; every classification mod
     printed for the original: message, module hierarchy, traceback;
   - for every operator instruction, the module hierarchy and traceback of its handle in the
     export equal those of the original's (multisets per method, via `symbolicate --json`);
-  - `--passes all` exports load and give the same outputs too.
+  - `--passes all` exports load and give the same outputs too;
+  - v5, v6 and v7 bytecode (PyTorch's own backports of fixtures) exports to the v8 original's
+    bytecode (constants compared by value: a backport reorders the constant table).
 
 Prints one line per check and `N passed, M failed`; exits 1 on a failure, 77 without torch.
 """
@@ -78,6 +80,30 @@ def constant_form(value):
     if isinstance(value, float) and value != value:
         return "nan"
     return (type(value).__name__, value)
+
+
+def normalized(code):
+    """Instructions with constant indices replaced by the constants (a backport reorders the
+    constant table), and the operators."""
+    out = []
+    for op, x, n in code["instructions"]:
+        if op in ("LOADC", "INTERFACE_CALL"):
+            out.append((op, code["constants"][x], n))
+        else:
+            out.append((op, x, n))
+    return out, code["operators"], code["types"], code["register_size"]
+
+
+def compare_normalized(original, exported):
+    _, a = bytecode_of(original)
+    _, b = bytecode_of(exported)
+    problems = []
+    for name in a:
+        if name not in b or normalized(a[name]) != normalized(b[name]):
+            x, y = normalized(a[name])[0], normalized(b.get(name, a[name]))[0]
+            first = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+            problems.append(f"{name}: differs from instruction {first}")
+    return problems
 
 
 def compare_bytecode(original, exported):
@@ -276,6 +302,29 @@ def check_model(checks, binary, model, golden, manifest, work, extra_calls=()):
         checks.record(f"{name}: --passes all export loads and runs", [str(e)[:500]])
 
 
+def check_backported(checks, binary, manifest, work):
+    """Older bytecode (v5-v7, made by PyTorch's own backport) lifts and exports as v8: the
+    export equals the v8 original's bytecode and runs with its outputs."""
+    from torch.jit.mobile import _backport_for_mobile
+    for stem in ["nested", "lstm", "shape_ops"]:
+        model = os.path.join(FIXTURES, "models", f"{stem}.ptl")
+        for version in (5, 6, 7):
+            old = os.path.join(work, f"{stem}.v{version}.ptl")
+            out = os.path.join(work, f"{stem}.v{version}.export.ptl")
+            name = f"{stem}.ptl backported to v{version}"
+            try:
+                if not _backport_for_mobile(model, old, version):
+                    raise RuntimeError("PyTorch could not backport it")
+                export(binary, old, out)
+            except RuntimeError as e:
+                checks.record(f"{name}: export", [str(e)])
+                continue
+            checks.record(f"{name}: export equals the v8 original's bytecode (constants by value)",
+                          compare_normalized(model, out))
+            checks.record(f"{name}: export runs with the original's outputs",
+                          check_runs(out, model, f"{stem}.ptl", manifest))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--symbolite", required=True)
@@ -297,6 +346,8 @@ def main():
             with open(os.path.join(FIXTURES, "goldens", f"{stem}.json"), encoding="utf-8") as f:
                 golden = json.load(f)
             check_model(checks, binary, model, golden, manifest, work)
+
+        check_backported(checks, binary, manifest, work)
 
         models = os.path.join(work, "torchvision")
         goldens = os.path.join(work, "goldens")
