@@ -564,6 +564,24 @@ class FunctionLifter {
 
 }  // namespace
 
+Program lift_bytecode(const mobile::Bytecode& bytecode, const ClassTable& classes,
+                      const debuginfo::DebugTable* debug, const debuginfo::HandleTable* handles,
+                      std::string top_type) {
+  Program program;
+  program.bytecode_version = bytecode.version;
+  program.top_type = std::move(top_type);
+  for (const auto& fn : bytecode.functions) {
+    const std::vector<debuginfo::DebugHandle>* function_handles = nullptr;
+    if (handles != nullptr) {
+      for (const auto& f : handles->functions()) {
+        if (f.function == fn.qualified_name) function_handles = &f.handles;
+      }
+    }
+    program.functions.push_back(FunctionLifter(fn, classes, debug, function_handles).lift());
+  }
+  return program;
+}
+
 Program lift(const mobile::ModelInfo& model) {
   if (!model.bytecode) {
     throw Error(ErrorKind::kUnsupported,
@@ -572,25 +590,13 @@ Program lift(const mobile::ModelInfo& model) {
   }
   ClassTable classes = debuginfo::decode_pickle_record(
       model.archive, "data.pkl", [](const pickle::Value& v) { return ClassTable::from_objects(v); });
-  const debuginfo::DebugTable* debug = model.debug.has_callstack_map ? &model.debug.table : nullptr;
-  Program program;
-  program.bytecode_version = model.bytecode->version;
-  program.top_type = model.top_type();
-  for (const auto& fn : model.bytecode->functions) {
-    const std::vector<debuginfo::DebugHandle>* handles = nullptr;
-    if (model.debug.has_handle_table) {
-      for (const auto& f : model.debug.handles.functions()) {
-        if (f.function == fn.qualified_name) handles = &f.handles;
-      }
-    }
-    try {
-      program.functions.push_back(FunctionLifter(fn, classes, debug, handles).lift());
-    } catch (Error& e) {
-      e.add_context(model.archive.display_name());
-      throw;
-    }
+  try {
+    return lift_bytecode(*model.bytecode, classes, model.debug.has_callstack_map ? &model.debug.table : nullptr,
+                         model.debug.has_handle_table ? &model.debug.handles : nullptr, model.top_type());
+  } catch (Error& e) {
+    e.add_context(model.archive.display_name());
+    throw;
   }
-  return program;
 }
 
 }  // namespace symbolite::compiler

@@ -8,7 +8,12 @@
 // docs/IR.md.
 #pragma once
 
+#include <string>
+
+#include "symbolite/compiler/class_table.h"
 #include "symbolite/compiler/program.h"
+#include "symbolite/debuginfo/debug_table.h"
+#include "symbolite/debuginfo/handle_table_reader.h"
 #include "symbolite/mobile/model_info.h"
 
 namespace symbolite::compiler {
@@ -18,5 +23,10 @@ namespace symbolite::compiler {
 // close an if or a loop, a stack underflow, a register read before it is written), and
 // Error(kUnsupported) for instructions no lite-interpreter model can hold (CALL, ENTER, EXIT).
 Program lift(const mobile::ModelInfo& model);
+
+// The same from decoded parts: `debug` and `handles` may be null (no debug info).
+Program lift_bytecode(const mobile::Bytecode& bytecode, const ClassTable& classes,
+                      const debuginfo::DebugTable* debug, const debuginfo::HandleTable* handles,
+                      std::string top_type);
 
 }  // namespace symbolite::compiler

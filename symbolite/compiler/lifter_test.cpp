@@ -3,6 +3,9 @@
 // instruction records the same node (kind, source range, call stack) PyTorch recorded.
 #include "symbolite/compiler/lifter.h"
 
+#include <filesystem>
+#include <optional>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -144,6 +147,39 @@ TEST(Lift, RefusesAJumpThatClosesNothing) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("instruction 1 (JMP)"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace symbolite::compiler
+
+namespace symbolite::compiler {
+namespace {
+
+// Every damaged or malicious file of tests/hostile/ that opens at all is lifted or refused
+// with an Error; whatever lifts verifies and emits.
+TEST(Lift, HostileFilesAreRefusedCleanly) {
+  std::size_t lifted = 0, refused = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(testing::source_path("tests/hostile"))) {
+    if (entry.path().extension() != ".ptl") continue;
+    std::optional<mobile::ModelInfo> model;
+    try {
+      model.emplace(mobile::ModelInfo::load(entry.path().string()));
+    } catch (const Error&) {
+      continue;  // the readers' business (tests/hostile/README)
+    }
+    try {
+      Program program = lift(*model);
+      for (const auto& function : program.functions) {
+        verify(*function.graph);
+        emit_function(function);
+      }
+      ++lifted;
+    } catch (const Error& e) {
+      EXPECT_NE(e.kind(), ErrorKind::kInternal) << entry.path() << ": " << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_GT(lifted + refused, 0u);
 }
 
 }  // namespace
