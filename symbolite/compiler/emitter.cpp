@@ -64,12 +64,15 @@ class LastUses {
       same_depth = same_depth->owning_block()->owning_node();
     }
     if (same_depth == nullptr || same_depth == user) return;
-    if (value->node()->kind() == "prim::Constant") return;
+    // PyTorch makes the drop node before it skips constants, so a constant used inside an
+    // if or loop leaves an empty drop after it — which keeps the if's or loop's result from
+    // being emitted inline. Reproduced for identical bytecode.
     Node*& drop = drop_after_[same_depth];
     if (drop == nullptr) {
       drop = make_drop(graph_, {});
       drop->move_after(same_depth);
     }
+    if (value->node()->kind() == "prim::Constant") return;
     const auto& inputs = drop->inputs();
     if (std::find(inputs.begin(), inputs.end(), value) == inputs.end()) drop->add_input(value);
   }
