@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "symbolite/compiler/class_table.h"
-#include "symbolite/compiler/constant_equality.h"
+#include "symbolite/ops/schema/necessary_args.h"
 #include "symbolite/compiler/constant_placement.h"
 #include "symbolite/compiler/operator_types.h"
 #include "symbolite/debuginfo/archive_records.h"
@@ -529,7 +529,7 @@ class FunctionLifter {
     std::optional<std::size_t> loaded_match;
     for (std::size_t i = 0; i < constants_.size(); ++i) {
       if (constants_[i].role != ConstantRole::kNode) continue;
-      if (!constants_equal(fn_.constants[i], value) || type_of_constant(fn_.constants[i]) != type_of_constant(value)) continue;
+      if (!ops::ivalue_equal(fn_.constants[i], value) || type_of_constant(fn_.constants[i]) != type_of_constant(value)) continue;
       if (constants_[i].loads == 0) return constant_node(i)->output();
       if (!loaded_match) loaded_match = i;
     }

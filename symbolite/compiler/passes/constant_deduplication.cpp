@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "symbolite/compiler/constant_equality.h"
+#include "symbolite/ops/schema/necessary_args.h"
 
 namespace symbolite::compiler {
 
@@ -18,7 +18,7 @@ std::size_t deduplicate_constants(Graph& graph) {
     Node* same = nullptr;
     for (Node* k : kept) {
       if (k->output()->type() == node->output()->type() &&
-          constants_equal(k->attr("value"), node->attr("value"))) {
+          ops::ivalue_equal(k->attr("value"), node->attr("value"))) {
         same = k;
         break;
       }
