@@ -9,26 +9,20 @@
 namespace symbolite::ops {
 namespace {
 
-// IValue::is for the element fast path of container equality: same tag, same payload bits.
-bool same_bits(const pickle::Value& a, const pickle::Value& b) {
-  using Kind = pickle::Value::Kind;
-  if (a.kind() != b.kind()) return false;
-  switch (a.kind()) {
-    case Kind::kNone: return true;
-    case Kind::kBool: return a.as_bool() == b.as_bool();
-    case Kind::kInt: return a.as_int() == b.as_int();
-    case Kind::kDouble: {
-      double x = a.as_double(), y = b.as_double();
-      return std::memcmp(&x, &y, sizeof x) == 0;
-    }
-    default: return a.identity() != nullptr && a.identity() == b.identity();
+// The part of IValue::is that == lacks, used for container elements as PyTorch does: a double
+// identical bit for bit (NaN too), or the same shared node.
+bool identical(const pickle::Value& a, const pickle::Value& b) {
+  if (a.is(pickle::Value::Kind::kDouble) && b.is(pickle::Value::Kind::kDouble)) {
+    double x = a.as_double(), y = b.as_double();
+    return std::memcmp(&x, &y, sizeof x) == 0;
   }
+  return a.identity() != nullptr && a.identity() == b.identity();
 }
 
 bool sequence_equal(const pickle::ValueList& a, const pickle::ValueList& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!same_bits(a[i], b[i]) && !ivalue_equal(a[i], b[i])) return false;
+    if (!identical(a[i], b[i]) && !ivalue_equal(a[i], b[i])) return false;
   }
   return true;
 }
