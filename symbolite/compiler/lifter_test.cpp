@@ -4,6 +4,8 @@
 #include "symbolite/compiler/lifter.h"
 
 #include <filesystem>
+#include <map>
+#include <set>
 #include <optional>
 
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 
 #include "symbolite/compiler/emitter.h"
 #include "symbolite/compiler/graph_printer.h"
+#include "symbolite/compiler/passes/pass_registry.h"
 #include "symbolite/compiler/verifier.h"
 #include "symbolite/debuginfo/module_hierarchy.h"
 #include "symbolite/ops/schema/necessary_args.h"
@@ -181,6 +184,40 @@ TEST(Lift, HostileFilesAreRefusedCleanly) {
   }
   EXPECT_GT(lifted + refused, 0u);
 }
+
+}  // namespace
+}  // namespace symbolite::compiler
+
+namespace symbolite::compiler {
+namespace {
+
+// On PyTorch's own files: attribute reads whose result is dropped unused (GET_ATTR then DROP
+// in the bytecode) go, and so do duplicate constants (each inlined callee brings its own);
+// the graphs still verify and every remaining operator keeps its module hierarchy.
+class PassesOnFixture : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PassesOnFixture, RemoveDeadCodeAndDuplicatesKeepingDebugInfo) {
+  auto model = mobile::ModelInfo::load(testing::fixture_path(std::string("models/") + GetParam() + ".ptl"));
+  Program program = lift(model);
+  std::map<std::string, std::multiset<std::string>> before;
+  for (const auto& f : program.functions) {
+    for_each_node(f.graph->block(), [&](Node* n) {
+      if (n->kind().rfind("aten::", 0) == 0) before[f.qualified_name].insert(n->module_hierarchy(program.top_type, f.short_name()));
+    });
+  }
+  auto results = run_passes(program, {"dce", "dedup-constants"}, true);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_GT(results[0].changes + results[1].changes, 0u);
+  for (const auto& f : program.functions) {
+    std::multiset<std::string> after;
+    for_each_node(f.graph->block(), [&](Node* n) {
+      if (n->kind().rfind("aten::", 0) == 0) after.insert(n->module_hierarchy(program.top_type, f.short_name()));
+    });
+    EXPECT_EQ(after, before[f.qualified_name]) << f.qualified_name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, PassesOnFixture, ::testing::Values("nested", "lstm", "encoder", "pooling"));
 
 }  // namespace
 }  // namespace symbolite::compiler

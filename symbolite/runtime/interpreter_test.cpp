@@ -17,6 +17,7 @@
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/tensor/npy.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/run_manifest.h"
 
 namespace symbolite::runtime {
 namespace {
@@ -37,79 +38,16 @@ const mobile::LoadedModel& model(const std::string& name) {
   return it->second;
 }
 
-nlohmann::json manifest() {
-  std::ifstream in(fixture_path("run/manifest.json"));
-  return nlohmann::json::parse(in);
-}
-
-// Floating outputs: element-wise closeness as numpy.allclose(rtol=1e-4, atol=1e-5) (NaN
-// matching NaN); integer and bool outputs: exact.
-void expect_close(const tensor::Tensor& got, const tensor::Tensor& want, const std::string& what) {
-  ASSERT_EQ(got.dtype(), want.dtype()) << what;
-  ASSERT_EQ(got.sizes(), want.sizes()) << what;
-  auto g = got.contiguous();
-  auto w = want.contiguous();
-  if (want.dtype() != tensor::DType::kFloat32 && want.dtype() != tensor::DType::kFloat64) {
-    ASSERT_EQ(g.nbytes(), w.nbytes());
-    EXPECT_EQ(0, std::memcmp(g.raw_data(), w.raw_data(), g.nbytes())) << what;
-    return;
-  }
-  auto element = [](const tensor::Tensor& t, std::int64_t i) {
-    return t.dtype() == tensor::DType::kFloat32 ? static_cast<double>(t.data<float>()[i])
-                                                : t.data<double>()[i];
-  };
-  for (std::int64_t i = 0; i < w.numel(); ++i) {
-    double a = element(g, i);
-    double b = element(w, i);
-    if (std::isnan(a) && std::isnan(b)) continue;
-    ASSERT_LE(std::abs(a - b), 1e-5 + 1e-4 * std::abs(b)) << what << " element " << i;
-  }
-}
-
 class RunFixture : public ::testing::TestWithParam<int> {};
 
 TEST_P(RunFixture, MatchesPyTorch) {
-  auto entry = manifest()[static_cast<std::size_t>(GetParam())];
-  std::string dir = fixture_path("run/" + entry["dir"].get<std::string>());
-  SCOPED_TRACE(entry["model"].get<std::string>() + " " + entry["method"].get<std::string>() +
-               entry["call"].get<std::string>());
-  std::vector<ops::IValue> inputs;
-  for (const auto& name : entry["inputs"]) inputs.push_back(read_input_file(dir + "/" + name.get<std::string>()));
-  Interpreter interpreter(model(entry["model"]));
-  if (!entry.contains("case")) {
-    ops::IValue result = interpreter.run_method(entry["method"].get<std::string>(), inputs);
-    std::vector<tensor::Tensor> outputs = result_tensors(result);
-    ASSERT_EQ(outputs.size(), entry["outputs"].size());
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      expect_close(outputs[i], tensor::read_npy_file(dir + "/" + entry["outputs"][i].get<std::string>()),
-                   "output " + std::to_string(i));
-    }
-    return;
-  }
-  try {
-    interpreter.run_method(entry["method"].get<std::string>(), inputs);
-    FAIL() << "expected the call to fail";
-  } catch (const RunError& e) {
-    const auto& d = e.details();
-    EXPECT_EQ(d.python_class, entry["error_type"].get<std::string>());
-    EXPECT_EQ(d.message, entry["message"].get<std::string>());
-    EXPECT_EQ(d.module_hierarchy, entry["module_hierarchy"].get<std::string>());
-    if (entry["lost_source_ranges"].get<int>() == 0) {
-      EXPECT_EQ(rstrip(d.traceback), rstrip(entry["traceback"].get<std::string>()));
-    }
-    ASSERT_TRUE(d.handle.has_value());
-  }
+  const auto& entry = testing::run_manifest()[static_cast<std::size_t>(GetParam())];
+  testing::check_run_entry(entry, model(entry["model"].get<std::string>()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, RunFixture, ::testing::Range(0, static_cast<int>(manifest().size())),
-                         [](const auto& info) {
-                           auto e = manifest()[static_cast<std::size_t>(info.param)];
-                           std::string stem = e["model"].get<std::string>();
-                           stem = stem.substr(0, stem.find('.'));
-                           std::string name = stem + "_" + (e.contains("case") ? e["case"].get<std::string>()
-                                                                             : e["dir"].get<std::string>().substr(stem.size() + 1));
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Fixtures, RunFixture,
+                         ::testing::Range(0, static_cast<int>(testing::run_manifest().size())),
+                         [](const auto& info) { return testing::run_case_name(info.param); });
 
 // A failing case whose input must be non-contiguous, which an .npy input file cannot be
 // (make_run_fixtures.py skips it): built here, checked against the golden PyTorch wrote.
