@@ -172,3 +172,22 @@ TEST(Rewrite, SkipsAMatchWhoseInnerResultEscapes) {
 
 }  // namespace
 }  // namespace symbolite::compiler
+
+namespace symbolite::compiler {
+namespace {
+
+TEST(Rewrite, ARuleThatMatchesItsOwnReplacementIsStopped) {
+  MmAdd g;
+  RewriteRule forever{"mm->mm",
+                      [](Node* root) -> std::optional<std::vector<Node*>> {
+                        if (root->kind() != "aten::mm") return std::nullopt;
+                        return std::vector<Node*>{root};
+                      },
+                      [](Rewriter& r, const std::vector<Node*>& m) {
+                        return std::vector<Value*>{r.create("aten::mm", m[0]->inputs())->output()};
+                      }};
+  EXPECT_THROW(apply_rewrites(g.graph, {forever}), Error);
+}
+
+}  // namespace
+}  // namespace symbolite::compiler

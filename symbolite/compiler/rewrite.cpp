@@ -68,6 +68,8 @@ Value* Rewriter::constant(pickle::Value value) {
 }
 
 std::size_t apply_rewrites(Graph& graph, const std::vector<RewriteRule>& rules) {
+  // Rules must make progress; one whose replacement matches again would loop forever.
+  const std::size_t limit = 16 * graph.node_count() + 1024;
   std::size_t count = 0;
   for (bool changed = true; changed;) {
     changed = false;
@@ -75,6 +77,10 @@ std::size_t apply_rewrites(Graph& graph, const std::vector<RewriteRule>& rules) 
       while (apply_once(graph, graph.block(), rule)) {
         ++count;
         changed = true;
+        if (count > limit) {
+          throw Error(ErrorKind::kLimit, fmt::format("rewrite '{}' keeps matching after {} replacements: "
+                                                     "its replacement matches its own pattern", rule.name, count));
+        }
       }
     }
   }

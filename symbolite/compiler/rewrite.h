@@ -46,7 +46,9 @@ struct RewriteRule {
 };
 
 // Applies each rule wherever it matches, in graph order (nested blocks included), until no
-// rule matches. Returns how many matches were replaced.
+// rule matches. Returns how many matches were replaced. Each application rescans the graph
+// (quadratic, fine for rewrites that fire a few hundred times); a rule that keeps matching
+// its own replacement is stopped with Error(kLimit).
 std::size_t apply_rewrites(Graph& graph, const std::vector<RewriteRule>& rules);
 
 }  // namespace symbolite::compiler
