@@ -103,3 +103,20 @@ TEST(ExportCommand, AnUnwritableOutputNamesThePath) {
 
 }  // namespace
 }  // namespace symbolite::cli
+
+namespace symbolite::cli {
+namespace {
+
+TEST(ExportCommand, AModelWithoutDebugInfoGetsNoneInvented) {
+  ScratchDir dir;
+  std::string out = dir.file("nodebug.ptl");
+  auto r = run_cli("export " + fixture_path("models/nested_nodebug.ptl") + " -o " + out + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["debug_handles"], 0);
+  auto inspect = run_cli("inspect --json " + out);
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_TRUE(nlohmann::json::parse(inspect.out)["debug_info"]["callstack_debug_map"].is_null());
+}
+
+}  // namespace
+}  // namespace symbolite::cli

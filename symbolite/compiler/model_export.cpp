@@ -44,7 +44,10 @@ ExportReport export_model(const std::string& input, const std::string& output, c
   report.functions = emitted.bytecode.functions.size();
   for (const auto& fn : emitted.bytecode.functions) report.instructions += fn.instructions.size();
   report.handles = emitted.debug.infos.size();
-  mobile::write_model(model.archive, emitted.bytecode, &emitted.debug, output);
+  // A model saved without debug info gets none invented: its handles would point nowhere.
+  bool has_debug = model.debug.has_callstack_map;
+  report.handles = has_debug ? report.handles : 0;
+  mobile::write_model(model.archive, emitted.bytecode, has_debug ? &emitted.debug : nullptr, output);
   return report;
 }
 

@@ -42,7 +42,8 @@ struct ExportReport {
   std::size_t handles = 0;
 };
 
-// Reads `input`, exports to `output`. Errors name the file and what failed.
+// Reads `input`, exports to `output`. Errors name the file and what failed. A model without a
+// call-stack map (saved without debug info, or stripped) is written without debug records.
 ExportReport export_model(const std::string& input, const std::string& output, const ExportOptions& options);
 
 }  // namespace symbolite::compiler
