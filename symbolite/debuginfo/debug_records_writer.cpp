@@ -1,5 +1,6 @@
 #include "symbolite/debuginfo/debug_records_writer.h"
 
+#include <functional>
 #include <tuple>
 #include <unordered_map>
 

@@ -3,8 +3,6 @@
 // constants and an empty bytecode survive too.
 #include "symbolite/mobile/bytecode_writer.h"
 
-#include <filesystem>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -51,13 +49,10 @@ Bytecode reread(const Bytecode& b) {
 std::vector<std::string> models_with_bytecode() {
   std::vector<std::string> out;
   for (const char* dir : {"models", "archive"}) {
-    for (const auto& entry : std::filesystem::directory_iterator(fixture_path(dir))) {
-      if (entry.path().extension() == ".ptl") {
-        out.push_back(std::string(dir) + "/" + entry.path().filename().string());
-      }
+    for (const auto& name : symbolite::testing::fixture_files(dir, ".ptl")) {
+      out.push_back(std::string(dir) + "/" + name);
     }
   }
-  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -76,11 +71,7 @@ TEST_P(BytecodeRoundTrip, ReadWriteReadIsTheSame) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, BytecodeRoundTrip, ::testing::ValuesIn(models_with_bytecode()),
                          [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return n;
+                           return symbolite::testing::param_name(info.param);
                          });
 
 TEST(BytecodeWriter, OtherShapesTensorsAndEmptiness) {

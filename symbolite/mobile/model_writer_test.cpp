@@ -69,15 +69,11 @@ TEST_P(ModelRewrite, EveryHandleSymbolicatesAsInTheOriginal) {
   EXPECT_EQ(file_bytes(again), file_bytes(once));
 }
 
+// Every committed model, with debug info or without.
 INSTANTIATE_TEST_SUITE_P(Fixtures, ModelRewrite,
-                         ::testing::Values("nested.ptl", "nested_legacy.ptl", "nested_nodebug.ptl",
-                                           "nested_stripped.ptl", "tag_minus_one.ptl",
-                                           "tag_minus_one_frame.ptl", "lstm.ptl", "encoder.ptl",
-                                           "encoder64.ptl", "conv1d.ptl", "pooling.ptl",
-                                           "shape_ops.ptl"),
+                         ::testing::ValuesIn(symbolite::testing::fixture_files("models", ".ptl")),
                          [](const auto& info) {
-                           std::string n = info.param;
-                           return n.substr(0, n.find('.'));
+                           return symbolite::testing::param_name(info.param);
                          });
 
 TEST(ModelWriter, RecordsKeepPyTorchsOrder) {
