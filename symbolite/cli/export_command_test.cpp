@@ -120,3 +120,24 @@ TEST(ExportCommand, AModelWithoutDebugInfoGetsNoneInvented) {
 
 }  // namespace
 }  // namespace symbolite::cli
+
+namespace symbolite::cli {
+namespace {
+
+TEST(GraphCommand, PartitionShowsWhatXnnpackTakesAndWhy) {
+  auto r = run_cli("graph " + fixture_path("models/conv1d.ptl") + " --method forward --partition xnnpack");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "2 partition(s) for xnnpack")) << r.out;
+  EXPECT_TRUE(contains(r.out, "aten::conv1d has no XNNPACK equivalent")) << r.out;
+  auto j = run_cli("graph --json " + fixture_path("models/conv1d.ptl") + " --method forward --partition xnnpack");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto parsed = nlohmann::json::parse(j.out);
+  EXPECT_EQ(parsed["backend"], "xnnpack");
+  EXPECT_EQ(parsed["functions"][0]["partitions"].size(), 2u);
+  auto bad = run_cli("graph " + fixture_path("models/conv1d.ptl") + " --partition tpu");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(contains(bad.err, "unknown backend 'tpu'")) << bad.err;
+}
+
+}  // namespace
+}  // namespace symbolite::cli
