@@ -27,7 +27,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("export", "Lift, transform and re-emit a model as a PyTorch 1.13 .ptl");
   cmd->add_option("model", options->model, "Model archive (.ptl)")->required();
   cmd->add_option("-o,--output", options->output, "Where to write the exported model")->required();
-  cmd->add_option("--passes", options->passes, "Passes to run (comma-separated: dce, dedup-constants, all)")
+  cmd->add_option("--passes", options->passes, "Passes to run (comma-separated: fold-attributes, dce, dedup-constants, all)")
       ->delimiter(',');
   cmd->add_flag("--stable-handles", options->stable_handles,
                 "Content-derived debug handles: identical output in any process");

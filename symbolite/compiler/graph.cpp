@@ -162,10 +162,10 @@ void Node::destroy() {
     }
   }
   for (Block* block : blocks_) {
+    block->return_->remove_all_inputs();
     for (Node* n = block->return_->prev_; n != block->param_; n = block->return_->prev_) {
       n->destroy();
     }
-    block->return_->remove_all_inputs();
   }
   remove_all_inputs();
   unlink();

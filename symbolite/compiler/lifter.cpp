@@ -588,11 +588,15 @@ Program lift(const mobile::ModelInfo& model) {
                 fmt::format("{}: no bytecode.pkl: a full TorchScript archive (.pt) cannot be lifted yet",
                             model.archive.display_name()));
   }
-  ClassTable classes = debuginfo::decode_pickle_record(
-      model.archive, "data.pkl", [](const pickle::Value& v) { return ClassTable::from_objects(v); });
+  pickle::Value root = debuginfo::decode_pickle_record(model.archive, "data.pkl",
+                                                       [](const pickle::Value& v) { return v; });
   try {
-    return lift_bytecode(*model.bytecode, classes, model.debug.has_callstack_map ? &model.debug.table : nullptr,
-                         model.debug.has_handle_table ? &model.debug.handles : nullptr, model.top_type());
+    ClassTable classes = ClassTable::from_objects(root);
+    Program program = lift_bytecode(*model.bytecode, classes,
+                                    model.debug.has_callstack_map ? &model.debug.table : nullptr,
+                                    model.debug.has_handle_table ? &model.debug.handles : nullptr, model.top_type());
+    program.root_object = std::move(root);
+    return program;
   } catch (Error& e) {
     e.add_context(model.archive.display_name());
     throw;

@@ -9,6 +9,7 @@
 #include "symbolite/backends/xnnpack/xnnpack_support.h"
 #include "symbolite/compiler/delegate_debug.h"
 #include "symbolite/compiler/lifter.h"
+#include "symbolite/compiler/passes/pass_registry.h"
 #include "tests/test_support/fixtures.h"
 
 namespace symbolite::compiler {
@@ -124,6 +125,63 @@ TEST(DelegateDebug, EveryDelegateNodeGetsAHandleWithItsOrigins) {
     EXPECT_NE(nodes[i].node->module_hierarchy(program.top_type, "forward").find("top(Pools)::forward."),
               std::string::npos);
   }
+}
+
+}  // namespace
+}  // namespace symbolite::compiler
+
+namespace symbolite::compiler {
+namespace {
+
+// encoder.ptl (PyTorch's file) reads `self.training` for its dropout calls: folding turns those
+// reads into the constant False data.pkl holds, so each aten::dropout gets a constant `train`
+// argument; every run fixture still gives PyTorch's results (ExportedRun runs `--passes all`).
+TEST(FoldModuleAttributes, TrainingReadsBecomeConstantsAndDeadBranchesGo) {
+  backends::XnnpackSupport xnnpack;
+  Program program = lifted("encoder");
+  Function& fn = *program.find("__torch__.model_defs.EncoderBlock.forward");
+  auto before = partition_graph(*fn.graph, xnnpack);
+  std::size_t training_reads = 0;
+  for_each_node(fn.graph->block(), [&](Node* n) {
+    training_reads += n->kind() == "prim::GetAttr" && n->has_attr("name") && n->attr("name").as_string() == "training";
+  });
+  ASSERT_GT(training_reads, 0u);
+  auto results = run_passes(program, {"fold-attributes", "dce"}, true);
+  EXPECT_GE(results[0].changes, training_reads);
+  std::size_t dropouts = 0;
+  for_each_node(fn.graph->block(), [&](Node* n) {
+    EXPECT_FALSE(n->kind() == "prim::GetAttr" && n->has_attr("name") && n->attr("name").as_string() == "training");
+    if (n->kind() == "aten::dropout") {
+      ++dropouts;
+      const Node* train = n->input(2)->node();
+      ASSERT_EQ(train->kind(), "prim::Constant");
+      EXPECT_FALSE(train->attr("value").as_bool());
+    }
+  });
+  EXPECT_GT(dropouts, 0u);
+  EXPECT_LE(partition_graph(*fn.graph, xnnpack).partitions.size(), before.partitions.size());
+}
+
+TEST(FoldModuleAttributes, AnAttributeTheModelWritesIsNotFolded) {
+  Program program = lifted("encoder");
+  Function& fn = *program.find("__torch__.model_defs.EncoderBlock.forward");
+  // Pretend a method writes `training`: nothing may be folded then.
+  Node* set = fn.graph->create("prim::SetAttr", {fn.graph->inputs()[0], fn.graph->inputs()[0]}, 0);
+  set->set_attr("name", pickle::Value::string("training"));
+  set->set_attr("slot", pickle::Value::integer(0));
+  fn.graph->block()->prepend(set);
+  auto training_reads = [&] {
+    std::size_t count = 0;
+    for_each_node(fn.graph->block(), [&](Node* n) {
+      count += n->kind() == "prim::GetAttr" && n->has_attr("name") && n->attr("name").as_string() == "training";
+    });
+    return count;
+  };
+  std::size_t reads_before = training_reads();
+  ASSERT_GT(reads_before, 0u);
+  run_passes(program, {"fold-attributes"}, false);
+  std::size_t reads_after = training_reads();
+  EXPECT_EQ(reads_after, reads_before);
 }
 
 }  // namespace

@@ -27,6 +27,9 @@ struct Program {
   std::int64_t bytecode_version = 0;  // of the file it was lifted from
   std::string top_type;               // "__torch__.Net"
   std::vector<Function> functions;
+  // The top module object as data.pkl holds it (None when unknown): what `self` is in the top
+  // type's methods, for passes that fold module attributes.
+  pickle::Value root_object;
 
   Function* find(std::string_view qualified_name);
   const Function* find(std::string_view qualified_name) const;

@@ -8,18 +8,21 @@
 
 #include "symbolite/compiler/passes/constant_deduplication.h"
 #include "symbolite/compiler/passes/dead_code_elimination.h"
+#include "symbolite/compiler/passes/fold_module_attributes.h"
 #include "symbolite/compiler/verifier.h"
 #include "symbolite/support/error.h"
 
 namespace symbolite::compiler {
 namespace {
 
-using PassFn = std::function<std::size_t(Graph&)>;
+using PassFn = std::function<std::size_t(Program&, Function&)>;
 
+// In the order `all` runs them: folding first, so that what it leaves dead is removed.
 const std::vector<std::pair<std::string, PassFn>>& passes() {
   static const std::vector<std::pair<std::string, PassFn>> table = {
-      {"dce", eliminate_dead_code},
-      {"dedup-constants", deduplicate_constants},
+      {"fold-attributes", fold_module_attributes},
+      {"dce", [](Program&, Function& f) { return eliminate_dead_code(*f.graph); }},
+      {"dedup-constants", [](Program&, Function& f) { return deduplicate_constants(*f.graph); }},
   };
   return table;
 }
@@ -54,7 +57,7 @@ std::vector<PassResult> run_passes(Program& program, const std::vector<std::stri
     }
     PassResult result{name, 0};
     for (auto& function : program.functions) {
-      result.changes += (*fn)(*function.graph);
+      result.changes += (*fn)(program, function);
       if (verify_after_each) {
         try {
           verify(*function.graph);
