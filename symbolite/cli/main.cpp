@@ -1,10 +1,15 @@
 // The `symbolite` command: one subcommand per file in this folder, thin over the library.
+#include <algorithm>
 #include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
 #include <exception>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "symbolite/cli/command_suggestion.h"
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/bench_command.h"
 #include "symbolite/cli/export_command.h"
@@ -30,11 +35,39 @@ int main(int argc, char** argv) {
   cli::add_bench_command(app, exit_code);
   cli::add_graph_command(app, exit_code);
   cli::add_export_command(app, exit_code);
+  app.set_version_flag("--version", std::string("symbolite ") + SYMBOLITE_VERSION);
+  // `help [COMMAND]`, and a mistyped command named with a suggestion, before CLI11 parses.
+  if (argc >= 2 && argv[1][0] != '-') {
+    std::string first = argv[1];
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (first == "help") {
+      if (argc == 2) {
+        std::cout << app.help();
+        return cli::kExitOk;
+      }
+      for (auto* sub : app.get_subcommands({})) {
+        if (sub->get_name() == argv[2]) {
+          std::cout << sub->help();
+          return cli::kExitOk;
+        }
+      }
+      first = argv[2];
+    }
+    if (std::find(names.begin(), names.end(), first) == names.end()) {
+      std::string suggestion = cli::closest_command(first, names);
+      fmt::print(stderr, "symbolite: unknown command '{}'{}; `symbolite help` lists the commands\n", first,
+                 suggestion.empty() ? std::string() : fmt::format(" (did you mean '{}'?)", suggestion));
+      return cli::kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
