@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <iostream>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -11,8 +12,10 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/option_checks.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/input_files.h"
@@ -43,9 +46,15 @@ struct BenchOptions {
   int warmup = 3;
   bool profile = false;
   bool profile_details = false;
+  bool json = false;
 };
 
+// Redrawn at most ten times a second (and at the end), so long runs do not flood the terminal.
 void progress(int done, int total) {
+  static auto last = std::chrono::steady_clock::time_point{};
+  auto now = std::chrono::steady_clock::now();
+  if (done != total && now - last < std::chrono::milliseconds(100)) return;
+  last = now;
   constexpr int kWidth = 30;
   int filled = total ? done * kWidth / total : kWidth;
   fmt::print(stderr, "\r[{:#<{}}{:.<{}}] {}/{}", "", filled, "", kWidth - filled, done, total);
@@ -60,13 +69,14 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", o->model, "Model (.ptl)")->required();
   cmd->add_option("--method", o->method, "Method of the top module (default: forward)");
   cmd->add_option("--input", o->inputs, "Inputs in order: .npy tensors or .json values");
-  cmd->add_option("--runs", o->runs, "Timed runs (default 20)")->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup", o->warmup, "Untimed runs first (default 3)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--profile", o->profile,
-                "Record profiler events during the timed runs (to measure the profiler's cost)");
+  cmd->add_option("--runs", o->runs, "Timed runs (default 20)")->check(at_least(1));
+  cmd->add_option("--warmup", o->warmup, "Untimed runs first (default 3)")->check(at_least(0));
+  auto* profile = cmd->add_flag("--profile", o->profile,
+                                "Record profiler events during the timed runs (to measure the profiler's cost)");
   cmd->add_flag("--profile-details", o->profile_details,
-                "With --profile: also record shapes, FLOPs and memory per event");
+                "With --profile: also record shapes, FLOPs and memory per event")
+      ->needs(profile);
+  cmd->add_flag("--json", o->json, "Print the figures as JSON (schema in docs/CLI.md)");
   cmd->callback([o, &exit_code] {
     std::vector<ops::IValue> inputs;
     for (const auto& path : o->inputs) inputs.push_back(runtime::read_input_file(path));
@@ -90,10 +100,17 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     scope.reset();
     std::sort(ms.begin(), ms.end());
     auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * ms.size()))]; };
-    fmt::print("{} {}: load {:.2f} ms; {} runs: min {:.3f} ms, median {:.3f} ms, p90 {:.3f} ms; "
-               "peak RSS {:.1f} MiB\n",
-               o->model, o->method, load_ms, ms.size(), ms.front(), at(0.5), at(0.9),
-               peak_rss_mib());
+    if (o->json) {
+      nlohmann::json out = {{"schema_version", 1}, {"model", o->model},       {"method", o->method},
+                            {"load_ms", load_ms},  {"runs", ms.size()},       {"min_ms", ms.front()},
+                            {"median_ms", at(0.5)}, {"p90_ms", at(0.9)},       {"peak_rss_mib", peak_rss_mib()},
+                            {"profiled", o->profile}};
+      std::cout << out.dump(2) << "\n";
+    } else {
+      fmt::print("{} {}: load {:.2f} ms; {} runs: min {:.3f} ms, median {:.3f} ms, p90 {:.3f} ms; "
+                 "peak RSS {:.1f} MiB\n",
+                 o->model, o->method, load_ms, ms.size(), ms.front(), at(0.5), at(0.9), peak_rss_mib());
+    }
     exit_code = kExitOk;
   });
 }

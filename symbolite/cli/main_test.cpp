@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support/fixtures.h"
 #include "tests/test_support/run_cli.h"
 
 namespace symbolite::cli {
@@ -33,6 +36,67 @@ TEST(Cli, VersionHelpAndMistypedCommands) {
   auto unrelated = run_cli("frobnicate");
   EXPECT_EQ(unrelated.exit_code, 2);
   EXPECT_TRUE(contains(unrelated.err, "unknown command 'frobnicate'; `symbolite help`")) << unrelated.err;
+}
+
+}  // namespace
+}  // namespace symbolite::cli
+
+namespace symbolite::cli {
+namespace {
+
+std::string nested_inputs() {
+  std::string dir = symbolite::testing::fixture_path("run/nested/valid_0");
+  return " --input " + dir + "/input_0.npy --input " + dir + "/input_1.npy";
+}
+
+TEST(Cli, NumericOptionsSayWhatTheyNeed) {
+  auto r = run_cli("bench " + symbolite::testing::fixture_path("models/nested.ptl") + nested_inputs() + " --runs 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--runs: must be at least 1, got 0")) << r.err;
+  auto w = run_cli("profile " + symbolite::testing::fixture_path("models/nested.ptl") + nested_inputs() + " --warmup x");
+  EXPECT_EQ(w.exit_code, 2);
+  EXPECT_TRUE(contains(w.err, "must be a whole number, got 'x'")) << w.err;
+}
+
+TEST(Cli, MeaninglessFlagCombinationsAreRefused) {
+  std::string model = symbolite::testing::fixture_path("models/nested.ptl") + nested_inputs();
+  auto details = run_cli("bench " + model + " --profile-details");
+  EXPECT_EQ(details.exit_code, 2);
+  EXPECT_TRUE(contains(details.err, "--profile")) << details.err;
+  auto sort = run_cli("profile " + model + " --sort flops");
+  EXPECT_EQ(sort.exit_code, 2);
+  EXPECT_TRUE(contains(sort.err, "--sort flops needs --flops")) << sort.err;
+  auto both = run_cli("profile " + model + " --trace - --folded -");
+  EXPECT_EQ(both.exit_code, 2);
+}
+
+TEST(Cli, DashMeansStandardOutput) {
+  std::string model = symbolite::testing::fixture_path("models/nested.ptl") + nested_inputs();
+  auto r = run_cli("profile " + model + " --trace -");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Only the trace is on stdout: it parses as JSON, with trace events.
+  auto trace = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(trace["traceEvents"].empty());
+}
+
+TEST(Cli, RunAndBenchPrintJsonWithASchemaVersion) {
+  std::string model = symbolite::testing::fixture_path("models/nested.ptl") + nested_inputs();
+  auto run = run_cli("run " + model + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["schema_version"], 1);
+  ASSERT_EQ(j["outputs"].size(), 1u);
+  EXPECT_EQ(j["outputs"][0]["dtype"], "torch.float32");
+  auto bench = run_cli("bench " + model + " --runs 3 --warmup 0 --json");
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  auto b = nlohmann::json::parse(bench.out);
+  EXPECT_EQ(b["schema_version"], 1);
+  EXPECT_EQ(b["runs"], 3);
+  EXPECT_LE(b["min_ms"].get<double>(), b["median_ms"].get<double>());
+  // Not a terminal: no progress bar at all, however many runs.
+  auto many = run_cli("bench " + model + " --runs 300 --warmup 0");
+  ASSERT_EQ(many.exit_code, 0);
+  EXPECT_TRUE(many.err.empty()) << many.err.size() << " bytes on stderr";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/option_checks.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/profiler/chrome_trace.h"
 #include "symbolite/profiler/module_table.h"
@@ -47,7 +48,14 @@ const std::map<std::string, profiler::OpSort> kSortKeys = {
     {"count", profiler::OpSort::kCount}, {"name", profiler::OpSort::kName},
     {"flops", profiler::OpSort::kFlops}, {"memory", profiler::OpSort::kMemory}};
 
+// `-` is standard output.
 void write_text(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    if (!std::cout) throw Error(ErrorKind::kIo, "standard output: cannot write");
+    return;
+  }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   out.close();
@@ -62,13 +70,12 @@ void add_profile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", o->model, "Model (.ptl)")->required();
   cmd->add_option("--method", o->method, "Method of the top module (default: forward)");
   cmd->add_option("--input", o->inputs, "Inputs in order: .npy tensors or .json values");
-  cmd->add_option("--runs", o->runs, "Profiled runs (default 1)")->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup", o->warmup, "Unprofiled runs first (default 1)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--runs", o->runs, "Profiled runs (default 1)")->check(at_least(1));
+  cmd->add_option("--warmup", o->warmup, "Unprofiled runs first (default 1)")->check(at_least(0));
   cmd->add_option("--by", o->by, "Table: op or module (default op)")
       ->check(CLI::IsMember({"op", "module"}));
-  cmd->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto, chrome://tracing)");
-  cmd->add_option("--folded", o->folded, "Write folded stacks for flame-graph tools");
+  cmd->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto, chrome://tracing); - for stdout");
+  cmd->add_option("--folded", o->folded, "Write folded stacks for flame-graph tools; - for stdout");
   cmd->add_option("--sort", o->sort, "Operator table order: total, self, count, name, flops, "
                                      "memory (default total)")
       ->check([](const std::string& key) {
@@ -82,6 +89,14 @@ void add_profile_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--memory", o->memory, "Record tensor bytes allocated and freed per operator");
   cmd->add_flag("--json", o->json, "Print the tables as JSON");
   cmd->callback([o, &exit_code] {
+    // Refuse what would be meaningless before any work is done.
+    if (o->sort == "flops" && !o->flops) throw Error(ErrorKind::kUsage, "--sort flops needs --flops");
+    if (o->sort == "memory" && !o->memory) throw Error(ErrorKind::kUsage, "--sort memory needs --memory");
+    if (o->trace == "-" && o->folded == "-") {
+      throw Error(ErrorKind::kUsage, "--trace - and --folded - cannot both go to standard output");
+    }
+    bool stdout_taken = o->trace == "-" || o->folded == "-";
+    if (stdout_taken && o->json) throw Error(ErrorKind::kUsage, "--json and an output to '-' cannot share standard output");
     std::vector<ops::IValue> inputs;
     for (const auto& path : o->inputs) inputs.push_back(runtime::read_input_file(path));
     auto model = mobile::LoadedModel::load(o->model);
@@ -104,8 +119,10 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     }
     auto ops = profiler::op_table(events.events(), {kSortKeys.at(o->sort), o->shapes});
     auto modules = profiler::module_tree(events.events(), attributor);
-    if (o->json) {
-      nlohmann::json out = {{"model", o->model}, {"method", o->method}, {"runs", o->runs},
+    if (stdout_taken) {
+      // The trace or the folded stacks went to standard output: nothing else goes there.
+    } else if (o->json) {
+      nlohmann::json out = {{"schema_version", 1}, {"model", o->model}, {"method", o->method}, {"runs", o->runs},
                             {"events", events.events().size()},
                             {"operators", profiler::op_table_json(ops, o->details())},
                             {"modules", profiler::module_tree_json(*modules, o->details())}};

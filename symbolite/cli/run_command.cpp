@@ -1,9 +1,11 @@
 #include "symbolite/cli/run_command.h"
 
 #include <filesystem>
+#include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/mobile/loaded_model.h"
@@ -21,6 +23,7 @@ struct RunOptions {
   std::string method = "forward";
   std::vector<std::string> inputs;
   std::string output_dir;
+  bool json = false;
 };
 
 std::string summary(const tensor::Tensor& t) {
@@ -54,6 +57,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--input", options->inputs, "Inputs in order: .npy tensors or .json values");
   cmd->add_option("--output-dir", options->output_dir,
                   "Write outputs here as output_<i>.npy");
+  cmd->add_flag("--json", options->json, "Print the outputs as JSON (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
     std::vector<ops::IValue> inputs;
     for (const auto& path : options->inputs) inputs.push_back(runtime::read_input_file(path));
@@ -70,11 +74,17 @@ void add_run_command(CLI::App& app, int& exit_code) {
             outputs[i]);
       }
     }
-    if (outputs.empty()) {
-      fmt::print("result: {}\n", result.repr());
-    }
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      fmt::print("output_{}: {}\n", i, summary(outputs[i]));
+    if (options->json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& t : outputs) {
+        list.push_back({{"dtype", tensor::torch_name(t.dtype())}, {"sizes", t.sizes()}, {"summary", summary(t)}});
+      }
+      nlohmann::json out = {{"schema_version", 1}, {"model", options->model}, {"method", options->method},
+                            {"outputs", list}, {"result", outputs.empty() ? nlohmann::json(result.repr()) : nullptr}};
+      std::cout << out.dump(2) << "\n";
+    } else {
+      if (outputs.empty()) fmt::print("result: {}\n", result.repr());
+      for (std::size_t i = 0; i < outputs.size(); ++i) fmt::print("output_{}: {}\n", i, summary(outputs[i]));
     }
     exit_code = kExitOk;
   });
