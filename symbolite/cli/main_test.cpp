@@ -101,3 +101,21 @@ TEST(Cli, RunAndBenchPrintJsonWithASchemaVersion) {
 
 }  // namespace
 }  // namespace symbolite::cli
+
+namespace symbolite::cli {
+namespace {
+
+TEST(Cli, FileErrorsNameThePathOnceAndTheReason) {
+  std::string model = symbolite::testing::fixture_path("models/nested.ptl");
+  auto missing = run_cli("run " + model + " --input /nonexistent/in.npy");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "symbolite: not found: /nonexistent/in.npy: cannot open: No such file or directory\n");
+  auto unwritable = run_cli("run " + model + nested_inputs() + " --output-dir /proc/version/out");
+  EXPECT_EQ(unwritable.exit_code, 1);
+  EXPECT_TRUE(contains(unwritable.err, "/proc/version/out: cannot create the output directory: Not a directory"))
+      << unwritable.err;
+  EXPECT_FALSE(contains(unwritable.err, "internal error"));
+}
+
+}  // namespace
+}  // namespace symbolite::cli

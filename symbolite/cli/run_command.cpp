@@ -67,7 +67,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
 
     std::vector<tensor::Tensor> outputs = runtime::result_tensors(result);
     if (!options->output_dir.empty()) {
-      std::filesystem::create_directories(options->output_dir);
+      // A missing directory (and its parents) is created; one that cannot be is an error.
+      std::error_code ec;
+      std::filesystem::create_directories(options->output_dir, ec);
+      if (ec) {
+        throw Error(ErrorKind::kIo, fmt::format("{}: cannot create the output directory: {}", options->output_dir,
+                                                ec.message()));
+      }
       for (std::size_t i = 0; i < outputs.size(); ++i) {
         tensor::write_npy_file(
             (std::filesystem::path(options->output_dir) / fmt::format("output_{}.npy", i)).string(),
