@@ -16,8 +16,8 @@
 #include "symbolite/archive/model_archive.h"
 #include "symbolite/debuginfo/debug_info_source.h"
 #include "symbolite/mobile/opcode.h"
-#include "symbolite/ops/ivalue.h"
-#include "symbolite/ops/operator_registry.h"
+#include "symbolite/ops/registry/ivalue.h"
+#include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/support/content_hash.h"
 
 namespace symbolite::mobile {

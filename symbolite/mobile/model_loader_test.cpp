@@ -7,7 +7,7 @@
 
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/mobile/model_id.h"
-#include "symbolite/ops/kernel_families.h"
+#include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/support/error.h"
 #include "tests/test_support/error_from.h"
 #include "tests/test_support/fixtures.h"

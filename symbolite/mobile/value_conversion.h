@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "symbolite/archive/model_archive.h"
-#include "symbolite/ops/ivalue.h"
+#include "symbolite/ops/registry/ivalue.h"
 #include "symbolite/pickle/value.h"
 #include "symbolite/tensor/storage.h"
 

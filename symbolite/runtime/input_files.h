@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "symbolite/ops/ivalue.h"
+#include "symbolite/ops/registry/ivalue.h"
 
 namespace symbolite::runtime {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "symbolite/ops/op_error.h"
+#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/profiler/event_sink.h"
 #include "symbolite/runtime/profiled_op.h"
 #include "symbolite/runtime/run_error.h"

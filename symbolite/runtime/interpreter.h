@@ -14,7 +14,7 @@
 
 #include "symbolite/debuginfo/symbolicator.h"
 #include "symbolite/mobile/loaded_model.h"
-#include "symbolite/ops/ivalue.h"
+#include "symbolite/ops/registry/ivalue.h"
 
 namespace symbolite::runtime {
 

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "symbolite/mobile/loaded_model.h"
-#include "symbolite/ops/kernel_runner.h"
+#include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/runtime/result_tensors.h"

@@ -8,7 +8,7 @@
 
 #include "symbolite/debuginfo/debug_info.h"
 #include "symbolite/mobile/loaded_model.h"
-#include "symbolite/ops/operator_registry.h"
+#include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/profiler/event_sink.h"
 
 namespace symbolite::runtime {

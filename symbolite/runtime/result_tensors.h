@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "symbolite/ops/ivalue.h"
+#include "symbolite/ops/registry/ivalue.h"
 
 namespace symbolite::runtime {
 

@@ -14,8 +14,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "symbolite/ops/kernel_runner.h"
-#include "symbolite/ops/op_error.h"
+#include "symbolite/ops/registry/kernel_runner.h"
+#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/tensor/npy.h"
 #include "tests/test_support/fixtures.h"
 

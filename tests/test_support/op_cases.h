@@ -13,9 +13,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "symbolite/ops/kernel_runner.h"
-#include "symbolite/ops/op_error.h"
-#include "symbolite/ops/tensor_loops.h"
+#include "symbolite/ops/registry/kernel_runner.h"
+#include "symbolite/ops/registry/op_error.h"
+#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/tensor/npy.h"
 #include "tests/test_support/fixtures.h"
 

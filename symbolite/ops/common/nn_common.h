@@ -1,0 +1,43 @@
+// Shared by the neural-network kernel files (nn_ops.cpp, conv_ops.cpp, pooling_ops.cpp,
+// normalization_ops.cpp): argument readers and the per-file register functions that
+// `register_nn_ops` calls. Internal to the ops layer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symbolite/ops/registry/ivalue.h"
+#include "symbolite/ops/registry/operator_registry.h"
+#include "symbolite/tensor/tensor.h"
+
+namespace symbolite::ops::nn {
+
+// An `int[]` argument: a list of ints, or a single int (TorchScript lets `int[2] stride=1`
+// take a bare int).
+std::vector<std::int64_t> int_list(const IValue& value);
+// A `Tensor?` argument: null for None.
+const tensor::Tensor* optional_tensor(const IValue& value);
+// "[1, 2]", as PyTorch prints an IntArrayRef.
+std::string format_ints(const std::vector<std::int64_t>& values);
+// Error(kUnsupported) "<op>: symbolite implements float32 only, got Double".
+[[noreturn]] void unsupported_dtype(std::string_view op, tensor::DType dtype);
+// Error(kUnsupported) "<op>: symbolite implements float32 and float64 only, got Half".
+[[noreturn]] void unsupported_float_dtype(std::string_view op, tensor::DType dtype);
+// PyTorch's `"<kernel>" not implemented for 'Long'` for a non-floating dtype, else
+// unsupported_float_dtype for float16 / bfloat16. Returns for float32 and float64.
+void require_floating(std::string_view op, std::string_view kernel_name, tensor::DType dtype);
+// A float32 zero-initialized contiguous tensor.
+inline tensor::Tensor empty_float(std::vector<std::int64_t> sizes) {
+  return tensor::Tensor::empty(std::move(sizes), tensor::DType::kFloat32);
+}
+
+void register_conv_ops(OperatorRegistry& registry);
+void register_pooling_ops(OperatorRegistry& registry);
+void register_normalization_ops(OperatorRegistry& registry);
+void register_recurrent_ops(OperatorRegistry& registry);
+void register_pooling1d_ops(OperatorRegistry& registry);
+void register_adaptive_max_pooling_ops(OperatorRegistry& registry);
+
+}  // namespace symbolite::ops::nn

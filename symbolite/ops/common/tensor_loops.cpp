@@ -1,0 +1,106 @@
+#include "symbolite/ops/common/tensor_loops.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "symbolite/ops/registry/op_error.h"
+
+namespace symbolite::ops {
+
+using tensor::DType;
+using tensor::Tensor;
+
+std::vector<std::int64_t> broadcast_strides(const Tensor& t, std::span<const std::int64_t> out) {
+  std::vector<std::int64_t> strides(out.size(), 0);
+  std::size_t offset = out.size() - t.sizes().size();
+  for (std::size_t d = 0; d < t.sizes().size(); ++d) {
+    if (t.sizes()[d] != 1) strides[offset + d] = t.strides()[d];
+  }
+  return strides;
+}
+
+namespace {
+
+template <typename To, typename From>
+void convert_loop(const Tensor& src, To* dst) {
+  const From* in = src.data<From>();
+  std::array<const std::int64_t*, 1> strides{src.strides().data()};
+  for_each_offset<1>(src.sizes(), strides, [&](const std::array<std::int64_t, 1>& o) {
+    *dst++ = convert<To>(in[o[0]]);
+  });
+}
+
+}  // namespace
+
+Tensor to_dtype(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t.contiguous();
+  Tensor out = Tensor::empty(t.sizes(), dtype);
+  dispatch_all(dtype, "copy_", [&](auto to) {
+    using To = decltype(to);
+    To* dst = out.mutable_data<To>();
+    dispatch_all(t.dtype(), "copy_", [&](auto from) {
+      using From = decltype(from);
+      convert_loop<To, From>(t, dst);
+    });
+  });
+  return out;
+}
+
+Tensor scalar_tensor(const IValue& s, DType dtype) {
+  Tensor out = Tensor::empty({}, dtype);
+  dispatch_all(dtype, "scalar_tensor", [&](auto tag) {
+    using T = decltype(tag);
+    *out.mutable_data<T>() = scalar_as<T>(s);
+  });
+  return out;
+}
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
+    std::size_t esize = tensor::element_size(src.dtype());
+    std::uint8_t* to = dst.storage().mutable_data() +
+                       static_cast<std::size_t>(dst.storage_offset()) * esize;
+    std::memmove(to, src.raw_data(), static_cast<std::size_t>(src.numel()) * esize);
+    return;
+  }
+  dispatch_all(dst.dtype(), "copy_", [&](auto to) {
+    using To = decltype(to);
+    To* out = dst.mutable_data<To>();
+    dispatch_all(src.dtype(), "copy_", [&](auto from) {
+      using From = decltype(from);
+      const From* in = src.data<From>();
+      std::array<const std::int64_t*, 2> strides{dst.strides().data(), src.strides().data()};
+      for_each_offset<2>(dst.sizes(), strides, [&](const std::array<std::int64_t, 2>& o) {
+        out[o[0]] = convert<To>(in[o[1]]);
+      });
+    });
+  });
+}
+
+void check_no_internal_overlap(const Tensor& self) {
+  for (std::size_t d = 0; d < self.sizes().size(); ++d) {
+    if (self.sizes()[d] > 1 && self.strides()[d] == 0) {
+      fail("unsupported operation: more than one element of the written-to tensor refers to a "
+           "single memory location. Please clone() the tensor before performing the "
+           "operation.");
+    }
+  }
+}
+
+Tensor assign_in_place(const Tensor& self, const Tensor& result) {
+  if (result.sizes() != self.sizes()) {
+    fail(fmt::format("output with shape {} doesn't match the broadcast shape {}",
+                     tensor::format_sizes(self.sizes()), tensor::format_sizes(result.sizes())));
+  }
+  if (!can_cast(result.dtype(), self.dtype())) {
+    fail(fmt::format("result type {} can't be cast to the desired output type {}",
+                     tensor::scalar_type_name(result.dtype()),
+                     tensor::scalar_type_name(self.dtype())));
+  }
+  if (self.storage().is_view()) return to_dtype(result, self.dtype());
+  copy_into(self, result);
+  return self;
+}
+
+}  // namespace symbolite::ops

@@ -1,0 +1,459 @@
+// Convolutions: aten::conv2d, aten::conv1d (and their padding="same"/"valid" overloads) and
+// aten::_convolution, float32 and float64. Checks run in PyTorch 1.13's order with its
+// messages (batchify, _convolution, check_shape_forward, then the CPU backends' own checks);
+// conv1d runs as a conv2d of height 1, as PyTorch's CPU path does.
+//
+// Three compute paths: depthwise (groups == in_channels, one input channel per group) in
+// depthwise_conv.cpp, float32 only; 1x1 with stride 1 and no padding as one GEMM per
+// group; everything else as im2col + GEMM (gemm.h: oneDNN sgemm for float32, OpenBLAS dgemm
+// for float64). float64 takes the GEMM paths for depthwise too: it is there for
+// correctness, not speed.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/common/conv_geometry.h"
+#include "symbolite/ops/cpu/depthwise_conv.h"
+#include "symbolite/ops/cpu/gemm.h"
+#include "symbolite/ops/common/nn_common.h"
+#include "symbolite/ops/registry/op_error.h"
+#include "symbolite/ops/common/tensor_loops.h"
+
+namespace symbolite::ops::nn {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+using Ints = std::vector<std::int64_t>;
+
+// A contiguous tensor's data under new sizes with the same element count.
+Tensor view_as(const Tensor& contiguous, Ints sizes) {
+  auto strides = tensor::contiguous_strides(sizes);
+  return Tensor::from_storage(contiguous.storage(), contiguous.dtype(), std::move(sizes),
+                              std::move(strides), contiguous.storage_offset());
+}
+
+Ints expand_param(const Ints& param, const char* name, std::int64_t dim) {
+  if (param.size() == 1) return Ints(static_cast<std::size_t>(dim), param[0]);
+  if (static_cast<std::int64_t>(param.size()) != dim) {
+    fail(fmt::format("expected {0} to be a single integer value or a list of {1} values to match "
+                     "the convolution dimensions, but got {0}={2}",
+                     name, dim, format_ints(param)));
+  }
+  return param;
+}
+
+using Geometry = ConvGeometry;
+
+// Output rows [lo, hi) whose input column ow*stride + offset lies in [0, size).
+void valid_range(std::int64_t offset, std::int64_t stride, std::int64_t size, std::int64_t out,
+                 std::int64_t& lo, std::int64_t& hi) {
+  lo = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
+  std::int64_t last = size - 1 - offset;
+  hi = last < 0 ? 0 : std::min(out, last / stride + 1);
+  lo = std::min(lo, hi);
+}
+
+template <typename T>
+void fill_bias(T* out, const Geometry& g, const T* bias) {
+  std::int64_t plane = g.oh * g.ow;
+  for (std::int64_t n = 0; n < g.n; ++n) {
+    for (std::int64_t o = 0; o < g.o; ++o) {
+      T b = bias == nullptr ? T(0) : bias[o];
+      std::fill_n(out + (n * g.o + o) * plane, plane, b);
+    }
+  }
+}
+
+// Columns of one group's input: row (c, ki, kj), column (oh, ow).
+template <typename T>
+void im2col(const T* in, const Geometry& g, T* col) {
+  std::int64_t out_plane = g.oh * g.ow;
+  for (std::int64_t c = 0; c < g.cg; ++c) {
+    const T* plane = in + c * g.h * g.w;
+    for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+      for (std::int64_t kj = 0; kj < g.kw; ++kj) {
+        T* row = col + ((c * g.kh + ki) * g.kw + kj) * out_plane;
+        std::int64_t off = kj * g.dw - g.pw;
+        std::int64_t lo = 0;
+        std::int64_t hi = 0;
+        valid_range(off, g.sw, g.w, g.ow, lo, hi);
+        for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+          T* dst = row + oh * g.ow;
+          std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+          if (ih < 0 || ih >= g.h) {
+            std::fill_n(dst, g.ow, T(0));
+            continue;
+          }
+          const T* src = plane + ih * g.w + off;
+          std::fill_n(dst, lo, T(0));
+          if (g.sw == 1) {
+            std::copy(src + lo, src + hi, dst + lo);
+          } else {
+            for (std::int64_t x = lo; x < hi; ++x) dst[x] = src[x * g.sw];
+          }
+          std::fill(dst + hi, dst + g.ow, T(0));
+        }
+      }
+    }
+  }
+}
+
+// out = conv(in, weight), or out += conv(...) when `accumulate`.
+template <typename T>
+void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, bool accumulate) {
+  std::int64_t og = g.o / g.groups;
+  std::int64_t k = g.cg * g.kh * g.kw;
+  std::int64_t out_plane = g.oh * g.ow;
+  bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+  // im2col columns, kept per thread: a fresh buffer this size page-faults on every call.
+  thread_local std::vector<T> col;
+  if (!direct) col.resize(static_cast<std::size_t>(k * out_plane));
+  for (std::int64_t n = 0; n < g.n; ++n) {
+    for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+      const T* src = in + (n * g.c + grp * g.cg) * g.h * g.w;
+      if (!direct) im2col(src, g, col.data());
+      const T* b = direct ? src : col.data();
+      T* dst = out + (n * g.o + grp * og) * out_plane;
+      const T* w = weight + grp * og * k;
+      T beta = accumulate ? T(1) : T(0);
+      if constexpr (std::is_same_v<T, float>) {
+        sgemm(false, false, og, out_plane, k, 1.0f, w, k, b, out_plane, beta, dst, out_plane);
+      } else {
+        dgemm(false, false, og, out_plane, k, 1.0, w, k, b, out_plane, beta, dst, out_plane);
+      }
+    }
+  }
+}
+
+// out = conv(x, wt) + bias, for contiguous x, wt and bias (or null) of type T.
+template <typename T>
+void run_conv(const Tensor& x, const Tensor& wt, const T* bias, T* out, const Geometry& g) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (g.c != 0 && g.groups == g.c && g.cg == 1) {
+      depthwise_conv2d(x.data<float>(), wt.data<float>(), bias, out, g);
+      return;
+    }
+  }
+  // Without a bias (convolutions followed by batch norm) the GEMM writes the output
+  // outright; with one it adds to the bias filled in first.
+  if (bias != nullptr || g.c == 0) fill_bias(out, g, bias);
+  if (g.c != 0) conv_gemm(x.data<T>(), wt.data<T>(), out, g, bias != nullptr);
+}
+
+// The CPU backend's own checks (slow_conv2d / slow_conv_dilated2d), on the 2-d view.
+void check_backend(const Ints& kernel, const Ints& dilation) {
+  bool bad_kernel = kernel[0] <= 0 || kernel[1] <= 0;
+  if (dilation[0] <= 0 || dilation[1] <= 0) {
+    if (bad_kernel) {
+      fail(fmt::format("kernel size should be greater than zero, but got {}", format_ints(kernel)));
+    }
+    fail(fmt::format("dilation should be greater than zero, but got {}", format_ints(dilation)));
+  }
+  if (bad_kernel) {
+    fail(fmt::format("kernel size should be greater than zero, but got kernel_height: {} "
+                     "kernel_width: {}", kernel[0], kernel[1]));
+  }
+}
+
+// at::_convolution (not transposed) on a batched input.
+Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
+                   const Ints& stride_arg, const Ints& padding_arg, const Ints& dilation_arg,
+                   bool transposed, const Ints& output_padding_arg, std::int64_t groups) {
+  std::int64_t k = weight.dim();
+  std::int64_t dim = k - 2;
+  if (dim <= 0) fail("weight should have at least three dimensions");
+  if (groups <= 0) fail("non-positive groups is not supported");
+  Ints stride = expand_param(stride_arg, "stride", dim);
+  Ints padding = expand_param(padding_arg, "padding", dim);
+  Ints dilation = expand_param(dilation_arg, "dilation", dim);
+  Ints output_padding = expand_param(output_padding_arg, "output_padding", dim);
+
+  // check_shape_forward
+  const Ints& ws = weight.sizes();
+  const Ints& is = input.sizes();
+  auto any = [](const Ints& v, auto pred) { return std::any_of(v.begin(), v.end(), pred); };
+  if (any(padding, [](std::int64_t p) { return p < 0; })) fail("negative padding is not supported");
+  if (any(output_padding, [](std::int64_t p) { return p < 0; })) {
+    fail("negative output_padding is not supported");
+  }
+  if (any(stride, [](std::int64_t p) { return p <= 0; })) fail("non-positive stride is not supported");
+  if (input.dim() != k) {
+    fail(fmt::format("Expected {0}-dimensional input for {0}-dimensional weight {1}, but got "
+                     "{2}-dimensional input of size {3} instead",
+                     k, format_ints(ws), input.dim(), format_ints(is)));
+  }
+  if (ws[0] < groups) {
+    fail(fmt::format("Given groups={0}, expected weight to be at least {0} at dimension 0, but "
+                     "got weight of size {1} instead", groups, format_ints(ws)));
+  }
+  if (ws[0] % groups != 0) {
+    fail(fmt::format("Given groups={0}, expected weight to be divisible by {0} at dimension 0, "
+                     "but got weight of size [{1}] instead", groups, format_ints(ws)));
+  }
+  if (transposed) {
+    throw Error(ErrorKind::kUnsupported, "aten::_convolution: transposed convolution is not supported");
+  }
+  if (is[1] != ws[1] * groups) {
+    fail(fmt::format("Given groups={}, weight of size {}, expected input{} to have {} channels, "
+                     "but got {} channels instead",
+                     groups, format_ints(ws), format_ints(is), ws[1] * groups, is[1]));
+  }
+  if (bias != nullptr && !(bias->dim() == 1 && bias->sizes()[0] == ws[0])) {
+    fail(fmt::format("Given weight of size {}, expected bias to be 1-dimensional with {} "
+                     "elements, but got bias of size {} instead",
+                     format_ints(ws), ws[0], format_ints(bias->sizes())));
+  }
+  Ints padded;
+  Ints kernel;
+  bool kernel_fits = true;
+  for (std::int64_t i = 2; i < k; ++i) {
+    auto j = static_cast<std::size_t>(i);
+    padded.push_back(is[j] + 2 * padding[j - 2]);
+    kernel.push_back(dilation[j - 2] * (ws[j] - 1) + 1);
+    kernel_fits = kernel_fits && padded.back() >= kernel.back();
+  }
+  if (!kernel_fits) {
+    fail(fmt::format("Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel "
+                     "size can't be greater than actual input size",
+                     fmt::join(padded, " x "), fmt::join(kernel, " x ")));
+  }
+  if (dim > 2) {
+    throw Error(ErrorKind::kUnsupported,
+                fmt::format("aten::_convolution: {}-d convolution is not supported", dim));
+  }
+
+  // The 1-d case runs as 2-d with height 1.
+  Tensor x = input.contiguous();
+  Tensor wt = weight.contiguous();
+  if (dim == 1) {
+    x = view_as(x, {is[0], is[1], 1, is[2]});
+    wt = view_as(wt, {ws[0], ws[1], 1, ws[2]});
+    stride.insert(stride.begin(), 1);
+    padding.insert(padding.begin(), 0);
+    dilation.insert(dilation.begin(), 1);
+  }
+  const Ints& xs = x.sizes();
+  const Ints& wts = wt.sizes();
+  Geometry g{xs[0], xs[1], xs[2], xs[3], wts[0], wts[1], wts[2], wts[3], 0, 0,
+             stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], groups};
+  if (x.numel() == 0 && g.n != 0 && g.c != 0) {
+    fail(fmt::format("Only zero batch or zero channel inputs are supported, but got input shape: {}",
+                     format_ints(xs)));
+  }
+  if (g.n != 0 && g.c != 0) check_backend({g.kh, g.kw}, {g.dh, g.dw});
+  if (weight.dtype() != input.dtype()) {
+    fail(fmt::format("expected scalar type {} but found {}", tensor::scalar_type_name(input.dtype()),
+                     tensor::scalar_type_name(weight.dtype())));
+  }
+  DType dtype = input.dtype();
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) {
+    unsupported_float_dtype("aten::_convolution", dtype);
+  }
+  // conv1d/conv2d refuse a bias of another dtype before this. aten::_convolution called
+  // directly takes one on float64, which PyTorch always runs with slow_conv2d (it copies the
+  // bias into the output, converting it); on float32 PyTorch may pick oneDNN instead, which
+  // refuses it, so symbolite does not guess.
+  if (bias != nullptr && bias->dtype() != dtype && dtype != DType::kFloat64) {
+    unsupported_dtype("aten::_convolution", bias->dtype());
+  }
+  g.oh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
+  g.ow = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+  Ints out_sizes = {g.n, g.o, g.oh, g.ow};
+  Tensor out = Tensor::uninitialized(out_sizes, dtype);
+  if (out.numel() != 0) {
+    Tensor b = bias == nullptr ? Tensor() : to_dtype(*bias, dtype);
+    if (dtype == DType::kFloat64) {
+      run_conv<double>(x, wt, bias == nullptr ? nullptr : b.data<double>(),
+                       out.mutable_data<double>(), g);
+    } else {
+      run_conv<float>(x, wt, bias == nullptr ? nullptr : b.data<float>(),
+                      out.mutable_data<float>(), g);
+    }
+  }
+  if (dim == 1) out = view_as(out, {g.n, g.o, g.ow});
+  return out;
+}
+
+struct ConvCall {
+  IValue input;
+  IValue weight;
+  IValue bias;
+  IValue stride;
+  IValue padding;
+  IValue dilation;
+  std::int64_t groups;
+};
+
+// The common head of conv1d/conv2d: pops the 7 arguments, checks the bias type.
+ConvCall pop_conv_args(Stack& s) {
+  ConvCall c;
+  c.groups = pop(s).to_int();
+  c.dilation = pop(s);
+  c.padding = pop(s);
+  c.stride = pop(s);
+  c.bias = pop(s);
+  c.weight = pop(s);
+  c.input = pop(s);
+  const Tensor& x = c.input.to_tensor();
+  const Tensor* bias = optional_tensor(c.bias);
+  if (bias != nullptr && bias->dtype() != x.dtype()) {
+    fail(fmt::format("Input type ({}) and bias type ({}) should be the same",
+                     tensor::type_meta_name(x.dtype()), tensor::type_meta_name(bias->dtype())));
+  }
+  return c;
+}
+
+// batchify: the input with a batch dimension, and whether it had one.
+std::pair<Tensor, bool> batchify(const Tensor& input, std::int64_t spatial, const char* name) {
+  std::int64_t unbatched = spatial + 1;
+  bool batched = input.dim() == unbatched + 1;
+  if (input.dim() != unbatched && !batched) {
+    fail(fmt::format("Expected {}D (unbatched) or {}D (batched) input to {}, but got input of "
+                     "size: {}", unbatched, unbatched + 1, name, format_ints(input.sizes())));
+  }
+  if (batched) return {input, true};
+  Tensor x = input.contiguous();
+  Ints sizes = x.sizes();
+  sizes.insert(sizes.begin(), 1);
+  return {view_as(x, std::move(sizes)), false};
+}
+
+Tensor unbatch(const Tensor& out, bool batched) {
+  if (batched) return out;
+  Ints sizes(out.sizes().begin() + 1, out.sizes().end());
+  return view_as(out, std::move(sizes));
+}
+
+template <int Spatial>
+void conv_nd(Stack& s) {
+  const char* name = Spatial == 1 ? "conv1d" : "conv2d";
+  ConvCall c = pop_conv_args(s);
+  auto [x, batched] = batchify(c.input.to_tensor(), Spatial, name);
+  Tensor out = convolution(x, c.weight.to_tensor(), optional_tensor(c.bias), int_list(c.stride),
+                           int_list(c.padding), int_list(c.dilation), false, {0}, c.groups);
+  s.emplace_back(unbatch(out, batched));
+}
+
+// Zero-pads the end of each spatial dimension of a batched input by `extra`.
+template <typename T>
+Tensor pad_end_typed(const Tensor& x, const Ints& extra) {
+  Ints sizes = x.sizes();
+  for (std::size_t i = 0; i < extra.size(); ++i) sizes[i + 2] += extra[i];
+  Tensor out = Tensor::empty(sizes, x.dtype());
+  if (x.numel() == 0) return out;
+  std::int64_t rows = 1;
+  for (std::size_t i = 0; i + 1 < sizes.size(); ++i) rows *= x.sizes()[i];
+  std::int64_t in_w = x.sizes().back();
+  std::int64_t out_w = sizes.back();
+  const T* src = x.data<T>();
+  T* dst = out.mutable_data<T>();
+  if (sizes.size() == 3) {
+    for (std::int64_t r = 0; r < rows; ++r) std::copy_n(src + r * in_w, in_w, dst + r * out_w);
+  } else {
+    std::int64_t in_h = x.sizes()[2];
+    std::int64_t out_h = sizes[2];
+    for (std::int64_t r = 0; r < rows; ++r) {
+      std::int64_t plane = r / in_h;
+      std::int64_t row = r % in_h;
+      std::copy_n(src + r * in_w, in_w, dst + (plane * out_h + row) * out_w);
+    }
+  }
+  return out;
+}
+
+Tensor pad_end(const Tensor& input, const Ints& extra) {
+  Tensor x = input.contiguous();
+  switch (x.dtype()) {
+    case DType::kFloat32: return pad_end_typed<float>(x, extra);
+    case DType::kFloat64: return pad_end_typed<double>(x, extra);
+    default: unsupported_float_dtype("aten::conv (padding='same')", x.dtype());
+  }
+}
+
+// conv1d.padding / conv2d.padding: padding is "valid" or "same".
+template <int Spatial>
+void conv_nd_padding_mode(Stack& s) {
+  const char* name = Spatial == 1 ? "conv1d" : "conv2d";
+  ConvCall c = pop_conv_args(s);
+  auto [x, batched] = batchify(c.input.to_tensor(), Spatial, name);
+  const Tensor& weight = c.weight.to_tensor();
+  const Tensor* bias = optional_tensor(c.bias);
+  Ints stride = int_list(c.stride);
+  Ints dilation = int_list(c.dilation);
+  const std::string& mode = c.padding.to_string();
+  Tensor out;
+  if (mode == "valid") {
+    out = convolution(x, weight, bias, stride, {0}, dilation, false, {0}, c.groups);
+  } else if (mode == "same") {
+    std::int64_t k = weight.dim();
+    if (k <= 2) fail("weight should have at least three dimensions");
+    auto dim = static_cast<std::size_t>(k - 2);
+    if (k != x.dim()) {
+      fail(fmt::format("Expected {0}-dimensional input for {0}-dimensional weight{1}, but got "
+                       "{2}-dimensional input of size {3} instead",
+                       k, format_ints(weight.sizes()), x.dim(), format_ints(x.sizes())));
+    }
+    if (stride.size() != dim && stride.size() != 1) {
+      fail(fmt::format("stride cannot broadcast to {} dimensions", dim));
+    }
+    if (dilation.size() != dim && dilation.size() != 1) {
+      fail(fmt::format("dilation cannot broadcast to {} dimensions", dim));
+    }
+    for (auto st : stride) {
+      if (st != 1) fail("padding='same' is not supported for strided convolutions");
+    }
+    Ints left;
+    Ints extra;
+    for (std::size_t i = 0; i < dim; ++i) {
+      std::int64_t d = dilation.size() == 1 ? dilation[0] : dilation[i];
+      std::int64_t pad = d * (weight.sizes()[i + 2] - 1);
+      left.push_back(pad / 2);
+      extra.push_back(pad - pad / 2 - pad / 2);
+    }
+    bool symmetric = std::all_of(extra.begin(), extra.end(), [](std::int64_t e) { return e == 0; });
+    Tensor padded = symmetric ? x : pad_end(x, extra);
+    out = convolution(padded, weight, bias, stride, left, dilation, false, {0}, c.groups);
+  } else {
+    fail(fmt::format("Invalid padding string: '{}'", mode));
+  }
+  s.emplace_back(unbatch(out, batched));
+}
+
+// aten::_convolution(input, weight, bias, stride, padding, dilation, transposed,
+// output_padding, groups, benchmark, deterministic, cudnn_enabled[, allow_tf32])
+template <int NumArgs>
+void underscore_convolution(Stack& s) {
+  IValue* a = last(s, NumArgs);
+  Tensor out = convolution(a[0].to_tensor(), a[1].to_tensor(), optional_tensor(a[2]),
+                           int_list(a[3]), int_list(a[4]), int_list(a[5]), a[6].to_bool(),
+                           int_list(a[7]), a[8].to_int());
+  drop(s, NumArgs);
+  s.emplace_back(std::move(out));
+}
+
+IValue ints(std::initializer_list<std::int64_t> values) {
+  IValueList items;
+  for (auto v : values) items.emplace_back(v);
+  return IValue::list(std::move(items));
+}
+
+}  // namespace
+
+void register_conv_ops(OperatorRegistry& r) {
+  r.add({"aten::conv2d", 7, {IValue(), ints({1, 1}), ints({0, 0}), ints({1, 1}), IValue(1)},
+         conv_nd<2>});
+  r.add({"aten::conv1d", 7, {IValue(), ints({1}), ints({0}), ints({1}), IValue(1)}, conv_nd<1>});
+  r.add({"aten::conv2d.padding", 7,
+         {IValue(), ints({1, 1}), IValue::string("valid"), ints({1, 1}), IValue(1)},
+         conv_nd_padding_mode<2>});
+  r.add({"aten::conv1d.padding", 7,
+         {IValue(), ints({1}), IValue::string("valid"), ints({1}), IValue(1)},
+         conv_nd_padding_mode<1>});
+  r.add({"aten::_convolution", 13, {}, underscore_convolution<13>});
+  r.add({"aten::_convolution.deprecated", 12, {}, underscore_convolution<12>});
+}
+
+}  // namespace symbolite::ops::nn

@@ -1,0 +1,516 @@
+// Elementwise tensor arithmetic, comparisons and activations, with PyTorch 1.13's type
+// promotion (type_promotion.h), broadcasting and messages.
+//
+// A binary op computes in the common dtype of its operands into a new contiguous tensor of
+// the broadcast shape. In-place variants compute out of place, then write into self
+// (assign_in_place: PyTorch's shape and cast checks; copy-on-write for read-only parameters).
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/common/elementwise_loops.h"
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
+#include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/vector_math.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+
+DType common_dtype(const Tensor& a, const Tensor& b) {
+  return ResultType().tensor(a).tensor(b).result();
+}
+
+// A Scalar operand as PyTorch wraps it: a zero-dim tensor of the Scalar's dtype; the
+// promotion must go through ResultType::scalar, which callers do via `common_with_scalar`.
+DType common_with_scalar(const Tensor& a, const IValue& s) {
+  return ResultType().tensor(a).scalar(s).result();
+}
+
+// PyTorch's alpha_check.
+void check_alpha(DType common, const IValue& alpha) {
+  if (alpha.is(IValue::Kind::kBool) && common != DType::kBool) {
+    fail("Boolean alpha only supported for Boolean results.");
+  }
+  if (!is_floating(common) && alpha.is(IValue::Kind::kDouble)) {
+    fail("For integral input tensors, argument alpha must not be a floating point number.");
+  }
+}
+
+// PyTorch's sub_check (a Scalar operand counts with its own dtype).
+void check_sub(DType a, DType b) {
+  if (a == DType::kBool && b == DType::kBool) {
+    fail("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+         "`logical_xor()` operator instead.");
+  }
+  if (a == DType::kBool || b == DType::kBool) {
+    fail("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+         "to invert a mask, use the `~` or `logical_not()` operator instead.");
+  }
+}
+
+// a + alpha * b in `common`; `negate` for sub (a - alpha * b).
+Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& alpha,
+                bool negate) {
+  std::vector<std::int64_t> shape = tensor::broadcast_shapes(a.sizes(), b.sizes());
+  (void)shape;
+  check_alpha(common, alpha);
+  return dispatch_all(common, "add", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      bool al = scalar_as<bool>(alpha);
+      return binary_kernel(a, b, common, "add",
+                           [al](bool x, bool y) -> bool { return x || (al && y); });
+    } else {
+      T al = scalar_as<T>(alpha);
+      if (negate) al = static_cast<T>(-al);
+      if (al == T{1}) {
+        return binary_kernel(a, b, common, "add",
+                             [](T x, T y) -> T { return static_cast<T>(x + y); });
+      }
+      return binary_kernel(a, b, common, "add",
+                           [al](T x, T y) -> T { return static_cast<T>(x + al * y); });
+    }
+  });
+}
+
+// The operand pair of a `.Tensor` or `.Scalar` overload.
+struct Operands {
+  Tensor a;
+  Tensor b;
+  DType common;
+};
+
+Operands tensor_operands(const IValue& self, const IValue& other) {
+  const Tensor& a = self.to_tensor();
+  const Tensor& b = other.to_tensor();
+  return {a, b, common_dtype(a, b)};
+}
+
+Operands scalar_operands(const IValue& self, const IValue& other) {
+  const Tensor& a = self.to_tensor();
+  DType common = common_with_scalar(a, other);
+  return {a, scalar_tensor(other, common), common};
+}
+
+Tensor add_op(const Operands& o, const IValue& alpha) {
+  return add_impl(o.a, o.b, o.common, alpha, false);
+}
+
+Tensor sub_op(const Operands& o, DType other_dtype, const IValue& alpha) {
+  check_sub(o.a.dtype(), other_dtype);
+  return add_impl(o.a, o.b, o.common, alpha, true);
+}
+
+Tensor mul_op(const Operands& o) {
+  return dispatch_all(o.common, "mul", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      return binary_kernel(o.a, o.b, o.common, "mul", [](bool x, bool y) { return x && y; });
+    } else {
+      return binary_kernel(o.a, o.b, o.common, "mul",
+                           [](T x, T y) -> T { return static_cast<T>(x * y); });
+    }
+  });
+}
+
+// True division: integral and bool operands compute in the default float dtype.
+Tensor div_op(const Operands& o) {
+  DType compute = is_floating(o.common) ? o.common : DType::kFloat32;
+  return dispatch_floating(compute, "div_true_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return binary_kernel(o.a, o.b, compute, "div", [](T x, T y) -> T { return x / y; });
+  });
+}
+
+template <typename Cmp>
+Tensor compare_op(const Operands& o, std::string_view kernel) {
+  return dispatch_all(o.common, kernel, [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return binary_kernel(o.a, o.b, o.common, kernel,
+                         [](T x, T y) -> bool { return Cmp{}(x, y); });
+  });
+}
+
+// --- kernels ---------------------------------------------------------------------------
+
+void add_tensor(Stack& s) {
+  IValue alpha = pop(s), other = pop(s), self = pop(s);
+  s.emplace_back(add_op(tensor_operands(self, other), alpha));
+}
+void add_scalar(Stack& s) {
+  IValue alpha = pop(s), other = pop(s), self = pop(s);
+  s.emplace_back(add_op(scalar_operands(self, other), alpha));
+}
+void sub_tensor(Stack& s) {
+  IValue alpha = pop(s), other = pop(s), self = pop(s);
+  s.emplace_back(sub_op(tensor_operands(self, other), other.to_tensor().dtype(), alpha));
+}
+void sub_scalar(Stack& s) {
+  IValue alpha = pop(s), other = pop(s), self = pop(s);
+  s.emplace_back(sub_op(scalar_operands(self, other), scalar_dtype(other), alpha));
+}
+// rsub(self, other, alpha) = other - alpha * self
+void rsub_tensor(Stack& s) {
+  IValue alpha = pop(s), other = pop(s), self = pop(s);
+  s.emplace_back(sub_op(tensor_operands(other, self), self.to_tensor().dtype(), alpha));
+}
+void rsub_scalar(Stack& s) {
+  IValue alpha = pop(s), other = pop(s), self = pop(s);
+  Operands o = scalar_operands(self, other);
+  check_sub(scalar_dtype(other), o.a.dtype());
+  s.emplace_back(add_impl(o.b, o.a, o.common, alpha, true));
+}
+void mul_tensor(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  s.emplace_back(mul_op(tensor_operands(self, other)));
+}
+void mul_scalar(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  s.emplace_back(mul_op(scalar_operands(self, other)));
+}
+void div_tensor(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  s.emplace_back(div_op(tensor_operands(self, other)));
+}
+void div_scalar(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  s.emplace_back(div_op(scalar_operands(self, other)));
+}
+
+// In place: PyTorch checks the written-to tensor for internal overlap first, then shapes and
+// the cast (push_in_place).
+void add__tensor(Stack& s) {
+  IValue alpha = pop(s), other = pop(s), self = pop(s);
+  check_no_internal_overlap(self.to_tensor());
+  push_in_place(s, self, add_op(tensor_operands(self, other), alpha));
+}
+void add__scalar(Stack& s) {
+  IValue alpha = pop(s), other = pop(s), self = pop(s);
+  check_no_internal_overlap(self.to_tensor());
+  push_in_place(s, self, add_op(scalar_operands(self, other), alpha));
+}
+void sub__tensor(Stack& s) {
+  IValue alpha = pop(s), other = pop(s), self = pop(s);
+  check_no_internal_overlap(self.to_tensor());
+  push_in_place(s, self, sub_op(tensor_operands(self, other), other.to_tensor().dtype(), alpha));
+}
+void sub__scalar(Stack& s) {
+  IValue alpha = pop(s), other = pop(s), self = pop(s);
+  check_no_internal_overlap(self.to_tensor());
+  push_in_place(s, self, sub_op(scalar_operands(self, other), scalar_dtype(other), alpha));
+}
+void mul__tensor(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  check_no_internal_overlap(self.to_tensor());
+  push_in_place(s, self, mul_op(tensor_operands(self, other)));
+}
+void mul__scalar(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  check_no_internal_overlap(self.to_tensor());
+  push_in_place(s, self, mul_op(scalar_operands(self, other)));
+}
+void div__tensor(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  check_no_internal_overlap(self.to_tensor());
+  push_in_place(s, self, div_op(tensor_operands(self, other)));
+}
+void div__scalar(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  check_no_internal_overlap(self.to_tensor());
+  push_in_place(s, self, div_op(scalar_operands(self, other)));
+}
+
+template <typename Cmp, const char* kKernel>
+void compare_tensor(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  s.emplace_back(compare_op<Cmp>(tensor_operands(self, other), kKernel));
+}
+template <typename Cmp, const char* kKernel>
+void compare_scalar(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  s.emplace_back(compare_op<Cmp>(scalar_operands(self, other), kKernel));
+}
+
+constexpr char kEq[] = "eq_cpu";
+constexpr char kNe[] = "ne_cpu";
+constexpr char kLt[] = "lt_cpu";
+constexpr char kLe[] = "le_cpu";
+constexpr char kGt[] = "gt_cpu";
+constexpr char kGe[] = "ge_cpu";
+
+// --- unary ------------------------------------------------------------------------------
+
+// Ops with a vectorized float32 implementation (vector_math.h) take it for contiguous input.
+template <typename Op>
+concept HasVectorF32 = requires(const float* in, float* out, std::int64_t n) {
+  Op::vector_f32(in, out, n);
+};
+
+template <typename Op>
+std::optional<Tensor> try_vector_f32(const Tensor& x) {
+  if constexpr (HasVectorF32<Op>) {
+    if (x.dtype() == DType::kFloat32 && x.is_contiguous()) {
+      Tensor out = Tensor::uninitialized(x.sizes(), DType::kFloat32);
+      Op::vector_f32(x.data<float>(), out.mutable_data<float>(), x.numel());
+      return out;
+    }
+  }
+  return std::nullopt;
+}
+
+// Floating unary ops that promote integral and bool inputs to the default float dtype
+// (sigmoid, tanh).
+template <typename Op>
+Tensor unary_float(const Tensor& x, std::string_view kernel, Op op) {
+  DType compute = is_floating(x.dtype()) ? x.dtype() : DType::kFloat32;
+  if (!is_floating(x.dtype()) && x.dtype() != DType::kBool && !is_integral(x.dtype())) {
+    not_implemented(kernel, x.dtype());
+  }
+  Tensor in = x.dtype() == compute ? x : to_dtype(x, compute);
+  return dispatch_floating(compute, kernel, [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return unary_same<T>(in, [&](T v) { return static_cast<T>(op(v)); });
+  });
+}
+
+// Floating-only unary ops (hardswish, silu, gelu, ...): other dtypes fail as PyTorch's
+// dispatch does.
+template <typename Op>
+Tensor unary_floating_only(const Tensor& x, std::string_view kernel, Op op) {
+  if (auto fast = try_vector_f32<Op>(x)) return std::move(*fast);
+  return dispatch_floating(x.dtype(), kernel, [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return unary_same<T>(x, [&](T v) { return static_cast<T>(op(v)); });
+  });
+}
+
+struct Sigmoid {
+  template <typename T> T operator()(T v) const { return T(1) / (T(1) + std::exp(-v)); }
+  static void vector_f32(const float* in, float* out, std::int64_t n) { vec::sigmoid_f32(in, out, n); }
+};
+struct Tanh {
+  template <typename T> T operator()(T v) const { return std::tanh(v); }
+  static void vector_f32(const float* in, float* out, std::int64_t n) { vec::tanh_f32(in, out, n); }
+};
+struct Hardswish {
+  template <typename T> T operator()(T v) const {
+    return v * std::min(std::max(v + T(3), T(0)), T(6)) / T(6);
+  }
+  static void vector_f32(const float* in, float* out, std::int64_t n) {
+    vec::hardswish_f32(in, out, n);
+  }
+};
+struct Hardsigmoid {
+  template <typename T> T operator()(T v) const {
+    return std::min(std::max(v + T(3), T(0)), T(6)) / T(6);
+  }
+};
+struct Silu {
+  template <typename T> T operator()(T v) const { return v / (T(1) + std::exp(-v)); }
+  static void vector_f32(const float* in, float* out, std::int64_t n) { vec::silu_f32(in, out, n); }
+};
+
+Tensor relu_impl(const Tensor& x) {
+  if (x.dtype() == DType::kBool) fail("Boolean inputs not supported for relu");
+  return dispatch_numeric(x.dtype(), "clamp_min_scalar_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return unary_same<T>(x, [](T v) { return v < T(0) ? T(0) : v; });
+  });
+}
+
+Tensor hardtanh_impl(const Tensor& x, const IValue& min_val, const IValue& max_val) {
+  if (x.dtype() == DType::kBool) fail("Bool inputs not supported for hardtanh");
+  return dispatch_numeric(x.dtype(), "clamp_scalar_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    T lo = scalar_as<T>(min_val);
+    T hi = scalar_as<T>(max_val);
+    return unary_same<T>(x, [lo, hi](T v) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(v)) return v;
+      }
+      return std::min(std::max(v, lo), hi);
+    });
+  });
+}
+
+Tensor gelu_impl(const Tensor& x, const std::string& approximate) {
+  if (approximate != "none" && approximate != "tanh") {
+    fail("approximate argument must be either none or tanh.");
+  }
+  bool tanh_approx = approximate == "tanh";
+  return unary_floating_only(x, "GeluKernelImpl", [tanh_approx](auto v) {
+    using T = decltype(v);
+    double d = static_cast<double>(v);
+    if (tanh_approx) {
+      constexpr double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5;  // sqrt(2 / pi)
+      double inner = kBeta * (d + 0.044715 * d * d * d);
+      return static_cast<T>(0.5 * d * (1.0 + std::tanh(inner)));
+    }
+    return static_cast<T>(d * 0.5 * (1.0 + std::erf(d * M_SQRT1_2)));
+  });
+}
+
+// Computed in double (then rounded) unless a vectorized float32 path applies.
+template <typename Op, const char* kKernel>
+Tensor float_unary_impl(const Tensor& x) {
+  if (auto fast = try_vector_f32<Op>(x)) return std::move(*fast);
+  return unary_float(x, kKernel, [](auto v) {
+    using T = decltype(v);
+    return static_cast<T>(Op{}(static_cast<double>(v)));
+  });
+}
+template <typename Op, const char* kKernel>
+void float_unary(Stack& s) {
+  IValue self = pop(s);
+  s.emplace_back(float_unary_impl<Op, kKernel>(self.to_tensor()));
+}
+// In-place float32 ops on a writable contiguous tensor write straight into it (every alias
+// sees the values, as in PyTorch); anything else computes a result and assigns it.
+bool writes_in_place(const Tensor& t) {
+  return t.dtype() == DType::kFloat32 && t.is_contiguous() && !t.storage().is_view();
+}
+
+template <typename Op, const char* kKernel>
+void float_unary_(Stack& s) {
+  IValue self = pop(s);
+  const Tensor& t = self.to_tensor();
+  if constexpr (HasVectorF32<Op>) {
+    if (writes_in_place(t)) {
+      float* p = t.mutable_data<float>();
+      Op::vector_f32(p, p, t.numel());
+      s.push_back(std::move(self));
+      return;
+    }
+  }
+  push_in_place(s, self, float_unary_impl<Op, kKernel>(t));
+}
+template <typename Op, const char* kKernel>
+void floating_only(Stack& s) {
+  IValue self = pop(s);
+  s.emplace_back(unary_floating_only(self.to_tensor(), kKernel, Op{}));
+}
+template <typename Op, const char* kKernel>
+void floating_only_(Stack& s) {
+  IValue self = pop(s);
+  const Tensor& t = self.to_tensor();
+  if (writes_in_place(t)) {
+    float* p = t.mutable_data<float>();
+    if constexpr (HasVectorF32<Op>) {
+      Op::vector_f32(p, p, t.numel());
+    } else {
+      Op op;
+      for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<float>(op(p[i]));
+    }
+    s.push_back(std::move(self));
+    return;
+  }
+  push_in_place(s, self, unary_floating_only(t, kKernel, Op{}));
+}
+
+constexpr char kSigmoid[] = "sigmoid_cpu";
+constexpr char kTanh[] = "tanh_cpu";
+constexpr char kHardswish[] = "hardswish_cpu";
+constexpr char kHardsigmoid[] = "hardsigmoid_cpu";
+constexpr char kSilu[] = "silu_cpu";
+
+void relu(Stack& s) { s.emplace_back(relu_impl(pop(s).to_tensor())); }
+void relu_(Stack& s) {
+  IValue self = pop(s);
+  const Tensor& t = self.to_tensor();
+  if (writes_in_place(t)) {
+    float* p = t.mutable_data<float>();
+    for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = p[i] < 0.0f ? 0.0f : p[i];
+    s.push_back(std::move(self));
+    return;
+  }
+  push_in_place(s, self, relu_impl(t));
+}
+void hardtanh(Stack& s) {
+  IValue hi = pop(s), lo = pop(s), self = pop(s);
+  s.emplace_back(hardtanh_impl(self.to_tensor(), lo, hi));
+}
+void hardtanh_(Stack& s) {
+  IValue hi = pop(s), lo = pop(s), self = pop(s);
+  push_in_place(s, self, hardtanh_impl(self.to_tensor(), lo, hi));
+}
+void gelu(Stack& s) {
+  IValue approximate = pop(s), self = pop(s);
+  s.emplace_back(gelu_impl(self.to_tensor(), approximate.to_string()));
+}
+void gelu_(Stack& s) {
+  IValue approximate = pop(s), self = pop(s);
+  push_in_place(s, self, gelu_impl(self.to_tensor(), approximate.to_string()));
+}
+void neg(Stack& s) {
+  const Tensor x = pop(s).to_tensor();
+  if (x.dtype() == DType::kBool) {
+    fail("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+         "invert a mask, use the `~` or `logical_not()` operator instead.");
+  }
+  s.emplace_back(dispatch_numeric(x.dtype(), "neg_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return unary_same<T>(x, [](T v) { return static_cast<T>(-v); });
+  }));
+}
+
+}  // namespace
+
+void register_elementwise_ops(OperatorRegistry& r) {
+  IValue one(std::int64_t{1});
+  r.add({"aten::add.Tensor", 3, {one}, add_tensor});
+  r.add({"aten::add.Scalar", 3, {one}, add_scalar});
+  r.add({"aten::sub.Tensor", 3, {one}, sub_tensor});
+  r.add({"aten::sub.Scalar", 3, {one}, sub_scalar});
+  r.add({"aten::rsub.Tensor", 3, {one}, rsub_tensor});
+  r.add({"aten::rsub.Scalar", 3, {one}, rsub_scalar});
+  r.add({"aten::mul.Tensor", 2, {}, mul_tensor});
+  r.add({"aten::mul.Scalar", 2, {}, mul_scalar});
+  r.add({"aten::div.Tensor", 2, {}, div_tensor});
+  r.add({"aten::div.Scalar", 2, {}, div_scalar});
+  r.add({"aten::add_.Tensor", 3, {one}, add__tensor});
+  r.add({"aten::add_.Scalar", 3, {one}, add__scalar});
+  r.add({"aten::sub_.Tensor", 3, {one}, sub__tensor});
+  r.add({"aten::sub_.Scalar", 3, {one}, sub__scalar});
+  r.add({"aten::mul_.Tensor", 2, {}, mul__tensor});
+  r.add({"aten::mul_.Scalar", 2, {}, mul__scalar});
+  r.add({"aten::div_.Tensor", 2, {}, div__tensor});
+  r.add({"aten::div_.Scalar", 2, {}, div__scalar});
+
+  r.add({"aten::eq.Tensor", 2, {}, compare_tensor<std::equal_to<>, kEq>});
+  r.add({"aten::ne.Tensor", 2, {}, compare_tensor<std::not_equal_to<>, kNe>});
+  r.add({"aten::lt.Tensor", 2, {}, compare_tensor<std::less<>, kLt>});
+  r.add({"aten::le.Tensor", 2, {}, compare_tensor<std::less_equal<>, kLe>});
+  r.add({"aten::gt.Tensor", 2, {}, compare_tensor<std::greater<>, kGt>});
+  r.add({"aten::ge.Tensor", 2, {}, compare_tensor<std::greater_equal<>, kGe>});
+  r.add({"aten::eq.Scalar", 2, {}, compare_scalar<std::equal_to<>, kEq>});
+  r.add({"aten::ne.Scalar", 2, {}, compare_scalar<std::not_equal_to<>, kNe>});
+  r.add({"aten::lt.Scalar", 2, {}, compare_scalar<std::less<>, kLt>});
+  r.add({"aten::le.Scalar", 2, {}, compare_scalar<std::less_equal<>, kLe>});
+  r.add({"aten::gt.Scalar", 2, {}, compare_scalar<std::greater<>, kGt>});
+  r.add({"aten::ge.Scalar", 2, {}, compare_scalar<std::greater_equal<>, kGe>});
+
+  r.add({"aten::relu", 1, {}, relu});
+  r.add({"aten::relu_", 1, {}, relu_});
+  r.add({"aten::sigmoid", 1, {}, float_unary<Sigmoid, kSigmoid>});
+  r.add({"aten::sigmoid_", 1, {}, float_unary_<Sigmoid, kSigmoid>});
+  r.add({"aten::tanh", 1, {}, float_unary<Tanh, kTanh>});
+  r.add({"aten::tanh_", 1, {}, float_unary_<Tanh, kTanh>});
+  r.add({"aten::hardswish", 1, {}, floating_only<Hardswish, kHardswish>});
+  r.add({"aten::hardswish_", 1, {}, floating_only_<Hardswish, kHardswish>});
+  r.add({"aten::hardsigmoid", 1, {}, floating_only<Hardsigmoid, kHardsigmoid>});
+  r.add({"aten::hardsigmoid_", 1, {}, floating_only_<Hardsigmoid, kHardsigmoid>});
+  r.add({"aten::silu", 1, {}, floating_only<Silu, kSilu>});
+  r.add({"aten::silu_", 1, {}, floating_only_<Silu, kSilu>});
+  r.add({"aten::gelu", 2, {IValue::string("none")}, gelu});
+  r.add({"aten::gelu_", 2, {IValue::string("none")}, gelu_});
+  r.add({"aten::hardtanh", 3, {IValue(-1.0), IValue(1.0)}, hardtanh});
+  r.add({"aten::hardtanh_", 3, {IValue(-1.0), IValue(1.0)}, hardtanh_});
+  r.add({"aten::neg", 1, {}, neg});
+}
+
+}  // namespace symbolite::ops

@@ -1,0 +1,381 @@
+// Matrix products: mm, mv/dot (through matmul), matmul, linear, addmm, bmm.
+//
+// float32 and float64 go to the GEMMs of gemm.h (single-threaded: the runtime runs one op
+// at a time on one thread for now); integer dtypes use a plain loop, as PyTorch's own gemm
+// fallback does. Operands are passed to the GEMM in place when their strides are a
+// row-major or column-major matrix layout (a transposed weight, `weight.t()`, is just a
+// transposed operand); anything else is copied contiguous first.
+#include <fmt/format.h>
+
+#include <climits>
+
+#include "symbolite/ops/cpu/gemm.h"
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/kernel_runner.h"
+#include "symbolite/ops/registry/op_error.h"
+#include "symbolite/ops/common/tensor_args.h"
+#include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/tensor/broadcast.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+using Sizes = std::vector<std::int64_t>;
+
+// A 2-D operand as BLAS takes it: data, whether it is stored transposed, leading dimension.
+template <typename T>
+struct BlasMatrix {
+  Tensor holder;  // keeps a contiguous copy alive when one was needed
+  const T* data = nullptr;
+  bool trans = false;
+  std::int64_t ld = 1;
+};
+
+template <typename T>
+BlasMatrix<T> blas_matrix(const Tensor& t) {
+  std::int64_t r = t.sizes()[0], c = t.sizes()[1];
+  std::int64_t s0 = t.strides()[0], s1 = t.strides()[1];
+  BlasMatrix<T> m;
+  if ((c <= 1 || s1 == 1) && (r <= 1 || s0 >= std::max<std::int64_t>(c, 1))) {
+    m.holder = t;
+    m.ld = r <= 1 ? std::max<std::int64_t>(c, 1) : s0;
+  } else if ((r <= 1 || s0 == 1) && (c <= 1 || s1 >= std::max<std::int64_t>(r, 1))) {
+    m.holder = t;
+    m.trans = true;
+    m.ld = c <= 1 ? std::max<std::int64_t>(r, 1) : s1;
+  } else {
+    m.holder = t.contiguous();
+    m.ld = std::max<std::int64_t>(c, 1);
+  }
+  m.data = m.holder.template data<T>();
+  return m;
+}
+
+int blas_int(std::int64_t v) {
+  if (v > INT_MAX) fail(fmt::format("matrix dimension {} is too large for BLAS", v));
+  return static_cast<int>(v);
+}
+
+// C (m×n, row-major, ldc = n) = alpha * A·B + beta * C, for A (m×k) and B (k×n) of type T.
+// With beta == 0, C is not read.
+template <typename T>
+void gemm(const Tensor& a, const Tensor& b, T alpha, T beta, T* c) {
+  std::int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (std::int64_t i = 0; i < m * n; ++i) c[i] = beta == T(0) ? T(0) : beta * c[i];
+    return;
+  }
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    BlasMatrix<T> A = blas_matrix<T>(a), B = blas_matrix<T>(b);
+    for (std::int64_t dim : {m, n, k, A.ld, B.ld}) blas_int(dim);
+    if constexpr (std::is_same_v<T, float>) {
+      sgemm(A.trans, B.trans, m, n, k, alpha, A.data, A.ld, B.data, B.ld, beta, c, n);
+    } else {
+      dgemm(A.trans, B.trans, m, n, k, alpha, A.data, A.ld, B.data, B.ld, beta, c, n);
+    }
+  } else {
+    const T* pa = a.template data<T>();
+    const T* pb = b.template data<T>();
+    std::int64_t a0 = a.strides()[0], a1 = a.strides()[1];
+    std::int64_t b0 = b.strides()[0], b1 = b.strides()[1];
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        T dot = 0;
+        for (std::int64_t l = 0; l < k; ++l) {
+          dot = static_cast<T>(dot + pa[i * a0 + l * a1] * pb[l * b0 + j * b1]);
+        }
+        T& out = c[i * n + j];
+        out = beta == T(0) ? static_cast<T>(alpha * dot)
+                           : static_cast<T>(beta * out + alpha * dot);
+      }
+    }
+  }
+}
+
+// PyTorch's gemm kernels dispatch on the result dtype: bool and half have none.
+template <typename F>
+decltype(auto) dispatch_gemm(DType dtype, std::string_view kernel, F&& f) {
+  if (dtype == DType::kBool) not_implemented(kernel, dtype);
+  return dispatch_numeric(dtype, kernel, std::forward<F>(f));
+}
+
+void check_same_dtype(const Tensor& expected, const Tensor& found) {
+  if (expected.dtype() != found.dtype()) {
+    fail(fmt::format("expected scalar type {} but found {}",
+                     tensor::scalar_type_name(expected.dtype()),
+                     tensor::scalar_type_name(found.dtype())));
+  }
+}
+
+void check_mm_shapes(const Tensor& a, const Tensor& b) {
+  if (a.sizes()[1] != b.sizes()[0]) {
+    fail(fmt::format("mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", a.sizes()[0],
+                     a.sizes()[1], b.sizes()[0], b.sizes()[1]));
+  }
+}
+
+Tensor view_as(const Tensor& t, Sizes sizes, Sizes strides, std::int64_t offset) {
+  return Tensor::from_storage(t.storage(), t.dtype(), std::move(sizes), std::move(strides),
+                              offset);
+}
+
+// t with its last two dimensions swapped (PyTorch's .mT; .t() for a matrix).
+Tensor transpose_last(const Tensor& t) {
+  Sizes sizes = t.sizes(), strides = t.strides();
+  std::size_t n = sizes.size();
+  std::swap(sizes[n - 1], sizes[n - 2]);
+  std::swap(strides[n - 1], strides[n - 2]);
+  return view_as(t, sizes, strides, t.storage_offset());
+}
+
+// A contiguous tensor of `sizes` with t's elements (row-major order); a view when t is
+// contiguous already.
+Tensor reshaped(const Tensor& t, Sizes sizes) {
+  Tensor c = t.contiguous();
+  Sizes strides = tensor::contiguous_strides(sizes);
+  return view_as(c, std::move(sizes), std::move(strides), c.storage_offset());
+}
+
+Tensor mm_impl(const Tensor& a, const Tensor& b) {
+  if (a.dim() != 2) fail("self must be a matrix");
+  if (b.dim() != 2) fail("mat2 must be a matrix");
+  check_mm_shapes(a, b);
+  return dispatch_gemm(a.dtype(), "addmm_impl_cpu_", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    check_same_dtype(a, b);
+    Tensor out = Tensor::empty({a.sizes()[0], b.sizes()[1]}, a.dtype());
+    gemm<T>(a, b, T(1), T(0), out.template mutable_data<T>());
+    return out;
+  });
+}
+
+Tensor mv_impl(const Tensor& mat, const Tensor& vec) {
+  if (mat.sizes()[1] != vec.sizes()[0]) {
+    fail(fmt::format("size mismatch, got {}, {}x{},{}", mat.sizes()[0], mat.sizes()[0],
+                     mat.sizes()[1], vec.sizes()[0]));
+  }
+  return dispatch_gemm(mat.dtype(), "addmv_impl_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    check_same_dtype(mat, vec);
+    Tensor col = view_as(vec, {vec.sizes()[0], 1}, {vec.strides()[0], 1}, vec.storage_offset());
+    Tensor out = Tensor::empty({mat.sizes()[0]}, mat.dtype());
+    gemm<T>(mat, col, T(1), T(0), out.template mutable_data<T>());
+    return out;
+  });
+}
+
+Tensor dot_impl(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype()) {
+    fail(fmt::format("dot : expected both vectors to have same dtype, but found {} and {}",
+                     tensor::scalar_type_name(a.dtype()), tensor::scalar_type_name(b.dtype())));
+  }
+  if (a.numel() != b.numel()) {
+    fail(fmt::format("inconsistent tensor size, expected tensor [{}] and src [{}] to have the "
+                     "same number of elements, but got {} and {} elements respectively",
+                     a.numel(), b.numel(), a.numel(), b.numel()));
+  }
+  return dispatch_gemm(a.dtype(), "dot", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    Tensor row = view_as(a, {1, a.sizes()[0]}, {1, a.strides()[0]}, a.storage_offset());
+    Tensor col = view_as(b, {b.sizes()[0], 1}, {b.strides()[0], 1}, b.storage_offset());
+    Tensor out = Tensor::empty({}, a.dtype());
+    gemm<T>(row, col, T(1), T(0), out.template mutable_data<T>());
+    return out;
+  });
+}
+
+Tensor bmm_impl(const Tensor& a, const Tensor& b) {
+  if (a.dim() != 3) fail("batch1 must be a 3D tensor");
+  if (b.dim() != 3) fail("batch2 must be a 3D tensor");
+  std::int64_t bs = a.sizes()[0], m = a.sizes()[1], k = a.sizes()[2], n = b.sizes()[2];
+  if (b.sizes()[0] != bs || b.sizes()[1] != k) {
+    fail(fmt::format("Expected size for first two dimensions of batch2 tensor to be: [{}, {}] "
+                     "but got: [{}, {}].",
+                     bs, k, b.sizes()[0], b.sizes()[1]));
+  }
+  return dispatch_gemm(a.dtype(), "bmm", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    check_same_dtype(a, b);
+    Tensor out = Tensor::empty({bs, m, n}, a.dtype());
+    T* dst = out.template mutable_data<T>();
+    for (std::int64_t i = 0; i < bs; ++i) {
+      Tensor ai = view_as(a, {m, k}, {a.strides()[1], a.strides()[2]},
+                          a.storage_offset() + i * a.strides()[0]);
+      Tensor bi = view_as(b, {k, n}, {b.strides()[1], b.strides()[2]},
+                          b.storage_offset() + i * b.strides()[0]);
+      gemm<T>(ai, bi, T(1), T(0), dst + i * m * n);
+    }
+    return out;
+  });
+}
+
+// at::expand's check and message, then a new contiguous tensor of `t` expanded to `sizes`
+// (always a copy: addmm writes its result into it).
+Tensor expand_copy(const Tensor& t, const Sizes& sizes) {
+  if (t.dim() > static_cast<std::int64_t>(sizes.size())) {
+    fail(fmt::format("expand(torch.{}Tensor{{{}}}, size={}): the number of sizes provided ({}) "
+                     "must be greater or equal to the number of dimensions in the tensor ({})",
+                     tensor::scalar_type_name(t.dtype()), tensor::format_sizes(t.sizes()),
+                     tensor::format_sizes(sizes), sizes.size(), t.dim()));
+  }
+  Sizes strides(sizes.size(), 0);
+  std::size_t shift = sizes.size() - t.sizes().size();
+  for (std::size_t d = 0; d < t.sizes().size(); ++d) {
+    std::int64_t have = t.sizes()[d], want = sizes[d + shift];
+    if (have == want) {
+      strides[d + shift] = t.strides()[d];
+    } else if (have != 1) {
+      fail(fmt::format("The expanded size of the tensor ({}) must match the existing size ({}) "
+                       "at non-singleton dimension {}.  Target sizes: {}.  Tensor sizes: {}",
+                       want, have, d + shift, tensor::format_sizes(sizes),
+                       tensor::format_sizes(t.sizes())));
+    }
+  }
+  Tensor out = Tensor::empty(sizes, t.dtype());
+  copy_into(out, view_as(t, sizes, strides, t.storage_offset()));
+  return out;
+}
+
+Tensor addmm_impl(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const IValue& beta,
+                  const IValue& alpha) {
+  if (self.dtype() != mat2.dtype()) fail("self and mat2 must have the same dtype");
+  if (mat1.dtype() != mat2.dtype()) fail("mat1 and mat2 must have the same dtype");
+  if (mat1.dim() != 2) fail(fmt::format("mat1 must be a matrix, got {}-D tensor", mat1.dim()));
+  if (mat2.dim() != 2) fail(fmt::format("mat2 must be a matrix, got {}-D tensor", mat2.dim()));
+  check_mm_shapes(mat1, mat2);
+  Sizes out_sizes{mat1.sizes()[0], mat2.sizes()[1]};
+  Tensor bias = expand_copy(self, out_sizes);
+  return dispatch_gemm(mat1.dtype(), "addmm_impl_cpu_", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    T b = scalar_as<T>(beta), a = scalar_as<T>(alpha);
+    Tensor out = b == T(0) ? Tensor::empty(out_sizes, mat1.dtype()) : bias;
+    gemm<T>(mat1, mat2, a, b, out.template mutable_data<T>());
+    return out;
+  });
+}
+
+// PyTorch 1.13's should_fold: multiply a batch of matrices by one matrix (or vector) as one
+// big mm, unless the batch is a transposed layout better left to bmm.
+bool should_fold(const Tensor& t1, std::int64_t dim2) {
+  if (t1.dim() >= 3 && (dim2 == 1 || dim2 == 2)) {
+    const auto& sz = t1.sizes();
+    const auto& st = t1.strides();
+    return !(t1.dim() == 3 && dim2 == 2 && st.back() != 1 && st.front() == sz[1] * sz[2]);
+  }
+  return false;
+}
+
+Tensor matmul_impl(const Tensor& t1, const Tensor& t2) {
+  std::int64_t d1 = t1.dim(), d2 = t2.dim();
+  if (d1 == 0 || d2 == 0) {
+    fail(fmt::format("both arguments to matmul need to be at least 1D, but they are {}D and {}D",
+                     d1, d2));
+  }
+  if (d1 == 1 && d2 == 1) return dot_impl(t1, t2);
+  if (d1 == 2 && d2 == 1) return mv_impl(t1, t2);
+  if (d1 == 1 && d2 == 2) {
+    Tensor row = view_as(t1, {1, t1.sizes()[0]}, {1, t1.strides()[0]}, t1.storage_offset());
+    Tensor r = mm_impl(row, t2);
+    return view_as(r, {r.sizes()[1]}, {1}, 0);
+  }
+  if (d1 == 2 && d2 == 2) return mm_impl(t1, t2);
+  if (should_fold(t1, d2) || should_fold(t2, d1)) {
+    bool transpose = d2 > d1;
+    Tensor a = transpose ? transpose_last(t2) : t1;
+    Tensor b = !transpose ? t2 : (d1 == 2 ? transpose_last(t1) : t1);
+    Sizes out_shape(a.sizes().begin(), a.sizes().end() - 1);
+    std::int64_t folded = tensor::checked_numel(out_shape);
+    bool b_matrix = b.dim() == 2;
+    if (b_matrix) out_shape.push_back(b.sizes()[1]);
+    Tensor a_folded = reshaped(a, {folded, a.sizes().back()});
+    Tensor r = b_matrix ? mm_impl(a_folded, b) : mv_impl(a_folded, b);
+    Tensor out = reshaped(r, out_shape);
+    return transpose && b_matrix ? transpose_last(out) : out;
+  }
+  // Batched: broadcast the batch dimensions, then bmm.
+  std::int64_t n = d1 > 1 ? t1.sizes()[static_cast<std::size_t>(d1 - 2)] : 1;
+  std::int64_t m1 = t1.sizes().back();
+  Sizes batch1(t1.sizes().begin(), t1.sizes().begin() + std::max<std::int64_t>(d1 - 2, 0));
+  std::int64_t m2 = d2 > 1 ? t2.sizes()[static_cast<std::size_t>(d2 - 2)] : t2.sizes()[0];
+  std::int64_t p = d2 > 1 ? t2.sizes().back() : 1;
+  Sizes batch2(t2.sizes().begin(), t2.sizes().begin() + std::max<std::int64_t>(d2 - 2, 0));
+  Sizes out_shape = tensor::broadcast_shapes(batch1, batch2);
+  std::int64_t batch = tensor::checked_numel(out_shape);
+  Sizes e1 = out_shape;
+  e1.insert(e1.end(), {n, m1});
+  Tensor a = reshaped(expand_copy(t1, e1), {batch, n, m1});
+  Sizes e2 = out_shape;
+  if (d2 == 1) {
+    e2.push_back(m2);
+  } else {
+    e2.insert(e2.end(), {m2, p});
+  }
+  Tensor b = reshaped(expand_copy(t2, e2), {batch, m2, p});
+  if (d1 > 1) out_shape.push_back(n);
+  if (d2 > 1) out_shape.push_back(p);
+  return reshaped(bmm_impl(a, b), out_shape);
+}
+
+// weight.t() (t() accepts at most 2-D; 1-D and 0-D are returned as they are).
+Tensor t_of(const Tensor& w) {
+  if (w.dim() > 2) {
+    fail(fmt::format("t() expects a tensor with <= 2 dimensions, but self is {}D", w.dim()));
+  }
+  return w.dim() < 2 ? w : transpose_last(w);
+}
+
+Tensor linear_impl(const Tensor& input, const Tensor& weight, const IValue& bias) {
+  IValue one(std::int64_t{1});
+  if (!bias.is_none()) {
+    const Tensor& b = bias.to_tensor();
+    if (input.dim() == 2) return addmm_impl(b, input, t_of(weight), one, one);
+    if (input.dim() == 3 && input.is_contiguous()) {
+      const Sizes& s = input.sizes();
+      Tensor flat = reshaped(input, {s[0] * s[1], s[2]});
+      Tensor r = addmm_impl(b, flat, t_of(weight), one, one);
+      return reshaped(r, {s[0], s[1], r.sizes()[1]});
+    }
+  }
+  Tensor out = matmul_impl(input, t_of(weight));
+  if (!bias.is_none()) return run_op("aten::add_.Tensor", {out, bias}).to_tensor();
+  return out;
+}
+
+// --- kernels ---------------------------------------------------------------------------
+
+void mm(Stack& s) {
+  IValue b = pop(s), a = pop(s);
+  s.emplace_back(mm_impl(a.to_tensor(), b.to_tensor()));
+}
+void matmul(Stack& s) {
+  IValue b = pop(s), a = pop(s);
+  s.emplace_back(matmul_impl(a.to_tensor(), b.to_tensor()));
+}
+void bmm(Stack& s) {
+  IValue b = pop(s), a = pop(s);
+  s.emplace_back(bmm_impl(a.to_tensor(), b.to_tensor()));
+}
+void addmm(Stack& s) {
+  IValue alpha = pop(s), beta = pop(s), mat2 = pop(s), mat1 = pop(s), self = pop(s);
+  s.emplace_back(addmm_impl(self.to_tensor(), mat1.to_tensor(), mat2.to_tensor(), beta, alpha));
+}
+void linear(Stack& s) {
+  IValue bias = pop(s), weight = pop(s), input = pop(s);
+  s.emplace_back(linear_impl(input.to_tensor(), weight.to_tensor(), bias));
+}
+
+}  // namespace
+
+void register_linear_algebra_ops(OperatorRegistry& r) {
+  IValue one(std::int64_t{1});
+  r.add({"aten::mm", 2, {}, mm});
+  r.add({"aten::matmul", 2, {}, matmul});
+  r.add({"aten::bmm", 2, {}, bmm});
+  r.add({"aten::addmm", 5, {one, one}, addmm});
+  r.add({"aten::linear", 3, {IValue()}, linear});
+}
+
+}  // namespace symbolite::ops

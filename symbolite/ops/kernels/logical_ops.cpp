@@ -1,0 +1,96 @@
+// Boolean and bitwise operators: `&` (__and__.Tensor), logical_not, and where (selection by
+// a boolean condition), with PyTorch 1.13's promotion, broadcasting and messages.
+#include <array>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/common/elementwise_loops.h"
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
+#include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/tensor/broadcast.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+
+// bitwise_and in the promoted dtype of both operands: bool and integers only.
+void and_tensor(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  const Tensor& a = self.to_tensor();
+  const Tensor& b = other.to_tensor();
+  DType common = ResultType().tensor(a).tensor(b).result();
+  s.emplace_back(dispatch_all(common, "bitwise_and_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      not_implemented("bitwise_and_cpu", common);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return binary_kernel(a, b, common, "bitwise_and_cpu", [](bool x, bool y) { return x && y; });
+    } else {
+      return binary_kernel(a, b, common, "bitwise_and_cpu",
+                           [](T x, T y) -> T { return static_cast<T>(x & y); });
+    }
+  }));
+}
+
+// Any dtype to bool: true where the element is zero (NaN is not).
+void logical_not(Stack& s) {
+  const Tensor x = pop(s).to_tensor();
+  s.emplace_back(dispatch_all(x.dtype(), "logical_not_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return unary_map<T>(x, [](T v) -> bool { return v == T{}; });
+  }));
+}
+
+// where.self(condition, self, other): the condition (bool, or uint8 as PyTorch still
+// accepts) picks self or other, all three broadcast in that order; the result has the
+// promoted dtype of self and other.
+void where_self(Stack& s) {
+  IValue other_v = pop(s), self_v = pop(s), cond_v = pop(s);
+  const Tensor& cond = cond_v.to_tensor();
+  DType dtype = ResultType().tensor(self_v.to_tensor()).tensor(other_v.to_tensor()).result();
+  if (cond.dtype() != DType::kBool && cond.dtype() != DType::kUInt8) {
+    fail(fmt::format("where expected condition to be a boolean tensor, but got a tensor with "
+                     "dtype {}",
+                     tensor::scalar_type_name(cond.dtype())));
+  }
+  auto as_dtype = [dtype](const Tensor& t) { return t.dtype() == dtype ? t : to_dtype(t, dtype); };
+  Tensor a = as_dtype(self_v.to_tensor());
+  Tensor b = as_dtype(other_v.to_tensor());
+  std::vector<std::int64_t> shape = tensor::broadcast_shapes(cond.sizes(), a.sizes());
+  shape = tensor::broadcast_shapes(shape, b.sizes());
+  Tensor out = Tensor::uninitialized(shape, dtype);
+  if (out.numel() == 0) {
+    s.emplace_back(std::move(out));
+    return;
+  }
+  auto so = tensor::contiguous_strides(shape);
+  auto sc = broadcast_strides(cond, shape);
+  auto sa = broadcast_strides(a, shape);
+  auto sb = broadcast_strides(b, shape);
+  std::array<const std::int64_t*, 4> strides{so.data(), sc.data(), sa.data(), sb.data()};
+  const std::uint8_t* c = cond.raw_data();  // bool and uint8 are one byte
+  dispatch_all(dtype, "where_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    T* dst = out.template mutable_data<T>();
+    const T* x = a.template data<T>();
+    const T* y = b.template data<T>();
+    for_each_offset<4>(shape, strides, [&](const std::array<std::int64_t, 4>& o) {
+      dst[o[0]] = c[o[1]] != 0 ? x[o[2]] : y[o[3]];
+    });
+  });
+  s.emplace_back(std::move(out));
+}
+
+}  // namespace
+
+void register_logical_ops(OperatorRegistry& r) {
+  r.add({"aten::__and__.Tensor", 2, {}, and_tensor});
+  r.add({"aten::logical_not", 1, {}, logical_not});
+  r.add({"aten::where.self", 3, {}, where_self});
+}
+
+}  // namespace symbolite::ops

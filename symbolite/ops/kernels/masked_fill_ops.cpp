@@ -1,0 +1,103 @@
+// aten::masked_fill (.Scalar and .Tensor): `self` broadcast with `mask`, copied, and `value`
+// written where the mask is set. PyTorch 1.13's order of checks and messages: broadcasting
+// (mask is tensor a), the 0-dim value tensor, then the checked conversion of the value to
+// self's dtype ("value cannot be converted to type int64_t without overflow").
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/common/checked_scalar.h"
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
+#include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/support/error.h"
+#include "symbolite/tensor/broadcast.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+using Sizes = std::vector<std::int64_t>;
+
+// The broadcast shape of mask and self, PyTorch's expand_outplace(mask, self).
+Sizes broadcast_mask(const Tensor& mask, const Tensor& self) {
+  try {
+    return tensor::broadcast_shapes(mask.sizes(), self.sizes());
+  } catch (const Error& e) {
+    fail(e.message());
+  }
+}
+
+// The 0-dim value tensor's element as a Scalar IValue.
+IValue value_of(const Tensor& value) {
+  if (value.dim() != 0) {
+    fail(fmt::format("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                     "with {} dimension(s).", value.dim()));
+  }
+  Tensor v = value.contiguous();
+  switch (v.dtype()) {
+    case DType::kFloat32: return IValue(static_cast<double>(v.data<float>()[0]));
+    case DType::kFloat64: return IValue(v.data<double>()[0]);
+    case DType::kBool: return IValue(v.data<bool>()[0]);
+    default:
+      return dispatch_all(v.dtype(), "masked_fill", [&](auto tag) -> IValue {
+        using T = decltype(tag);
+        return IValue(static_cast<std::int64_t>(v.data<T>()[0]));
+      });
+  }
+}
+
+Tensor masked_fill_impl(const Tensor& self, const Tensor& mask, const IValue& value) {
+  Sizes sizes = broadcast_mask(mask, self);
+  if (mask.dtype() != DType::kBool && mask.dtype() != DType::kUInt8) {
+    throw Error(ErrorKind::kUnsupported,
+                fmt::format("aten::masked_fill: a {} mask is not supported (use a bool mask)",
+                            tensor::scalar_type_name(mask.dtype())));
+  }
+  return dispatch_all(self.dtype(), "masked_fill", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    T fill = checked_value<T>(value);
+    Tensor out = Tensor::uninitialized(sizes, self.dtype());
+    if (out.numel() == 0) return out;
+    T* dst = out.template mutable_data<T>();
+    auto self_strides = broadcast_strides(self, sizes);
+    auto mask_strides = broadcast_strides(mask, sizes);
+    auto out_strides = tensor::contiguous_strides(sizes);
+    const T* src = self.template data<T>();
+    const std::uint8_t* m = mask.raw_data();  // bool and uint8 are one byte
+    bool bad_mask = false;
+    std::array<const std::int64_t*, 3> strides{out_strides.data(), self_strides.data(),
+                                               mask_strides.data()};
+    for_each_offset<3>(sizes, strides, [&](const std::array<std::int64_t, 3>& o) {
+      std::uint8_t bit = m[o[2]];
+      bad_mask = bad_mask || bit > 1;
+      dst[o[0]] = bit != 0 ? fill : src[o[1]];
+    });
+    if (bad_mask) fail("Mask tensor can take 0 and 1 values only");
+    return out;
+  });
+}
+
+// aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value)
+void masked_fill_scalar(Stack& s) {
+  IValue value = pop(s), mask = pop(s), self = pop(s);
+  s.emplace_back(masked_fill_impl(self.to_tensor(), mask.to_tensor(), value));
+}
+
+// aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value)
+void masked_fill_tensor(Stack& s) {
+  IValue value = pop(s), mask = pop(s), self = pop(s);
+  broadcast_mask(mask.to_tensor(), self.to_tensor());  // PyTorch checks shapes first
+  s.emplace_back(masked_fill_impl(self.to_tensor(), mask.to_tensor(), value_of(value.to_tensor())));
+}
+
+}  // namespace
+
+void register_masking_ops(OperatorRegistry& r) {
+  r.add({"aten::masked_fill.Scalar", 3, {}, masked_fill_scalar});
+  r.add({"aten::masked_fill.Tensor", 3, {}, masked_fill_tensor});
+}
+
+}  // namespace symbolite::ops

@@ -1,0 +1,158 @@
+// Elementwise math beyond arithmetic: abs, exp, remainder (by a Scalar) and clamp_, with
+// PyTorch 1.13's dtypes, promotion and messages.
+#include <cmath>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/common/checked_scalar.h"
+#include "symbolite/ops/common/elementwise_loops.h"
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
+#include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/vector_math.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+
+// Every dtype but bool; integers wrap (abs of the most negative value is itself, as in
+// PyTorch), floats lose their sign bit (-0.0 and NaN included).
+Tensor abs_impl(const Tensor& x) {
+  if (x.dtype() == DType::kBool) not_implemented("abs_cpu", x.dtype());
+  return dispatch_numeric(x.dtype(), "abs_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      return unary_same<T>(x, [](T v) { return std::fabs(v); });
+    } else if constexpr (std::is_unsigned_v<T>) {
+      return unary_same<T>(x, [](T v) { return v; });
+    } else {
+      using U = std::make_unsigned_t<T>;
+      return unary_same<T>(x, [](T v) {
+        return v < 0 ? static_cast<T>(static_cast<U>(U{0} - static_cast<U>(v))) : v;
+      });
+    }
+  });
+}
+
+// Integral and bool inputs compute in the default float dtype. Contiguous float32 goes
+// through SLEEF (vector_math.h), as PyTorch's vectorized kernel does.
+Tensor exp_impl(const Tensor& x) {
+  if (!is_floating(x.dtype()) && !is_integral(x.dtype()) && x.dtype() != DType::kBool) {
+    not_implemented("exp_vml_cpu", x.dtype());
+  }
+  DType compute = is_floating(x.dtype()) ? x.dtype() : DType::kFloat32;
+  Tensor in = x.dtype() == compute ? x : to_dtype(x, compute);
+  if (compute == DType::kFloat32 && in.is_contiguous()) {
+    Tensor out = Tensor::uninitialized(in.sizes(), DType::kFloat32);
+    vec::exp_f32(in.data<float>(), out.mutable_data<float>(), in.numel());
+    return out;
+  }
+  return dispatch_floating(compute, "exp_vml_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return unary_same<T>(in, [](T v) { return std::exp(v); });
+  });
+}
+
+template <typename T>
+constexpr bool is_negative(T v) {
+  if constexpr (std::is_signed_v<T>) {
+    return v < 0;
+  } else {
+    (void)v;
+    return false;
+  }
+}
+
+// Python's modulo: the result takes the divisor's sign. Integers: a % b corrected towards
+// the divisor (division by zero is PyTorch's "ZeroDivisionError"); floats: fmod corrected
+// the same way, as PyTorch 1.13 computes it (so -0.0 % 2 stays -0.0).
+Tensor remainder_scalar_impl(const Tensor& self, const IValue& other) {
+  DType common = ResultType().tensor(self).scalar(other).result();
+  Tensor b = scalar_tensor(other, common);
+  if (common == DType::kBool) not_implemented("remainder_cpu", common);
+  return dispatch_numeric(common, "remainder_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      return binary_kernel(self, b, common, "remainder_cpu", [](T x, T y) -> T {
+        T mod = std::fmod(x, y);
+        if (mod != 0 && ((y < 0) != (mod < 0))) mod += y;
+        return mod;
+      });
+    } else {
+      if (self.numel() > 0 && *b.template data<T>() == T{0}) fail("ZeroDivisionError");
+      return binary_kernel(self, b, common, "remainder_cpu", [](T x, T y) -> T {
+        if constexpr (std::is_signed_v<T>) {
+          if (y == -1) return T{0};  // INT_MIN % -1 traps in C++
+        }
+        T r = static_cast<T>(x % y);
+        if (r != 0 && is_negative(r) != is_negative(y)) r = static_cast<T>(r + y);
+        return r;
+      });
+    }
+  });
+}
+
+// clamp_(self, min=None, max=None). PyTorch's order: at least one bound; the result type of
+// self and the bounds (Python numbers) must be self's own; no internal overlap; then each
+// bound converts to self's element type with an overflow check. NaN stays NaN; min > max
+// gives max everywhere.
+void clamp_(Stack& s) {
+  IValue max = pop(s), min = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  if (min.is_none() && max.is_none()) {
+    fail("torch.clamp: At least one of 'min' or 'max' must not be None");
+  }
+  DType result = t.dtype();
+  if (!is_floating(result)) {
+    ResultType rt;
+    rt.tensor(t);
+    if (!min.is_none()) rt.scalar(min);
+    if (!max.is_none()) rt.scalar(max);
+    result = rt.result();
+  }
+  if (result != t.dtype()) {
+    fail(fmt::format("result type {} can't be cast to the desired output type {}",
+                     tensor::scalar_type_name(result), tensor::type_meta_name(t.dtype())));
+  }
+  check_no_internal_overlap(t);
+  const char* kernel = min.is_none()   ? "clamp_max_scalar_cpu"
+                       : max.is_none() ? "clamp_min_cpu"
+                                       : "clamp_scalar_cpu";
+  Tensor out = dispatch_numeric(t.dtype(), kernel, [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    bool has_lo = !min.is_none(), has_hi = !max.is_none();
+    T lo = has_lo ? checked_value<T>(min) : T{};
+    T hi = has_hi ? checked_value<T>(max) : T{};
+    return unary_same<T>(t, [=](T v) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(v)) return v;
+      }
+      if (has_lo && v < lo) v = lo;
+      if (has_hi && v > hi) v = hi;
+      return v;
+    });
+  });
+  push_in_place(s, self, out);
+}
+
+void abs(Stack& s) { s.emplace_back(abs_impl(pop(s).to_tensor())); }
+void exp(Stack& s) { s.emplace_back(exp_impl(pop(s).to_tensor())); }
+void remainder_scalar(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  s.emplace_back(remainder_scalar_impl(self.to_tensor(), other));
+}
+
+}  // namespace
+
+void register_math_ops(OperatorRegistry& r) {
+  IValue none;
+  r.add({"aten::abs", 1, {}, abs});
+  r.add({"aten::exp", 1, {}, exp});
+  r.add({"aten::remainder.Scalar", 2, {}, remainder_scalar});
+  r.add({"aten::clamp_", 3, {none, none}, clamp_});
+}
+
+}  // namespace symbolite::ops

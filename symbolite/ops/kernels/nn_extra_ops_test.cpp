@@ -1,0 +1,87 @@
+// The kernels of the sequence, convolution and pooling fixture models against PyTorch 1.13:
+// every case of tests/fixtures/ops/nn_extra_cases.json (written by make_nn_extra_refs.py)
+// runs the operator on the same arguments and must give all of PyTorch's outputs (rtol 1e-4,
+// atol 1e-5; integer outputs exactly) or PyTorch's exact error class and message.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "symbolite/ops/registry/kernel_runner.h"
+#include "symbolite/ops/registry/op_error.h"
+#include "tests/test_support/fixtures.h"
+#include "tests/test_support/nn_cases.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+
+class NnExtraOpsReference : public ::testing::TestWithParam<std::size_t> {};
+
+constexpr const char* kCases = "nn_extra_cases.json";
+
+TEST_P(NnExtraOpsReference, MatchesPyTorch) { testing::run_nn_case(testing::nn_cases(kCases)[GetParam()]); }
+
+INSTANTIATE_TEST_SUITE_P(, NnExtraOpsReference, ::testing::ValuesIn(testing::nn_case_indices(kCases)),
+                         [](const ::testing::TestParamInfo<std::size_t>& info) {
+                           return testing::nn_cases(kCases)[info.param]["name"].get<std::string>();
+                         });
+
+void expect_unsupported(std::string_view op, std::vector<IValue> args) {
+  try {
+    run_op(op, std::move(args));
+    ADD_FAILURE() << op << " should fail";
+  } catch (const OpError& e) {
+    ADD_FAILURE() << "expected an unsupported error, got " << e.message();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported) << e.message();
+  }
+}
+
+IValue tensors(std::vector<Tensor> ts) {
+  IValueList items(ts.begin(), ts.end());
+  return IValue::list(std::move(items));
+}
+
+TEST(NnExtraOps, LstmRefusesWhatItDoesNotImplement) {
+  auto zeros = [](std::vector<std::int64_t> s) { return Tensor::empty(std::move(s), DType::kFloat32); };
+  IValue params = tensors({zeros({24, 5}), zeros({24, 6}), zeros({24}), zeros({24})});
+  IValue hx = tensors({zeros({1, 2, 6}), zeros({1, 2, 6})});
+  // 2-d input (PyTorch broadcasts it oddly), training dropout (random), a batch of one
+  // against a larger hidden batch (broadcasts in PyTorch).
+  expect_unsupported("aten::lstm.input", {zeros({3, 5}), hx, params, true, 1, 0.0, false, false, false});
+  IValue params2 = tensors({zeros({24, 5}), zeros({24, 6}), zeros({24}), zeros({24}),
+                            zeros({24, 6}), zeros({24, 6}), zeros({24}), zeros({24})});
+  IValue hx2 = tensors({zeros({2, 2, 6}), zeros({2, 2, 6})});
+  expect_unsupported("aten::lstm.input",
+                     {zeros({3, 2, 5}), hx2, params2, true, 2, 0.5, true, false, false});
+  expect_unsupported("aten::lstm.input", {zeros({3, 1, 5}), hx, params, true, 1, 0.0, false, false, false});
+}
+
+TEST(NnExtraOps, MaskedFillRefusesOtherMaskTypes) {
+  Tensor x = Tensor::empty({3}, DType::kFloat32);
+  expect_unsupported("aten::masked_fill.Scalar", {x, Tensor::empty({3}, DType::kFloat32), 1.0});
+}
+
+TEST(NnExtraOps, ListOps) {
+  auto ints = [](std::vector<std::int64_t> v) {
+    IValueList items(v.begin(), v.end());
+    return IValue::list(std::move(items));
+  };
+  EXPECT_TRUE(run_op("aten::ne.int_list", {ints({2, 3}), ints({2, 4})}).to_bool());
+  EXPECT_FALSE(run_op("aten::ne.int_list", {ints({2, 3}), ints({2, 3})}).to_bool());
+  EXPECT_FALSE(run_op("aten::eq.int_list", {ints({2}), ints({2, 3})}).to_bool());
+  IValue original = ints({1, 2});
+  IValue copy = run_op("aten::list.t", {original});
+  EXPECT_NE(copy.identity(), original.identity());
+  EXPECT_EQ(copy.to_list().size(), 2u);
+  auto unpacked = run_op_multi("prim::TupleUnpack", {IValue::tuple({IValue(1), IValue(2.5)})});
+  ASSERT_EQ(unpacked.size(), 2u);
+  EXPECT_EQ(unpacked[0].to_int(), 1);
+  EXPECT_EQ(unpacked[1].to_double(), 2.5);
+}
+
+}  // namespace
+}  // namespace symbolite::ops

@@ -1,0 +1,256 @@
+// Neural-network layers: the family's shared argument readers, dropout, softmax and
+// embedding here; convolutions, pooling and normalization in their own files.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/common/nn_common.h"
+#include "symbolite/ops/registry/op_error.h"
+
+namespace symbolite::ops {
+namespace nn {
+
+using tensor::DType;
+using tensor::Tensor;
+
+std::vector<std::int64_t> int_list(const IValue& value) {
+  if (value.is(IValue::Kind::kInt)) return {value.to_int()};
+  std::vector<std::int64_t> out;
+  for (const auto& item : value.to_list()) out.push_back(item.to_int());
+  return out;
+}
+
+const Tensor* optional_tensor(const IValue& value) {
+  return value.is_none() ? nullptr : &value.to_tensor();
+}
+
+std::string format_ints(const std::vector<std::int64_t>& values) {
+  return tensor::format_sizes(values);
+}
+
+void unsupported_dtype(std::string_view op, DType dtype) {
+  throw Error(ErrorKind::kUnsupported,
+              fmt::format("{}: symbolite implements float32 only, got {}", op,
+                          tensor::scalar_type_name(dtype)));
+}
+
+void unsupported_float_dtype(std::string_view op, DType dtype) {
+  throw Error(ErrorKind::kUnsupported,
+              fmt::format("{}: symbolite implements float32 and float64 only, got {}", op,
+                          tensor::scalar_type_name(dtype)));
+}
+
+void require_floating(std::string_view op, std::string_view kernel_name, DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+    case DType::kFloat64:
+      return;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      unsupported_float_dtype(op, dtype);
+    default:
+      fail(fmt::format("\"{}\" not implemented for '{}'", kernel_name,
+                       tensor::scalar_type_name(dtype)));
+  }
+}
+
+}  // namespace nn
+
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+
+// aten::dropout(Tensor input, float p, bool train) and dropout_: identity in eval mode (the
+// input itself, as PyTorch returns it). Training mode (random) is not supported.
+void dropout_impl(Stack& s, bool in_place) {
+  bool train = pop(s).to_bool();
+  double p = pop(s).to_double();
+  IValue input = pop(s);
+  const Tensor& x = input.to_tensor();
+  if (!(p >= 0 && p <= 1)) {
+    fail(fmt::format("dropout probability has to be between 0 and 1, but got {:g}", p));
+  }
+  if (p == 0 || !train || x.numel() == 0) {
+    s.push_back(std::move(input));
+    return;
+  }
+  throw Error(ErrorKind::kUnsupported,
+              in_place ? "aten::dropout_ in training mode is not supported (random)"
+                       : "aten::dropout in training mode is not supported (random)");
+}
+
+void dropout(Stack& s) { dropout_impl(s, false); }
+void dropout_inplace(Stack& s) { dropout_impl(s, true); }
+
+// The dimension `dim` of a tensor with `ndim` dimensions, wrapped as PyTorch's
+// maybe_wrap_dim (a 0-d tensor takes -1 and 0).
+std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim) {
+  std::int64_t n = std::max<std::int64_t>(ndim, 1);
+  if (dim < -n || dim >= n) {
+    throw OpError("IndexError",
+                  fmt::format("Dimension out of range (expected to be in range of [{}, {}], but "
+                              "got {})", -n, n - 1, dim));
+  }
+  return dim < 0 ? dim + n : dim;
+}
+
+// Element i of a contiguous tensor of a real dtype, as double.
+double load_as_double(const Tensor& t, std::int64_t i) {
+  switch (t.dtype()) {
+    case DType::kFloat32: return t.data<float>()[i];
+    case DType::kFloat64: return t.data<double>()[i];
+    case DType::kInt64: return static_cast<double>(t.data<std::int64_t>()[i]);
+    case DType::kInt32: return t.data<std::int32_t>()[i];
+    case DType::kInt16: return t.data<std::int16_t>()[i];
+    case DType::kInt8: return t.data<std::int8_t>()[i];
+    case DType::kUInt8: return t.data<std::uint8_t>()[i];
+    case DType::kBool: return t.data<bool>()[i] ? 1.0 : 0.0;
+    default: nn::unsupported_dtype("aten::softmax", t.dtype());
+  }
+}
+
+template <typename T>
+Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype) {
+  Tensor out = Tensor::empty(x.sizes(), out_dtype);
+  T* y = out.mutable_data<T>();
+  std::int64_t n = x.numel();
+  if (n == 0) return out;
+  if (x.dtype() == out_dtype) {
+    std::memcpy(y, x.raw_data(), static_cast<std::size_t>(n) * sizeof(T));
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(load_as_double(x, i));
+  }
+  const auto& sizes = x.sizes();
+  std::int64_t len = sizes.empty() ? 1 : sizes[static_cast<std::size_t>(dim)];
+  std::int64_t inner = 1;
+  for (std::size_t d = static_cast<std::size_t>(dim) + 1; d < sizes.size(); ++d) inner *= sizes[d];
+  std::int64_t outer = n / (len * inner);
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (std::int64_t i = 0; i < inner; ++i) {
+      T* row = y + o * len * inner + i;
+      T max = -std::numeric_limits<T>::infinity();
+      for (std::int64_t k = 0; k < len; ++k) {
+        T v = row[k * inner];
+        if (v > max || std::isnan(v)) max = v;
+      }
+      T sum = 0;
+      for (std::int64_t k = 0; k < len; ++k) {
+        T e = std::exp(row[k * inner] - max);
+        row[k * inner] = e;
+        sum += e;
+      }
+      T inv = T(1) / sum;
+      for (std::int64_t k = 0; k < len; ++k) row[k * inner] *= inv;
+    }
+  }
+  return out;
+}
+
+// aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None)
+void softmax(Stack& s) {
+  IValue dtype_arg = pop(s);
+  std::int64_t dim_arg = pop(s).to_int();
+  IValue input = pop(s);
+  const Tensor& raw = input.to_tensor();
+  std::int64_t dim = wrap_dim(dim_arg, raw.dim());
+  DType out_dtype = raw.dtype();
+  if (!dtype_arg.is_none()) {
+    std::int64_t code = dtype_arg.to_int();
+    if (code == 6) {
+      out_dtype = DType::kFloat32;
+    } else if (code == 7) {
+      out_dtype = DType::kFloat64;
+    } else {
+      throw Error(ErrorKind::kUnsupported,
+                  fmt::format("aten::softmax: dtype code {} is not supported", code));
+    }
+  } else if (out_dtype != DType::kFloat32 && out_dtype != DType::kFloat64) {
+    if (out_dtype == DType::kFloat16 || out_dtype == DType::kBFloat16) {
+      nn::unsupported_dtype("aten::softmax", out_dtype);
+    }
+    bool last = raw.dim() == 0 || dim == raw.dim() - 1;
+    fail(fmt::format("\"{}\" not implemented for '{}'",
+                     last ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl",
+                     tensor::scalar_type_name(out_dtype)));
+  }
+  Tensor x = raw.contiguous();
+  if (out_dtype == DType::kFloat32) {
+    s.emplace_back(softmax_typed<float>(x, dim, out_dtype));
+  } else {
+    s.emplace_back(softmax_typed<double>(x, dim, out_dtype));
+  }
+}
+
+// PyTorch's legacy type name, as checkScalarTypes prints it.
+std::string_view legacy_type_name(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return "torch.FloatTensor";
+    case DType::kFloat64: return "torch.DoubleTensor";
+    case DType::kFloat16: return "torch.HalfTensor";
+    case DType::kBFloat16: return "CPUBFloat16Type";
+    case DType::kUInt8: return "torch.ByteTensor";
+    case DType::kInt8: return "torch.CharTensor";
+    case DType::kInt16: return "torch.ShortTensor";
+    case DType::kInt32: return "torch.IntTensor";
+    case DType::kInt64: return "torch.LongTensor";
+    case DType::kBool: return "CPUBoolType";
+  }
+  return "unknown";
+}
+
+// aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1,
+//                 bool scale_grad_by_freq=False, bool sparse=False): rows of weight, any dtype.
+void embedding(Stack& s) {
+  drop(s, 3);  // padding_idx, scale_grad_by_freq and sparse only matter for gradients
+  IValue indices_arg = pop(s);
+  IValue weight_arg = pop(s);
+  const Tensor& weight_raw = weight_arg.to_tensor();
+  const Tensor& indices_raw = indices_arg.to_tensor();
+  if (weight_raw.dim() != 2) fail("'weight' must be 2-D");
+  if (indices_raw.dtype() != DType::kInt64 && indices_raw.dtype() != DType::kInt32) {
+    fail(fmt::format("Expected tensor for argument #1 'indices' to have one of the following "
+                     "scalar types: Long, Int; but got {} instead (while checking arguments "
+                     "for embedding)", legacy_type_name(indices_raw.dtype())));
+  }
+  Tensor weight = weight_raw.contiguous();
+  Tensor indices = indices_raw.contiguous();
+  std::int64_t rows = weight.sizes()[0];
+  std::size_t row_bytes = static_cast<std::size_t>(weight.sizes()[1]) * weight.element_size();
+  std::vector<std::int64_t> out_sizes = indices.sizes();
+  out_sizes.push_back(weight.sizes()[1]);
+  Tensor out = Tensor::empty(out_sizes, weight.dtype());
+  std::uint8_t* dst = out.numel() == 0 ? nullptr
+                                       : out.storage().mutable_data();
+  const std::uint8_t* src = weight.raw_data();
+  for (std::int64_t i = 0; i < indices.numel(); ++i) {
+    std::int64_t index = indices.dtype() == DType::kInt64 ? indices.data<std::int64_t>()[i]
+                                                          : indices.data<std::int32_t>()[i];
+    if (index < 0 || index >= rows) throw OpError("IndexError", "index out of range in self");
+    if (row_bytes != 0) {
+      std::memcpy(dst + static_cast<std::size_t>(i) * row_bytes,
+                  src + static_cast<std::size_t>(index) * row_bytes, row_bytes);
+    }
+  }
+  s.emplace_back(std::move(out));
+}
+
+}  // namespace
+
+void register_nn_ops(OperatorRegistry& r) {
+  nn::register_conv_ops(r);
+  nn::register_pooling_ops(r);
+  nn::register_normalization_ops(r);
+  nn::register_recurrent_ops(r);
+  nn::register_pooling1d_ops(r);
+  nn::register_adaptive_max_pooling_ops(r);
+  r.add({"aten::dropout", 3, {}, dropout});
+  r.add({"aten::dropout_", 3, {}, dropout_inplace});
+  r.add({"aten::softmax.int", 3, {IValue()}, softmax});
+  r.add({"aten::embedding", 5, {IValue(-1), IValue(false), IValue(false)}, embedding});
+}
+
+}  // namespace symbolite::ops

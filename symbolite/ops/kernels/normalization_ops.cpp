@@ -1,0 +1,239 @@
+// Normalization: aten::batch_norm (evaluation mode, running statistics) and
+// aten::layer_norm, both float32 and float64. Checks and messages follow PyTorch 1.13
+// (_batch_norm_impl_index, batch_norm_cpu, _check_layer_norm_inputs).
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/common/nn_common.h"
+#include "symbolite/ops/registry/op_error.h"
+#include "symbolite/ops/common/tensor_loops.h"
+
+namespace symbolite::ops::nn {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+using Ints = std::vector<std::int64_t>;
+
+void check_features(const char* name, std::int64_t expected, const Tensor& t) {
+  if (t.numel() != expected) {
+    fail(fmt::format("{} should contain {} elements not {}", name, expected, t.numel()));
+  }
+}
+
+// The n elements of an optional per-channel parameter (float32 or float64) as double, or
+// n times `fallback`.
+std::vector<double> per_channel(const Tensor* t, std::int64_t n, double fallback) {
+  std::vector<double> out(static_cast<std::size_t>(n), fallback);
+  if (t == nullptr) return out;
+  Tensor c = t->contiguous();
+  dispatch_floating(c.dtype(), "batch_norm", [&](auto tag) {
+    const auto* p = c.data<decltype(tag)>();
+    for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = p[i];
+  });
+  return out;
+}
+
+// batch_norm_cpu's dtype checks, in its order: the input's dispatch; then its "mixed type"
+// path (taken when the first defined parameter's dtype differs from the input's), which
+// accepts only a BFloat16 input with float32 parameters; then each parameter's accessor,
+// which wants the input's dtype.
+void check_batch_norm_dtypes(const Tensor& input, const std::array<const Tensor*, 4>& params) {
+  DType dtype = input.dtype();
+  require_floating("aten::batch_norm", "batch_norm", dtype);
+  const Tensor* first = nullptr;
+  for (const Tensor* p : params) {
+    if (first == nullptr && p != nullptr) first = p;
+  }
+  if (first != nullptr && first->dtype() != dtype) {
+    for (const Tensor* p : params) {
+      if (p != nullptr && p->dtype() != DType::kFloat32) {
+        fail("mixed dtype (CPU): expect parameter to have scalar type of Float");
+      }
+    }
+    fail("mixed dtype (CPU): expect input to have scalar type of BFloat16");
+  }
+  for (const Tensor* p : params) {
+    if (p != nullptr && p->dtype() != dtype) {
+      fail(fmt::format("expected scalar type {} but found {}", tensor::scalar_type_name(dtype),
+                       tensor::scalar_type_name(p->dtype())));
+    }
+  }
+}
+
+// out (N, C, *) = x * scale[c] + shift[c] for the C = scale.size() channels, contiguous x;
+// out may be x.
+template <typename T>
+void scale_shift_channels(const Tensor& x, const std::vector<double>& scale,
+                          const std::vector<double>& shift, Tensor& out) {
+  auto features = static_cast<std::int64_t>(scale.size());
+  std::int64_t inner = 1;
+  for (std::size_t d = 2; d < x.sizes().size(); ++d) inner *= x.sizes()[d];
+  std::int64_t outer = x.sizes()[0];
+  const T* src = x.data<T>();
+  T* dst = out.mutable_data<T>();
+  for (std::int64_t n = 0; n < outer; ++n) {
+    for (std::int64_t c = 0; c < features; ++c) {
+      auto sc = static_cast<T>(scale[static_cast<std::size_t>(c)]);
+      auto sh = static_cast<T>(shift[static_cast<std::size_t>(c)]);
+      std::int64_t base = (n * features + c) * inner;
+      for (std::int64_t i = 0; i < inner; ++i) dst[base + i] = src[base + i] * sc + sh;
+    }
+  }
+}
+
+// aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
+//                  Tensor? running_var, bool training, float momentum, float eps,
+//                  bool cudnn_enabled)
+void batch_norm(Stack& s) {
+  IValue* a = last(s, 9);
+  const Tensor& input = a[0].to_tensor();
+  const Tensor* weight = optional_tensor(a[1]);
+  const Tensor* bias = optional_tensor(a[2]);
+  const Tensor* mean = optional_tensor(a[3]);
+  const Tensor* var = optional_tensor(a[4]);
+  bool training = a[5].to_bool();
+  double eps = a[7].to_double();
+
+  // PyTorch reads sizes()[1] unchecked; for fewer than 2 dimensions it sees 0.
+  std::int64_t features = input.dim() >= 2 ? input.sizes()[1] : 0;
+  Tensor out;
+  if (input.numel() == 0) {
+    out = Tensor::empty(input.sizes(), input.dtype());
+  } else {
+    if (mean != nullptr) {
+      check_features("running_mean", features, *mean);
+    } else if (!training) {
+      fail("running_mean must be defined in evaluation mode");
+    }
+    if (var != nullptr) {
+      check_features("running_var", features, *var);
+    } else if (!training) {
+      fail("running_var must be defined in evaluation mode");
+    }
+    if (weight != nullptr) check_features("weight", features, *weight);
+    if (bias != nullptr) check_features("bias", features, *bias);
+    check_batch_norm_dtypes(input, {weight, bias, mean, var});
+    if (training) {
+      throw Error(ErrorKind::kUnsupported,
+                  "aten::batch_norm in training mode is not supported (symbolite runs inference "
+                  "only; call eval() before saving)");
+    }
+    std::vector<double> w = per_channel(weight, features, 1.0);
+    std::vector<double> b = per_channel(bias, features, 0.0);
+    std::vector<double> m = per_channel(mean, features, 0.0);
+    std::vector<double> v = per_channel(var, features, 1.0);
+    std::vector<double> scale(static_cast<std::size_t>(features));
+    std::vector<double> shift(static_cast<std::size_t>(features));
+    for (std::size_t c = 0; c < scale.size(); ++c) {
+      scale[c] = w[c] / std::sqrt(v[c] + eps);
+      shift[c] = b[c] - m[c] * scale[c];
+    }
+    // An input nothing else refers to (a convolution's output moved onto the stack) is
+    // overwritten: no second buffer, and the values stay in cache for the next op.
+    bool reuse = input.is_contiguous() && input.storage().is_unshared();
+    Tensor x = input.contiguous();
+    out = reuse ? x : Tensor::uninitialized(x.sizes(), x.dtype());
+    dispatch_floating(x.dtype(), "batch_norm", [&](auto tag) {
+      scale_shift_channels<decltype(tag)>(x, scale, shift, out);
+    });
+  }
+  drop(s, 9);
+  s.emplace_back(std::move(out));
+}
+
+// Normalizes each of the x.numel() / m rows of m elements (accumulating in double), then
+// applies the optional elementwise weight and bias; writes into `out`.
+template <typename T>
+void layer_norm_rows(const Tensor& x, const Tensor* weight, const Tensor* bias, double eps,
+                     std::int64_t m, Tensor& out) {
+  if (x.numel() == 0 || m == 0) return;
+  std::int64_t rows = x.numel() / m;
+  Tensor wc = weight == nullptr ? Tensor() : weight->contiguous();
+  Tensor bc = bias == nullptr ? Tensor() : bias->contiguous();
+  const T* w = weight == nullptr ? nullptr : wc.data<T>();
+  const T* b = bias == nullptr ? nullptr : bc.data<T>();
+  const T* src = x.data<T>();
+  T* dst = out.mutable_data<T>();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const T* row = src + r * m;
+    T* y = dst + r * m;
+    double sum = 0;
+    for (std::int64_t i = 0; i < m; ++i) sum += row[i];
+    double mean = sum / static_cast<double>(m);
+    double sq = 0;
+    for (std::int64_t i = 0; i < m; ++i) {
+      double d = row[i] - mean;
+      sq += d * d;
+    }
+    double rstd = 1.0 / std::sqrt(sq / static_cast<double>(m) + eps);
+    for (std::int64_t i = 0; i < m; ++i) {
+      double v = (row[i] - mean) * rstd;
+      if (w != nullptr) v *= w[i];
+      if (b != nullptr) v += b[i];
+      y[i] = static_cast<T>(v);
+    }
+  }
+}
+
+// aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None,
+//                  Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True)
+void layer_norm(Stack& s) {
+  IValue* a = last(s, 6);
+  const Tensor& input = a[0].to_tensor();
+  Ints shape = int_list(a[1]);
+  const Tensor* weight = optional_tensor(a[2]);
+  const Tensor* bias = optional_tensor(a[3]);
+  double eps = a[4].to_double();
+
+  if (shape.empty()) {
+    fail(fmt::format("Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+                     "least one element, but got normalized_shape = {}", format_ints(shape)));
+  }
+  if (weight != nullptr && weight->sizes() != shape) {
+    fail(fmt::format("Expected weight to be of same shape as normalized_shape, but got weight of "
+                     "shape {} and normalized_shape = {}",
+                     format_ints(weight->sizes()), format_ints(shape)));
+  }
+  if (bias != nullptr && bias->sizes() != shape) {
+    fail(fmt::format("Expected bias to be of same shape as normalized_shape, but got bias of "
+                     "shape {} and normalized_shape = {}",
+                     format_ints(bias->sizes()), format_ints(shape)));
+  }
+  const Ints& is = input.sizes();
+  if (is.size() < shape.size() || !std::equal(shape.begin(), shape.end(), is.end() - static_cast<std::ptrdiff_t>(shape.size()))) {
+    std::string expected = "[*";
+    for (auto d : shape) expected += fmt::format(", {}", d);
+    fail(fmt::format("Given normalized_shape={}, expected input with shape {}], but got input of "
+                     "size{}", format_ints(shape), expected, format_ints(is)));
+  }
+  // float64 too: a module made .double() keeps its activations in float64.
+  require_floating("aten::layer_norm", "LayerNormKernelImpl", input.dtype());
+  for (const Tensor* param : {weight, bias}) {
+    if (param != nullptr && param->dtype() != input.dtype()) {
+      unsupported_dtype("aten::layer_norm", param->dtype());
+    }
+  }
+  std::int64_t m = 1;
+  for (auto d : shape) m *= d;
+  Tensor x = input.contiguous();
+  Tensor out = Tensor::empty(x.sizes(), x.dtype());
+  if (x.dtype() == DType::kFloat64) {
+    layer_norm_rows<double>(x, weight, bias, eps, m, out);
+  } else {
+    layer_norm_rows<float>(x, weight, bias, eps, m, out);
+  }
+  drop(s, 6);
+  s.emplace_back(std::move(out));
+}
+
+}  // namespace
+
+void register_normalization_ops(OperatorRegistry& r) {
+  r.add({"aten::batch_norm", 9, {}, batch_norm});
+  r.add({"aten::layer_norm", 6, {IValue(), IValue(), IValue(1e-05), IValue(true)}, layer_norm});
+}
+
+}  // namespace symbolite::ops::nn

@@ -1,0 +1,339 @@
+// Reductions over tensor dimensions: sum, mean, amax, max (full and along a dim), min (full),
+// argmax.
+//
+// Sums accumulate in double (floating inputs) or int64 (integral and bool inputs) and are
+// rounded to the result dtype once, so float32 results agree with PyTorch's cascade sums to
+// rounding.
+#include <array>
+#include <cmath>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
+#include "symbolite/ops/common/tensor_args.h"
+#include "symbolite/ops/common/tensor_loops.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+
+// The reduced shape (size 1 at reduced dims when keepdim, else dropped) and, for the input's
+// dimensions, the strides of the keepdim-shaped output (0 at reduced dims).
+struct ReducedShape {
+  std::vector<std::int64_t> out_sizes;
+  std::vector<std::int64_t> keep_sizes;
+  std::vector<std::int64_t> out_strides;  // one per input dim
+};
+
+ReducedShape reduced_shape(const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
+  ReducedShape r;
+  for (std::size_t d = 0; d < t.sizes().size(); ++d) {
+    r.keep_sizes.push_back(mask[d] ? 1 : t.sizes()[d]);
+    if (!mask[d]) r.out_sizes.push_back(t.sizes()[d]);
+    else if (keepdim) r.out_sizes.push_back(1);
+  }
+  r.out_strides = tensor::contiguous_strides(r.keep_sizes);
+  for (std::size_t d = 0; d < mask.size() && d < r.out_strides.size(); ++d) {
+    if (mask[d]) r.out_strides[d] = 0;
+  }
+  return r;
+}
+
+// sum (or mean) of `self` (already of the result dtype) over the dims in `mask`.
+Tensor sum_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim, bool mean) {
+  ReducedShape shape = reduced_shape(self, mask, keepdim);
+  std::int64_t out_numel = tensor::checked_numel(shape.out_sizes);
+  std::int64_t count = out_numel == 0 ? 0 : self.numel() / std::max<std::int64_t>(out_numel, 1);
+  if (self.dim() == 0) count = 1;
+  Tensor out = Tensor::empty(shape.out_sizes, self.dtype());
+  dispatch_all(self.dtype(), "sum_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+    std::vector<Acc> acc(static_cast<std::size_t>(out_numel), Acc{});
+    const T* in = self.template data<T>();
+    std::array<const std::int64_t*, 2> strides{self.strides().data(), shape.out_strides.data()};
+    for_each_offset<2>(self.sizes(), strides, [&](const std::array<std::int64_t, 2>& o) {
+      acc[static_cast<std::size_t>(o[1])] += static_cast<Acc>(in[o[0]]);
+    });
+    T* dst = out.template mutable_data<T>();
+    for (std::size_t i = 0; i < acc.size(); ++i) {
+      if constexpr (std::is_floating_point_v<T>) {
+        dst[i] = mean ? static_cast<T>(acc[i] / static_cast<double>(count))
+                      : static_cast<T>(acc[i]);
+      } else {
+        dst[i] = convert<T>(acc[i]);
+      }
+    }
+  });
+  return out;
+}
+
+DType sum_dtype(const Tensor& self, const std::optional<DType>& dtype) {
+  if (dtype) return *dtype;
+  return is_floating(self.dtype()) ? self.dtype() : DType::kInt64;
+}
+
+DType mean_dtype(const Tensor& self, const std::optional<DType>& dtype) {
+  if (dtype) {
+    if (!is_floating(*dtype)) {
+      fail(fmt::format("mean(): could not infer output dtype. Optional dtype must be either a "
+                       "floating point or complex dtype. Got: {}",
+                       tensor::scalar_type_name(*dtype)));
+    }
+    return *dtype;
+  }
+  if (!is_floating(self.dtype())) {
+    fail(fmt::format("mean(): could not infer output dtype. Input dtype must be either a "
+                     "floating point or complex dtype. Got: {}",
+                     tensor::scalar_type_name(self.dtype())));
+  }
+  return self.dtype();
+}
+
+Tensor reduce_sum(const Tensor& self, const std::optional<std::vector<std::int64_t>>& dims,
+                  bool keepdim, DType dtype, bool mean) {
+  std::vector<bool> mask = dim_mask(dims.value_or(std::vector<std::int64_t>{}), self.dim());
+  Tensor in = self.dtype() == dtype ? self : to_dtype(self, dtype);
+  if (in.dtype() == DType::kFloat16 || in.dtype() == DType::kBFloat16) {
+    not_implemented(mean ? "mean_cpu" : "sum_cpu", in.dtype());
+  }
+  return sum_impl(in, mask, keepdim, mean);
+}
+
+void sum(Stack& s) {
+  IValue dtype = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  s.emplace_back(reduce_sum(t, std::nullopt, false, sum_dtype(t, dtype_arg(dtype)), false));
+}
+
+void sum_dim(Stack& s) {
+  IValue dtype = pop(s), keepdim = pop(s), dim = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  s.emplace_back(reduce_sum(t, optional_int_list_arg(dim), keepdim.to_bool(),
+                            sum_dtype(t, dtype_arg(dtype)), false));
+}
+
+void mean(Stack& s) {
+  IValue dtype = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  s.emplace_back(reduce_sum(t, std::nullopt, false, mean_dtype(t, dtype_arg(dtype)), true));
+}
+
+void mean_dim(Stack& s) {
+  IValue dtype = pop(s), keepdim = pop(s), dim = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  s.emplace_back(reduce_sum(t, optional_int_list_arg(dim), keepdim.to_bool(),
+                            mean_dtype(t, dtype_arg(dtype)), true));
+}
+
+// Whether `x` replaces the running maximum `m`: greater, or the first NaN (NaN propagates).
+template <typename T>
+bool takes_max(T x, T m) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(m)) return false;
+    if (std::isnan(x)) return true;
+  }
+  return x > m;
+}
+
+// Whether `x` replaces the running minimum `m`: smaller, or the first NaN.
+template <typename T>
+bool takes_min(T x, T m) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(m)) return false;
+    if (std::isnan(x)) return true;
+  }
+  return x < m;
+}
+
+// The maximum (kMax) or minimum of `self` over the dims in `mask`.
+template <bool kMax>
+Tensor extremum_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim,
+                     std::string_view name) {
+  if (self.numel() == 0) {
+    for (std::size_t d = 0; d < self.sizes().size(); ++d) {
+      if (mask[d] && self.sizes()[d] == 0) {
+        throw OpError("IndexError",
+                      fmt::format("{}(): Expected reduction dim {} to have non-zero size.", name,
+                                  d));
+      }
+    }
+  }
+  ReducedShape shape = reduced_shape(self, mask, keepdim);
+  std::int64_t out_numel = tensor::checked_numel(shape.out_sizes);
+  Tensor out = Tensor::empty(shape.out_sizes, self.dtype());
+  dispatch_all(self.dtype(), kMax ? "amax_cpu" : "amin_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    T* acc = out.template mutable_data<T>();
+    std::vector<char> seen(static_cast<std::size_t>(out_numel), 0);
+    const T* in = self.template data<T>();
+    std::array<const std::int64_t*, 2> strides{self.strides().data(), shape.out_strides.data()};
+    for_each_offset<2>(self.sizes(), strides, [&](const std::array<std::int64_t, 2>& o) {
+      auto i = static_cast<std::size_t>(o[1]);
+      T x = in[o[0]];
+      if (!seen[i] || (kMax ? takes_max(x, acc[i]) : takes_min(x, acc[i]))) {
+        acc[i] = x;
+        seen[i] = 1;
+      }
+    });
+  });
+  return out;
+}
+
+Tensor amax_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim,
+                 std::string_view name) {
+  return extremum_impl<true>(self, mask, keepdim, name);
+}
+
+void amax(Stack& s) {
+  IValue keepdim = pop(s), dim = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  std::vector<std::int64_t> dims = int_list_arg(dim);
+  if (dims.empty() && t.numel() == 0) {
+    fail("amax(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+         "reduction dim with the 'dim' argument.");
+  }
+  s.emplace_back(amax_impl(t, dim_mask(dims, t.dim()), keepdim.to_bool(), "amax"));
+}
+
+void max_all(Stack& s) {
+  const Tensor t = pop(s).to_tensor();
+  if (t.numel() == 0) {
+    fail("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+         "reduction dim with the 'dim' argument.");
+  }
+  s.emplace_back(amax_impl(t, dim_mask({}, t.dim()), false, "max"));
+}
+
+void min_all(Stack& s) {
+  const Tensor t = pop(s).to_tensor();
+  if (t.numel() == 0) {
+    fail("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+         "reduction dim with the 'dim' argument.");
+  }
+  s.emplace_back(extremum_impl<false>(t, dim_mask({}, t.dim()), false, "min"));
+}
+
+// A reduction along one dimension as loops: an outer walk over every other dimension, and
+// a run of `len` elements `step` apart along it; `out_sizes` is the result's shape.
+struct AlongDim {
+  std::vector<std::int64_t> outer_sizes, outer_strides, out_sizes;
+  std::int64_t len = 1;
+  std::int64_t step = 0;
+};
+
+// `dim` of `t`, which must not be empty when t has dimensions ("<op>(): Expected reduction
+// dim 1 to have non-zero size.", an IndexError).
+AlongDim along_dim(const Tensor& t, std::int64_t dim, bool keepdim, std::string_view op) {
+  if (t.dim() > 0 && t.sizes()[static_cast<std::size_t>(dim)] == 0) {
+    throw OpError("IndexError",
+                  fmt::format("{}(): Expected reduction dim {} to have non-zero size.", op, dim));
+  }
+  AlongDim a;
+  for (std::int64_t d = 0; d < t.dim(); ++d) {
+    auto ud = static_cast<std::size_t>(d);
+    if (d == dim) {
+      a.len = t.sizes()[ud];
+      a.step = t.strides()[ud];
+      if (keepdim) a.out_sizes.push_back(1);
+    } else {
+      a.outer_sizes.push_back(t.sizes()[ud]);
+      a.outer_strides.push_back(t.strides()[ud]);
+      a.out_sizes.push_back(t.sizes()[ud]);
+    }
+  }
+  return a;
+}
+
+// Calls visit(value, index) with the first maximum of each run (the first NaN, if any), in
+// the order of the result's elements.
+template <typename T, typename Visit>
+void first_max_along(const T* data, const AlongDim& a, Visit visit) {
+  std::array<const std::int64_t*, 1> strides{a.outer_strides.data()};
+  for_each_offset<1>(a.outer_sizes, strides, [&](const std::array<std::int64_t, 1>& o) {
+    T best = data[o[0]];
+    std::int64_t at = 0;
+    for (std::int64_t k = 1; k < a.len; ++k) {
+      T x = data[o[0] + k * a.step];
+      if (takes_max(x, best)) {
+        best = x;
+        at = k;
+      }
+    }
+    visit(best, at);
+  });
+}
+
+// argmax(self, dim=None, keepdim=False): int64 index of the first maximum (of the first NaN
+// if any) along `dim`, or in the flattened tensor when dim is None (keepdim then keeps every
+// dimension, as size 1).
+void argmax(Stack& s) {
+  IValue keepdim_v = pop(s), dim_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  bool keepdim = keepdim_v.to_bool();
+  Tensor in = t;
+  AlongDim a;
+  if (dim_v.is_none()) {
+    if (t.numel() == 0) {
+      throw OpError("IndexError",
+                    "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
+    }
+    in = t.contiguous();  // one run over every element
+    a.len = t.numel();
+    a.step = 1;
+    if (keepdim) a.out_sizes.assign(t.sizes().size(), 1);
+  } else {
+    a = along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim, "argmax");
+  }
+  Tensor indices = Tensor::empty(a.out_sizes, DType::kInt64);
+  dispatch_numeric(t.dtype(), "argmax_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    std::int64_t* idx = indices.mutable_data<std::int64_t>();
+    first_max_along(in.template data<T>(), a, [&](T, std::int64_t at) { *idx++ = at; });
+  });
+  s.emplace_back(std::move(indices));
+}
+
+// max.dim: values and int64 indices (of the first maximum; of the first NaN if any).
+void max_dim(Stack& s) {
+  IValue keepdim_v = pop(s), dim_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  AlongDim a = along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim_v.to_bool(), "max");
+  Tensor values = Tensor::empty(a.out_sizes, t.dtype());
+  Tensor indices = Tensor::empty(a.out_sizes, DType::kInt64);
+  dispatch_all(t.dtype(), "max_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    T* vals = values.template mutable_data<T>();
+    std::int64_t* idx = indices.mutable_data<std::int64_t>();
+    first_max_along(t.template data<T>(), a, [&](T best, std::int64_t at) {
+      *vals++ = best;
+      *idx++ = at;
+    });
+  });
+  s.emplace_back(std::move(values));
+  s.emplace_back(std::move(indices));
+}
+
+}  // namespace
+
+void register_reduction_ops(OperatorRegistry& r) {
+  IValue none;
+  IValue no(false);
+  r.add({"aten::sum", 2, {none}, sum});
+  r.add({"aten::sum.dim_IntList", 4, {no, none}, sum_dim});
+  r.add({"aten::mean", 2, {none}, mean});
+  r.add({"aten::mean.dim", 4, {no, none}, mean_dim});
+  r.add({"aten::amax", 3, {IValue::list({}), no}, amax});
+  r.add({"aten::max", 1, {}, max_all});
+  r.add({"aten::max.dim", 3, {no}, max_dim});
+  r.add({"aten::min", 1, {}, min_all});
+  r.add({"aten::argmax", 3, {none, no}, argmax});
+}
+
+}  // namespace symbolite::ops

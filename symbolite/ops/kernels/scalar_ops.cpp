@@ -1,0 +1,189 @@
+// Operators on ints, floats, bools, strings and lists: the bookkeeping TorchScript code does
+// around tensor kernels (shape arithmetic, list indexing, comparisons).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
+
+namespace symbolite::ops {
+namespace {
+
+// Python's floor modulo for ints.
+std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
+  if (b == 0) throw OpError("ZeroDivisionError", "integer division or modulo by zero");
+  std::int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+template <typename Op>
+void int_binary(Stack& s) {
+  std::int64_t b = pop(s).to_int();
+  std::int64_t a = pop(s).to_int();
+  s.emplace_back(Op{}(a, b));
+}
+
+template <typename Op>
+void float_binary(Stack& s) {
+  double b = pop(s).to_double();
+  double a = pop(s).to_double();
+  s.emplace_back(Op{}(a, b));
+}
+
+struct Add { template <typename T> auto operator()(T a, T b) const { return a + b; } };
+struct Sub { template <typename T> auto operator()(T a, T b) const { return a - b; } };
+struct Mul { template <typename T> auto operator()(T a, T b) const { return a * b; } };
+struct Mod { std::int64_t operator()(std::int64_t a, std::int64_t b) const { return floor_mod(a, b); } };
+struct FloorDiv {
+  std::int64_t operator()(std::int64_t a, std::int64_t b) const {
+    if (b == 0) throw OpError("ZeroDivisionError", "integer division or modulo by zero");
+    return (a - floor_mod(a, b)) / b;
+  }
+};
+struct Eq { template <typename T> bool operator()(T a, T b) const { return a == b; } };
+struct Ne { template <typename T> bool operator()(T a, T b) const { return a != b; } };
+struct Lt { template <typename T> bool operator()(T a, T b) const { return a < b; } };
+struct Le { template <typename T> bool operator()(T a, T b) const { return a <= b; } };
+struct Gt { template <typename T> bool operator()(T a, T b) const { return a > b; } };
+struct Ge { template <typename T> bool operator()(T a, T b) const { return a >= b; } };
+
+// Python list indexing: negative counts from the end; out of range is IndexError with
+// PyTorch's message.
+std::size_t list_index(std::int64_t index, std::size_t size) {
+  std::int64_t n = static_cast<std::int64_t>(size);
+  std::int64_t i = index < 0 ? index + n : index;
+  if (i < 0 || i >= n) throw OpError("IndexError", "list index out of range");
+  return static_cast<std::size_t>(i);
+}
+
+void list_getitem(Stack& s) {
+  std::int64_t index = pop(s).to_int();
+  IValue list = pop(s);
+  const auto& items = list.to_list();
+  s.push_back(items[list_index(index, items.size())]);
+}
+
+void list_len(Stack& s) {
+  IValue list = pop(s);
+  s.emplace_back(static_cast<std::int64_t>(list.to_list().size()));
+}
+
+void list_append(Stack& s) {
+  IValue item = pop(s);
+  IValue list = pop(s);
+  list.to_list().push_back(std::move(item));
+  s.push_back(std::move(list));
+}
+
+void list_concat(Stack& s) {
+  IValue b = pop(s);
+  IValue a = pop(s);
+  IValueList out = a.to_list();
+  const auto& tail = b.to_list();
+  out.insert(out.end(), tail.begin(), tail.end());
+  s.push_back(IValue::list(std::move(out)));
+}
+
+void list_repeat(Stack& s) {
+  std::int64_t n = pop(s).to_int();
+  IValue list = pop(s);
+  IValueList out;
+  for (std::int64_t i = 0; i < n; ++i) {
+    out.insert(out.end(), list.to_list().begin(), list.to_list().end());
+  }
+  s.push_back(IValue::list(std::move(out)));
+}
+
+void str_list_contains(Stack& s) {
+  IValue needle = pop(s);
+  IValue list = pop(s);
+  bool found = false;
+  for (const auto& item : list.to_list()) found |= item.to_string() == needle.to_string();
+  s.emplace_back(found);
+}
+
+void str_eq(Stack& s) {
+  IValue b = pop(s);
+  IValue a = pop(s);
+  s.emplace_back(a.to_string() == b.to_string());
+}
+
+void tensor_size(Stack& s) {
+  IValue t = pop(s);
+  IValueList sizes;
+  for (auto d : t.to_tensor().sizes()) sizes.emplace_back(d);
+  s.push_back(IValue::list(std::move(sizes)));
+}
+
+void tensor_size_dim(Stack& s) {
+  std::int64_t dim = pop(s).to_int();
+  IValue t = pop(s);
+  const auto& sizes = t.to_tensor().sizes();
+  std::int64_t n = static_cast<std::int64_t>(sizes.size());
+  if (dim < -std::max<std::int64_t>(n, 1) || dim >= std::max<std::int64_t>(n, 1)) {
+    throw OpError("IndexError",
+                  fmt::format("Dimension out of range (expected to be in range of [{}, {}], but "
+                              "got {})", -std::max<std::int64_t>(n, 1),
+                              std::max<std::int64_t>(n, 1) - 1, dim));
+  }
+  s.emplace_back(sizes[static_cast<std::size_t>(dim < 0 ? dim + n : dim)]);
+}
+
+void tensor_dim(Stack& s) {
+  IValue t = pop(s);
+  s.emplace_back(t.to_tensor().dim());
+}
+
+void unchecked_cast(Stack&) {}  // a type refinement for the compiler; the value is unchanged
+
+void tuple_index(Stack& s) {
+  std::int64_t index = pop(s).to_int();
+  IValue tuple = pop(s);
+  const auto& items = tuple.to_tuple();
+  s.push_back(items[list_index(index, items.size())]);
+}
+
+void int_from_float(Stack& s) { s.emplace_back(static_cast<std::int64_t>(pop(s).to_double())); }
+void float_from_int(Stack& s) { s.emplace_back(pop(s).to_double()); }
+
+}  // namespace
+
+void register_scalar_ops(OperatorRegistry& r) {
+  r.add({"aten::add.int", 2, {}, int_binary<Add>});
+  r.add({"aten::sub.int", 2, {}, int_binary<Sub>});
+  r.add({"aten::mul.int", 2, {}, int_binary<Mul>});
+  r.add({"aten::remainder.int", 2, {}, int_binary<Mod>});
+  r.add({"aten::floordiv.int", 2, {}, int_binary<FloorDiv>});
+  r.add({"aten::eq.int", 2, {}, int_binary<Eq>});
+  r.add({"aten::ne.int", 2, {}, int_binary<Ne>});
+  r.add({"aten::lt.int", 2, {}, int_binary<Lt>});
+  r.add({"aten::le.int", 2, {}, int_binary<Le>});
+  r.add({"aten::gt.int", 2, {}, int_binary<Gt>});
+  r.add({"aten::ge.int", 2, {}, int_binary<Ge>});
+  r.add({"aten::add.float", 2, {}, float_binary<Add>});
+  r.add({"aten::sub.float", 2, {}, float_binary<Sub>});
+  r.add({"aten::mul.float", 2, {}, float_binary<Mul>});
+  r.add({"aten::eq.float", 2, {}, float_binary<Eq>});
+  r.add({"aten::ne.float", 2, {}, float_binary<Ne>});
+  r.add({"aten::lt.float", 2, {}, float_binary<Lt>});
+  r.add({"aten::le.float", 2, {}, float_binary<Le>});
+  r.add({"aten::gt.float", 2, {}, float_binary<Gt>});
+  r.add({"aten::ge.float", 2, {}, float_binary<Ge>});
+  r.add({"aten::Int.float", 1, {}, int_from_float});
+  r.add({"aten::Float.int", 1, {}, float_from_int});
+  r.add({"aten::eq.str", 2, {}, str_eq});
+  r.add({"aten::__getitem__.t", 2, {}, list_getitem});
+  r.add({"aten::len.t", 1, {}, list_len});
+  r.add({"aten::append.t", 2, {}, list_append});
+  r.add({"aten::add.t", 2, {}, list_concat});
+  r.add({"aten::mul.left_t", 2, {}, list_repeat});
+  r.add({"aten::__contains__.str_list", 2, {}, str_list_contains});
+  r.add({"aten::size", 1, {}, tensor_size});
+  r.add({"aten::size.int", 2, {}, tensor_size_dim});
+  r.add({"aten::dim", 1, {}, tensor_dim});
+  r.add({"prim::unchecked_cast", 1, {}, unchecked_cast});
+  r.add({"prim::TupleIndex", 2, {}, tuple_index});
+}
+
+}  // namespace symbolite::ops

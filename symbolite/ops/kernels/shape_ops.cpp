@@ -1,0 +1,563 @@
+// Shape, indexing and factory operators. Views (select, slice, view, reshape when possible,
+// permute, transpose, unsqueeze, squeeze, chunk, split, expand, flatten) share the input's
+// storage, as in PyTorch, so in-place kernels on a view write through to its base.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
+#include "symbolite/ops/common/tensor_args.h"
+#include "symbolite/ops/common/tensor_loops.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+using Sizes = std::vector<std::int64_t>;
+
+Tensor make_view(const Tensor& t, Sizes sizes, Sizes strides, std::int64_t offset) {
+  return Tensor::from_storage(t.storage(), t.dtype(), std::move(sizes), std::move(strides),
+                              offset);
+}
+
+// at::infer_size: resolves one -1 in `shape` for `numel` elements.
+Sizes infer_size(const Sizes& shape, std::int64_t numel) {
+  Sizes res = shape;
+  std::int64_t newsize = 1;
+  std::optional<std::size_t> infer_dim;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == -1) {
+      if (infer_dim) fail("only one dimension can be inferred");
+      infer_dim = d;
+    } else if (shape[d] >= 0) {
+      if (__builtin_mul_overflow(newsize, shape[d], &newsize)) {
+        fail(fmt::format("shape '{}' is invalid for input of size {}",
+                         tensor::format_sizes(shape), numel));
+      }
+    } else {
+      fail(fmt::format("invalid shape dimension {}", shape[d]));
+    }
+  }
+  if (numel == newsize || (infer_dim && newsize > 0 && numel % newsize == 0)) {
+    if (infer_dim) {
+      if (newsize == 0) {
+        fail(fmt::format("cannot reshape tensor of 0 elements into shape {} because the "
+                         "unspecified dimension size -1 can be any value and is ambiguous",
+                         tensor::format_sizes(shape)));
+      }
+      res[*infer_dim] = numel / newsize;
+    }
+    return res;
+  }
+  fail(fmt::format("shape '{}' is invalid for input of size {}", tensor::format_sizes(shape),
+                   numel));
+}
+
+// at::detail::computeStride: strides viewing `t` as `newshape` without copying, if any.
+std::optional<Sizes> compute_stride(const Tensor& t, const Sizes& newshape) {
+  const Sizes& oldshape = t.sizes();
+  const Sizes& oldstride = t.strides();
+  if (oldshape.empty()) return Sizes(newshape.size(), 1);
+  if (t.numel() == 0 && oldshape == newshape) return oldstride;
+  Sizes newstride(newshape.size(), 0);
+  if (t.numel() == 0) {
+    for (std::int64_t d = static_cast<std::int64_t>(newshape.size()) - 1; d >= 0; --d) {
+      auto ud = static_cast<std::size_t>(d);
+      newstride[ud] = ud + 1 == newshape.size()
+                          ? 1
+                          : std::max<std::int64_t>(newshape[ud + 1], 1) * newstride[ud + 1];
+    }
+    return newstride;
+  }
+  std::int64_t view_d = static_cast<std::int64_t>(newshape.size()) - 1;
+  std::int64_t chunk_base_stride = oldstride.back();
+  std::int64_t tensor_numel = 1;
+  std::int64_t view_numel = 1;
+  for (std::int64_t tensor_d = static_cast<std::int64_t>(oldshape.size()) - 1; tensor_d >= 0;
+       --tensor_d) {
+    auto td = static_cast<std::size_t>(tensor_d);
+    tensor_numel *= oldshape[td];
+    if (tensor_d == 0 ||
+        (oldshape[td - 1] != 1 && oldstride[td - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 &&
+             (view_numel < tensor_numel || newshape[static_cast<std::size_t>(view_d)] == 1)) {
+        newstride[static_cast<std::size_t>(view_d)] = view_numel * chunk_base_stride;
+        view_numel *= newshape[static_cast<std::size_t>(view_d)];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (tensor_d > 0) {
+        chunk_base_stride = oldstride[td - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return newstride;
+}
+
+Tensor view_impl(const Tensor& t, const Sizes& size) {
+  Sizes shape = infer_size(size, t.numel());
+  auto strides = compute_stride(t, shape);
+  if (!strides) {
+    fail("view size is not compatible with input tensor's size and stride (at least one "
+         "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  }
+  return make_view(t, shape, *strides, t.storage_offset());
+}
+
+Tensor reshape_impl(const Tensor& t, const Sizes& size) {
+  Sizes shape = infer_size(size, t.numel());
+  if (auto strides = compute_stride(t, shape)) {
+    return make_view(t, shape, *strides, t.storage_offset());
+  }
+  Tensor c = t.contiguous();
+  return make_view(c, shape, tensor::contiguous_strides(shape), c.storage_offset());
+}
+
+Tensor select_impl(const Tensor& t, std::int64_t dim, std::int64_t index) {
+  if (t.dim() == 0) throw OpError("IndexError", "select() cannot be applied to a 0-dim tensor.");
+  dim = wrap_dim(dim, t.dim());
+  auto d = static_cast<std::size_t>(dim);
+  std::int64_t size = t.sizes()[d];
+  if (index < -size || index >= size) {
+    throw OpError("IndexError",
+                  fmt::format("select(): index {} out of range for tensor of size {} at "
+                              "dimension {}",
+                              index, tensor::format_sizes(t.sizes()), dim));
+  }
+  if (index < 0) index += size;
+  Sizes sizes = t.sizes(), strides = t.strides();
+  std::int64_t offset = t.storage_offset() + index * strides[d];
+  sizes.erase(sizes.begin() + dim);
+  strides.erase(strides.begin() + dim);
+  return make_view(t, sizes, strides, offset);
+}
+
+Tensor narrow(const Tensor& t, std::size_t d, std::int64_t start, std::int64_t length) {
+  Sizes sizes = t.sizes();
+  sizes[d] = length;
+  return make_view(t, sizes, t.strides(), t.storage_offset() + start * t.strides()[d]);
+}
+
+Tensor unsqueeze_impl(const Tensor& t, std::int64_t dim) {
+  dim = wrap_dim(dim, t.dim() + 1);
+  Sizes sizes = t.sizes(), strides = t.strides();
+  auto d = static_cast<std::size_t>(dim);
+  std::int64_t stride = d >= sizes.size() ? 1 : sizes[d] * strides[d];
+  sizes.insert(sizes.begin() + dim, 1);
+  strides.insert(strides.begin() + dim, stride);
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
+// --- kernels ---------------------------------------------------------------------------
+
+void select(Stack& s) {
+  IValue index = pop(s), dim = pop(s), self = pop(s);
+  s.emplace_back(select_impl(self.to_tensor(), dim.to_int(), index.to_int()));
+}
+
+void slice(Stack& s) {
+  IValue step_v = pop(s), end_v = pop(s), start_v = pop(s), dim_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  if (t.dim() == 0) throw OpError("IndexError", "slice() cannot be applied to a 0-dim tensor.");
+  auto d = static_cast<std::size_t>(wrap_dim(dim_v.to_int(), t.dim()));
+  std::int64_t start = start_v.is_none() ? 0 : start_v.to_int();
+  std::int64_t end = end_v.is_none() ? std::numeric_limits<std::int64_t>::max() : end_v.to_int();
+  std::int64_t step = step_v.to_int();
+  if (step <= 0) fail("slice step must be positive");
+  std::int64_t size = t.sizes()[d];
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  start = std::clamp<std::int64_t>(start, 0, size);
+  if (end < start) end = start;
+  else if (end >= size) end = size;
+  Sizes sizes = t.sizes(), strides = t.strides();
+  std::int64_t offset = t.storage_offset() + start * strides[d];
+  sizes[d] = (end - start + step - 1) / step;
+  strides[d] *= step;
+  s.emplace_back(make_view(t, sizes, strides, offset));
+}
+
+void view(Stack& s) {
+  IValue size = pop(s), self = pop(s);
+  s.emplace_back(view_impl(self.to_tensor(), int_list_arg(size)));
+}
+
+void reshape(Stack& s) {
+  IValue size = pop(s), self = pop(s);
+  s.emplace_back(reshape_impl(self.to_tensor(), int_list_arg(size)));
+}
+
+void flatten(Stack& s) {
+  IValue end_v = pop(s), start_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  std::int64_t start = wrap_dim(start_v.to_int(), t.dim());
+  std::int64_t end = wrap_dim(end_v.to_int(), t.dim());
+  if (start > end) fail("flatten() has invalid args: start_dim cannot come after end_dim");
+  if (t.dim() == 0) {
+    s.emplace_back(reshape_impl(t, {1}));
+    return;
+  }
+  if (start == end) {
+    s.push_back(self);
+    return;
+  }
+  Sizes shape(t.sizes().begin(), t.sizes().begin() + start);
+  std::int64_t n = 1;
+  for (std::int64_t d = start; d <= end; ++d) n *= t.sizes()[static_cast<std::size_t>(d)];
+  shape.push_back(n);
+  shape.insert(shape.end(), t.sizes().begin() + end + 1, t.sizes().end());
+  s.emplace_back(reshape_impl(t, shape));
+}
+
+void permute(Stack& s) {
+  IValue dims_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  Sizes dims = int_list_arg(dims_v);
+  if (static_cast<std::int64_t>(dims.size()) != t.dim()) {
+    fail(fmt::format("permute(sparse_coo): number of dimensions in the tensor input does not "
+                     "match the length of the desired ordering of dimensions i.e. input.dim() = "
+                     "{} is not equal to len(dims) = {}",
+                     t.dim(), dims.size()));
+  }
+  Sizes sizes(dims.size()), strides(dims.size());
+  std::vector<bool> seen(dims.size(), false);
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    auto d = static_cast<std::size_t>(wrap_dim(dims[i], t.dim()));
+    if (seen[d]) fail("permute(): duplicate dims are not allowed.");
+    seen[d] = true;
+    sizes[i] = t.sizes()[d];
+    strides[i] = t.strides()[d];
+  }
+  s.emplace_back(make_view(t, sizes, strides, t.storage_offset()));
+}
+
+void transpose(Stack& s) {
+  IValue d1_v = pop(s), d0_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  std::int64_t d0 = wrap_dim(d0_v.to_int(), t.dim());
+  std::int64_t d1 = wrap_dim(d1_v.to_int(), t.dim());
+  if (t.dim() == 0) {
+    s.push_back(self);
+    return;
+  }
+  Sizes sizes = t.sizes(), strides = t.strides();
+  std::swap(sizes[static_cast<std::size_t>(d0)], sizes[static_cast<std::size_t>(d1)]);
+  std::swap(strides[static_cast<std::size_t>(d0)], strides[static_cast<std::size_t>(d1)]);
+  s.emplace_back(make_view(t, sizes, strides, t.storage_offset()));
+}
+
+void t_op(Stack& s) {
+  IValue self = pop(s);
+  const Tensor& t = self.to_tensor();
+  if (t.dim() > 2) {
+    fail(fmt::format("t() expects a tensor with <= 2 dimensions, but self is {}D", t.dim()));
+  }
+  if (t.dim() < 2) {
+    s.push_back(self);
+    return;
+  }
+  s.emplace_back(make_view(t, {t.sizes()[1], t.sizes()[0]}, {t.strides()[1], t.strides()[0]},
+                           t.storage_offset()));
+}
+
+void unsqueeze(Stack& s) {
+  IValue dim = pop(s), self = pop(s);
+  s.emplace_back(unsqueeze_impl(self.to_tensor(), dim.to_int()));
+}
+
+void squeeze_dim(Stack& s) {
+  IValue dim_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  std::int64_t dim = wrap_dim(dim_v.to_int(), t.dim());
+  if (t.dim() == 0 || t.sizes()[static_cast<std::size_t>(dim)] != 1) {
+    s.emplace_back(make_view(t, t.sizes(), t.strides(), t.storage_offset()));
+    return;
+  }
+  Sizes sizes = t.sizes(), strides = t.strides();
+  sizes.erase(sizes.begin() + dim);
+  strides.erase(strides.begin() + dim);
+  s.emplace_back(make_view(t, sizes, strides, t.storage_offset()));
+}
+
+void squeeze(Stack& s) {
+  IValue self = pop(s);
+  const Tensor& t = self.to_tensor();
+  Sizes sizes, strides;
+  for (std::size_t d = 0; d < t.sizes().size(); ++d) {
+    if (t.sizes()[d] == 1) continue;
+    sizes.push_back(t.sizes()[d]);
+    strides.push_back(t.strides()[d]);
+  }
+  s.emplace_back(make_view(t, sizes, strides, t.storage_offset()));
+}
+
+void contiguous(Stack& s) {
+  IValue memory_format = pop(s), self = pop(s);
+  (void)memory_format;  // values are the same in every layout; symbolite is row-major
+  const Tensor& t = self.to_tensor();
+  if (t.is_contiguous()) {
+    s.push_back(self);
+  } else {
+    s.emplace_back(t.contiguous());
+  }
+}
+
+Tensor cat_impl(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  if (tensors.empty()) fail("torch.cat(): expected a non-empty list of Tensors");
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].dim() == 0) {
+      fail(fmt::format("zero-dimensional tensor (at position {}) cannot be concatenated", i));
+    }
+  }
+  // Legacy rule: 1-D tensors of size 0 are skipped.
+  auto skip = [](const Tensor& t) { return t.dim() == 1 && t.sizes()[0] == 0; };
+  ResultType rt;
+  for (const auto& t : tensors) rt.tensor(t);
+  DType dtype = rt.result();
+  const Tensor* ref = nullptr;
+  for (const auto& t : tensors) {
+    if (!skip(t)) {
+      ref = &t;
+      break;
+    }
+  }
+  if (ref == nullptr) return Tensor::empty({0}, dtype);
+  auto d = static_cast<std::size_t>(wrap_dim(dim, ref->dim()));
+  Sizes out_sizes = ref->sizes();
+  out_sizes[d] = 0;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (skip(t)) continue;
+    if (t.dim() != ref->dim()) {
+      fail(fmt::format("Tensors must have same number of dimensions: got {} and {}", ref->dim(),
+                       t.dim()));
+    }
+    for (std::size_t k = 0; k < t.sizes().size(); ++k) {
+      if (k != d && t.sizes()[k] != ref->sizes()[k]) {
+        fail(fmt::format("Sizes of tensors must match except in dimension {}. Expected size {} "
+                         "but got size {} for tensor number {} in the list.",
+                         d, ref->sizes()[k], t.sizes()[k], i));
+      }
+    }
+    out_sizes[d] += t.sizes()[d];
+  }
+  Tensor out = Tensor::empty(out_sizes, dtype);
+  std::int64_t at = 0;
+  for (const auto& t : tensors) {
+    if (skip(t)) continue;
+    copy_into(narrow(out, d, at, t.sizes()[d]), t);
+    at += t.sizes()[d];
+  }
+  return out;
+}
+
+void cat(Stack& s) {
+  IValue dim = pop(s), tensors = pop(s);
+  s.emplace_back(cat_impl(tensor_list_arg(tensors), dim.to_int()));
+}
+
+void stack(Stack& s) {
+  IValue dim_v = pop(s), tensors_v = pop(s);
+  std::vector<Tensor> tensors = tensor_list_arg(tensors_v);
+  if (tensors.empty()) fail("stack expects a non-empty TensorList");
+  std::int64_t dim = wrap_dim(dim_v.to_int(), tensors[0].dim() + 1);
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].sizes() != tensors[0].sizes()) {
+      fail(fmt::format("stack expects each tensor to be equal size, but got {} at entry 0 and "
+                       "{} at entry {}",
+                       tensor::format_sizes(tensors[0].sizes()),
+                       tensor::format_sizes(tensors[i].sizes()), i));
+    }
+  }
+  std::vector<Tensor> parts;
+  parts.reserve(tensors.size());
+  for (const auto& t : tensors) parts.push_back(unsqueeze_impl(t, dim));
+  s.emplace_back(cat_impl(parts, dim));
+}
+
+void chunk(Stack& s) {
+  IValue dim_v = pop(s), chunks_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  if (t.dim() == 0) fail("chunk expects at least a 1-dimensional tensor");
+  std::int64_t chunks = chunks_v.to_int();
+  if (chunks <= 0) {
+    fail(fmt::format("chunk expects `chunks` to be greater than 0, got: {}", chunks));
+  }
+  auto d = static_cast<std::size_t>(wrap_dim(dim_v.to_int(), t.dim()));
+  std::int64_t dim_size = t.sizes()[d];
+  std::int64_t split = (dim_size + chunks - 1) / chunks;
+  IValueList out;
+  if (split == 0 && dim_size == 0) {
+    for (std::int64_t i = 0; i < chunks; ++i) out.emplace_back(narrow(t, d, 0, 0));
+  } else {
+    std::int64_t num = std::max<std::int64_t>((dim_size + split - 1) / split, 1);
+    std::int64_t last = split - (split * num - dim_size);
+    for (std::int64_t i = 0; i < num; ++i) {
+      out.emplace_back(narrow(t, d, i * split, i + 1 < num ? split : last));
+    }
+  }
+  s.push_back(IValue::list(std::move(out)));
+}
+
+// at::inferExpandGeometry: `t` viewed as `size`, aligned at the last dimension; stride 0
+// where a size-1 (or new, leading) dimension grows; -1 keeps an existing size.
+void expand(Stack& s) {
+  IValue implicit = pop(s), size_v = pop(s), self = pop(s);
+  (void)implicit;  // only marks expands the tracer inserted
+  const Tensor& t = self.to_tensor();
+  Sizes size = int_list_arg(size_v);
+  auto ndim = static_cast<std::int64_t>(size.size());
+  if (ndim < t.dim()) {
+    fail(fmt::format("expand(torch.{}Tensor{{{}}}, size={}): the number of sizes provided ({}) "
+                     "must be greater or equal to the number of dimensions in the tensor ({})",
+                     tensor::scalar_type_name(t.dtype()), tensor::format_sizes(t.sizes()),
+                     tensor::format_sizes(size), ndim, t.dim()));
+  }
+  Sizes sizes(size.size()), strides(size.size());
+  for (std::int64_t i = ndim - 1; i >= 0; --i) {
+    auto ui = static_cast<std::size_t>(i);
+    std::int64_t dim = t.dim() - ndim + i;
+    std::int64_t old_size = dim >= 0 ? t.sizes()[static_cast<std::size_t>(dim)] : 1;
+    std::int64_t stride = dim >= 0                 ? t.strides()[static_cast<std::size_t>(dim)]
+                          : i + 1 < ndim ? sizes[ui + 1] * strides[ui + 1]
+                                         : 0;
+    std::int64_t target = size[ui];
+    if (target == -1) {
+      if (dim < 0) {
+        fail(fmt::format("The expanded size of the tensor (-1) isn't allowed in a leading, "
+                         "non-existing dimension {}",
+                         i));
+      }
+      target = old_size;
+    }
+    if (old_size != target) {
+      if (old_size != 1) {
+        fail(fmt::format("The expanded size of the tensor ({}) must match the existing size ({}) "
+                         "at non-singleton dimension {}.  Target sizes: {}.  Tensor sizes: {}",
+                         target, old_size, i, tensor::format_sizes(size),
+                         tensor::format_sizes(t.sizes())));
+      }
+      stride = 0;
+    }
+    sizes[ui] = target;
+    strides[ui] = stride;
+  }
+  for (std::int64_t n : sizes) {
+    // PyTorch's as_strided then fails computing the element count.
+    if (n < 0) fail("numel: integer multiplication overflow");
+  }
+  s.emplace_back(make_view(t, sizes, strides, t.storage_offset()));
+}
+
+// split.sizes behaves as split_with_sizes: views of consecutive slices of `dim`.
+void split_sizes(Stack& s) {
+  IValue dim_v = pop(s), sizes_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  if (t.dim() == 0) fail("split expects at least a 1-dimensional tensor");
+  auto d = static_cast<std::size_t>(wrap_dim(dim_v.to_int(), t.dim()));
+  Sizes split = int_list_arg(sizes_v);
+  std::int64_t dim_size = t.sizes()[d];
+  IValueList out;
+  std::int64_t start = 0;
+  for (std::int64_t length : split) {
+    if (length < 0) {
+      fail(fmt::format("split_with_sizes expects split_sizes have only non-negative entries, "
+                       "but got split_sizes={}",
+                       tensor::format_sizes(split)));
+    }
+    // As slice(dim, start, start + length): clamped to the dimension.
+    std::int64_t from = std::min(start, dim_size);
+    std::int64_t to = std::min(start + length, dim_size);
+    out.emplace_back(narrow(t, d, from, to - from));
+    start += length;
+  }
+  if (start != dim_size) {
+    fail(fmt::format("split_with_sizes expects split_sizes to sum exactly to {} (input tensor's "
+                     "size at dimension {}), but got split_sizes={}",
+                     dim_size, d, tensor::format_sizes(split)));
+  }
+  s.push_back(IValue::list(std::move(out)));
+}
+
+// zeros / ones / empty: (size, dtype, layout, device, pin_memory[, memory_format]).
+Tensor factory(Stack& s, std::size_t num_args, bool ones) {
+  IValue* args = last(s, num_args);
+  Sizes size = int_list_arg(args[0]);
+  DType dtype = dtype_arg(args[1]).value_or(DType::kFloat32);
+  drop(s, num_args);
+  for (std::int64_t n : size) {
+    if (n < 0) {
+      fail(fmt::format("Trying to create tensor with negative dimension {}: {}", n,
+                       tensor::format_sizes(size)));
+    }
+  }
+  Tensor out = Tensor::empty(size, dtype);
+  if (ones) {
+    dispatch_all(dtype, "fill_", [&](auto tag) {
+      using T = decltype(tag);
+      T* p = out.template mutable_data<T>();
+      std::fill(p, p + out.numel(), static_cast<T>(1));
+    });
+  }
+  return out;
+}
+
+void zeros(Stack& s) { s.emplace_back(factory(s, 5, false)); }
+void ones(Stack& s) { s.emplace_back(factory(s, 5, true)); }
+void empty(Stack& s) { s.emplace_back(factory(s, 6, false)); }
+
+void int_tensor(Stack& s) {
+  const Tensor t = pop(s).to_tensor();
+  if (t.numel() != 1) {
+    fail(fmt::format("a Tensor with {} elements cannot be converted to Scalar", t.numel()));
+  }
+  std::int64_t v = dispatch_all(t.dtype(), "_local_scalar_dense_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    return convert<std::int64_t>(*t.template data<T>());
+  });
+  s.emplace_back(v);
+}
+
+// prim::NumToTensor: a zero-dim tensor of the Scalar's own dtype (Long, Double or Bool).
+void num_to_tensor(Stack& s) {
+  IValue v = pop(s);
+  s.emplace_back(scalar_tensor(v, scalar_dtype(v)));
+}
+
+}  // namespace
+
+void register_shape_ops(OperatorRegistry& r) {
+  IValue none;
+  IValue zero(std::int64_t{0});
+  r.add({"aten::select.int", 3, {}, select});
+  r.add({"aten::slice.Tensor", 5, {zero, none, none, IValue(std::int64_t{1})}, slice});
+  r.add({"aten::view", 2, {}, view});
+  r.add({"aten::reshape", 2, {}, reshape});
+  r.add({"aten::flatten.using_ints", 3, {zero, IValue(std::int64_t{-1})}, flatten});
+  r.add({"aten::permute", 2, {}, permute});
+  r.add({"aten::transpose.int", 3, {}, transpose});
+  r.add({"aten::t", 1, {}, t_op});
+  r.add({"aten::unsqueeze", 2, {}, unsqueeze});
+  r.add({"aten::squeeze.dim", 2, {}, squeeze_dim});
+  r.add({"aten::squeeze", 1, {}, squeeze});
+  r.add({"aten::contiguous", 2, {zero}, contiguous});
+  r.add({"aten::cat", 2, {zero}, cat});
+  r.add({"aten::stack", 2, {zero}, stack});
+  r.add({"aten::chunk", 3, {zero}, chunk});
+  r.add({"aten::expand", 3, {IValue(false)}, expand});
+  r.add({"aten::split.sizes", 3, {zero}, split_sizes});
+  r.add({"aten::zeros", 5, {none, none, none, none}, zeros});
+  r.add({"aten::ones", 5, {none, none, none, none}, ones});
+  r.add({"aten::empty.memory_format", 6, {none, none, none, none, none}, empty});
+  r.add({"aten::Int.Tensor", 1, {}, int_tensor});
+  r.add({"prim::NumToTensor.Scalar", 1, {}, num_to_tensor});
+  r.add({"prim::NumToTensor.bool", 1, {}, num_to_tensor});
+}
+
+}  // namespace symbolite::ops

@@ -1,0 +1,43 @@
+// Shape kernels against PyTorch 1.13 (tests/fixtures/ops/op_cases.json).
+#include <gtest/gtest.h>
+
+#include "symbolite/ops/registry/kernel_runner.h"
+#include "tests/test_support/op_cases.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+
+TEST(ShapeOps, MatchPyTorch) { testing::run_op_cases("shape", 1e-5, 1e-6); }
+
+TEST(ShapeOps, ViewsShareStorageAndCopiesDoNot) {
+  Tensor x = run_op("aten::zeros", {IValue::list({3, 4})}).to_tensor();
+  for (const char* op : {"aten::t", "aten::contiguous"}) {
+    EXPECT_EQ(run_op(op, {x}).to_tensor().storage().data(), x.storage().data()) << op;
+  }
+  EXPECT_EQ(run_op("aten::view", {x, IValue::list({12})}).to_tensor().storage().data(),
+            x.storage().data());
+  EXPECT_EQ(run_op("aten::select.int", {x, 1, 2}).to_tensor().storage_offset(), 2);
+  Tensor xt = run_op("aten::t", {x}).to_tensor();
+  // reshape copies when no view exists; contiguous copies a transposed tensor
+  EXPECT_NE(run_op("aten::reshape", {xt, IValue::list({12})}).to_tensor().storage().data(),
+            x.storage().data());
+  EXPECT_NE(run_op("aten::contiguous", {xt}).to_tensor().storage().data(), x.storage().data());
+  auto chunks = run_op("aten::chunk", {x, 2, 1}).to_list();
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[1].to_tensor().storage_offset(), 2);
+  auto parts = run_op("aten::split.sizes", {x, IValue::list({1, 3}), 1}).to_list();
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1].to_tensor().storage().data(), x.storage().data());
+  EXPECT_EQ(parts[1].to_tensor().storage_offset(), 1);
+  Tensor row = run_op("aten::select.int", {x, 0, 1}).to_tensor();
+  Tensor expanded = run_op("aten::expand", {row, IValue::list({2, 4})}).to_tensor();
+  EXPECT_EQ(expanded.storage().data(), x.storage().data());
+  EXPECT_EQ(expanded.storage_offset(), 4);
+  EXPECT_EQ(expanded.strides(), (std::vector<std::int64_t>{0, 1}));
+}
+
+}  // namespace
+}  // namespace symbolite::ops

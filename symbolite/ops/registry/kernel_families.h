@@ -1,0 +1,53 @@
+// The kernel families, one file each; `register_kernel_families` adds them all to a
+// registry (see operator_registry.h for why registration is explicit).
+#pragma once
+
+#include "symbolite/ops/registry/operator_registry.h"
+
+namespace symbolite::ops {
+
+// Scalars, lists and strings: `aten::add.int`, `aten::__getitem__.t`, `aten::len.t`, ...
+void register_scalar_ops(OperatorRegistry& registry);
+// Elementwise tensor arithmetic and activations: add, mul, relu, sigmoid, ... (+ in-place).
+void register_elementwise_ops(OperatorRegistry& registry);
+// Elementwise math: abs, exp, remainder, clamp_.
+void register_math_ops(OperatorRegistry& registry);
+// Boolean and bitwise: __and__, logical_not, where.
+void register_logical_ops(OperatorRegistry& registry);
+// Reductions: sum, mean, max, min, argmax, ...
+void register_reduction_ops(OperatorRegistry& registry);
+// Shape and views: view, reshape, select, slice, cat, flatten, expand, split, ... and
+// factories (zeros).
+void register_shape_ops(OperatorRegistry& registry);
+// Advanced indexing: index.Tensor, index_select.
+void register_indexing_ops(OperatorRegistry& registry);
+// Copies like self: clone, to.dtype, zeros_like.
+void register_copy_ops(OperatorRegistry& registry);
+// Matrix products: mm, matmul, linear, addmm, bmm.
+void register_linear_algebra_ops(OperatorRegistry& registry);
+// Neural-network layers: conv, batch_norm, pooling, dropout, ...
+void register_nn_ops(OperatorRegistry& registry);
+// Random sampling: bernoulli_, ...
+void register_random_ops(OperatorRegistry& registry);
+// Masking: masked_fill.
+void register_masking_ops(OperatorRegistry& registry);
+// Lists and tuples as operators: list.t, eq/ne.int_list, prim::TupleUnpack.
+void register_list_ops(OperatorRegistry& registry);
+
+inline void register_kernel_families(OperatorRegistry& registry) {
+  register_scalar_ops(registry);
+  register_elementwise_ops(registry);
+  register_math_ops(registry);
+  register_logical_ops(registry);
+  register_reduction_ops(registry);
+  register_shape_ops(registry);
+  register_indexing_ops(registry);
+  register_copy_ops(registry);
+  register_linear_algebra_ops(registry);
+  register_nn_ops(registry);
+  register_random_ops(registry);
+  register_masking_ops(registry);
+  register_list_ops(registry);
+}
+
+}  // namespace symbolite::ops
