@@ -14,7 +14,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string_view text(reinterpret_cast<const char*>(data), size);
   std::string printed;
   try {
-    printed = symbolite::ops::parse_schema(text).to_string();
+    auto schema = symbolite::ops::parse_schema(text);
+    // PyTorch prints a string default of a non-str argument unquoted: no fixpoint to expect.
+    for (const auto& argument : schema.arguments) {
+      if (argument.default_value && argument.default_value->is(symbolite::pickle::Value::Kind::kString) &&
+          argument.type != "str" && argument.type != "str?") {
+        return 0;
+      }
+    }
+    printed = schema.to_string();
     (void)symbolite::ops::parse_schema(printed).full_name();
   } catch (const symbolite::Error&) {
     return 0;
