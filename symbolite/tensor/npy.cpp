@@ -279,7 +279,9 @@ Tensor read_npy(const Bytes& file) {
 }
 
 Tensor read_npy_file(const std::string& path) {
-  return with_context(path, [&] { return read_npy(map_file(path)); });
+  // map_file's errors already name the path.
+  Bytes bytes = map_file(path);
+  return with_context(path, [&] { return read_npy(bytes); });
 }
 
 std::vector<std::uint8_t> write_npy(const Tensor& tensor) {
