@@ -1,11 +1,14 @@
 #include "symbolite/cli/run_command.h"
 
 #include <filesystem>
+#include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/options.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
@@ -21,6 +24,7 @@ struct RunOptions {
   std::string method = "forward";
   std::vector<std::string> inputs;
   std::string output_dir;
+  bool json = false;
 };
 
 std::string summary(const tensor::Tensor& t) {
@@ -53,8 +57,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--method", options->method, "Method of the top module (default: forward)");
   cmd->add_option("--input", options->inputs, "Inputs in order: .npy tensors or .json values");
   cmd->add_option("--output-dir", options->output_dir,
-                  "Write outputs here as output_<i>.npy");
+                  "Write outputs here as output_<i>.npy (created if missing; its parent must exist)");
+  cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
+    if (!options->output_dir.empty()) prepare_output_dir(options->output_dir);
     std::vector<ops::IValue> inputs;
     for (const auto& path : options->inputs) inputs.push_back(runtime::read_input_file(path));
     auto model = mobile::LoadedModel::load(options->model);
@@ -63,12 +69,30 @@ void add_run_command(CLI::App& app, int& exit_code) {
 
     std::vector<tensor::Tensor> outputs = runtime::result_tensors(result);
     if (!options->output_dir.empty()) {
-      std::filesystem::create_directories(options->output_dir);
       for (std::size_t i = 0; i < outputs.size(); ++i) {
         tensor::write_npy_file(
             (std::filesystem::path(options->output_dir) / fmt::format("output_{}.npy", i)).string(),
             outputs[i]);
       }
+    }
+    if (options->json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (std::size_t i = 0; i < outputs.size(); ++i) {
+        nlohmann::json entry = {{"index", i}, {"dtype", tensor::torch_name(outputs[i].dtype())},
+                                {"shape", outputs[i].sizes()}, {"summary", summary(outputs[i])}};
+        entry["file"] = options->output_dir.empty()
+                            ? nlohmann::json(nullptr)
+                            : nlohmann::json((std::filesystem::path(options->output_dir) /
+                                              fmt::format("output_{}.npy", i)).string());
+        list.push_back(std::move(entry));
+      }
+      nlohmann::json out = {{"schema_version", 1}, {"model", options->model},
+                            {"method", options->method}, {"outputs", std::move(list)},
+                            {"result", outputs.empty() ? nlohmann::json(result.repr())
+                                                       : nlohmann::json(nullptr)}};
+      std::cout << out.dump(2) << "\n";
+      exit_code = kExitOk;
+      return;
     }
     if (outputs.empty()) {
       fmt::print("result: {}\n", result.repr());
