@@ -54,6 +54,7 @@ nlohmann::json to_json(const mobile::ModelInfo& model) {
     records.push_back({{"name", r}, {"size", model.archive.record_size(r).value_or(0)}});
   }
   nlohmann::json out = {
+      {"schema_version", 1},
       {"model", model.archive.display_name()},
       {"record_folder", model.archive.record_folder()},
       {"model_id", to_hex(mobile::compute_model_id(model.archive))},
