@@ -2,6 +2,7 @@
 // numeric ranges, meaningless flag pairs, output paths ("-" is stdout), JSON schema_version
 // for every command that prints results, and the bench progress bar off a terminal.
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -174,6 +175,23 @@ TEST(CliMessages, BenchPrintsNoProgressOffATerminal) {
   EXPECT_TRUE(r.err.empty()) << r.err.size() << " bytes on stderr";
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
   EXPECT_NE(r.out.find("3000 runs"), std::string::npos) << r.out;
+}
+
+// On a terminal (a pseudo-terminal from util-linux's `script`), 100000 fast runs redraw the
+// bar a few times a second, not 100000 times (that was ~4 MB).
+TEST(CliMessages, BenchProgressOnATerminalIsThrottled) {
+  if (!std::filesystem::exists("/usr/bin/script")) GTEST_SKIP() << "no util-linux script";
+  std::string command = "/usr/bin/script -qfc '" + std::string(SYMBOLITE_CLI_PATH) + " bench " +
+                        direct_call() + " --runs 100000 --warmup 0' /dev/null";
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string terminal;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) terminal.append(buffer, n);
+  ASSERT_EQ(::pclose(pipe), 0) << terminal;
+  EXPECT_NE(terminal.find("/100000"), std::string::npos) << terminal;   // the bar was drawn
+  EXPECT_NE(terminal.find("100000 runs"), std::string::npos) << terminal;
+  EXPECT_LT(terminal.size(), 100u * 60) << "redrawn too often";  // well under 100 redraws
 }
 
 }  // namespace
