@@ -85,8 +85,10 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", o->model, "Model (.ptl)")->required();
   cmd->add_option("--method", o->method, "Method of the top module (default: forward)");
   cmd->add_option("--input", o->inputs, "Inputs in order: .npy tensors or .json values");
-  cmd->add_option("--runs", o->runs, "Timed runs, at least 1 (default 20)");
-  cmd->add_option("--warmup", o->warmup, "Untimed runs first, at least 0 (default 3)");
+  cmd->add_option("--runs", o->runs, "Timed runs, at least 1 (default 20)")
+      ->check(whole_number());
+  cmd->add_option("--warmup", o->warmup, "Untimed runs first, at least 0 (default 3)")
+      ->check(whole_number());
   cmd->add_flag("--profile", o->profile,
                 "Record profiler events during the timed runs (to measure the profiler's cost)");
   cmd->add_flag("--profile-details", o->profile_details,

@@ -68,6 +68,14 @@ TEST(CliMessages, NumericOptionsHaveReadableRanges) {
   expect_usage_error("bench " + direct_call() + " --warmup -1", "--warmup must be at least 0");
   expect_usage_error("profile " + direct_call() + " --runs 0", "--runs must be at least 1");
   expect_usage_error("profile " + direct_call() + " --warmup -2", "--warmup must be at least 0");
+  // Not a number, or too large for one: CLI11's parse errors, worded and prefixed as ours.
+  std::string hint = "Run 'symbolite help' or 'symbolite help COMMAND' for the options.\n";
+  auto word = run_cli("bench " + direct_call() + " --runs abc");
+  EXPECT_EQ(word.exit_code, 2);
+  EXPECT_EQ(word.err, "symbolite: usage error: --runs: 'abc' is not a whole number\n" + hint);
+  auto huge = run_cli("profile " + direct_call() + " --warmup 99999999999");
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_EQ(huge.err, "symbolite: usage error: --warmup: 99999999999 is too large (at most 2147483647)\n" + hint);
 }
 
 TEST(CliMessages, MeaninglessFlagCombinationsAreUsageErrors) {

@@ -120,7 +120,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    fmt::print(stderr, "symbolite: usage error: {}\nRun 'symbolite help' or 'symbolite help COMMAND' "
+                       "for the options.\n", e.what());
     return cli::kExitUsage;
   } catch (const runtime::RunError& e) {
     // A failure inside the model: its own message and location, as the model raised it.

@@ -1,6 +1,8 @@
 #include "symbolite/cli/options.h"
 
 #include <cerrno>
+#include <charconv>
+#include <limits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +14,24 @@
 
 namespace symbolite::cli {
 namespace fs = std::filesystem;
+
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        long long value = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc::result_out_of_range ||
+            (ec == std::errc() && end == text.data() + text.size() &&
+             (value > std::numeric_limits<int>::max() || value < std::numeric_limits<int>::min()))) {
+          return fmt::format("{} is too large (at most {})", text, std::numeric_limits<int>::max());
+        }
+        if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+          return fmt::format("'{}' is not a whole number", text);
+        }
+        return {};
+      },
+      "INT");
+}
 
 void require_at_least(std::string_view option, long long value, long long min) {
   if (value < min) throw Error(ErrorKind::kUsage, fmt::format("{} must be at least {}", option, min));

@@ -5,7 +5,13 @@
 #include <string>
 #include <string_view>
 
+#include <CLI/CLI.hpp>
+
 namespace symbolite::cli {
+
+// A CLI11 check for an int option: "'abc' is not a whole number" instead of CLI11's
+// "Could not convert"; the range is checked after parsing (require_at_least).
+CLI::Validator whole_number();
 
 // Throws a usage error (exit 2) "OPTION must be at least MIN" when value < min.
 void require_at_least(std::string_view option, long long value, long long min);

@@ -71,8 +71,10 @@ void add_profile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", o->model, "Model (.ptl)")->required();
   cmd->add_option("--method", o->method, "Method of the top module (default: forward)");
   cmd->add_option("--input", o->inputs, "Inputs in order: .npy tensors or .json values");
-  cmd->add_option("--runs", o->runs, "Profiled runs, at least 1 (default 1)");
-  cmd->add_option("--warmup", o->warmup, "Unprofiled runs first, at least 0 (default 1)");
+  cmd->add_option("--runs", o->runs, "Profiled runs, at least 1 (default 1)")
+      ->check(whole_number());
+  cmd->add_option("--warmup", o->warmup, "Unprofiled runs first, at least 0 (default 1)")
+      ->check(whole_number());
   cmd->add_option("--by", o->by, "Table: op or module (default op)")
       ->check(CLI::IsMember({"op", "module"}));
   cmd->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto, chrome://tracing); - for stdout");
