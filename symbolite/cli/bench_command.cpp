@@ -4,18 +4,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <iostream>
 #include <chrono>
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <iostream>
 #include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/option_checks.h"
+#include "symbolite/cli/options.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/input_files.h"
@@ -49,12 +49,28 @@ struct BenchOptions {
   bool json = false;
 };
 
-// Redrawn at most ten times a second (and at the end), so long runs do not flood the terminal.
-void progress(int done, int total) {
-  static auto last = std::chrono::steady_clock::time_point{};
-  auto now = std::chrono::steady_clock::now();
-  if (done != total && now - last < std::chrono::milliseconds(100)) return;
-  last = now;
+// A progress bar on a terminal, redrawn at most ten times a second (and at the end).
+class Progress {
+ public:
+  explicit Progress(int total) : total_(total), tty_(::isatty(STDERR_FILENO) != 0) {}
+  void update(int done) {
+    if (!tty_) return;
+    auto now = std::chrono::steady_clock::now();
+    if (done != total_ && drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
+    drawn_ = true;
+    last_ = now;
+    draw(done, total_);
+  }
+
+ private:
+  static void draw(int done, int total);
+  int total_;
+  bool tty_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+void Progress::draw(int done, int total) {
   constexpr int kWidth = 30;
   int filled = total ? done * kWidth / total : kWidth;
   fmt::print(stderr, "\r[{:#<{}}{:.<{}}] {}/{}", "", filled, "", kWidth - filled, done, total);
@@ -69,15 +85,19 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", o->model, "Model (.ptl)")->required();
   cmd->add_option("--method", o->method, "Method of the top module (default: forward)");
   cmd->add_option("--input", o->inputs, "Inputs in order: .npy tensors or .json values");
-  cmd->add_option("--runs", o->runs, "Timed runs (default 20)")->check(at_least(1));
-  cmd->add_option("--warmup", o->warmup, "Untimed runs first (default 3)")->check(at_least(0));
-  auto* profile = cmd->add_flag("--profile", o->profile,
-                                "Record profiler events during the timed runs (to measure the profiler's cost)");
+  cmd->add_option("--runs", o->runs, "Timed runs, at least 1 (default 20)")
+      ->check(whole_number());
+  cmd->add_option("--warmup", o->warmup, "Untimed runs first, at least 0 (default 3)")
+      ->check(whole_number());
+  cmd->add_flag("--profile", o->profile,
+                "Record profiler events during the timed runs (to measure the profiler's cost)");
   cmd->add_flag("--profile-details", o->profile_details,
-                "With --profile: also record shapes, FLOPs and memory per event")
-      ->needs(profile);
-  cmd->add_flag("--json", o->json, "Print the figures as JSON (schema in docs/CLI.md)");
+                "With --profile: also record shapes, FLOPs and memory per event");
+  cmd->add_flag("--json", o->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([o, &exit_code] {
+    require_at_least("--runs", o->runs, 1);
+    require_at_least("--warmup", o->warmup, 0);
+    require_together(o->profile_details, "--profile-details", o->profile, "--profile");
     std::vector<ops::IValue> inputs;
     for (const auto& path : o->inputs) inputs.push_back(runtime::read_input_file(path));
     auto load_start = std::chrono::steady_clock::now();
@@ -85,32 +105,35 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     double load_ms = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - load_start).count();
     runtime::Interpreter interpreter(model);
-    bool tty = ::isatty(STDERR_FILENO) != 0;
+    Progress progress(o->runs);
     for (int i = 0; i < o->warmup; ++i) interpreter.run_method(o->method, inputs);
     std::vector<double> ms;
     profiler::RecordingSink events(o->profile_details ? profiler::kDetailAll : 0u);
     std::optional<profiler::ProfilingScope> scope;
-    if (o->profile || o->profile_details) scope.emplace(events);
+    if (o->profile) scope.emplace(events);
     for (int i = 0; i < o->runs; ++i) {
       auto start = std::chrono::steady_clock::now();
       interpreter.run_method(o->method, inputs);
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-      if (tty) progress(i + 1, o->runs);
+      progress.update(i + 1);
     }
     scope.reset();
     std::sort(ms.begin(), ms.end());
     auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * ms.size()))]; };
     if (o->json) {
-      nlohmann::json out = {{"schema_version", 1}, {"model", o->model},       {"method", o->method},
-                            {"load_ms", load_ms},  {"runs", ms.size()},       {"min_ms", ms.front()},
-                            {"median_ms", at(0.5)}, {"p90_ms", at(0.9)},       {"peak_rss_mib", peak_rss_mib()},
-                            {"profiled", o->profile}};
+      nlohmann::json out = {{"schema_version", 1}, {"model", o->model}, {"method", o->method},
+                            {"load_ms", load_ms}, {"warmup", o->warmup}, {"runs", ms.size()},
+                            {"min_ms", ms.front()}, {"median_ms", at(0.5)}, {"p90_ms", at(0.9)},
+                            {"peak_rss_mib", peak_rss_mib()},
+                            {"profile", o->profile_details ? "details" : o->profile ? "time" : "off"}};
       std::cout << out.dump(2) << "\n";
-    } else {
-      fmt::print("{} {}: load {:.2f} ms; {} runs: min {:.3f} ms, median {:.3f} ms, p90 {:.3f} ms; "
-                 "peak RSS {:.1f} MiB\n",
-                 o->model, o->method, load_ms, ms.size(), ms.front(), at(0.5), at(0.9), peak_rss_mib());
+      exit_code = kExitOk;
+      return;
     }
+    fmt::print("{} {}: load {:.2f} ms; {} runs: min {:.3f} ms, median {:.3f} ms, p90 {:.3f} ms; "
+               "peak RSS {:.1f} MiB\n",
+               o->model, o->method, load_ms, ms.size(), ms.front(), at(0.5), at(0.9),
+               peak_rss_mib());
     exit_code = kExitOk;
   });
 }

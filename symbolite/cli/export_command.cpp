@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/options.h"
 #include "symbolite/compiler/model_export.h"
 
 namespace symbolite::cli {
@@ -33,6 +34,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
                 "Content-derived debug handles: identical output in any process");
   cmd->add_flag("--json", options->json, "Print a JSON report (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
+    check_binary_output("-o", options->output);
     compiler::ExportOptions export_options;
     export_options.handles =
         options->stable_handles ? compiler::HandleScheme::kStable : compiler::HandleScheme::kCounter;

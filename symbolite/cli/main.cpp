@@ -1,15 +1,14 @@
 // The `symbolite` command: one subcommand per file in this folder, thin over the library.
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
+#include <exception>
+#include <filesystem>
 #include <string>
 #include <vector>
-#include <exception>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "symbolite/cli/command_suggestion.h"
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/bench_command.h"
 #include "symbolite/cli/export_command.h"
@@ -22,10 +21,60 @@
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/support/error.h"
 
+#ifndef SYMBOLITE_VERSION
+#error "SYMBOLITE_VERSION is set from CMake's project() version"
+#endif
+
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> subcommand_names(CLI::App& app) {
+  std::vector<std::string> names;
+  for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return names;
+}
+
+// "unknown command 'symbolcate'; did you mean 'symbolicate'?" (a suggestion only when it is
+// close: at most a third of the name's letters wrong).
+std::string unknown_command_message(CLI::App& app, const std::string& name) {
+  std::string best;
+  std::size_t best_distance = std::string::npos;
+  for (const auto& candidate : subcommand_names(app)) {
+    std::size_t d = edit_distance(name, candidate);
+    if (d < best_distance) best_distance = d, best = candidate;
+  }
+  std::string message = fmt::format("unknown command '{}'", name);
+  if (!best.empty() && best_distance <= std::max<std::size_t>(2, best.size() / 3)) {
+    message += fmt::format("; did you mean '{}'?", best);
+  } else {
+    message += fmt::format("; commands: {}", fmt::join(subcommand_names(app), ", "));
+  }
+  return message;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace symbolite;
   CLI::App app("symbolite: model-level debug information for TorchScript models", "symbolite");
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("symbolite ") + SYMBOLITE_VERSION,
+                       "Print the version and exit");
+  app.footer("`symbolite help COMMAND` prints a command's options.");
   int exit_code = cli::kExitOk;
   cli::add_inspect_command(app, exit_code);
   cli::add_symbolicate_command(app, exit_code);
@@ -35,29 +84,30 @@ int main(int argc, char** argv) {
   cli::add_bench_command(app, exit_code);
   cli::add_graph_command(app, exit_code);
   cli::add_export_command(app, exit_code);
-  app.set_version_flag("--version", std::string("symbolite ") + SYMBOLITE_VERSION);
-  // `help [COMMAND]`, and a mistyped command named with a suggestion, before CLI11 parses.
-  if (argc >= 2 && argv[1][0] != '-') {
+
+  // `symbolite help [COMMAND]`, and an unknown command named with a suggestion, before CLI11
+  // (which would answer both with "A subcommand is required").
+  if (argc >= 2) {
     std::string first = argv[1];
-    std::vector<std::string> names;
-    for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
     if (first == "help") {
       if (argc == 2) {
-        std::cout << app.help();
+        fmt::print("{}", app.help());
         return cli::kExitOk;
       }
-      for (auto* sub : app.get_subcommands({})) {
-        if (sub->get_name() == argv[2]) {
-          std::cout << sub->help();
-          return cli::kExitOk;
-        }
+      std::string name = argv[2];
+      auto names = subcommand_names(app);
+      if (argc > 3 || std::find(names.begin(), names.end(), name) == names.end()) {
+        fmt::print(stderr, "symbolite: usage error: {}\n",
+                   argc > 3 ? "help takes one command" : unknown_command_message(app, name));
+        return cli::kExitUsage;
       }
-      first = argv[2];
+      fmt::print("{}", app.get_subcommand(name)->help());
+      return cli::kExitOk;
     }
-    if (std::find(names.begin(), names.end(), first) == names.end()) {
-      std::string suggestion = cli::closest_command(first, names);
-      fmt::print(stderr, "symbolite: unknown command '{}'{}; `symbolite help` lists the commands\n", first,
-                 suggestion.empty() ? std::string() : fmt::format(" (did you mean '{}'?)", suggestion));
+    auto names = subcommand_names(app);
+    if (!first.empty() && first[0] != '-' &&
+        std::find(names.begin(), names.end(), first) == names.end()) {
+      fmt::print(stderr, "symbolite: usage error: {}\n", unknown_command_message(app, first));
       return cli::kExitUsage;
     }
   }
@@ -70,7 +120,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    fmt::print(stderr, "symbolite: usage error: {}\nRun 'symbolite help' or 'symbolite help COMMAND' "
+                       "for the options.\n", e.what());
     return cli::kExitUsage;
   } catch (const runtime::RunError& e) {
     // A failure inside the model: its own message and location, as the model raised it.
@@ -81,6 +132,12 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     fmt::print(stderr, "symbolite: {}: {}\n", to_string(e.kind()), e.what());
     return cli::exit_code_for(e);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // The operating system refused: the path and the reason, once.
+    std::fflush(stdout);
+    fmt::print(stderr, "symbolite: {}: {}: {}\n", to_string(ErrorKind::kIo), e.path1().string(),
+               e.code().message());
+    return cli::kExitModelError;
   } catch (const std::exception& e) {
     fmt::print(stderr, "symbolite: internal error: {}\n", e.what());
     return cli::kExitModelError;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/option_checks.h"
+#include "symbolite/cli/options.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/profiler/chrome_trace.h"
 #include "symbolite/profiler/module_table.h"
@@ -48,19 +48,20 @@ const std::map<std::string, profiler::OpSort> kSortKeys = {
     {"count", profiler::OpSort::kCount}, {"name", profiler::OpSort::kName},
     {"flops", profiler::OpSort::kFlops}, {"memory", profiler::OpSort::kMemory}};
 
-// `-` is standard output.
-void write_text(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::cout << text;
-    std::cout.flush();
-    if (!std::cout) throw Error(ErrorKind::kIo, "standard output: cannot write");
-    return;
+// Option combinations that mean nothing are usage errors naming both options.
+void validate(const ProfileOptions& o) {
+  require_at_least("--runs", o.runs, 1);
+  require_at_least("--warmup", o.warmup, 0);
+  require_together(o.sort == "flops", "--sort flops", o.flops, "--flops");
+  require_together(o.sort == "memory", "--sort memory", o.memory, "--memory");
+  if (is_stdout(o.trace) && is_stdout(o.folded)) {
+    throw Error(ErrorKind::kUsage, "--trace - and --folded - cannot both write to stdout");
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw Error(ErrorKind::kIo, fmt::format("{}: cannot write", path));
+  check_output_parent(o.trace.empty() ? "-" : o.trace);
+  check_output_parent(o.folded.empty() ? "-" : o.folded);
 }
+
+void write_text(const std::string& path, const std::string& text) { write_output_text(path, text); }
 
 }  // namespace
 
@@ -70,8 +71,10 @@ void add_profile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", o->model, "Model (.ptl)")->required();
   cmd->add_option("--method", o->method, "Method of the top module (default: forward)");
   cmd->add_option("--input", o->inputs, "Inputs in order: .npy tensors or .json values");
-  cmd->add_option("--runs", o->runs, "Profiled runs (default 1)")->check(at_least(1));
-  cmd->add_option("--warmup", o->warmup, "Unprofiled runs first (default 1)")->check(at_least(0));
+  cmd->add_option("--runs", o->runs, "Profiled runs, at least 1 (default 1)")
+      ->check(whole_number());
+  cmd->add_option("--warmup", o->warmup, "Unprofiled runs first, at least 0 (default 1)")
+      ->check(whole_number());
   cmd->add_option("--by", o->by, "Table: op or module (default op)")
       ->check(CLI::IsMember({"op", "module"}));
   cmd->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto, chrome://tracing); - for stdout");
@@ -89,14 +92,7 @@ void add_profile_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--memory", o->memory, "Record tensor bytes allocated and freed per operator");
   cmd->add_flag("--json", o->json, "Print the tables as JSON");
   cmd->callback([o, &exit_code] {
-    // Refuse what would be meaningless before any work is done.
-    if (o->sort == "flops" && !o->flops) throw Error(ErrorKind::kUsage, "--sort flops needs --flops");
-    if (o->sort == "memory" && !o->memory) throw Error(ErrorKind::kUsage, "--sort memory needs --memory");
-    if (o->trace == "-" && o->folded == "-") {
-      throw Error(ErrorKind::kUsage, "--trace - and --folded - cannot both go to standard output");
-    }
-    bool stdout_taken = o->trace == "-" || o->folded == "-";
-    if (stdout_taken && o->json) throw Error(ErrorKind::kUsage, "--json and an output to '-' cannot share standard output");
+    validate(*o);
     std::vector<ops::IValue> inputs;
     for (const auto& path : o->inputs) inputs.push_back(runtime::read_input_file(path));
     auto model = mobile::LoadedModel::load(o->model);
@@ -119,8 +115,8 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     }
     auto ops = profiler::op_table(events.events(), {kSortKeys.at(o->sort), o->shapes});
     auto modules = profiler::module_tree(events.events(), attributor);
-    if (stdout_taken) {
-      // The trace or the folded stacks went to standard output: nothing else goes there.
+    if (is_stdout(o->trace) || is_stdout(o->folded)) {
+      // stdout holds the trace or the stacks alone.
     } else if (o->json) {
       nlohmann::json out = {{"schema_version", 1}, {"model", o->model}, {"method", o->method}, {"runs", o->runs},
                             {"events", events.events().size()},

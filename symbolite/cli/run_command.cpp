@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/options.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
@@ -56,9 +57,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--method", options->method, "Method of the top module (default: forward)");
   cmd->add_option("--input", options->inputs, "Inputs in order: .npy tensors or .json values");
   cmd->add_option("--output-dir", options->output_dir,
-                  "Write outputs here as output_<i>.npy");
-  cmd->add_flag("--json", options->json, "Print the outputs as JSON (schema in docs/CLI.md)");
+                  "Write outputs here as output_<i>.npy (created if missing; its parent must exist)");
+  cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
+    if (!options->output_dir.empty()) prepare_output_dir(options->output_dir);
     std::vector<ops::IValue> inputs;
     for (const auto& path : options->inputs) inputs.push_back(runtime::read_input_file(path));
     auto model = mobile::LoadedModel::load(options->model);
@@ -67,13 +69,6 @@ void add_run_command(CLI::App& app, int& exit_code) {
 
     std::vector<tensor::Tensor> outputs = runtime::result_tensors(result);
     if (!options->output_dir.empty()) {
-      // A missing directory (and its parents) is created; one that cannot be is an error.
-      std::error_code ec;
-      std::filesystem::create_directories(options->output_dir, ec);
-      if (ec) {
-        throw Error(ErrorKind::kIo, fmt::format("{}: cannot create the output directory: {}", options->output_dir,
-                                                ec.message()));
-      }
       for (std::size_t i = 0; i < outputs.size(); ++i) {
         tensor::write_npy_file(
             (std::filesystem::path(options->output_dir) / fmt::format("output_{}.npy", i)).string(),
@@ -82,15 +77,28 @@ void add_run_command(CLI::App& app, int& exit_code) {
     }
     if (options->json) {
       nlohmann::json list = nlohmann::json::array();
-      for (const auto& t : outputs) {
-        list.push_back({{"dtype", tensor::torch_name(t.dtype())}, {"sizes", t.sizes()}, {"summary", summary(t)}});
+      for (std::size_t i = 0; i < outputs.size(); ++i) {
+        nlohmann::json entry = {{"index", i}, {"dtype", tensor::torch_name(outputs[i].dtype())},
+                                {"shape", outputs[i].sizes()}, {"summary", summary(outputs[i])}};
+        entry["file"] = options->output_dir.empty()
+                            ? nlohmann::json(nullptr)
+                            : nlohmann::json((std::filesystem::path(options->output_dir) /
+                                              fmt::format("output_{}.npy", i)).string());
+        list.push_back(std::move(entry));
       }
-      nlohmann::json out = {{"schema_version", 1}, {"model", options->model}, {"method", options->method},
-                            {"outputs", list}, {"result", outputs.empty() ? nlohmann::json(result.repr()) : nullptr}};
+      nlohmann::json out = {{"schema_version", 1}, {"model", options->model},
+                            {"method", options->method}, {"outputs", std::move(list)},
+                            {"result", outputs.empty() ? nlohmann::json(result.repr())
+                                                       : nlohmann::json(nullptr)}};
       std::cout << out.dump(2) << "\n";
-    } else {
-      if (outputs.empty()) fmt::print("result: {}\n", result.repr());
-      for (std::size_t i = 0; i < outputs.size(); ++i) fmt::print("output_{}: {}\n", i, summary(outputs[i]));
+      exit_code = kExitOk;
+      return;
+    }
+    if (outputs.empty()) {
+      fmt::print("result: {}\n", result.repr());
+    }
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      fmt::print("output_{}: {}\n", i, summary(outputs[i]));
     }
     exit_code = kExitOk;
   });

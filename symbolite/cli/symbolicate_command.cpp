@@ -159,7 +159,8 @@ void add_symbolicate_command(CLI::App& app, int& exit_code) {
     }
 
     if (options->json) {
-      nlohmann::json out = {{"schema_version", 1}, {"model", options->model.empty() ? nlohmann::json(nullptr)
+      nlohmann::json out = {{"schema_version", 1},
+                             {"model", options->model.empty() ? nlohmann::json(nullptr)
                                                              : nlohmann::json(options->model)},
                              {"results", nlohmann::json::array()}};
       if (!options->sidecar.empty()) out["sidecar"] = options->sidecar;

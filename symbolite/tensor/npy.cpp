@@ -279,7 +279,8 @@ Tensor read_npy(const Bytes& file) {
 }
 
 Tensor read_npy_file(const std::string& path) {
-  Bytes bytes = map_file(path);  // its errors name the path already
+  // map_file's errors already name the path.
+  Bytes bytes = map_file(path);
   return with_context(path, [&] { return read_npy(bytes); });
 }
 
