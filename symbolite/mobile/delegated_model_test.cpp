@@ -114,5 +114,29 @@ TEST(DelegatedModel, BothHandlesResolveToPyTorchsComposedText) {
   }
 }
 
+// Symbolicator::symbolicate_delegated gives PyTorch's composed text, with symbolite's one
+// documented improvement (the top method's name where PyTorch prints <unknown>).
+TEST(DelegatedModel, ComposedSymbolicationEqualsPyTorchsText) {
+  auto golden = load_golden("delegated");
+  auto model = ModelInfo::load(fixture_path("models/delegated.ptl"));
+  auto symbolicator = model.symbolicator();
+  for (const auto& c : golden["cases"]) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    auto s = symbolicator.symbolicate_delegated(c["instruction_handle"].get<std::int64_t>(),
+                                                c["backend_handle"].get<std::int64_t>());
+    EXPECT_EQ(s.status, debuginfo::SymbolicationStatus::kOk);
+    EXPECT_EQ(s.handle, c["backend_handle"].get<std::int64_t>());
+    std::string hierarchy = c["module_hierarchy"];
+    hierarchy.replace(hierarchy.find("::<unknown>"), 11, "::forward");
+    EXPECT_EQ(s.module_hierarchy, hierarchy);
+    EXPECT_TRUE(hierarchy.ends_with("." + s.op)) << s.op;
+    std::string traceback = c["traceback"];
+    traceback.replace(traceback.find(", in <unknown>\n"), 15, ", in forward\n");
+    EXPECT_EQ(rstrip(s.traceback), rstrip(traceback));
+  }
+  auto missing = symbolicator.symbolicate_delegated(36, 999);
+  EXPECT_EQ(missing.status, debuginfo::SymbolicationStatus::kNotFound);
+}
+
 }  // namespace
 }  // namespace symbolite::mobile
