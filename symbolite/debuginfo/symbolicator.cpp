@@ -183,6 +183,12 @@ Symbolication Symbolicator::symbolicate_delegated(DebugHandle instruction,
   }
   result.notes.push_back(fmt::format("backend handle {} of the delegate called at instruction "
                                      "handle {}", backend, instruction));
+  if (inner.site) {
+    result.notes.push_back(fmt::format(
+        "handle {} is carried by instruction {} of {}: an instruction's handle, not a backend "
+        "node's, so this composition is probably not what PyTorch reported",
+        backend, inner.site->instruction, inner.site->function));
+  }
   return result;
 }
 

@@ -136,6 +136,10 @@ TEST(DelegatedModel, ComposedSymbolicationEqualsPyTorchsText) {
   }
   auto missing = symbolicator.symbolicate_delegated(36, 999);
   EXPECT_EQ(missing.status, debuginfo::SymbolicationStatus::kNotFound);
+  // Handle 99 is an instruction's (of the LoweredModule's __setstate__): said so.
+  auto instruction_as_backend = symbolicator.symbolicate_delegated(36, 99);
+  ASSERT_FALSE(instruction_as_backend.notes.empty());
+  EXPECT_NE(instruction_as_backend.notes.back().find("not a backend node's"), std::string::npos);
 }
 
 }  // namespace
