@@ -10,7 +10,7 @@ packages=(g++ cmake make ccache zlib1g-dev libfmt-dev nlohmann-json3-dev libcli1
           libopenblas-serial-dev libsleef-dev libdnnl-dev)
 if [ "$profile" = test ]; then
   packages+=(libgtest-dev googletest libbenchmark-dev clang libclang-rt-14-dev
-             python3-torch python3-torchvision python3-numpy valgrind)
+             python3-torch libtorch-dev python3-torchvision python3-numpy valgrind)
 fi
 
 missing=()

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
@@ -27,8 +28,15 @@ std::size_t count_opcode(const mobile::BytecodeFunction& fn, std::string_view op
 nlohmann::json module_json(const mobile::ModuleNode& node) {
   nlohmann::json children = nlohmann::json::array();
   for (const auto& child : node.children) children.push_back(module_json(child));
-  return {{"name", node.name}, {"type", node.type}, {"tensors", node.tensors},
-          {"tensor_elements", node.tensor_elements}, {"children", children}};
+  nlohmann::json out = {{"name", node.name}, {"type", node.type}, {"tensors", node.tensors},
+                        {"tensor_elements", node.tensor_elements}, {"children", children}};
+  if (node.lowered) {
+    out["lowered"] = {{"backend", node.lowered->backend},
+                      {"compile_spec_methods", node.lowered->compile_spec_methods},
+                      {"processed_kind", node.lowered->processed_kind},
+                      {"processed_bytes", node.lowered->processed_bytes}};
+  }
+  return out;
 }
 
 nlohmann::json to_json(const mobile::ModelInfo& model) {
@@ -85,7 +93,13 @@ void print_modules(const mobile::ModuleNode& node, int depth) {
   std::string tensors = node.tensors ? fmt::format("  [{} tensors, {} elements]", node.tensors,
                                                    node.tensor_elements)
                                      : std::string();
-  fmt::print("  {:{}}{} ({}){}\n", "", depth * 2, label, node.type, tensors);
+  std::string lowered =
+      node.lowered ? fmt::format("  [lowered to backend '{}': {}, payload {} bytes]",
+                                 node.lowered->backend,
+                                 fmt::join(node.lowered->compile_spec_methods, ", "),
+                                 node.lowered->processed_bytes)
+                   : std::string();
+  fmt::print("  {:{}}{} ({}){}{}\n", "", depth * 2, label, node.type, tensors, lowered);
   for (const auto& child : node.children) print_modules(child, depth + 1);
 }
 

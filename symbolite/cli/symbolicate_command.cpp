@@ -27,10 +27,21 @@ struct SymbolicateOptions {
   std::vector<std::string> handles;  // resolved from args
 };
 
+// "N", or "I:B" for a delegate failure: instruction handle I called a to_backend delegate whose
+// node with backend handle B failed.
+bool parse_integer(std::string_view text, debuginfo::DebugHandle& value) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
+}
+
 bool is_handle_argument(const std::string& arg) {
   debuginfo::DebugHandle value = 0;
-  auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), value);
-  return arg == "-" || (ec == std::errc() && end == arg.data() + arg.size());
+  auto colon = arg.find(':');
+  if (colon != std::string::npos) {
+    return parse_integer(std::string_view(arg).substr(0, colon), value) &&
+           parse_integer(std::string_view(arg).substr(colon + 1), value);
+  }
+  return arg == "-" || parse_integer(arg, value);
 }
 
 // MODEL HANDLE... ; with --debug the model is optional (given, it is checked against the
@@ -85,24 +96,31 @@ Target open_target(const SymbolicateOptions& o) {
 struct Request {
   debuginfo::DebugHandle handle;
   std::optional<std::size_t> log_line;
+  std::optional<debuginfo::DebugHandle> backend_handle;  // "I:B": `handle` is I
 };
 
-debuginfo::DebugHandle parse_handle_argument(const std::string& text) {
-  debuginfo::DebugHandle value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) {
+Request parse_handle_argument(const std::string& text) {
+  if (!is_handle_argument(text) || text == "-") {
     throw Error(ErrorKind::kUsage,
-                fmt::format("'{}' is not a debug handle (expected an integer, or - to read a "
-                            "log from stdin)", text));
+                fmt::format("'{}' is not a debug handle (expected an integer, INSTRUCTION:BACKEND "
+                            "for a delegate failure, or - to read a log from stdin)", text));
   }
-  return value;
+  Request request{0, std::nullopt, std::nullopt};
+  auto colon = text.find(':');
+  parse_integer(std::string_view(text).substr(0, colon), request.handle);
+  if (colon != std::string::npos) {
+    debuginfo::DebugHandle backend = 0;
+    parse_integer(std::string_view(text).substr(colon + 1), backend);
+    request.backend_handle = backend;
+  }
+  return request;
 }
 
 std::vector<Request> collect_requests(const SymbolicateOptions& options) {
   std::vector<Request> requests;
   for (const auto& arg : options.handles) {
     if (arg != "-") {
-      requests.push_back(Request{parse_handle_argument(arg), std::nullopt});
+      requests.push_back(parse_handle_argument(arg));
       continue;
     }
     std::string log((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
@@ -113,14 +131,20 @@ std::vector<Request> collect_requests(const SymbolicateOptions& options) {
                   "'debug handle N')");
     }
     for (const auto& mention : mentions) {
-      for (auto handle : mention.handles) requests.push_back(Request{handle, mention.line});
+      for (auto handle : mention.handles) {
+        requests.push_back(Request{handle, mention.line, std::nullopt});
+      }
     }
   }
   return requests;
 }
 
 void print_text(const debuginfo::Symbolication& s, const Request& request) {
-  std::string header = fmt::format("debug handle {}", s.handle);
+  std::string header =
+      request.backend_handle
+          ? fmt::format("debug handles {}:{} (instruction:backend, a to_backend delegate)",
+                        request.handle, *request.backend_handle)
+          : fmt::format("debug handle {}", s.handle);
   if (request.log_line) header += fmt::format(" (log line {})", *request.log_line);
   if (!s.op.empty()) header += fmt::format(": {}", s.op);
   if (s.site) header += fmt::format(" at instruction {} of {}", s.site->instruction, s.site->function);
@@ -138,8 +162,9 @@ void add_symbolicate_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "symbolicate", "Turn debug handles into module hierarchies and TorchScript tracebacks");
   cmd->add_option("args", options->args,
-                  "MODEL (with debug info) then debug handles, or - to read a crash log from "
-                  "stdin; with --debug the model is optional")
+                  "MODEL (with debug info) then debug handles (INSTRUCTION:BACKEND for a failure "
+                  "inside a to_backend delegate), or - to read a crash log from stdin; with "
+                  "--debug the model is optional")
       ->required();
   cmd->add_option("--debug", options->sidecar,
                   "Symbolicate from this sidecar (made by `symbolite split`)");
@@ -154,7 +179,10 @@ void add_symbolicate_command(CLI::App& app, int& exit_code) {
     results.reserve(requests.size());
     bool all_found = true;
     for (const auto& request : requests) {
-      results.push_back(symbolicator.symbolicate(request.handle));
+      results.push_back(request.backend_handle
+                            ? symbolicator.symbolicate_delegated(request.handle,
+                                                                 *request.backend_handle)
+                            : symbolicator.symbolicate(request.handle));
       all_found &= results.back().status != debuginfo::SymbolicationStatus::kNotFound;
     }
 

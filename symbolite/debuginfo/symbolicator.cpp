@@ -143,4 +143,53 @@ void Symbolicator::explain_missing(Symbolication& result) const {
   result.notes.push_back(std::move(note));
 }
 
+Symbolication Symbolicator::symbolicate_delegated(DebugHandle instruction,
+                                                  DebugHandle backend) const {
+  Symbolication outer = symbolicate(instruction);
+  Symbolication inner = symbolicate(backend);
+  Symbolication result;
+  result.handle = backend;
+  result.op = inner.op;
+  result.site = outer.site;
+  if (outer.status == SymbolicationStatus::kNotFound ||
+      inner.status == SymbolicationStatus::kNotFound) {
+    result.notes = outer.notes;
+    result.notes.insert(result.notes.end(), inner.notes.begin(), inner.notes.end());
+    return result;
+  }
+  result.status = outer.status == SymbolicationStatus::kOk && inner.status == SymbolicationStatus::kOk
+                      ? SymbolicationStatus::kOk
+                      : SymbolicationStatus::kPartial;
+  std::string prefix = outer.module_hierarchy;
+  if (prefix.ends_with(outer.op)) prefix.resize(prefix.size() - outer.op.size());
+  auto top_end = inner.module_hierarchy.find('.');
+  result.module_hierarchy =
+      prefix + (top_end == std::string::npos ? inner.module_hierarchy
+                                              : inner.module_hierarchy.substr(top_end + 1));
+  result.frames = outer.frames;
+  result.frames.insert(result.frames.end(), inner.frames.begin(), inner.frames.end());
+  std::string head = outer.traceback;
+  while (!head.empty() && (head.back() == '\n' || head.back() == ' ')) head.pop_back();
+  auto header_end = inner.traceback.find('\n');
+  result.traceback = head + "\n" +
+                     (header_end == std::string::npos ? std::string()
+                                                      : inner.traceback.substr(header_end + 1));
+  result.notes = outer.notes;
+  for (const auto& note : inner.notes) {
+    // A backend handle is never an instruction's: that note says nothing here.
+    if (note.find("no bytecode instruction carries it") == std::string::npos) {
+      result.notes.push_back(note);
+    }
+  }
+  result.notes.push_back(fmt::format("backend handle {} of the delegate called at instruction "
+                                     "handle {}", backend, instruction));
+  if (inner.site) {
+    result.notes.push_back(fmt::format(
+        "handle {} is carried by instruction {} of {}: an instruction's handle, not a backend "
+        "node's, so this composition is probably not what PyTorch reported",
+        backend, inner.site->instruction, inner.site->function));
+  }
+  return result;
+}
+
 }  // namespace symbolite::debuginfo

@@ -27,6 +27,14 @@ class Symbolicator {
   // consumers (profilers, aggregators) that render frames their own way.
   Symbolication resolve(DebugHandle handle, bool render_traceback = false) const;
 
+  // A failure inside a to_backend delegate carries two handles: `instruction`, of the
+  // instruction that called the backend's `execute`, and `backend`, of the failing node, whose
+  // call stack is recorded relative to the lowered module. Composes them as PyTorch 1.13 does:
+  // the instruction's hierarchy without its own operator, then the backend node's without its
+  // top segment; the instruction's traceback, then the backend node's frames. The result has
+  // the backend node's operator and handle, the instruction's site; kNotFound if either is.
+  Symbolication symbolicate_delegated(DebugHandle instruction, DebugHandle backend) const;
+
  private:
   void explain_missing(Symbolication& result) const;
 

@@ -1,5 +1,7 @@
 #include "symbolite/pickle/globals.h"
 
+#include <cctype>
+
 #include <array>
 #include <string>
 
@@ -126,6 +128,21 @@ std::optional<std::string_view> storage_dtype(std::string_view qualified_name) {
   return std::nullopt;
 }
 
+bool is_lowered_class(std::string_view qualified_name) {
+  for (std::string_view prefix : {"torch.jit.LoweredModule.", "torch.jit.LoweredWrapper."}) {
+    if (!qualified_name.starts_with(prefix)) continue;
+    std::string_view rest = qualified_name.substr(prefix.size());  // "<backend>.__torch__.M"
+    std::size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string_view::npos) return false;
+    for (char c : rest.substr(0, dot)) {
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    }
+    std::string_view original = rest.substr(dot + 1);
+    return original.starts_with("__torch__.") && original.size() > 10;
+  }
+  return false;
+}
+
 std::optional<GlobalKind> classify_global(std::string_view qualified_name,
                                           const TypeResolver& is_class) {
   if (qualified_name == "torch._utils._rebuild_tensor_v2") return GlobalKind::kRebuildTensor;
@@ -142,7 +159,9 @@ std::optional<GlobalKind> classify_global(std::string_view qualified_name,
     return GlobalKind::kBuildList;
   }
   if (storage_dtype(qualified_name)) return GlobalKind::kStorageType;
-  bool accepted = is_class ? is_class(qualified_name) : qualified_name.starts_with("__torch__.");
+  bool accepted = is_class ? is_class(qualified_name)
+                           : qualified_name.starts_with("__torch__.") ||
+                                 is_lowered_class(qualified_name);
   if (accepted) return GlobalKind::kClass;
   return std::nullopt;
 }

@@ -22,9 +22,15 @@ enum class GlobalKind {
 };
 
 // What `qualified_name` ("module.name") is, or nullopt when it is not allowed. An empty
-// `is_class` accepts names starting with "__torch__." as classes.
+// `is_class` accepts as classes names starting with "__torch__." and the two classes
+// PyTorch's to_backend generates (is_lowered_class).
 std::optional<GlobalKind> classify_global(std::string_view qualified_name,
                                           const TypeResolver& is_class);
+
+// True for "torch.jit.LoweredModule.<backend>.__torch__.<original>" and
+// "torch.jit.LoweredWrapper.<backend>.__torch__.<original>" (backend: [A-Za-z0-9_]+), the
+// module types to_backend generates; nothing else under "torch.jit." is a class.
+bool is_lowered_class(std::string_view qualified_name);
 
 // The dtype of a storage class: "torch.FloatStorage" -> "Float"; nullopt for other names.
 std::optional<std::string_view> storage_dtype(std::string_view qualified_name);

@@ -13,7 +13,9 @@
 //   TorchScript classes                       GLOBAL + NEWOBJ / REDUCE(()) -> Object, then BUILD
 //                                             sets its state; which names count as classes is
 //                                             decided by the type resolver (default: any name
-//                                             starting with "__torch__.").
+//                                             starting with "__torch__.", plus to_backend's
+//                                             torch.jit.Lowered{Module,Wrapper}.<backend>.
+//                                             __torch__.* module types).
 // Anything else is Error(kUnsupported) naming the global and the byte offset.
 //
 // Persistent ids ('storage', torch.XStorage, key, device, numel) become StorageRef values.

@@ -168,6 +168,13 @@ def main():
     except ImportError:
         print("skipped: no torch")
         return SKIP
+    # The delegated fixtures need the "symbolite" to_backend backend, built beside the tests
+    # (build/lib/libsymbolite_torch.so) when libtorch-dev is installed.
+    plugin = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.tests))), "lib",
+                          "libsymbolite_torch.so")
+    have_plugin = os.path.exists(plugin)
+    if have_plugin:
+        torch.ops.load_library(plugin)
 
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -219,6 +226,9 @@ def main():
                 if os.path.exists(golden_path):
                     with open(golden_path, encoding="utf-8") as f:
                         golden = json.load(f)
+                if golden.get("backend") and not have_plugin:
+                    print(f"skip {name}: needs {plugin} (libtorch-dev)")
+                    continue
                 note = ""
                 if golden.get("load_error"):  # PyTorch refuses its own file: still so?
                     try:

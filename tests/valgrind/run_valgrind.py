@@ -60,6 +60,9 @@ def main():
     nested = os.path.join(models, "nested.ptl")
     check("inspect nested.ptl", ["inspect", nested])
     check("symbolicate nested.ptl", ["symbolicate", nested, "1", "5", "40", "999999"], (0, 1))
+    delegated = os.path.join(models, "delegated.ptl")
+    check("inspect delegated.ptl", ["inspect", "--json", delegated])
+    check("symbolicate delegated.ptl I:B", ["symbolicate", delegated, "36:1", "36:3", "36:999"], (0, 1))
 
     with open(os.path.join(FIXTURES, "run", "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
