@@ -191,7 +191,8 @@ TEST(DelegatedCli, InspectShowsTheLoweredModule) {
 }
 
 TEST(DelegatedCli, SymbolicateInstructionColonBackendPrintsPyTorchsComposedHierarchy) {
-  for (const auto& c : load_golden("delegated")["cases"]) {
+  const auto golden = load_golden("delegated");  // kept alive: the loop iterates into it
+  for (const auto& c : golden["cases"]) {
     SCOPED_TRACE(c["name"].get<std::string>());
     std::string pair = std::to_string(c["instruction_handle"].get<int>()) + ":" +
                        std::to_string(c["backend_handle"].get<int>());
