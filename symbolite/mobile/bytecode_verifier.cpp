@@ -91,14 +91,22 @@ class Verifier {
         need_index(ins, ins.x, fn_.types.size(), "type");
         need_count(ins, ins.n);
         break;
-      case OpCode::kCreateObject:
+      case OpCode::kCreateObject: {
         // PyTorch 1.13 refuses to export TorchScript classes to lite-interpreter models, so
         // CREATE_OBJECT only ever builds custom C++ classes (torch.classes.*), whose methods
-        // are C++ code of the binary that registered them, not part of the model file.
+        // are C++ code of the binary that registered them. The runtime has the ones lowered
+        // modules use (runtime/delegate/custom_class.h; a backend it lacks is named when the
+        // module is set up); any other is refused here.
         need_index(ins, ins.x, fn_.types.size(), "type");
-        unsupported(ins, fmt::format("creates a {}: custom C++ classes (torch.classes) run code "
-                                     "that is not in the model file, and symbolite has none",
-                                     fn_.types[static_cast<std::size_t>(ins.x)]));
+        const auto& type = fn_.types[static_cast<std::size_t>(ins.x)];
+        if (!type.starts_with("__torch__.torch.classes.__backends__.") &&
+            type != "__torch__.torch.classes.backendutils.BackendDebugInfo") {
+          unsupported(ins, fmt::format("creates a {}: custom C++ classes (torch.classes) run "
+                                       "code that is not in the model file, and symbolite has "
+                                       "only the delegate backends'", type));
+        }
+        break;
+      }
       case OpCode::kCall:
       case OpCode::kEnter:
       case OpCode::kExit:

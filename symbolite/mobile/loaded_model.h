@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -55,6 +56,14 @@ struct LoadedModel {
   std::int64_t bytecode_version = 0;
   Hash128 model_id{};
   std::unordered_map<std::string, LoadedFunction> functions;  // by qualified name
+  // Objects of data.pkl to finish by calling their class's `__setstate__` (lowered modules),
+  // in order; the runtime makes the calls before the first run (runtime/model_setup.h).
+  struct PendingSetState {
+    ops::IValue object;
+    ops::IValue state;
+  };
+  std::vector<PendingSetState> pending_setstate;
+  std::shared_ptr<std::once_flag> setstate_once = std::make_shared<std::once_flag>();
   // The model's own debug info when it has a call-stack map; else null (stripped model).
   std::shared_ptr<const debuginfo::DebugInfoSource> debug;
 

@@ -126,8 +126,19 @@ LoadedModel LoadedModel::from_archive(archive::ModelArchive archive, const std::
   }
 
   ValueConverter data(info->archive, "data");
+  data.allow_setstate([&](const std::string& type) {
+    const std::string name = type + ".__setstate__";
+    for (const auto& fn : info->bytecode->functions) {
+      if (fn.qualified_name == name) return true;
+    }
+    return false;
+  });
   model.root = debuginfo::decode_pickle_record(
       info->archive, "data.pkl", [&](const pickle::Value& v) { return data.convert(v); });
+
+  for (auto& call : data.take_setstate_calls()) {
+    model.pending_setstate.push_back({std::move(call.object), std::move(call.state)});
+  }
 
   ValueConverter constants(info->archive, "constants");
   std::vector<MissingOperator> missing;

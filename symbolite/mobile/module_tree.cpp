@@ -29,12 +29,18 @@ std::uint64_t element_count(const pickle::TensorRef& t) {
 
 constexpr std::string_view kLoweredModulePrefix = "torch.jit.LoweredModule.";
 
+// The bytes of a payload's texts: a method's payload is a string, or a tuple whose first item
+// is (symbolite's delegate programs: (program, weights)).
 std::uint64_t string_bytes(const pickle::Value& v) {
   if (v.is(pickle::Value::Kind::kString)) return v.as_string().size();
+  if (v.is(pickle::Value::Kind::kTuple)) {
+    const auto& items = v.as_tuple();
+    return items.empty() ? 0 : string_bytes(items.front());
+  }
   if (!v.is(pickle::Value::Kind::kDict)) return 0;
   std::uint64_t n = 0;
   for (const auto& [key, value] : v.as_dict()) {
-    if (value.is(pickle::Value::Kind::kString)) n += value.as_string().size();
+    if (!value.is(pickle::Value::Kind::kDict)) n += string_bytes(value);
   }
   return n;
 }

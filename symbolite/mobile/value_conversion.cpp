@@ -69,6 +69,11 @@ ops::IValue ValueConverter::convert(const pickle::Value& v, std::size_t depth) {
       // attributes converts to itself.
       out = ops::IValue::object(result);
       shared_.emplace(v.identity(), out);
+      if (!object.state.is(K::kDict) && has_setstate_ && has_setstate_(object.type_name)) {
+        ops::IValue state = convert(object.state, depth + 1);
+        setstate_calls_.push_back({out, std::move(state)});
+        return out;
+      }
       if (!object.state.is(K::kDict)) {
         throw Error(ErrorKind::kUnsupported,
                     fmt::format("object of type {} has a {} state; only attribute dicts are "

@@ -4,8 +4,10 @@
 // pickle stay shared.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "symbolite/archive/model_archive.h"
 #include "symbolite/ops/registry/ivalue.h"
@@ -21,6 +23,20 @@ class ValueConverter {
   ValueConverter(const archive::ModelArchive& archive, std::string storage_folder)
       : archive_(archive), folder_(std::move(storage_folder)) {}
 
+  // Objects whose state is not an attribute dict are built by their class's `__setstate__`
+  // (a lowered module's state is a tuple). Given `has_setstate`, the converter creates such
+  // an object without attributes and records the call to make; without it, or for a class
+  // without `__setstate__`, the object is refused.
+  struct SetStateCall {
+    ops::IValue object;
+    ops::IValue state;
+  };
+  void allow_setstate(std::function<bool(const std::string& type)> has_setstate) {
+    has_setstate_ = std::move(has_setstate);
+  }
+  // In the order PyTorch makes them: an object's state is complete (inner objects built) first.
+  std::vector<SetStateCall> take_setstate_calls() { return std::move(setstate_calls_); }
+
   // Throws Error(kModel / kUnsupported) for values the runtime cannot represent.
   ops::IValue convert(const pickle::Value& value, std::size_t depth = 0);
 
@@ -31,6 +47,8 @@ class ValueConverter {
   std::string folder_;
   std::unordered_map<std::string, tensor::Storage> storages_;
   std::unordered_map<const void*, ops::IValue> shared_;
+  std::function<bool(const std::string&)> has_setstate_;
+  std::vector<SetStateCall> setstate_calls_;
 };
 
 }  // namespace symbolite::mobile

@@ -6,6 +6,8 @@
 
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/profiler/event_sink.h"
+#include "symbolite/runtime/delegate/custom_class.h"
+#include "symbolite/runtime/delegate/delegate_backend.h"
 #include "symbolite/runtime/profiled_op.h"
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/support/error.h"
@@ -18,6 +20,8 @@ using ops::IValue;
 using ops::Stack;
 
 constexpr std::size_t kMaxCallDepth = 256;
+// SET_ATTR grows the attributes of an object `__setstate__` builds; no class has more.
+constexpr std::size_t kMaxSlots = 1 << 16;
 
 // PyTorch's ScalarType codes, which DTYPE pushes and `dtype=` arguments carry.
 std::int64_t scalar_type_code(tensor::DType dtype) {
@@ -75,6 +79,21 @@ std::string format_string(const std::string& format, const IValue* args, std::si
 
 Interpreter::Interpreter(const mobile::LoadedModel& model) : model_(model) {
   if (model_.debug) symbolicator_.emplace(model_.debug);
+  if (!model_.pending_setstate.empty()) {
+    std::call_once(*model_.setstate_once, [this] { finish_objects(); });
+  }
+}
+
+void Interpreter::finish_objects() {
+  for (const auto& call : model_.pending_setstate) {
+    const std::string name = call.object.to_object().type_name + ".__setstate__";
+    auto it = model_.functions.find(name);
+    if (it == model_.functions.end()) {
+      throw Error(ErrorKind::kModel, fmt::format("{}: no function {}", model_.path, name));
+    }
+    Stack stack{call.object, call.state};
+    run(it->second, stack, 0);
+  }
 }
 
 IValue Interpreter::run_method(std::string_view name, std::vector<IValue> inputs) {
@@ -101,7 +120,8 @@ IValue Interpreter::run_method(std::string_view name, std::vector<IValue> inputs
 }
 
 void Interpreter::fail(const mobile::LoadedFunction& fn, std::size_t pc, std::string python_class,
-                       std::string message) const {
+                       std::string message,
+                       std::optional<debuginfo::DebugHandle> delegate_handle) const {
   RunErrorDetails d;
   d.python_class = std::move(python_class);
   d.message = std::move(message);
@@ -109,8 +129,10 @@ void Interpreter::fail(const mobile::LoadedFunction& fn, std::size_t pc, std::st
   d.instruction = pc;
   d.model_id = to_hex(model_.model_id);
   if (pc < fn.debug_handles.size()) d.handle = fn.debug_handles[pc];
+  d.delegate_handle = delegate_handle;
   if (d.handle && symbolicator_) {
-    auto s = symbolicator_->symbolicate(*d.handle);
+    auto s = delegate_handle ? symbolicator_->symbolicate_delegated(*d.handle, *delegate_handle)
+                             : symbolicator_->symbolicate(*d.handle);
     if (s.status != debuginfo::SymbolicationStatus::kNotFound) {
       d.module_hierarchy = std::move(s.module_hierarchy);
       d.traceback = std::move(s.traceback);
@@ -158,6 +180,18 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
           const std::string& method = fn.constants[static_cast<std::size_t>(ins.x)].to_string();
           if (stack.size() < static_cast<std::size_t>(ins.n)) throw Error(ErrorKind::kModel, "stack underflow");
           const IValue& self = stack[stack.size() - static_cast<std::size_t>(ins.n)];
+          if (std::shared_ptr<ops::NativeObject> native = self.to_object().native) {
+            // A custom class (a delegate backend): C++ code, not bytecode.
+            auto* custom = dynamic_cast<CustomClass*>(native.get());
+            if (custom == nullptr || ins.n < 1) throw Error(ErrorKind::kInternal, "bad custom-class call");
+            ops::IValueList args(std::make_move_iterator(stack.end() - ins.n + 1),
+                                 std::make_move_iterator(stack.end()));
+            ops::drop(stack, static_cast<std::size_t>(ins.n));
+            IValue result = custom->call(method, args);
+            stack.push_back(std::move(result));
+            ++pc;
+            break;
+          }
           std::string qualified = self.to_object().type_name + "." + method;
           auto it = model_.functions.find(qualified);
           if (it == model_.functions.end()) {
@@ -167,8 +201,15 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
           ++pc;
           break;
         }
+        case OpCode::kCreateObject: {
+          auto object = std::make_shared<ops::Object>();
+          object->type_name = fn.types[static_cast<std::size_t>(ins.x)];
+          object->native = create_custom_class(object->type_name);
+          stack.push_back(IValue::object(std::move(object)));
+          ++pc;
+          break;
+        }
         case OpCode::kCall:
-        case OpCode::kCreateObject:
         case OpCode::kEnter:
         case OpCode::kExit:
           // The verifier refuses these at load (bytecode_verifier.cpp says why).
@@ -220,6 +261,11 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
           IValue value = ops::pop(stack);
           IValue object = ops::pop(stack);
           auto& slots = object.to_object().slots;
+          // An object built by __setstate__ starts without attributes (as in PyTorch).
+          if (object.to_object().slot_names.empty() && static_cast<std::size_t>(ins.x) < kMaxSlots &&
+              static_cast<std::size_t>(ins.x) >= slots.size()) {
+            slots.resize(static_cast<std::size_t>(ins.x) + 1);
+          }
           if (static_cast<std::size_t>(ins.x) >= slots.size()) {
             throw Error(ErrorKind::kModel,
                         fmt::format("attribute slot {} of a {} with {} attributes", ins.x,
@@ -398,6 +444,8 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
       }
     } catch (const RunError&) {
       throw;
+    } catch (const DelegateFailure& e) {
+      fail(fn, pc, e.python_class(), e.message(), e.handle());
     } catch (const ops::OpError& e) {
       fail(fn, pc, e.python_class(), e.message());
     } catch (const Error& e) {

@@ -5,6 +5,10 @@
 // as one RunError carrying the Python exception class, the message, and the symbolicated
 // location of the failing instruction (run_error.h).
 //
+// The first interpreter of a model finishes its objects: the `__setstate__` calls loading
+// left pending (mobile/loaded_model.h), which is when lowered modules create and compile
+// their delegate backends; a failure there is a RunError from the constructor.
+//
 // Thread safety: an Interpreter may be used from one thread at a time; several interpreters
 // may share one LoadedModel, but module attributes set by SET_ATTR are shared state.
 #pragma once
@@ -31,7 +35,10 @@ class Interpreter {
  private:
   ops::IValue run(const mobile::LoadedFunction& fn, ops::Stack& stack, std::size_t depth);
   [[noreturn]] void fail(const mobile::LoadedFunction& fn, std::size_t pc,
-                         std::string python_class, std::string message) const;
+                         std::string python_class, std::string message,
+                         std::optional<debuginfo::DebugHandle> delegate_handle = {}) const;
+  // Makes the model's pending `__setstate__` calls (lowered modules compile their payloads).
+  void finish_objects();
 
   const mobile::LoadedModel& model_;
   std::optional<debuginfo::Symbolicator> symbolicator_;

@@ -53,12 +53,13 @@ profiler::ValueMeta value_meta(const ops::IValue& value) {
 
 void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
                      debuginfo::DebugHandle handle, ops::Stack& stack,
-                     profiler::EventSink& sink) {
+                     profiler::EventSink& sink, std::uint32_t source) {
   const std::uint32_t details = sink.details();
   const bool shapes = (details & (profiler::kDetailShapes | profiler::kDetailFlops)) != 0;
   profiler::OpEvent event;
   event.op = op.name;
   event.handle = handle;
+  event.source = source;
   event.thread = profiler::thread_id();
   std::size_t below = stack.size() - num_inputs;  // what the kernel leaves untouched
   if (shapes) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "symbolite/debuginfo/debug_info.h"
 #include "symbolite/mobile/loaded_model.h"
@@ -15,9 +16,9 @@ namespace symbolite::runtime {
 
 // The operator's `num_inputs` arguments are the top of `stack` (defaults already pushed);
 // the kernel pops them and pushes its results, as when it runs unprofiled. A kernel that
-// throws reports no event.
+// throws reports no event. `source`: OpEvent::source (0 for the interpreter's own operators).
 void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
                      debuginfo::DebugHandle handle, ops::Stack& stack,
-                     profiler::EventSink& sink);
+                     profiler::EventSink& sink, std::uint32_t source = 0);
 
 }  // namespace symbolite::runtime

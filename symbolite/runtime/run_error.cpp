@@ -15,11 +15,19 @@ std::string RunError::render(const RunErrorDetails& d) {
     return out;
   }
   out += fmt::format("\n\nat instruction {} of {}", d.instruction, d.function);
-  if (d.handle) {
+  if (d.handle && d.delegate_handle) {
+    out += fmt::format(" (debug handle {}), in the delegate node with debug handle {}; model id "
+                       "{}. The model carries no call stacks: run `symbolite symbolicate --debug "
+                       "MODEL.symdbg {}:{}` with its sidecar, or symbolicate against the full model",
+                       *d.handle, *d.delegate_handle, d.model_id, *d.handle, *d.delegate_handle);
+  } else if (d.handle) {
     out += fmt::format(" (debug handle {}); model id {}. The model carries no call stacks: "
                        "run `symbolite symbolicate --debug MODEL.symdbg {}` with its sidecar, "
                        "or symbolicate against the full model",
                        *d.handle, d.model_id, *d.handle);
+  } else if (d.delegate_handle) {
+    out += fmt::format(", in the delegate node with debug handle {}; model id {}; the model has "
+                       "no debug handles of its own", *d.delegate_handle, d.model_id);
   } else {
     out += fmt::format("; model id {}; the model has no debug handles", d.model_id);
   }

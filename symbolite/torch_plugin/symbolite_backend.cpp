@@ -1,17 +1,17 @@
-// libsymbolite_torch.so: a PyTorch 1.13 to_backend backend named "symbolite".
+// libsymbolite_torch.so: PyTorch 1.13 to_backend backends named "symbolite" and "eager" that
+// run symbolite's delegate programs (symbolite/mobile/delegate_program.h) with ATen.
 //
 // Load it into Python with torch.ops.load_library(path); then
-// torch._C._jit_to_backend("symbolite", scripted, {"forward": {}}) lowers a module.
+// torch._C._jit_to_backend("symbolite", scripted, {"forward": {}}) lowers a module, and
+// _load_for_lite_interpreter runs files lowered by PyTorch or by `symbolite lower`.
 //
 // preprocess (ahead of time, in the lowering process): inlines each method named in the
 // compile spec, gives every node a debug handle through PyTorch's BackendDebugInfoRecorder
-// (the generator it passes in), and writes one "symbolite delegate payload v1" text per method
-// (docs/FORMATS.md). compile (at load) parses and checks each payload. execute runs the ops;
-// an op that fails raises c10::BackendRuntimeException carrying that op's debug handle, which
-// the lite interpreter turns into the composed module hierarchy.
-//
-// Supported: tensor inputs, one tensor output, aten::add / aten::sub (Tensor, Tensor, alpha),
-// aten::mul, aten::matmul, aten::relu, aten::tanh. Anything else is rejected by preprocess.
+// (the generator it passes in), and writes (program text, weights) per method. compile (at
+// load) parses and checks each program and finds every operator in PyTorch's dispatcher.
+// execute runs the steps through the dispatcher; a step that fails raises
+// c10::BackendRuntimeException carrying its debug handle, which the lite interpreter turns into
+// the composed module hierarchy.
 #include <torch/csrc/jit/backends/backend.h>
 #include <torch/csrc/jit/backends/backend_detail.h>
 #include <torch/csrc/jit/backends/backend_exception.h>
@@ -20,164 +20,235 @@
 #include <torch/csrc/jit/passes/inliner.h>
 
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 
 #include <map>
-#include <sstream>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "symbolite/mobile/delegate_program.h"
 
 namespace symbolite_torch {
 namespace {
 
-constexpr const char* kBackendName = "symbolite";
-constexpr const char* kMagic = "symbolite-delegate-payload 1";
+using symbolite::mobile::DelegateProgram;
+using symbolite::mobile::DelegateValue;
 
-// One parsed payload line.
-struct Step {
-  enum Kind { kConst, kOp } kind = kOp;
-  int64_t out = 0;             // value number defined
-  std::string op;              // kOp: operator name; kConst: "int" / "float"
-  int64_t handle = -1;         // kOp: debug handle
-  std::vector<int64_t> args;   // kOp: value numbers
-  double number = 0;           // kConst
-};
+// ---- preprocess: TorchScript graph -> delegate program --------------------------------------
 
-struct Program {
-  int64_t inputs = 0;
-  std::vector<Step> steps;
-  int64_t output = -1;
-};
-
-const std::map<std::string, size_t>& supported_ops() {
-  static const std::map<std::string, size_t> ops = {
-      {"aten::add", 3}, {"aten::sub", 3}, {"aten::mul", 2},
-      {"aten::matmul", 2}, {"aten::relu", 1}, {"aten::tanh", 1}};
-  return ops;
-}
-
-std::string payload_for(const torch::jit::Module& mod, const std::string& method,
-                        const torch::jit::BackendDebugHandleGenerator& generate) {
-  auto graph = mod.get_method(method).graph()->copy();
-  torch::jit::Inline(*graph);
-  torch::jit::EliminateDeadCode(graph);
-  auto handles = generate(graph);
-
-  std::map<const torch::jit::Value*, int64_t> number;
-  std::ostringstream out;
-  out << kMagic << "\n";
-  auto inputs = graph->inputs();
-  TORCH_CHECK(!inputs.empty(), "symbolite backend: ", method, " has no self input");
-  out << "inputs " << inputs.size() - 1 << "\n";
-  int64_t next = 0;
-  for (size_t i = 1; i < inputs.size(); ++i) {
-    TORCH_CHECK(inputs[i]->type()->kind() == c10::TypeKind::TensorType,
-                "symbolite backend: input ", i, " of ", method, " is not a Tensor");
-    number[inputs[i]] = next++;
+class ProgramBuilder {
+ public:
+  ProgramBuilder(const torch::jit::Module& module, const std::string& method,
+                 const torch::jit::BackendDebugHandleGenerator& generate)
+      : module_(module), method_(method) {
+    graph_ = module.get_method(method).graph()->copy();
+    torch::jit::Inline(*graph_);
+    torch::jit::EliminateDeadCode(graph_);
+    handles_ = generate(graph_);
   }
-  for (auto* node : graph->nodes()) {
+
+  c10::IValue build() {
+    auto inputs = graph_->inputs();
+    TORCH_CHECK(!inputs.empty(), "symbolite backend: ", method_, " has no self input");
+    objects_[inputs[0]] = module_._ivalue();
+    for (size_t i = 1; i < inputs.size(); ++i) ids_[inputs[i]] = program_.add_input();
+    for (auto* node : graph_->nodes()) add_node(node);
+    auto* result = graph_->outputs().at(0);
+    if (result->node()->kind() == c10::prim::TupleConstruct) {
+      for (auto* v : result->node()->inputs()) program_.outputs.push_back(id_of(v, result->node()));
+    } else {
+      program_.outputs.push_back(id_of(result, result->node()));
+    }
+    return c10::ivalue::Tuple::create(
+        {c10::IValue(symbolite::mobile::print_delegate_program(program_)), weights_});
+  }
+
+ private:
+  size_t id_of(torch::jit::Value* v, const torch::jit::Node* user) {
+    auto it = ids_.find(v);
+    TORCH_CHECK(it != ids_.end(), "symbolite backend: unsupported input of ", *user);
+    return it->second;
+  }
+
+  size_t add_constant(const c10::IValue& value, const torch::jit::Node* node) {
+    DelegateValue v;
+    if (value.isTensor()) {
+      v.kind = DelegateValue::Kind::kWeight;
+      v.integer = static_cast<int64_t>(weights_.size());
+      weights_.push_back(value.toTensor());
+    } else if (value.isInt()) {
+      v.kind = DelegateValue::Kind::kInt;
+      v.integer = value.toInt();
+    } else if (value.isDouble()) {
+      v.kind = DelegateValue::Kind::kFloat;
+      v.number = value.toDouble();
+    } else if (value.isBool()) {
+      v.kind = DelegateValue::Kind::kBool;
+      v.integer = value.toBool() ? 1 : 0;
+    } else if (value.isNone()) {
+      v.kind = DelegateValue::Kind::kNone;
+    } else if (value.isString()) {
+      v.kind = DelegateValue::Kind::kString;
+      v.text = value.toStringRef();
+    } else if (value.isList()) {
+      v.kind = DelegateValue::Kind::kList;
+      for (const auto& item : value.toListRef()) v.items.push_back(add_constant(item, node));
+    } else {
+      TORCH_CHECK(false, "symbolite backend: unsupported constant in ", *node);
+    }
+    return program_.add_value(std::move(v));
+  }
+
+  void add_node(torch::jit::Node* node) {
     const auto kind = node->kind();
-    if (kind == c10::prim::GetAttr && !node->output()->hasUses()) continue;
     if (kind == c10::prim::Constant) {
-      if (!node->output()->hasUses()) continue;
+      if (!node->output()->hasUses()) return;
       auto value = torch::jit::toIValue(node->output());
-      TORCH_CHECK(value && (value->isInt() || value->isDouble()),
-                  "symbolite backend: unsupported constant ", *node);
-      number[node->output()] = next;
-      out << "const " << next++ << (value->isInt() ? " int " : " float ");
-      if (value->isInt()) {
-        out << value->toInt();
-      } else {
-        out.precision(17);
-        out << value->toDouble();
+      TORCH_CHECK(value.has_value(), "symbolite backend: unsupported constant ", *node);
+      ids_[node->output()] = add_constant(*value, node);
+      return;
+    }
+    if (kind == c10::prim::GetAttr) {
+      // Attribute reads of the lowered module: submodules are followed, values are baked in.
+      auto owner = objects_.find(node->input());
+      TORCH_CHECK(owner != objects_.end(), "symbolite backend: unsupported attribute read ", *node);
+      auto value = owner->second.toObjectRef().getAttr(node->s(c10::attr::name));
+      if (value.isObject()) {
+        objects_[node->output()] = value;
+      } else if (node->output()->hasUses()) {
+        ids_[node->output()] = add_constant(value, node);
       }
-      out << "\n";
-      continue;
+      return;
     }
-    const std::string name = kind.toQualString();
-    auto it = supported_ops().find(name);
-    TORCH_CHECK(it != supported_ops().end() && node->inputs().size() == it->second &&
-                    node->outputs().size() == 1,
-                "symbolite backend: unsupported node ", *node);
-    auto handle = handles.find(node);
-    TORCH_CHECK(handle != handles.end(), "symbolite backend: no debug handle for ", *node);
-    number[node->output()] = next;
-    out << "op " << next++ << " " << name << " " << handle->second;
-    for (auto* input : node->inputs()) {
-      auto arg = number.find(input);
-      TORCH_CHECK(arg != number.end(), "symbolite backend: unsupported input of ", *node);
-      out << " " << arg->second;
+    if (kind == c10::prim::ListConstruct) {
+      DelegateValue v;
+      v.kind = DelegateValue::Kind::kList;
+      for (auto* input : node->inputs()) v.items.push_back(id_of(input, node));
+      ids_[node->output()] = program_.add_value(std::move(v));
+      return;
     }
-    out << "\n";
+    if (kind == c10::prim::TupleConstruct && node == graph_->outputs().at(0)->node()) return;
+    TORCH_CHECK(node->maybeSchema() != nullptr, "symbolite backend: unsupported node ", *node);
+    const auto& schema = node->schema();
+    std::string name = schema.name();
+    if (!schema.overload_name().empty()) name += "." + schema.overload_name();
+    auto handle = handles_.find(node);
+    TORCH_CHECK(handle != handles_.end(), "symbolite backend: no debug handle for ", *node);
+    std::vector<size_t> args;
+    for (auto* input : node->inputs()) args.push_back(id_of(input, node));
+    size_t first = program_.add_step(handle->second, name, std::move(args), node->outputs().size());
+    for (size_t i = 0; i < node->outputs().size(); ++i) ids_[node->outputs()[i]] = first + i;
   }
-  auto* result = graph->outputs().at(0);
-  TORCH_CHECK(graph->outputs().size() == 1 && number.count(result),
-              "symbolite backend: ", method, " must return one computed Tensor");
-  out << "output " << number[result] << "\n";
-  return out.str();
-}
+
+  const torch::jit::Module& module_;
+  std::string method_;
+  std::shared_ptr<torch::jit::Graph> graph_;
+  std::unordered_map<torch::jit::Node*, int64_t> handles_;
+  std::map<const torch::jit::Value*, size_t> ids_;
+  std::map<const torch::jit::Value*, c10::IValue> objects_;
+  DelegateProgram program_;
+  c10::List<at::Tensor> weights_;
+};
 
 c10::IValue preprocess(const torch::jit::Module& mod,
                        const c10::Dict<c10::IValue, c10::IValue>& method_compile_spec,
                        const torch::jit::BackendDebugHandleGenerator& generate) {
-  c10::Dict<std::string, std::string> processed;
+  c10::impl::GenericDict processed(c10::StringType::get(), c10::AnyType::get());
   for (const auto& entry : method_compile_spec) {
     const auto method = entry.key().toStringRef();
-    processed.insert(method, payload_for(mod, method, generate));
+    processed.insert(method, ProgramBuilder(mod, method, generate).build());
   }
   return processed;
 }
 
-Program parse(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  Program program;
-  TORCH_CHECK(std::getline(in, line) && line == kMagic, "symbolite payload: bad header '", line,
-              "'");
-  int64_t defined = 0;
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
-    std::string word;
-    words >> word;
-    if (word == "inputs") {
-      words >> program.inputs;
-      defined = program.inputs;
-    } else if (word == "const") {
-      Step step;
-      step.kind = Step::kConst;
-      words >> step.out >> step.op >> step.number;
-      TORCH_CHECK(step.out == defined++, "symbolite payload: bad line '", line, "'");
-      program.steps.push_back(step);
-    } else if (word == "op") {
-      Step step;
-      words >> step.out >> step.op >> step.handle;
-      int64_t arg = 0;
-      while (words >> arg) {
-        TORCH_CHECK(arg >= 0 && arg < defined, "symbolite payload: bad operand in '", line, "'");
-        step.args.push_back(arg);
-      }
-      auto it = supported_ops().find(step.op);
-      TORCH_CHECK(step.out == defined++ && it != supported_ops().end() &&
-                      step.args.size() == it->second,
-                  "symbolite payload: bad line '", line, "'");
-      program.steps.push_back(step);
-    } else if (word == "output") {
-      words >> program.output;
-    } else {
-      TORCH_CHECK(false, "symbolite payload: bad line '", line, "'");
-    }
+// ---- compile and execute: delegate program -> dispatcher calls ------------------------------
+
+struct Compiled {
+  DelegateProgram program;
+  std::vector<c10::IValue> constants;  // per value id
+  std::vector<c10::OperatorHandle> operators;
+};
+
+// A list value as the schema argument `type` wants it.
+c10::IValue typed_list(const std::vector<c10::IValue>& items, const c10::TypePtr& type) {
+  auto element = type->kind() == c10::TypeKind::ListType
+                     ? type->expectRef<c10::ListType>().getElementType()
+                     : c10::AnyType::get();
+  if (element->kind() == c10::TypeKind::IntType) {
+    c10::List<int64_t> out;
+    for (const auto& v : items) out.push_back(v.toInt());
+    return out;
   }
-  TORCH_CHECK(program.output >= 0 && program.output < defined, "symbolite payload: no output");
-  return program;
+  if (element->kind() == c10::TypeKind::FloatType) {
+    c10::List<double> out;
+    for (const auto& v : items) out.push_back(v.toDouble());
+    return out;
+  }
+  if (element->kind() == c10::TypeKind::BoolType) {
+    c10::List<bool> out;
+    for (const auto& v : items) out.push_back(v.toBool());
+    return out;
+  }
+  if (element->kind() == c10::TypeKind::TensorType) {
+    c10::List<at::Tensor> out;
+    for (const auto& v : items) out.push_back(v.toTensor());
+    return out;
+  }
+  if (element->kind() == c10::TypeKind::OptionalType) {
+    c10::List<c10::optional<at::Tensor>> out;
+    for (const auto& v : items) {
+      out.push_back(v.isNone() ? c10::optional<at::Tensor>() : v.toTensor());
+    }
+    return out;
+  }
+  c10::impl::GenericList out(c10::AnyType::get());
+  for (const auto& v : items) out.push_back(v);
+  return out;
 }
 
-at::Tensor run_op(const Step& step, const std::vector<c10::IValue>& values) {
-  auto t = [&](size_t i) { return values[step.args[i]].toTensor(); };
-  if (step.op == "aten::add") return at::add(t(0), t(1), values[step.args[2]].toScalar());
-  if (step.op == "aten::sub") return at::sub(t(0), t(1), values[step.args[2]].toScalar());
-  if (step.op == "aten::mul") return at::mul(t(0), t(1));
-  if (step.op == "aten::matmul") return at::matmul(t(0), t(1));
-  if (step.op == "aten::relu") return at::relu(t(0));
-  return at::tanh(t(0));  // parse() admits only supported_ops()
+Compiled compile_payload(const std::string& method, const c10::IValue& payload) {
+  Compiled compiled;
+  std::vector<c10::IValue> weights;
+  std::string text;
+  if (payload.isString()) {
+    text = payload.toStringRef();
+  } else {
+    TORCH_CHECK(payload.isTuple() && payload.toTupleRef().elements().size() == 2,
+                "symbolite backend: the payload of ", method, " is not (program, weights)");
+    text = payload.toTupleRef().elements()[0].toStringRef();
+    for (const auto& w : payload.toTupleRef().elements()[1].toListRef()) weights.push_back(w);
+  }
+  try {
+    compiled.program = symbolite::mobile::parse_delegate_program(text);
+  } catch (const std::exception& e) {
+    TORCH_CHECK(false, "symbolite backend: ", method, ": ", e.what());
+  }
+  const auto& program = compiled.program;
+  TORCH_CHECK(program.num_weights <= weights.size(), "symbolite backend: ", method, " uses ",
+              program.num_weights, " weights; the payload has ", weights.size());
+  for (const auto& v : program.values) {
+    switch (v.kind) {
+      case DelegateValue::Kind::kWeight: compiled.constants.push_back(weights[v.integer]); break;
+      case DelegateValue::Kind::kInt: compiled.constants.emplace_back(v.integer); break;
+      case DelegateValue::Kind::kFloat: compiled.constants.emplace_back(v.number); break;
+      case DelegateValue::Kind::kBool: compiled.constants.emplace_back(v.integer != 0); break;
+      case DelegateValue::Kind::kString: compiled.constants.emplace_back(v.text); break;
+      default: compiled.constants.emplace_back(); break;
+    }
+  }
+  for (const auto& step : program.steps) {
+    auto dot = step.op.find('.');
+    std::string name = step.op.substr(0, dot);
+    std::string overload = dot == std::string::npos ? "" : step.op.substr(dot + 1);
+    auto op = c10::Dispatcher::singleton().findSchema({name, overload});
+    TORCH_CHECK(op.has_value(), "symbolite backend: ", method, ": unknown operator ", step.op);
+    TORCH_CHECK(step.args.size() <= op->schema().arguments().size(), "symbolite backend: ",
+                step.op, " takes ", op->schema().arguments().size(), " arguments, got ",
+                step.args.size());
+    compiled.operators.push_back(*op);
+  }
+  return compiled;
 }
 
 class SymboliteBackend : public torch::jit::PyTorchBackendInterface {
@@ -186,43 +257,74 @@ class SymboliteBackend : public torch::jit::PyTorchBackendInterface {
 
   c10::impl::GenericDict compile(c10::IValue processed,
                                  c10::impl::GenericDict /*method_compile_spec*/) override {
-    auto handles = c10::Dict<std::string, std::string>();
+    c10::Dict<std::string, int64_t> handles;
     for (const auto& entry : processed.toGenericDict()) {
-      parse(entry.value().toStringRef());  // rejects a bad payload at load
-      handles.insert(entry.key().toStringRef(), entry.value().toStringRef());
+      const auto& method = entry.key().toStringRef();
+      programs_.push_back(compile_payload(method, entry.value()));
+      handles.insert(method, static_cast<int64_t>(programs_.size() - 1));
     }
     return c10::impl::toGenericDict(handles);
   }
 
   c10::impl::GenericList execute(c10::IValue handle, c10::impl::GenericList inputs) override {
-    const Program program = parse(handle.toStringRef());
-    TORCH_CHECK(static_cast<int64_t>(inputs.size()) == program.inputs, "symbolite backend: ",
-                inputs.size(), " inputs given, ", program.inputs, " expected");
-    std::vector<c10::IValue> values;
-    for (const auto& input : inputs) values.emplace_back(input);
-    for (const auto& step : program.steps) {
-      if (step.kind == Step::kConst) {
-        if (step.op == "int") {
-          values.emplace_back(static_cast<int64_t>(step.number));
+    const auto index = handle.toInt();
+    TORCH_CHECK(index >= 0 && static_cast<size_t>(index) < programs_.size(),
+                "symbolite backend: bad handle ", index);
+    const Compiled& compiled = programs_[static_cast<size_t>(index)];
+    const auto& program = compiled.program;
+    TORCH_CHECK(inputs.size() == program.num_inputs, "symbolite backend: ", inputs.size(),
+                " inputs given, ", program.num_inputs, " expected");
+    std::vector<c10::IValue> values = compiled.constants;
+    for (size_t id = 0; id < values.size(); ++id) {
+      if (program.values[id].kind == DelegateValue::Kind::kInput) {
+        values[id] = inputs.get(static_cast<size_t>(program.values[id].integer));
+      }
+    }
+    auto value_for = [&](size_t id, const c10::TypePtr& type) -> c10::IValue {
+      const auto& v = program.values[id];
+      if (v.kind != DelegateValue::Kind::kList) return values[id];
+      std::vector<c10::IValue> items;
+      for (auto item : v.items) items.push_back(values[item]);
+      return typed_list(items, type);
+    };
+    for (size_t s = 0; s < program.steps.size(); ++s) {
+      const auto& step = program.steps[s];
+      const auto& op = compiled.operators[s];
+      const auto& arguments = op.schema().arguments();
+      torch::jit::Stack stack;
+      for (size_t i = 0; i < arguments.size(); ++i) {
+        if (i < step.args.size()) {
+          stack.push_back(value_for(step.args[i], arguments[i].type()));
         } else {
-          values.emplace_back(step.number);
+          TORCH_CHECK(arguments[i].default_value().has_value(), "symbolite backend: ", step.op,
+                      " needs argument ", arguments[i].name());
+          stack.push_back(*arguments[i].default_value());
         }
-        continue;
       }
       try {
-        values.emplace_back(run_op(step, values));
+        op.callBoxed(stack);
       } catch (const c10::Error& e) {
         TORCH_DELEGATED_BACKEND_THROW(false, e.what_without_backtrace(), step.handle);
       }
+      TORCH_CHECK(stack.size() == step.outputs.size(), "symbolite backend: ", step.op,
+                  " returned ", stack.size(), " values, expected ", step.outputs.size());
+      for (size_t i = 0; i < step.outputs.size(); ++i) values[step.outputs[i]] = stack[i];
     }
-    c10::List<at::Tensor> outputs;
-    outputs.push_back(values[program.output].toTensor());
-    return c10::impl::toList(outputs);
+    c10::impl::GenericList outputs(c10::AnyType::get());
+    for (auto id : program.outputs) outputs.push_back(value_for(id, c10::AnyType::get()));
+    return outputs;
   }
+
+ private:
+  std::vector<Compiled> programs_;
 };
 
-const auto backend = torch::jit::backend<SymboliteBackend>(kBackendName);
-const auto preprocess_registration = torch::jit::backend_preprocess_register(kBackendName, preprocess);
+const auto symbolite_backend = torch::jit::backend<SymboliteBackend>("symbolite");
+const auto symbolite_preprocess = torch::jit::backend_preprocess_register("symbolite", preprocess);
+// "eager": the same programs, by the name of symbolite's debugging backend (runs partitions
+// with the reference kernels: ATen here, symbolite's own in symbolite).
+const auto eager_backend = torch::jit::backend<SymboliteBackend>("eager");
+const auto eager_preprocess = torch::jit::backend_preprocess_register("eager", preprocess);
 
 }  // namespace
 }  // namespace symbolite_torch

@@ -88,12 +88,20 @@ struct Dict {
   std::ptrdiff_t find(const IValue& key) const;
 };
 
+// The C++ side of a custom-class instance (torch.classes.*: a to_backend backend, say), which
+// the runtime defines; objects of model classes have none.
+class NativeObject {
+ public:
+  virtual ~NativeObject() = default;
+};
+
 // A TorchScript object: a module or class instance. Slots are in the order of the class's
 // attributes (GET_ATTR/SET_ATTR address them by index).
 struct Object {
   std::string type_name;  // "__torch__.model_defs.Leaf"
   std::vector<std::string> slot_names;
   std::vector<IValue> slots;
+  std::shared_ptr<NativeObject> native;  // custom classes only
 };
 
 // Structural equality for the types TorchScript compares with `==` (str, int, float, bool,
