@@ -10,6 +10,7 @@
 
 #include "symbolite/compiler/graph.h"
 #include "symbolite/mobile/bytecode.h"
+#include "symbolite/pickle/pickler.h"
 
 namespace symbolite::compiler {
 
@@ -30,6 +31,9 @@ struct Program {
   // The top module object as data.pkl holds it (None when unknown): what `self` is in the top
   // type's methods, for passes that fold module attributes.
   pickle::Value root_object;
+  // TorchScript types of dicts inside root_object that data.pkl must tag (the compile specs a
+  // lowering adds: to_backend's `Dict[str, Any]`), by identity.
+  pickle::TypeTags data_type_tags;
 
   Function* find(std::string_view qualified_name);
   const Function* find(std::string_view qualified_name) const;

@@ -51,7 +51,8 @@ std::span<const std::uint8_t> as_bytes(const std::string& s) {
 
 std::vector<std::uint8_t> write_model_bytes(const archive::ModelArchive& original,
                                             const Bytecode& bytecode,
-                                            const debuginfo::DebugRecords* debug) {
+                                            const debuginfo::DebugRecords* debug,
+                                            const std::vector<std::uint8_t>* data_pkl) {
   check_tensor_storages(original, bytecode);
   archive::ModelArchiveWriter writer(archive::ZipWriter::to_memory(), original.record_folder());
   bool written = false;
@@ -66,15 +67,20 @@ std::vector<std::uint8_t> write_model_bytes(const archive::ModelArchive& origina
   };
   for (const auto& record : original.records()) {
     if (record == kBytecodeRecord || is_version(record)) write_new();
-    if (!is_replaced(record)) writer.copy_record(original, record);
+    if (data_pkl != nullptr && record == "data.pkl") {
+      add(writer, record, *data_pkl);
+    } else if (!is_replaced(record)) {
+      writer.copy_record(original, record);
+    }
   }
   write_new();
   return writer.finish();
 }
 
 void write_model(const archive::ModelArchive& original, const Bytecode& bytecode,
-                 const debuginfo::DebugRecords* debug, const std::string& path) {
-  auto bytes = write_model_bytes(original, bytecode, debug);
+                 const debuginfo::DebugRecords* debug, const std::string& path,
+                 const std::vector<std::uint8_t>* data_pkl) {
+  auto bytes = write_model_bytes(original, bytecode, debug, data_pkl);
   std::string temp = path + ".partial";
   std::FILE* f = std::fopen(temp.c_str(), "wb");
   if (f == nullptr) {

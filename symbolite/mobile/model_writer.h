@@ -21,13 +21,17 @@ namespace symbolite::mobile {
 
 // The archive bytes. Throws Error(kModel) when a tensor constant of `bytecode` refers to a
 // storage the original has no `constants/<key>` record for.
+// `data_pkl`, when given, replaces `data.pkl` (a lowering adds lowered modules to the module
+// tree); its tensors must refer to storages the original has under data/.
 std::vector<std::uint8_t> write_model_bytes(const archive::ModelArchive& original,
                                             const Bytecode& bytecode,
-                                            const debuginfo::DebugRecords* debug);
+                                            const debuginfo::DebugRecords* debug,
+                                            const std::vector<std::uint8_t>* data_pkl = nullptr);
 
 // The same, written to `path` (replaced if it exists; nothing is left there on failure).
 // Throws Error(kIo) naming the path and the reason when it cannot be written.
 void write_model(const archive::ModelArchive& original, const Bytecode& bytecode,
-                 const debuginfo::DebugRecords* debug, const std::string& path);
+                 const debuginfo::DebugRecords* debug, const std::string& path,
+                 const std::vector<std::uint8_t>* data_pkl = nullptr);
 
 }  // namespace symbolite::mobile

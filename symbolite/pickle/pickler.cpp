@@ -16,6 +16,8 @@ constexpr std::size_t kMaxDepth = 10000;
 
 class Pickler {
  public:
+  explicit Pickler(const TypeTags& tags) : tags_(tags) {}
+
   std::vector<std::uint8_t> run(const Value& root) {
     count(root, 0);
     out_ = {0x80, 2};  // PROTO 2
@@ -164,6 +166,8 @@ class Pickler {
       }
       case Value::Kind::kList: list(v, depth); break;
       case Value::Kind::kDict: {
+        auto tag = tags_.find(id);
+        if (tag != tags_.end()) global("torch.jit._pickle.restore_type_tag");
         byte('}');
         if (!v.as_dict().empty()) {
           byte('(');
@@ -172,6 +176,11 @@ class Pickler {
             write(item, depth + 1);
           }
           byte('u');  // SETITEMS
+        }
+        if (tag != tags_.end()) {
+          string(tag->second);
+          byte(0x86);  // TUPLE2
+          byte('R');   // REDUCE: restore_type_tag(dict, type)
         }
         break;
       }
@@ -275,10 +284,13 @@ class Pickler {
   std::unordered_map<std::string, std::uint32_t> globals_;
   std::unordered_map<std::string, std::uint32_t> storages_;
   std::uint32_t next_slot_ = 0;
+  const TypeTags& tags_;
 };
 
 }  // namespace
 
-std::vector<std::uint8_t> pickle(const Value& value) { return Pickler().run(value); }
+std::vector<std::uint8_t> pickle(const Value& value, const TypeTags& tags) {
+  return Pickler(tags).run(value);
+}
 
 }  // namespace symbolite::pickle

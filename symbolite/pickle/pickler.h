@@ -13,12 +13,19 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "symbolite/pickle/value.h"
 
 namespace symbolite::pickle {
 
-std::vector<std::uint8_t> pickle(const Value& value);
+// TorchScript types of dicts, by identity(): such a dict is written as PyTorch writes a typed
+// one, `torch.jit._pickle.restore_type_tag(dict, "Dict[str, Any]")` (the unpickler keeps no
+// tags, so a caller names the ones whose type matters, e.g. a to_backend compile spec).
+using TypeTags = std::unordered_map<const void*, std::string>;
+
+std::vector<std::uint8_t> pickle(const Value& value, const TypeTags& tags = {});
 
 }  // namespace symbolite::pickle

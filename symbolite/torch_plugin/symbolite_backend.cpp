@@ -9,7 +9,7 @@
 // compile spec, gives every node a debug handle through PyTorch's BackendDebugInfoRecorder
 // (the generator it passes in), and writes (program text, weights) per method. compile (at
 // load) parses and checks each program and finds every operator in PyTorch's dispatcher.
-// execute runs the steps through the dispatcher; a step that fails raises
+// execute runs the steps through the JIT's operators; a step that fails raises
 // c10::BackendRuntimeException carrying its debug handle, which the lite interpreter turns into
 // the composed module hierarchy.
 #include <torch/csrc/jit/backends/backend.h>
@@ -20,7 +20,7 @@
 #include <torch/csrc/jit/passes/inliner.h>
 
 #include <ATen/ATen.h>
-#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/csrc/jit/runtime/operator.h>
 
 #include <map>
 #include <memory>
@@ -167,11 +167,15 @@ c10::IValue preprocess(const torch::jit::Module& mod,
 struct Compiled {
   DelegateProgram program;
   std::vector<c10::IValue> constants;  // per value id
-  std::vector<c10::OperatorHandle> operators;
+  std::vector<std::shared_ptr<torch::jit::Operator>> operators;  // per step
+  std::vector<torch::jit::Operation> operations;                 // per step
 };
 
 // A list value as the schema argument `type` wants it.
-c10::IValue typed_list(const std::vector<c10::IValue>& items, const c10::TypePtr& type) {
+c10::IValue typed_list(const std::vector<c10::IValue>& items, c10::TypePtr type) {
+  if (type->kind() == c10::TypeKind::OptionalType) {
+    type = type->expectRef<c10::OptionalType>().getElementType();  // int[1]? and friends
+  }
   auto element = type->kind() == c10::TypeKind::ListType
                      ? type->expectRef<c10::ListType>().getElementType()
                      : c10::AnyType::get();
@@ -241,12 +245,15 @@ Compiled compile_payload(const std::string& method, const c10::IValue& payload) 
     auto dot = step.op.find('.');
     std::string name = step.op.substr(0, dot);
     std::string overload = dot == std::string::npos ? "" : step.op.substr(dot + 1);
-    auto op = c10::Dispatcher::singleton().findSchema({name, overload});
-    TORCH_CHECK(op.has_value(), "symbolite backend: ", method, ": unknown operator ", step.op);
+    // The JIT's operator table: ATen's dispatcher operators and TorchScript's own
+    // (aten::size, aten::__getitem__.t, ...).
+    auto op = torch::jit::findOperatorFor(c10::OperatorName(name, overload));
+    TORCH_CHECK(op != nullptr, "symbolite backend: ", method, ": unknown operator ", step.op);
     TORCH_CHECK(step.args.size() <= op->schema().arguments().size(), "symbolite backend: ",
                 step.op, " takes ", op->schema().arguments().size(), " arguments, got ",
                 step.args.size());
-    compiled.operators.push_back(*op);
+    compiled.operations.push_back(op->getOperation());
+    compiled.operators.push_back(std::move(op));
   }
   return compiled;
 }
@@ -270,7 +277,7 @@ class SymboliteBackend : public torch::jit::PyTorchBackendInterface {
     const auto index = handle.toInt();
     TORCH_CHECK(index >= 0 && static_cast<size_t>(index) < programs_.size(),
                 "symbolite backend: bad handle ", index);
-    const Compiled& compiled = programs_[static_cast<size_t>(index)];
+    Compiled& compiled = programs_[static_cast<size_t>(index)];
     const auto& program = compiled.program;
     TORCH_CHECK(inputs.size() == program.num_inputs, "symbolite backend: ", inputs.size(),
                 " inputs given, ", program.num_inputs, " expected");
@@ -289,8 +296,7 @@ class SymboliteBackend : public torch::jit::PyTorchBackendInterface {
     };
     for (size_t s = 0; s < program.steps.size(); ++s) {
       const auto& step = program.steps[s];
-      const auto& op = compiled.operators[s];
-      const auto& arguments = op.schema().arguments();
+      const auto& arguments = compiled.operators[s]->schema().arguments();
       torch::jit::Stack stack;
       for (size_t i = 0; i < arguments.size(); ++i) {
         if (i < step.args.size()) {
@@ -302,7 +308,7 @@ class SymboliteBackend : public torch::jit::PyTorchBackendInterface {
         }
       }
       try {
-        op.callBoxed(stack);
+        compiled.operations[s](stack);
       } catch (const c10::Error& e) {
         TORCH_DELEGATED_BACKEND_THROW(false, e.what_without_backtrace(), step.handle);
       }
@@ -319,11 +325,14 @@ class SymboliteBackend : public torch::jit::PyTorchBackendInterface {
   std::vector<Compiled> programs_;
 };
 
+// A custom class is registered per C++ type: "eager" needs a type of its own.
+class EagerBackend : public SymboliteBackend {};
+
 const auto symbolite_backend = torch::jit::backend<SymboliteBackend>("symbolite");
 const auto symbolite_preprocess = torch::jit::backend_preprocess_register("symbolite", preprocess);
 // "eager": the same programs, by the name of symbolite's debugging backend (runs partitions
 // with the reference kernels: ATen here, symbolite's own in symbolite).
-const auto eager_backend = torch::jit::backend<SymboliteBackend>("eager");
+const auto eager_backend = torch::jit::backend<EagerBackend>("eager");
 const auto eager_preprocess = torch::jit::backend_preprocess_register("eager", preprocess);
 
 }  // namespace
