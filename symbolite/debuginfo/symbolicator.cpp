@@ -59,7 +59,8 @@ std::string short_type_name(std::string_view qualified) {
 Symbolicator::Symbolicator(std::shared_ptr<const DebugInfoSource> source)
     : source_(std::move(source)), top_type_short_(short_type_name(source_->top_module_type())) {}
 
-Symbolication Symbolicator::resolve(DebugHandle handle, bool render_traceback) const {
+Symbolication Symbolicator::resolve_in(DebugHandle handle, bool render_traceback,
+                                       std::string_view outer_function) const {
   Symbolication result;
   result.handle = handle;
   result.site = source_->site_of(handle);
@@ -73,7 +74,8 @@ Symbolication Symbolicator::resolve(DebugHandle handle, bool render_traceback) c
   // Walk the call chain: each call site belongs to the function that made the call, and
   // the node itself belongs to the innermost function called.
   std::string function = result.site ? short_function_name(result.site->function)
-                                     : std::string(kUnknownFunction);
+                        : outer_function.empty() ? std::string(kUnknownFunction)
+                                                 : std::string(outer_function);
   std::string& hierarchy = result.module_hierarchy;
   hierarchy.reserve(128);
   hierarchy += "top(";
@@ -146,7 +148,10 @@ void Symbolicator::explain_missing(Symbolication& result) const {
 Symbolication Symbolicator::symbolicate_delegated(DebugHandle instruction,
                                                   DebugHandle backend) const {
   Symbolication outer = symbolicate(instruction);
-  Symbolication inner = symbolicate(backend);
+  // The backend node belongs to the lowered method, the function the `execute` call is in
+  // (PyTorch prints `<unknown>` there).
+  Symbolication inner = resolve_in(backend, true,
+                                   outer.frames.empty() ? std::string_view() : outer.frames.back().function);
   Symbolication result;
   result.handle = backend;
   result.op = inner.op;

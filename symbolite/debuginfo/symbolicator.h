@@ -25,7 +25,9 @@ class Symbolicator {
   Symbolication symbolicate(DebugHandle handle) const { return resolve(handle, true); }
   // Operator, site, module hierarchy, frames and notes, but no traceback text: for bulk
   // consumers (profilers, aggregators) that render frames their own way.
-  Symbolication resolve(DebugHandle handle, bool render_traceback = false) const;
+  Symbolication resolve(DebugHandle handle, bool render_traceback = false) const {
+    return resolve_in(handle, render_traceback, {});
+  }
 
   // A failure inside a to_backend delegate carries two handles: `instruction`, of the
   // instruction that called the backend's `execute`, and `backend`, of the failing node, whose
@@ -37,6 +39,9 @@ class Symbolicator {
 
  private:
   void explain_missing(Symbolication& result) const;
+  // `function`: the name of the function a handle that no instruction carries belongs to (a
+  // backend node's: the lowered method); "<unknown>" when empty.
+  Symbolication resolve_in(DebugHandle handle, bool render_traceback, std::string_view function) const;
 
   std::shared_ptr<const DebugInfoSource> source_;
   std::string top_type_short_;

@@ -21,6 +21,12 @@ std::string run_case_name(int index);
 // Runs `entry` on `model` with symbolite's interpreter and checks it against what PyTorch did:
 // floating outputs as numpy.allclose(rtol=1e-4, atol=1e-5), others exactly; a failing call
 // raises PyTorch's class and message with its module hierarchy and traceback.
-void check_run_entry(const nlohmann::json& entry, const mobile::LoadedModel& model);
+//
+// `lowered`: `model` is the fixture after `symbolite lower`; a failure inside a delegate then
+// has the lowered module's segment in its hierarchy (`...__lowered_0(Net)::forward....`),
+// which is removed before comparing, and a traceback that goes through the lowered module
+// and ends with PyTorch's innermost frame.
+void check_run_entry(const nlohmann::json& entry, const mobile::LoadedModel& model,
+                     bool lowered = false);
 
 }  // namespace symbolite::testing

@@ -1,0 +1,96 @@
+// Every run fixture again, on the model as `symbolite lower --backend eager` writes it (every
+// operator symbolite has a kernel for moved into delegate programs): symbolite's runtime gives
+// PyTorch's outputs, and a failing call PyTorch's class and message, with the module hierarchy
+// PyTorch printed plus the lowered module's segment when the failing node runs inside the
+// delegate, and a traceback through the lowered module down to PyTorch's innermost frame.
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "symbolite/backends/eager/eager_support.h"
+#include "symbolite/compiler/lifter.h"
+#include "symbolite/compiler/lowering/lowering.h"
+#include "symbolite/mobile/delegate_program.h"
+#include "symbolite/mobile/model_writer.h"
+#include "tests/test_support/fixtures.h"
+#include "tests/test_support/run_manifest.h"
+#include "tests/test_support/scratch_dir.h"
+
+namespace symbolite::compiler {
+namespace {
+
+const mobile::LoadedModel& lowered(const std::string& name) {
+  static std::map<std::string, mobile::LoadedModel> models;
+  auto it = models.find(name);
+  if (it == models.end()) {
+    testing::ScratchDir dir;
+    std::string out = dir.file("lowered.ptl");
+    LoweringOptions options;
+    options.backend = "eager";
+    auto report = lower_model(testing::fixture_path("models/" + name), out,
+                              backends::EagerSupport(), options);
+    EXPECT_FALSE(report.partitions.empty()) << name;
+    it = models.emplace(name, mobile::LoadedModel::load(out)).first;
+  }
+  return it->second;
+}
+
+class LoweredRun : public ::testing::TestWithParam<int> {};
+
+TEST_P(LoweredRun, MatchesPyTorchOnTheOriginal) {
+  const auto& entry = testing::run_manifest()[static_cast<std::size_t>(GetParam())];
+  testing::check_run_entry(entry, lowered(entry["model"].get<std::string>()), true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, LoweredRun,
+                         ::testing::Range(0, static_cast<int>(testing::run_manifest().size())),
+                         [](const auto& info) { return testing::run_case_name(info.param); });
+
+// The file has to.backend's structure: one lowered module per partition, each a getstate
+// tuple (compile spec, {method: (program, weights)}, True) whose program parses, and the
+// class's __setstate__/__getstate__ among the functions.
+TEST(Lowering, WritesToBackendStructure) {
+  testing::ScratchDir dir;
+  std::string out = dir.file("lowered.ptl");
+  LoweringOptions options;
+  options.backend = "eager";
+  auto report = lower_model(testing::fixture_path("models/conv1d.ptl"), out, backends::EagerSupport(), options);
+  ASSERT_EQ(report.partitions.size(), 1u);
+  auto info = mobile::ModelInfo::load(out);
+  Program program = lift(info);
+  const auto& root = program.root_object.as_object();
+  const pickle::Value* lowered = nullptr;
+  for (const auto& [key, value] : root.state.as_dict()) {
+    if (key.as_string() == "__lowered_0") lowered = &value;
+  }
+  ASSERT_NE(lowered, nullptr);
+  const auto& object = lowered->as_object();
+  EXPECT_EQ(object.type_name, "torch.jit.LoweredModule.eager.__torch__.model_defs.Conv1dStack");
+  const auto& state = object.state.as_tuple();
+  ASSERT_EQ(state.size(), 3u);
+  EXPECT_TRUE(state[2].as_bool());
+  const auto& payload = state[1].as_dict().at(0).second.as_tuple();
+  auto delegate = mobile::parse_delegate_program(payload[0].as_string());
+  EXPECT_EQ(delegate.steps.size(), report.partitions[0].operators.size());
+  EXPECT_EQ(payload[1].as_list().size(), report.partitions[0].weights);
+  for (std::size_t i = 0; i < delegate.steps.size(); ++i) {
+    EXPECT_EQ(delegate.steps[i].handle, report.partitions[0].handles[i]);
+  }
+  std::vector<std::string> names;
+  for (const auto& fn : info.bytecode->functions) names.push_back(fn.qualified_name);
+  EXPECT_NE(std::find(names.begin(), names.end(), object.type_name + ".__setstate__"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), object.type_name + ".__getstate__"), names.end());
+}
+
+TEST(Lowering, ModuleOptionLowersOnlyThatModule) {
+  testing::ScratchDir dir;
+  LoweringOptions options;
+  options.backend = "eager";
+  options.modules = {"no_such_module"};
+  EXPECT_THROW(lower_model(testing::fixture_path("models/nested.ptl"), dir.file("x.ptl"),
+                           backends::EagerSupport(), options),
+               Error);
+}
+
+}  // namespace
+}  // namespace symbolite::compiler
