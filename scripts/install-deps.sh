@@ -7,7 +7,7 @@ set -euo pipefail
 
 profile=${1:-build}
 packages=(g++ cmake make ccache zlib1g-dev libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
-          libopenblas-serial-dev libsleef-dev libdnnl-dev)
+          libopenblas-serial-dev libsleef-dev libdnnl-dev libxnnpack-dev libpthreadpool-dev)
 if [ "$profile" = test ]; then
   packages+=(libgtest-dev googletest libbenchmark-dev clang libclang-rt-14-dev
              python3-torch libtorch-dev python3-torchvision python3-numpy valgrind)

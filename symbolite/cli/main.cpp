@@ -11,6 +11,7 @@
 
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/bench_command.h"
+#include "symbolite/backends/register_backends.h"
 #include "symbolite/cli/export_command.h"
 #include "symbolite/cli/lower_command.h"
 #include "symbolite/cli/graph_command.h"
@@ -71,6 +72,7 @@ std::string unknown_command_message(CLI::App& app, const std::string& name) {
 
 int main(int argc, char** argv) {
   using namespace symbolite;
+  backends::register_delegate_backends();
   CLI::App app("symbolite: model-level debug information for TorchScript models", "symbolite");
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("symbolite ") + SYMBOLITE_VERSION,

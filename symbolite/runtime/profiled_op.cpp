@@ -53,7 +53,8 @@ profiler::ValueMeta value_meta(const ops::IValue& value) {
 
 void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
                      debuginfo::DebugHandle handle, ops::Stack& stack,
-                     profiler::EventSink& sink, std::uint32_t source) {
+                     profiler::EventSink& sink, std::uint32_t source,
+                     const std::function<void(ops::Stack&)>& body) {
   const std::uint32_t details = sink.details();
   const bool shapes = (details & (profiler::kDetailShapes | profiler::kDetailFlops)) != 0;
   profiler::OpEvent event;
@@ -70,7 +71,11 @@ void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
   if (details & profiler::kDetailMemory) before = tensor::thread_allocation_counts();
 
   event.start_ns = profiler::now_ns();
-  op.def->kernel(stack);
+  if (body) {
+    body(stack);
+  } else {
+    op.def->kernel(stack);
+  }
   event.end_ns = profiler::now_ns();
 
   if (details & profiler::kDetailMemory) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "symbolite/debuginfo/debug_info.h"
 #include "symbolite/mobile/loaded_model.h"
@@ -17,8 +18,11 @@ namespace symbolite::runtime {
 // The operator's `num_inputs` arguments are the top of `stack` (defaults already pushed);
 // the kernel pops them and pushes its results, as when it runs unprofiled. A kernel that
 // throws reports no event. `source`: OpEvent::source (0 for the interpreter's own operators).
+// `body`, when given, runs instead of the operator's kernel (a delegate's own implementation
+// of the node), under the same calling convention.
 void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
                      debuginfo::DebugHandle handle, ops::Stack& stack,
-                     profiler::EventSink& sink, std::uint32_t source = 0);
+                     profiler::EventSink& sink, std::uint32_t source = 0,
+                     const std::function<void(ops::Stack&)>& body = {});
 
 }  // namespace symbolite::runtime

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/registry/operator_registry.h"
+
 namespace symbolite::backends {
 namespace {
 
@@ -47,6 +49,10 @@ std::optional<std::string> XnnpackSupport::why_unsupported(const compiler::Node&
   }
   std::string full = node.qualified_kind();
   if (supported().count(full) == 0) return fmt::format("{} has no XNNPACK equivalent", full);
+  // Nodes XNNPACK cannot take at run time (a dtype, a mode) run symbolite's kernel instead.
+  if (ops::default_registry().find(full) == nullptr) {
+    return fmt::format("{}: symbolite has no kernel to fall back on", full);
+  }
   return std::nullopt;
 }
 

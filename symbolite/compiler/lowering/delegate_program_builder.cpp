@@ -33,6 +33,12 @@ class Builder {
  private:
   std::size_t id(const Value* value, const Node& user) {
     auto it = ids_.find(value);
+    if (it == ids_.end() && is_static_value(value, graph_)) {
+      // A static argument shared with nodes outside (a pooled constant, a weight read once):
+      // the program gets its own copy, so the backend sees it at load.
+      add(*value->node());
+      it = ids_.find(value);
+    }
     if (it == ids_.end()) {
       refuse(user, fmt::format("input %{} (of {}) is neither computed in the partition nor one "
                                "of its inputs", value->unique(), value->node()->qualified_kind()));
@@ -80,6 +86,11 @@ class Builder {
       auto value = attribute_value(node.output(), graph_, root_);
       if (!value) refuse(node, "an attribute read of something other than the module tree");
       if (!value->is(pickle::Value::Kind::kObject)) ids_[node.output()] = constant(*value, node);
+    } else if (kind == "prim::ListConstruct" && is_static_argument(node)) {
+      DelegateValue list;
+      list.kind = DelegateValue::Kind::kList;
+      for (const Value* input : node.inputs()) list.items.push_back(id(input, node));
+      ids_[node.output()] = out_.program.add_value(std::move(list));
     } else if (kind == "prim::ListConstruct") {
       DelegateValue list;
       list.kind = DelegateValue::Kind::kList;
@@ -104,6 +115,21 @@ class Builder {
 };
 
 }  // namespace
+
+bool is_static_value(const Value* value, const Graph& graph) {
+  const Node* node = value->node();
+  if (node->kind() == "prim::Constant") {
+    return !node->attr("value").is(pickle::Value::Kind::kTensor);
+  }
+  if (node->kind() == "prim::GetAttr") {
+    // Only reads of the module tree (a weight, a hyper-parameter), never of an object the
+    // method made.
+    const Value* owner = node->input(0);
+    while (owner->node()->kind() == "prim::GetAttr") owner = owner->node()->input(0);
+    return !graph.inputs().empty() && owner == graph.inputs().front();
+  }
+  return node->kind() == "prim::ListConstruct" && is_static_argument(*node);
+}
 
 std::optional<pickle::Value> attribute_value(const Value* value, const Graph& graph,
                                              const pickle::Value& root) {

@@ -26,6 +26,11 @@ BuiltDelegateProgram build_delegate_program(const Partition& partition,
                                             const std::vector<DelegateNodeDebug>& nodes,
                                             const Graph& graph, const pickle::Value& root);
 
+// Whether `value` is known when the model is lowered — a non-tensor constant, an attribute
+// read of the module tree, a list of constants — so that a program can carry its own copy
+// instead of taking it as an input.
+bool is_static_value(const Value* value, const Graph& graph);
+
 // The value a static-argument chain of attribute reads from `self` yields (a weight, a
 // hyper-parameter, a submodule object), or nullopt when `value` is not one.
 std::optional<pickle::Value> attribute_value(const Value* value, const Graph& graph,

@@ -184,6 +184,8 @@ LoweringReport lower_program(Program& program, const BackendSupport& support,
     for (Value*& input : partition.inputs) {
       if (auto it = replaced.find(input); it != replaced.end()) input = it->second;
     }
+    // Static values the partition shares with others are copied into its program.
+    std::erase_if(partition.inputs, [&](const Value* v) { return is_static_value(v, graph); });
     // Backend handles first, then (at emission) the instructions', as PyTorch numbers them.
     auto nodes = record_delegate_nodes(partition, recorder);
     auto built = build_delegate_program(partition, nodes, graph, program.root_object);

@@ -37,7 +37,14 @@ ops::IValue constant_value(const mobile::DelegateProgram& program, std::size_t i
 
 }  // namespace
 
-CompiledProgram compile_program(mobile::DelegateProgram program, const ops::IValueList& weights) {
+const ops::IValue& CompiledProgram::argument(std::size_t step, std::size_t arg) const {
+  static const ops::IValue none;
+  const auto& args = program.steps.at(step).args;
+  return arg < args.size() ? constants.at(args[arg]) : none;
+}
+
+CompiledProgram compile_program(mobile::DelegateProgram program, const ops::IValueList& weights,
+                                const AcceleratorFactory& accelerate) {
   CompiledProgram compiled;
   const auto& registry = ops::default_registry();
   for (const auto& step : program.steps) {
@@ -61,6 +68,12 @@ CompiledProgram compile_program(mobile::DelegateProgram program, const ops::IVal
     compiled.constants[id] = constant_value(program, id, weights);
   }
   compiled.program = std::move(program);
+  compiled.accelerators.resize(compiled.program.steps.size());
+  if (accelerate) {
+    for (std::size_t s = 0; s < compiled.program.steps.size(); ++s) {
+      compiled.accelerators[s] = accelerate(compiled, s);
+    }
+  }
   return compiled;
 }
 
@@ -95,11 +108,15 @@ ops::IValueList run_program(const CompiledProgram& compiled, const ops::IValueLi
     for (std::size_t i = step.args.size(); i < op.def->num_args; ++i) {
       stack.push_back(defaults[i - first_default]);
     }
+    StepAccelerator* fast = compiled.accelerators[s].get();
+    auto body = [&](ops::Stack& st) {
+      if (fast == nullptr || !fast->run(st)) op.def->kernel(st);
+    };
     try {
       if (profiler::EventSink* sink = profiler::current_sink()) {
-        run_profiled_op(op, op.def->num_args, step.handle, stack, *sink, kDelegateEventSource);
+        run_profiled_op(op, op.def->num_args, step.handle, stack, *sink, kDelegateEventSource, body);
       } else {
-        op.def->kernel(stack);
+        body(stack);
       }
     } catch (const ops::OpError& e) {
       throw DelegateFailure(step.handle, e.python_class(), e.message());
@@ -122,10 +139,11 @@ ops::IValueList run_program(const CompiledProgram& compiled, const ops::IValueLi
   return outputs;
 }
 
-CompiledProgram compile_payload(const std::string& method, const ops::IValue& payload) {
+CompiledProgram compile_payload(const std::string& method, const ops::IValue& payload,
+                                const AcceleratorFactory& accelerate) {
   return with_context(fmt::format("lowered method '{}'", method), [&] {
     if (payload.is(ops::IValue::Kind::kString)) {
-      return compile_program(mobile::parse_delegate_program(payload.to_string()), {});
+      return compile_program(mobile::parse_delegate_program(payload.to_string()), {}, accelerate);
     }
     if (!payload.is(ops::IValue::Kind::kTuple) || payload.to_tuple().size() != 2) {
       throw Error(ErrorKind::kModel, fmt::format("payload is a {}, not (program, weights)",
@@ -138,14 +156,14 @@ CompiledProgram compile_payload(const std::string& method, const ops::IValue& pa
       throw Error(ErrorKind::kModel, fmt::format("the program uses {} weights; the payload has {}",
                                                  program.num_weights, weights.size()));
     }
-    return compile_program(std::move(program), weights);
+    return compile_program(std::move(program), weights, accelerate);
   });
 }
 
 ops::IValue ProgramBackend::compile(const ops::IValue& processed, const ops::IValue& /*spec*/) {
   auto handles = std::make_shared<ops::Dict>();
   for (const auto& [key, payload] : processed.to_dict().items) {
-    programs_.push_back(compile_payload(key.to_string(), payload));
+    programs_.push_back(compile_payload(key.to_string(), payload, accelerate_));
     handles->items.emplace_back(key, ops::IValue(static_cast<std::int64_t>(programs_.size() - 1)));
   }
   return ops::IValue::dict(std::move(handles));

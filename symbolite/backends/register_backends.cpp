@@ -1,0 +1,30 @@
+#include "symbolite/backends/register_backends.h"
+
+#include "symbolite/backends/xnnpack/xnnpack_nodes.h"
+#include "symbolite/backends/xnnpack/xnnpack_operator.h"
+#include "symbolite/runtime/delegate/delegate_backend.h"
+
+namespace symbolite::backends {
+namespace {
+
+class XnnpackBackend final : public runtime::DelegateBackend {
+ public:
+  bool is_available() const override { return xnnpack_available(); }
+  ops::IValue compile(const ops::IValue& processed, const ops::IValue& spec) override {
+    return programs_.compile(processed, spec);
+  }
+  ops::IValueList execute(const ops::IValue& handle, const ops::IValueList& inputs) override {
+    return programs_.execute(handle, inputs);
+  }
+
+ private:
+  runtime::ProgramBackend programs_{make_xnnpack_node};
+};
+
+}  // namespace
+
+void register_delegate_backends() {
+  runtime::register_delegate_backend("xnnpack", [] { return std::make_unique<XnnpackBackend>(); });
+}
+
+}  // namespace symbolite::backends
