@@ -1,5 +1,6 @@
-// libsymbolite_torch.so: PyTorch 1.13 to_backend backends named "symbolite" and "eager" that
-// run symbolite's delegate programs (symbolite/mobile/delegate_program.h) with ATen.
+// libsymbolite_torch.so: PyTorch 1.13 to_backend backends named "symbolite", "eager" and
+// "xnnpack" that run symbolite's delegate programs (symbolite/mobile/delegate_program.h) with
+// ATen.
 //
 // Load it into Python with torch.ops.load_library(path); then
 // torch._C._jit_to_backend("symbolite", scripted, {"forward": {}}) lowers a module, and
@@ -325,8 +326,12 @@ class SymboliteBackend : public torch::jit::PyTorchBackendInterface {
   std::vector<Compiled> programs_;
 };
 
-// A custom class is registered per C++ type: "eager" needs a type of its own.
+// A custom class is registered per C++ type: each name needs a type of its own.
 class EagerBackend : public SymboliteBackend {};
+// "xnnpack": files `symbolite lower --backend xnnpack` writes. Inside PyTorch the programs run
+// on ATen's kernels (symbolite's runtime runs them on XNNPACK's operators): same payload, same
+// handles, outputs equal within float tolerance.
+class XnnpackBackend : public SymboliteBackend {};
 
 const auto symbolite_backend = torch::jit::backend<SymboliteBackend>("symbolite");
 const auto symbolite_preprocess = torch::jit::backend_preprocess_register("symbolite", preprocess);
@@ -334,6 +339,8 @@ const auto symbolite_preprocess = torch::jit::backend_preprocess_register("symbo
 // with the reference kernels: ATen here, symbolite's own in symbolite).
 const auto eager_backend = torch::jit::backend<EagerBackend>("eager");
 const auto eager_preprocess = torch::jit::backend_preprocess_register("eager", preprocess);
+const auto xnnpack_backend = torch::jit::backend<XnnpackBackend>("xnnpack");
+const auto xnnpack_preprocess = torch::jit::backend_preprocess_register("xnnpack", preprocess);
 
 }  // namespace
 }  // namespace symbolite_torch

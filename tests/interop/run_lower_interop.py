@@ -7,7 +7,8 @@
 For every committed fixture model with debug info, and torchvision models saved by live
 PyTorch (resnet18 and mobilenet_v3_small; every classification model with --zoo), lowers the
 model with `symbolite lower --backend eager` (every operator symbolite has a kernel for moves
-into delegate programs) and checks:
+into delegate programs) and `--backend xnnpack` (what XNNPACK computes; in PyTorch the plugin
+runs those programs on ATen) and checks:
 
   - PyTorch 1.13's `_load_for_lite_interpreter`, with the plugin loaded, loads the lowered
     file: it is a faithful to_backend file;
@@ -45,6 +46,7 @@ SKIP = 77
 FIXTURE_MODELS = ["nested", "lstm", "encoder", "encoder64", "conv1d", "pooling", "shape_ops",
                   "tag_minus_one", "tag_minus_one_frame"]
 CI_LOWERED_TORCHVISION = [m for m in CI_TORCHVISION if m != "efficientnet_b0"]
+BACKENDS = ["eager", "xnnpack"]
 UNKNOWN = re.compile(r"<unknown>")
 
 
@@ -155,26 +157,30 @@ def check_handles(binary, lowered, report):
     return problems
 
 
-def check_fixture(checks, binary, stem, manifest, work):
+def check_fixture(checks, binary, stem, manifest, work, backend):
     import torch.jit.mobile
     model = os.path.join(FIXTURES, "models", f"{stem}.ptl")
-    lowered = os.path.join(work, f"{stem}.lowered.ptl")
+    lowered = os.path.join(work, f"{stem}.{backend}.ptl")
     try:
-        report = lower(binary, model, lowered)
+        report = lower(binary, model, lowered, backend)
     except RuntimeError as e:
-        checks.record(f"{stem}.ptl: lower", [str(e)])
+        checks.record(f"{stem}.ptl: lower --backend {backend}", [str(e)])
         return
+    if not report["partitions"]:
+        checks.record(f"{stem}.ptl: nothing for --backend {backend} to lower", [])
+        return
+    stem = f"{stem}.ptl --backend {backend}"
     try:
         module = torch.jit.mobile._load_for_lite_interpreter(lowered)
     except Exception as e:  # noqa: BLE001
-        checks.record(f"{stem}.ptl: PyTorch loads the lowered file", [str(e)[:800]])
+        checks.record(f"{stem}: PyTorch loads the lowered file", [str(e)[:800]])
         return
-    checks.record(f"{stem}.ptl: PyTorch loads the lowered file "
+    checks.record(f"{stem}: PyTorch loads the lowered file "
                   f"({len(report['partitions'])} partitions)", [])
     original = torch.jit.mobile._load_for_lite_interpreter(model) if pytorch_loads(model) else None
     valid, failing = [], []
     for entry in manifest:
-        if entry["model"] != f"{stem}.ptl":
+        if entry["model"] != os.path.basename(model):
             continue
         directory = os.path.join(FIXTURES, "run", entry["dir"])
         files = [os.path.join(directory, name) for name in entry["inputs"]]
@@ -203,9 +209,9 @@ def check_fixture(checks, binary, stem, manifest, work):
                                        symbolite_error(binary, lowered, entry["method"], files),
                                        entry["message"], entry["method"],
                                        entry["lost_source_ranges"] == 0)
-    checks.record(f"{stem}.ptl: valid calls give PyTorch's outputs, in PyTorch and in symbolite", valid)
-    checks.record(f"{stem}.ptl: failing calls fail alike in PyTorch and symbolite", failing)
-    checks.record(f"{stem}.ptl: every delegate handle symbolicates", check_handles(binary, lowered, report))
+    checks.record(f"{stem}: valid calls give PyTorch's outputs, in PyTorch and in symbolite", valid)
+    checks.record(f"{stem}: failing calls fail alike in PyTorch and symbolite", failing)
+    checks.record(f"{stem}: every delegate handle symbolicates", check_handles(binary, lowered, report))
 
 
 def pytorch_loads(path):
@@ -217,20 +223,22 @@ def pytorch_loads(path):
         return False
 
 
-def check_torchvision(checks, binary, factory, work):
+def check_torchvision(checks, binary, factory, work, backend):
     import numpy
     import torch
     import torch.jit.mobile
     models = os.path.join(work, "torchvision")
     os.makedirs(models, exist_ok=True)
     model = os.path.join(models, f"{factory}.ptl")
-    generate_plain(models, factory)
-    lowered = os.path.join(work, f"{factory}.lowered.ptl")
+    if not os.path.exists(model):
+        generate_plain(models, factory)
+    lowered = os.path.join(work, f"{factory}.{backend}.ptl")
     try:
-        report = lower(binary, model, lowered)
+        report = lower(binary, model, lowered, backend)
     except RuntimeError as e:
-        checks.record(f"{factory}: lower", [str(e)])
+        checks.record(f"{factory}: lower --backend {backend}", [str(e)])
         return
+    factory = f"{factory} --backend {backend}"
     nodes = sum(len(p["delegate_nodes"]) for p in report["partitions"])
     try:
         module = torch.jit.mobile._load_for_lite_interpreter(lowered)
@@ -245,9 +253,9 @@ def check_torchvision(checks, binary, factory, work):
     problems = []
     if not close(flatten(module(image)), expected):
         problems.append("PyTorch's output on the lowered file differs from the original's")
-    image_file = os.path.join(work, f"{factory}.input.npy")
+    image_file = os.path.join(work, "input.npy")
     numpy.save(image_file, image.numpy())
-    out_dir = os.path.join(work, f"{factory}.out")
+    out_dir = os.path.join(work, f"{os.path.basename(lowered)}.out")
     code, _o, err = run(binary, "run", lowered, "--input", image_file, "--output-dir", out_dir)
     if code != 0:
         problems.append(f"symbolite run fails: {err.strip()[:400]}")
@@ -256,7 +264,7 @@ def check_torchvision(checks, binary, factory, work):
     checks.record(f"{factory}: outputs equal the original's in PyTorch and symbolite", problems)
 
     wrong = torch.randn(1, 4, 64, 64)
-    wrong_file = os.path.join(work, f"{factory}.wrong.npy")
+    wrong_file = os.path.join(work, "wrong.npy")
     numpy.save(wrong_file, wrong.numpy())
     text = pytorch_error(module, "forward", [wrong])
     original_text = pytorch_error(torch.jit.mobile._load_for_lite_interpreter(model), "forward", [wrong])
@@ -286,10 +294,12 @@ def main():
     with open(os.path.join(FIXTURES, "run", "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
     with tempfile.TemporaryDirectory(prefix="symbolite-lower-") as work:
-        for stem in FIXTURE_MODELS:
-            check_fixture(checks, binary, stem, manifest, work)
+        for backend in BACKENDS:
+            for stem in FIXTURE_MODELS:
+                check_fixture(checks, binary, stem, manifest, work, backend)
         for factory in ZOO if args.zoo else CI_LOWERED_TORCHVISION:
-            check_torchvision(checks, binary, factory, work)
+            for backend in BACKENDS:
+                check_torchvision(checks, binary, factory, work, backend)
     print(f"{checks.passed} passed, {checks.failed} failed")
     return 1 if checks.failed else 0
 
