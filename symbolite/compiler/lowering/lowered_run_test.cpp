@@ -8,6 +8,13 @@
 #include <gtest/gtest.h>
 
 #include "symbolite/backends/eager/eager_support.h"
+#include "symbolite/backends/register_backends.h"
+#include "symbolite/backends/xnnpack/xnnpack_support.h"
+#include "symbolite/profiler/attribution.h"
+#include "symbolite/profiler/recording_sink.h"
+#include "symbolite/runtime/delegate/program_backend.h"
+#include "symbolite/runtime/input_files.h"
+#include "symbolite/runtime/interpreter.h"
 #include "symbolite/compiler/lifter.h"
 #include "symbolite/compiler/lowering/lowering.h"
 #include "symbolite/mobile/delegate_program.h"
@@ -19,32 +26,75 @@
 namespace symbolite::compiler {
 namespace {
 
-const mobile::LoadedModel& lowered(const std::string& name) {
+std::unique_ptr<BackendSupport> support(const std::string& backend) {
+  if (backend == "xnnpack") return std::make_unique<backends::XnnpackSupport>();
+  return std::make_unique<backends::EagerSupport>(backend);
+}
+
+const mobile::LoadedModel& lowered(const std::string& name, const std::string& backend) {
   static std::map<std::string, mobile::LoadedModel> models;
-  auto it = models.find(name);
+  backends::register_delegate_backends();
+  auto it = models.find(backend + "/" + name);
   if (it == models.end()) {
     testing::ScratchDir dir;
     std::string out = dir.file("lowered.ptl");
     LoweringOptions options;
-    options.backend = "eager";
-    auto report = lower_model(testing::fixture_path("models/" + name), out,
-                              backends::EagerSupport(), options);
-    EXPECT_FALSE(report.partitions.empty()) << name;
-    it = models.emplace(name, mobile::LoadedModel::load(out)).first;
+    options.backend = backend;
+    auto report = lower_model(testing::fixture_path("models/" + name), out, *support(backend), options);
+    if (backend == "eager") {
+      EXPECT_FALSE(report.partitions.empty()) << name;
+    }
+    it = models.emplace(backend + "/" + name, mobile::LoadedModel::load(out)).first;
   }
   return it->second;
 }
 
-class LoweredRun : public ::testing::TestWithParam<int> {};
+class LoweredRun : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(LoweredRun, MatchesPyTorchOnTheOriginal) {
-  const auto& entry = testing::run_manifest()[static_cast<std::size_t>(GetParam())];
-  testing::check_run_entry(entry, lowered(entry["model"].get<std::string>()), true);
+  const auto& [backend, index] = GetParam();
+  const auto& entry = testing::run_manifest()[static_cast<std::size_t>(index)];
+  testing::check_run_entry(entry, lowered(entry["model"].get<std::string>(), backend), true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, LoweredRun,
-                         ::testing::Range(0, static_cast<int>(testing::run_manifest().size())),
-                         [](const auto& info) { return testing::run_case_name(info.param); });
+                         ::testing::Combine(::testing::Values("eager", "xnnpack"),
+                                            ::testing::Range(0, static_cast<int>(testing::run_manifest().size()))),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + testing::run_case_name(std::get<1>(info.param));
+                         });
+
+// Profiling a lowered run sees inside the delegate: each delegate node reports its own event
+// (source kDelegateEventSource) with its delegate handle, which attributes it to the module it
+// came from — all of the delegate's time, for a model lowered whole.
+TEST(LoweredRun, ProfilesAttributeDelegateTimeToModules) {
+  const auto& model = lowered("conv1d.ptl", "eager");
+  const auto& entry = testing::run_manifest()[0];
+  ASSERT_EQ(entry["model"], "conv1d.ptl");
+  std::string dir = testing::fixture_path("run/" + entry["dir"].get<std::string>());
+  std::vector<ops::IValue> inputs;
+  for (const auto& name : entry["inputs"]) inputs.push_back(runtime::read_input_file(dir + "/" + name.get<std::string>()));
+  runtime::Interpreter interpreter(model);
+  profiler::RecordingSink sink;
+  {
+    profiler::ProfilingScope scope(sink);
+    interpreter.run_method("forward", inputs);
+  }
+  debuginfo::Symbolicator symbolicator(model.debug);
+  profiler::Attributor attributor(&symbolicator, model.top_type);
+  std::int64_t delegate_ns = 0, attributed_ns = 0;
+  std::size_t delegate_events = 0;
+  for (const auto& e : sink.events()) {
+    if (e.source != runtime::kDelegateEventSource) continue;
+    ++delegate_events;
+    delegate_ns += e.end_ns - e.start_ns;
+    const auto& a = attributor.attribute(e.handle);
+    // A node of the top method itself (F.relu in forward) belongs to the top module.
+    if (a.known && !a.module_path.empty()) attributed_ns += e.end_ns - e.start_ns;
+  }
+  EXPECT_EQ(delegate_events, 8u);  // every operator of conv1d.ptl's forward
+  EXPECT_GE(static_cast<double>(attributed_ns), 0.99 * static_cast<double>(delegate_ns));
+}
 
 // The file has to.backend's structure: one lowered module per partition, each a getstate
 // tuple (compile spec, {method: (program, weights)}, True) whose program parses, and the
