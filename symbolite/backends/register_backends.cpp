@@ -14,7 +14,15 @@ class XnnpackBackend final : public runtime::DelegateBackend {
     return programs_.compile(processed, spec);
   }
   ops::IValueList execute(const ops::IValue& handle, const ops::IValueList& inputs) override {
-    return programs_.execute(handle, inputs);
+    ops::IValueList outputs = programs_.execute(handle, inputs);
+    // Results leave the delegate in PyTorch's own layout: the interpreter's kernels (and the
+    // caller) are fastest on contiguous tensors.
+    for (auto& out : outputs) {
+      if (out.is(ops::IValue::Kind::kTensor) && !out.to_tensor().is_contiguous()) {
+        out = ops::IValue(out.to_tensor().contiguous());
+      }
+    }
+    return outputs;
   }
 
  private:

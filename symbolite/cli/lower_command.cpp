@@ -23,6 +23,7 @@ struct LowerCommandOptions {
   std::string backend;
   std::string method = "forward";
   std::vector<std::string> modules;
+  std::vector<std::string> passes = {"all"};
   bool automatic = false;
   std::size_t min_operators = 1;
   bool stable_handles = false;
@@ -72,6 +73,9 @@ void add_lower_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--module", options->modules, "Lower the nodes of this submodule (a path such as layer1.0; repeatable)")
       ->excludes(automatic);
   cmd->add_option("--method", options->method, "Method of the top module to lower (default: forward)");
+  cmd->add_option("--passes", options->passes,
+                  "Passes to run first (comma-separated; default all: fold-attributes, dce, dedup-constants; none for no pass)")
+      ->delimiter(',');
   cmd->add_option("--min-operators", options->min_operators,
                   "Smaller runs stay with the interpreter (default: 1)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
@@ -85,6 +89,8 @@ void add_lower_command(CLI::App& app, int& exit_code) {
     lowering.backend = options->backend;
     lowering.modules = options->modules;
     lowering.method = options->method;
+    lowering.passes = options->passes;
+    if (lowering.passes == std::vector<std::string>{"none"}) lowering.passes.clear();
     lowering.partition.min_operators = options->min_operators;
     lowering.handles = options->stable_handles ? compiler::HandleScheme::kStable
                                                : compiler::HandleScheme::kCounter;

@@ -35,8 +35,10 @@ inline bool is_float_tensor(const ops::IValue& v) {
 
 // An XNNPACK node: one call at a time (operators are set up per call, for its shapes).
 class XnnNode : public runtime::StepAccelerator {
- protected:
+ public:
   explicit XnnNode(std::size_t num_args) : num_args_(num_args) {}
+
+ protected:
   ops::IValue* args(ops::Stack& stack) const { return ops::last(stack, num_args_); }
   bool finish(ops::Stack& stack, tensor::Tensor result) const {
     ops::drop(stack, num_args_);

@@ -1,5 +1,7 @@
 #include "symbolite/backends/xnnpack/pooling_nodes.h"
 
+#include <algorithm>
+
 #include "symbolite/backends/xnnpack/channels_last.h"
 #include "symbolite/backends/xnnpack/node_support.h"
 
@@ -14,9 +16,9 @@ enum class Pool { kMax, kAverage, kGlobalAverage };
 class PoolNode final : public XnnNode {
  public:
   PoolNode(std::size_t num_args, Pool kind, std::vector<std::int64_t> kernel, std::vector<std::int64_t> stride,
-           std::vector<std::int64_t> padding, std::vector<std::int64_t> dilation)
+           std::vector<std::int64_t> padding, std::vector<std::int64_t> dilation, bool ceil_mode = false)
       : XnnNode(num_args), kind_(kind), kernel_(std::move(kernel)), stride_(std::move(stride)),
-        padding_(std::move(padding)), dilation_(std::move(dilation)) {}
+        padding_(std::move(padding)), dilation_(std::move(dilation)), ceil_mode_(ceil_mode) {}
 
   bool run(ops::Stack& stack) override {
     IValue* a = args(stack);
@@ -28,8 +30,8 @@ class PoolNode final : public XnnNode {
     if (kind_ != Pool::kGlobalAverage) {
       // PyTorch refuses padding over half the kernel; the reference kernel says so.
       if (2 * padding_[0] > kernel_[0] || 2 * padding_[1] > kernel_[1]) return false;
-      auto hh = pooled_size(h, kernel_[0], stride_[0], padding_[0], dilation_[0]);
-      auto ww = pooled_size(w, kernel_[1], stride_[1], padding_[1], dilation_[1]);
+      auto hh = output_size(h, 0);
+      auto ww = output_size(w, 1);
       if (!hh || !ww || *hh <= 0 || *ww <= 0) return false;
       ho = *hh;
       wo = *ww;
@@ -37,7 +39,13 @@ class PoolNode final : public XnnNode {
     Tensor in = to_channels_last(x);
     Tensor out = empty_channels_last({n, c, ho, wo});
     std::lock_guard lock(mutex_);
-    if (!op_ || channels_ != c) {
+    // Ceil mode pads the bottom and right edges so that XNNPACK's floor-mode windows cover the
+    // same rows and columns; max pooling never picks the padding.
+    const std::int64_t extra_h = kind_ == Pool::kMax ? extra_padding(h, ho, 0) : 0;
+    const std::int64_t extra_w = kind_ == Pool::kMax ? extra_padding(w, wo, 1) : 0;
+    if (!op_ || channels_ != c || extra_h != extra_h_ || extra_w != extra_w_) {
+      extra_h_ = extra_h;
+      extra_w_ = extra_w;
       op_ = create(static_cast<std::size_t>(c));
       channels_ = c;
       if (!op_) return false;
@@ -71,7 +79,8 @@ class PoolNode final : public XnnNode {
     xnn_status status = xnn_status_unsupported_parameter;
     switch (kind_) {
       case Pool::kMax:
-        status = xnn_create_max_pooling2d_nhwc_f32(u(padding_[0]), u(padding_[1]), u(padding_[0]), u(padding_[1]),
+        status = xnn_create_max_pooling2d_nhwc_f32(u(padding_[0]), u(padding_[1] + extra_w_),
+                                                   u(padding_[0] + extra_h_), u(padding_[1]),
                                                    u(kernel_[0]), u(kernel_[1]), u(stride_[0]), u(stride_[1]),
                                                    u(dilation_[0]), u(dilation_[1]), channels, channels,
                                                    channels, kNoMin, kNoMax, 0, &op);
@@ -88,10 +97,29 @@ class PoolNode final : public XnnNode {
     return status == xnn_status_success ? XnnOperator(op) : XnnOperator();
   }
 
+  // PyTorch's pooled size: floor or ceil mode, where a last window that would start in the
+  // right padding is dropped.
+  std::optional<std::int64_t> output_size(std::int64_t in, std::size_t d) const {
+    if (!ceil_mode_) return pooled_size(in, kernel_[d], stride_[d], padding_[d], dilation_[d]);
+    std::int64_t span = in + 2 * padding_[d] - dilation_[d] * (kernel_[d] - 1) - 1;
+    if (span < 0) return std::nullopt;
+    std::int64_t out = (span + stride_[d] - 1) / stride_[d] + 1;
+    if ((out - 1) * stride_[d] >= in + padding_[d]) --out;
+    return out;
+  }
+
+  // Padding beyond `padding_` at the end of dimension `d` for `out` floor-mode windows.
+  std::int64_t extra_padding(std::int64_t in, std::int64_t out, std::size_t d) const {
+    std::int64_t needed = (out - 1) * stride_[d] + dilation_[d] * (kernel_[d] - 1) + 1;
+    return std::max<std::int64_t>(0, needed - (in + 2 * padding_[d]));
+  }
+
   Pool kind_;
   std::vector<std::int64_t> kernel_, stride_, padding_, dilation_;
+  bool ceil_mode_;
   XnnOperator op_;
   std::int64_t channels_ = -1;
+  std::int64_t extra_h_ = 0, extra_w_ = 0;
 };
 
 bool positive(const std::vector<std::int64_t>& v) {
@@ -128,12 +156,12 @@ std::unique_ptr<runtime::StepAccelerator> make_pooling_node(std::string_view op,
                     ? kernel
                     : static_ints(p, step, 2, 2);
   if (!stride || !positive(*stride) || (*kernel)[0] * (*kernel)[1] < 2) return nullptr;
-  std::vector<std::int64_t> dilation = {1, 1};
+  const std::vector<std::int64_t> dilation = {1, 1};
   if (max) {
     auto d = static_ints(p, step, 4, 2);
     auto ceil = static_arg(p, step, 5);
-    if (!d || !positive(*d) || !ceil || !ceil->is(IValue::Kind::kBool) || ceil->to_bool()) return nullptr;
-    dilation = *d;
+    if (!d || !positive(*d) || !ceil || !ceil->is(IValue::Kind::kBool)) return nullptr;
+    return std::make_unique<PoolNode>(num_args, Pool::kMax, *kernel, *stride, *padding, *d, ceil->to_bool());
   } else {
     auto ceil = static_arg(p, step, 4);
     auto divisor = static_arg(p, step, 6);
@@ -142,8 +170,7 @@ std::unique_ptr<runtime::StepAccelerator> make_pooling_node(std::string_view op,
       return nullptr;
     }
   }
-  return std::make_unique<PoolNode>(num_args, max ? Pool::kMax : Pool::kAverage, *kernel, *stride,
-                                    *padding, dilation);
+  return std::make_unique<PoolNode>(num_args, Pool::kAverage, *kernel, *stride, *padding, dilation);
 }
 
 }  // namespace symbolite::backends

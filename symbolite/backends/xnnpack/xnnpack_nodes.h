@@ -9,8 +9,9 @@
 //   aten::hardswish(_), sigmoid(_)      hardswish_nc, sigmoid_nc
 //   aten::add/sub(_).Tensor (alpha 1),  add/subtract/multiply/divide_nd (broadcasting, in the
 //   aten::mul(_)/div.Tensor             inputs' common layout)
-//   aten::max_pool2d, avg_pool2d        max/average_pooling2d_nhwc (floor mode; average
-//                                       pooling without padding)
+//   aten::max_pool2d, avg_pool2d        max/average_pooling2d_nhwc (max: ceil mode by extra
+//                                       end padding; average: floor mode, no padding)
+//   aten::cat along channels            a copy per pixel (concat_node.h)
 //   aten::adaptive_avg_pool2d to 1x1    global_average_pooling_nwc
 //   aten::batch_norm (inference)        multiply_nd + add_nd with the folded scale and shift
 //   aten::dropout(_) (inference)        nothing: the input is the output

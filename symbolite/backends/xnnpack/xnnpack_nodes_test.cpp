@@ -226,6 +226,34 @@ TEST(XnnpackNodes, PoolsMatchTheReference) {
   }
 }
 
+TEST(XnnpackNodes, CeilModeMaxPoolMatchesTheReference) {
+  for (std::int64_t side : {9, 10, 13}) {
+    Case c;
+    std::size_t x = c.program.add_input();
+    c.program.outputs = {c.program.add_step(
+        1, "aten::max_pool2d",
+        {x, ints(c.program, {3, 3}), ints(c.program, {2, 2}), ints(c.program, {0, 0}), ints(c.program, {1, 1}),
+         constant(c.program, IValue(true))},
+        1)};
+    c.inputs = {IValue(to_channels_last(random_tensor({1, 3, side, side + 1}, 40)))};
+    expect_same(c);
+  }
+}
+
+TEST(XnnpackNodes, ChannelConcatenationMatchesTheReference) {
+  Case c;
+  std::size_t x = c.program.add_input();
+  std::size_t y = c.program.add_input();
+  DelegateValue list;
+  list.kind = DelegateValue::Kind::kList;
+  list.items = {x, y};
+  std::size_t both = c.program.add_value(list);
+  c.program.outputs = {c.program.add_step(1, "aten::cat", {both, constant(c.program, IValue(std::int64_t{1}))}, 1)};
+  c.inputs = {IValue(to_channels_last(random_tensor({2, 3, 4, 5}, 41))),
+              IValue(to_channels_last(random_tensor({2, 2, 4, 5}, 42)))};
+  expect_same(c);
+}
+
 TEST(XnnpackNodes, BatchNormMatchesTheReference) {
   for (bool channels_last : {false, true}) {
     Case c;

@@ -1,5 +1,7 @@
 #include "symbolite/backends/xnnpack/xnnpack_operator.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <memory>
 
 #include <fmt/format.h>
@@ -14,8 +16,14 @@ bool xnnpack_available() {
 }
 
 pthreadpool_t xnnpack_threadpool() {
-  static const std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)> pool(pthreadpool_create(0),
-                                                                                &pthreadpool_destroy);
+  // One thread (no pool) unless SYMBOLITE_NUM_THREADS asks for more, like the interpreter's
+  // own kernels: lowered and unlowered runs compare like for like.
+  static const std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)> pool = [] {
+    const char* env = std::getenv("SYMBOLITE_NUM_THREADS");
+    long threads = env == nullptr ? 1 : std::strtol(env, nullptr, 10);
+    pthreadpool_t p = threads > 1 ? pthreadpool_create(static_cast<std::size_t>(std::min(threads, 256L))) : nullptr;
+    return std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)>(p, &pthreadpool_destroy);
+  }();
   return pool.get();
 }
 

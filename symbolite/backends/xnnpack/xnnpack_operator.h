@@ -11,7 +11,8 @@ namespace symbolite::backends {
 // Initializes XNNPACK once per process; false when this CPU is not supported.
 bool xnnpack_available();
 
-// The process's thread pool for XNNPACK operators (one thread per core), made on first use.
+// The process's thread pool for XNNPACK operators, made on first use: none (the caller's
+// thread) unless the environment variable SYMBOLITE_NUM_THREADS is above 1.
 pthreadpool_t xnnpack_threadpool();
 
 class XnnOperator {

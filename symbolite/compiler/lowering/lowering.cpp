@@ -231,10 +231,12 @@ LoweringReport lower_model(const std::string& input, const std::string& output,
                            const BackendSupport& support, const LoweringOptions& options) {
   mobile::ModelInfo model = mobile::ModelInfo::load(input);
   Program program = lift(model);
+  auto passes = run_passes(program, options.passes);
   debuginfo::DebugInfoRecorder recorder;
   LoweringReport report = with_context(input, [&] {
     return lower_program(program, support, options, recorder);
   });
+  report.passes = std::move(passes);
   EmittedProgram emitted = emit_program(program, options.handles, recorder);
   report.functions = emitted.bytecode.functions.size();
   for (const auto& fn : emitted.bytecode.functions) report.instructions += fn.instructions.size();

@@ -29,6 +29,10 @@ struct LoweringOptions {
   std::string method = "forward";
   PartitionOptions partition;
   HandleScheme handles = HandleScheme::kCounter;
+  // Passes run before partitioning (run_passes names). The default folds module attributes
+  // such as `training` and removes what they make dead — BatchNorm's training-only branches,
+  // which would otherwise split every partition at every BatchNorm.
+  std::vector<std::string> passes = {"all"};
 };
 
 struct LoweredPartition {
@@ -50,6 +54,7 @@ struct LoweringRejection {
 };
 
 struct LoweringReport {
+  std::vector<PassResult> passes;
   std::vector<LoweredPartition> partitions;
   std::vector<LoweringRejection> rejected;
   std::size_t functions = 0;
