@@ -1,5 +1,6 @@
 #include "symbolite/backends/register_backends.h"
 
+#include "symbolite/backends/testing/error_injecting_backends.h"
 #include "symbolite/backends/xnnpack/xnnpack_nodes.h"
 #include "symbolite/backends/xnnpack/xnnpack_operator.h"
 #include "symbolite/runtime/delegate/delegate_backend.h"
@@ -33,6 +34,7 @@ class XnnpackBackend final : public runtime::DelegateBackend {
 
 void register_delegate_backends() {
   runtime::register_delegate_backend("xnnpack", [] { return std::make_unique<XnnpackBackend>(); });
+  register_error_injecting_backends();
 }
 
 }  // namespace symbolite::backends

@@ -6,13 +6,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "symbolite/backends/eager/eager_support.h"
-#include "symbolite/backends/xnnpack/xnnpack_support.h"
+#include "symbolite/cli/backend_choice.h"
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/compiler/lowering/lowering.h"
-#include "symbolite/runtime/delegate/delegate_backend.h"
-#include "symbolite/support/error.h"
 
 namespace symbolite::cli {
 namespace {
@@ -29,14 +26,6 @@ struct LowerCommandOptions {
   bool stable_handles = false;
   bool json = false;
 };
-
-std::unique_ptr<compiler::BackendSupport> support_for(const std::string& backend) {
-  if (backend == "xnnpack") return std::make_unique<backends::XnnpackSupport>();
-  if (backend == "eager" || backend == "symbolite") return std::make_unique<backends::EagerSupport>(backend);
-  std::string known;
-  for (const auto& name : runtime::delegate_backend_names()) known += (known.empty() ? "" : ", ") + name;
-  throw Error(ErrorKind::kUsage, fmt::format("unknown backend '{}' (backends: {})", backend, known));
-}
 
 nlohmann::json to_json(const compiler::LoweringReport& report, const LowerCommandOptions& o) {
   nlohmann::json partitions = nlohmann::json::array();
@@ -84,7 +73,7 @@ void add_lower_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", options->json, "Print a JSON report (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
     check_binary_output("-o", options->output);
-    auto support = support_for(options->backend);
+    auto support = backend_support(options->backend);
     compiler::LoweringOptions lowering;
     lowering.backend = options->backend;
     lowering.modules = options->modules;

@@ -12,6 +12,7 @@
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/bench_command.h"
 #include "symbolite/backends/register_backends.h"
+#include "symbolite/cli/explain_command.h"
 #include "symbolite/cli/export_command.h"
 #include "symbolite/cli/lower_command.h"
 #include "symbolite/cli/graph_command.h"
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
   cli::add_graph_command(app, exit_code);
   cli::add_export_command(app, exit_code);
   cli::add_lower_command(app, exit_code);
+  cli::add_explain_command(app, exit_code);
 
   // `symbolite help [COMMAND]`, and an unknown command named with a suggestion, before CLI11
   // (which would answer both with "A subcommand is required").

@@ -36,6 +36,11 @@ class Symbolicator {
   // top segment; the instruction's traceback, then the backend node's frames. The result has
   // the backend node's operator and handle, the instruction's site; kNotFound if either is.
   Symbolication symbolicate_delegated(DebugHandle instruction, DebugHandle backend) const;
+  // A handle no instruction carries — a delegate node's, before any instruction called it (a
+  // compile failure) — as part of the lowered method `function` ("forward").
+  Symbolication symbolicate_in(DebugHandle handle, std::string_view function) const {
+    return resolve_in(handle, true, function);
+  }
 
  private:
   void explain_missing(Symbolication& result) const;

@@ -80,7 +80,10 @@ std::vector<std::uint8_t> write_model_bytes(const archive::ModelArchive& origina
 void write_model(const archive::ModelArchive& original, const Bytecode& bytecode,
                  const debuginfo::DebugRecords* debug, const std::string& path,
                  const std::vector<std::uint8_t>* data_pkl) {
-  auto bytes = write_model_bytes(original, bytecode, debug, data_pkl);
+  write_file_atomically(write_model_bytes(original, bytecode, debug, data_pkl), path);
+}
+
+void write_file_atomically(const std::vector<std::uint8_t>& bytes, const std::string& path) {
   std::string temp = path + ".partial";
   std::FILE* f = std::fopen(temp.c_str(), "wb");
   if (f == nullptr) {

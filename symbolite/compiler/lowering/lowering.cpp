@@ -229,6 +229,13 @@ LoweringReport lower_program(Program& program, const BackendSupport& support,
 
 LoweringReport lower_model(const std::string& input, const std::string& output,
                            const BackendSupport& support, const LoweringOptions& options) {
+  LoweredModelBytes lowered = lower_model_bytes(input, support, options);
+  mobile::write_file_atomically(lowered.bytes, output);
+  return std::move(lowered.report);
+}
+
+LoweredModelBytes lower_model_bytes(const std::string& input, const BackendSupport& support,
+                                    const LoweringOptions& options) {
   mobile::ModelInfo model = mobile::ModelInfo::load(input);
   Program program = lift(model);
   auto passes = run_passes(program, options.passes);
@@ -242,9 +249,9 @@ LoweringReport lower_model(const std::string& input, const std::string& output,
   for (const auto& fn : emitted.bytecode.functions) report.instructions += fn.instructions.size();
   auto data = pickle::pickle(program.root_object, program.data_type_tags);
   bool has_debug = model.debug.has_callstack_map;
-  mobile::write_model(model.archive, emitted.bytecode, has_debug ? &emitted.debug : nullptr,
-                      output, &data);
-  return report;
+  auto bytes = mobile::write_model_bytes(model.archive, emitted.bytecode,
+                                         has_debug ? &emitted.debug : nullptr, &data);
+  return {std::move(report), std::move(bytes)};
 }
 
 }  // namespace symbolite::compiler

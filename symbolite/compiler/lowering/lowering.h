@@ -13,6 +13,7 @@
 // inside the delegate composes to `top(Net)::forward.__lowered_0(Net)::forward.layer1(...)...`.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -67,8 +68,17 @@ struct LoweringReport {
 LoweringReport lower_program(Program& program, const BackendSupport& support,
                              const LoweringOptions& options, debuginfo::DebugInfoRecorder& recorder);
 
-// Reads `input`, lowers, writes `output` (data.pkl with the lowered modules, new bytecode and
-// debug records; everything else copied).
+struct LoweredModelBytes {
+  LoweringReport report;
+  std::vector<std::uint8_t> bytes;  // the lowered .ptl
+};
+
+// Reads `input` and lowers it: data.pkl with the lowered modules, new bytecode and debug
+// records; every other record copied.
+LoweredModelBytes lower_model_bytes(const std::string& input, const BackendSupport& support,
+                                    const LoweringOptions& options);
+
+// The same, written to `output`.
 LoweringReport lower_model(const std::string& input, const std::string& output,
                            const BackendSupport& support, const LoweringOptions& options);
 

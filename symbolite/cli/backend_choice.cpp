@@ -1,0 +1,28 @@
+#include "symbolite/cli/backend_choice.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "symbolite/backends/eager/eager_support.h"
+#include "symbolite/backends/xnnpack/xnnpack_support.h"
+#include "symbolite/runtime/delegate/delegate_backend.h"
+#include "symbolite/support/error.h"
+
+namespace symbolite::cli {
+
+std::unique_ptr<compiler::BackendSupport> backend_support(const std::string& backend) {
+  if (backend == "xnnpack") return std::make_unique<backends::XnnpackSupport>();
+  if (backend == "eager" || backend == "symbolite" || backend.starts_with("relu_")) {
+    // The error-injecting test backends take what eager takes (and break at each ReLU).
+    if (auto known = runtime::delegate_backend_names();
+        std::find(known.begin(), known.end(), backend) != known.end()) {
+      return std::make_unique<backends::EagerSupport>(backend);
+    }
+  }
+  std::string known;
+  for (const auto& name : runtime::delegate_backend_names()) known += (known.empty() ? "" : ", ") + name;
+  throw Error(ErrorKind::kUsage, fmt::format("unknown backend '{}' (backends: {})", backend, known));
+}
+
+}  // namespace symbolite::cli

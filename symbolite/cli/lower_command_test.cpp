@@ -1,0 +1,108 @@
+// `symbolite lower` and `symbolite explain` end to end: the lowered file runs with PyTorch's
+// outputs, its report accounts for every delegate node, `explain` shows a compile failure at
+// its source, and mistakes get clear errors.
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support/fixtures.h"
+#include "tests/test_support/run_cli.h"
+#include "tests/test_support/scratch_dir.h"
+
+namespace symbolite::cli {
+namespace {
+
+using symbolite::testing::fixture_path;
+using symbolite::testing::run_cli;
+using symbolite::testing::ScratchDir;
+
+std::string nested() { return fixture_path("models/nested.ptl"); }
+std::string nested_inputs() {
+  std::string dir = fixture_path("run/nested/valid_0/");
+  return dir + "input_0.npy " + dir + "input_1.npy";
+}
+
+TEST(LowerCommand, WritesAFileThatRunsAndAReportOfEveryDelegateNode) {
+  ScratchDir dir;
+  for (const char* backend : {"eager", "xnnpack"}) {
+    SCOPED_TRACE(backend);
+    std::string out = dir.file(std::string(backend) + ".ptl");
+    auto r = run_cli("lower " + nested() + " --backend " + backend + " -o " + out + " --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto report = nlohmann::json::parse(r.out);
+    std::set<std::int64_t> handles;
+    for (const auto& p : report["partitions"]) {
+      for (const auto& n : p["delegate_nodes"]) handles.insert(n["debug_handle"].get<std::int64_t>());
+    }
+    EXPECT_FALSE(handles.empty());
+    // Each handle symbolicates in the lowered file.
+    std::string list;
+    for (auto h : handles) list += " " + std::to_string(h);
+    auto s = run_cli("symbolicate " + out + list + " --json");
+    ASSERT_EQ(s.exit_code, 0) << s.err;
+    EXPECT_EQ(nlohmann::json::parse(s.out)["results"].size(), handles.size());
+    ScratchDir outputs;
+    auto run = run_cli("run " + out + " --input " + nested_inputs() + " --output-dir " + outputs.path().string() + " --json");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+}
+
+TEST(LowerCommand, MistakesAreUsageErrors) {
+  ScratchDir dir;
+  auto unknown = run_cli("lower " + nested() + " --backend tpu -o " + dir.file("x.ptl"));
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown backend 'tpu' (backends: "), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("xnnpack"), std::string::npos) << unknown.err;
+  auto module = run_cli("lower " + nested() + " --backend eager --module no_such -o " + dir.file("x.ptl"));
+  EXPECT_EQ(module.exit_code, 2);
+  EXPECT_NE(module.err.find("no node of __torch__.model_defs.Nested.forward comes from a module 'no_such'"),
+            std::string::npos)
+      << module.err;
+  auto both = run_cli("lower " + nested() + " --backend eager --auto --module level1 -o " + dir.file("x.ptl"));
+  EXPECT_EQ(both.exit_code, 2);
+  auto stdout_output = run_cli("lower " + nested() + " --backend eager -o -");
+  EXPECT_EQ(stdout_output.exit_code, 2);
+}
+
+TEST(LowerCommand, ModuleOptionLowersOnlyThatModulesNodes) {
+  ScratchDir dir;
+  auto r = run_cli("lower " + nested() + " --backend eager --module level1.level2 -o " + dir.file("m.ptl") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto report = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(report["partitions"].empty());
+  for (const auto& p : report["partitions"]) {
+    for (const auto& n : p["delegate_nodes"]) {
+      EXPECT_NE(n["module_hierarchy"].get<std::string>().find(".level2(Level2)::"), std::string::npos)
+          << n["module_hierarchy"];
+    }
+  }
+}
+
+TEST(ExplainCommand, ShowsTheCompileFailureAtTheRelu) {
+  auto r = run_cli("explain " + nested() + " --backend relu_compile_error --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto report = nlohmann::json::parse(r.out);
+  int failed = 0;
+  for (const auto& p : report["partitions"]) {
+    bool has_relu = false;
+    for (const auto& op : p["operators"]) has_relu = has_relu || op == "aten::relu";
+    EXPECT_EQ(!p["compile_error"].is_null(), has_relu) << p.dump();
+    if (has_relu) {
+      ++failed;
+      EXPECT_TRUE(p["compile_error_module_hierarchy"].get<std::string>().ends_with("aten::relu"));
+      EXPECT_EQ(p["compile_error_module_hierarchy"].get<std::string>().find("<unknown>"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(failed, 1);
+  EXPECT_GT(report["operators_delegated"].get<int>(), 0);
+
+  auto text = run_cli("explain " + fixture_path("models/lstm.ptl") + " --backend xnnpack");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("breaks ("), std::string::npos);
+  EXPECT_NE(text.out.find("aten::lstm"), std::string::npos) << text.out;
+}
+
+}  // namespace
+}  // namespace symbolite::cli
