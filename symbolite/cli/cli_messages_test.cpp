@@ -60,7 +60,7 @@ TEST(CliMessages, UnknownCommandSuggestsTheClosest) {
   expect_usage_error("inpsect x", "unknown command 'inpsect'; did you mean 'inspect'?");
   expect_usage_error("frobnicate x",
                      "unknown command 'frobnicate'; commands: inspect, symbolicate, split, run, "
-                     "profile, bench, graph, export, lower, explain");
+                     "profile, bench, graph, export, lower, explain, minify");
 }
 
 TEST(CliMessages, NumericOptionsHaveReadableRanges) {

@@ -1,6 +1,7 @@
 // `symbolite lower` and `symbolite explain` end to end: the lowered file runs with PyTorch's
 // outputs, its report accounts for every delegate node, `explain` shows a compile failure at
 // its source, and mistakes get clear errors.
+#include <filesystem>
 #include <set>
 #include <string>
 
@@ -102,6 +103,37 @@ TEST(ExplainCommand, ShowsTheCompileFailureAtTheRelu) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("breaks ("), std::string::npos);
   EXPECT_NE(text.out.find("aten::lstm"), std::string::npos) << text.out;
+}
+
+TEST(MinifyCommand, NamesTheFirstReluForEachInjectedFault) {
+  // nested.ptl's first ReLU reached: torch.relu in Level1.forward.
+  for (const char* backend : {"relu_compile_error", "relu_runtime_error", "relu_accuracy_error"}) {
+    SCOPED_TRACE(backend);
+    ScratchDir dir;
+    auto r = run_cli("minify " + nested() + " --backend " + backend + " --input " + nested_inputs() + " -o " +
+                     dir.file("out") + " --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto report = nlohmann::json::parse(r.out);
+    ASSERT_FALSE(report["failure"].is_null());
+    ASSERT_EQ(report["culprits"].size(), 1u) << r.out;
+    const auto& culprit = report["culprits"][0];
+    EXPECT_EQ(culprit["node"], "aten::relu");
+    EXPECT_EQ(culprit["module_hierarchy"], "top(Nested)::forward.level1(Level1)::forward.aten::relu");
+    EXPECT_TRUE(culprit["source"].get<std::string>().starts_with("tests/fixtures/model_defs.py:")) << culprit;
+    EXPECT_LE(report["tests"].get<int>(), 10);
+    EXPECT_TRUE(std::filesystem::exists(dir.file("out/reproducer.ptl")));
+    if (std::string(backend) == "relu_runtime_error") {
+      // The reproducer shows the failure, at the ReLU.
+      auto again = run_cli(report["command"].get<std::string>().substr(std::string("symbolite ").size()));
+      EXPECT_EQ(again.exit_code, 1);
+      EXPECT_NE(again.err.find("level1(Level1)::forward.aten::relu"), std::string::npos) << again.err;
+    }
+  }
+  ScratchDir dir;
+  auto fine = run_cli("minify " + nested() + " --backend eager --input " + nested_inputs() + " -o " + dir.file("out") +
+                      " --json");
+  ASSERT_EQ(fine.exit_code, 0) << fine.err;
+  EXPECT_TRUE(nlohmann::json::parse(fine.out)["failure"].is_null());
 }
 
 }  // namespace

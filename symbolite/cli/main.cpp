@@ -14,6 +14,7 @@
 #include "symbolite/backends/register_backends.h"
 #include "symbolite/cli/explain_command.h"
 #include "symbolite/cli/export_command.h"
+#include "symbolite/cli/minify_command.h"
 #include "symbolite/cli/lower_command.h"
 #include "symbolite/cli/graph_command.h"
 #include "symbolite/cli/inspect_command.h"
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
   cli::add_export_command(app, exit_code);
   cli::add_lower_command(app, exit_code);
   cli::add_explain_command(app, exit_code);
+  cli::add_minify_command(app, exit_code);
 
   // `symbolite help [COMMAND]`, and an unknown command named with a suggestion, before CLI11
   // (which would answer both with "A subcommand is required").

@@ -1,6 +1,7 @@
 #include "symbolite/compiler/lowering/lowering.h"
 
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -18,6 +19,24 @@ namespace symbolite::compiler {
 namespace {
 
 constexpr std::string_view kOutsideModules = "outside the modules to lower";
+constexpr std::string_view kNotSelected = "not among the candidates selected";
+
+// Narrows a support further to chosen nodes.
+class SelectedSupport final : public BackendSupport {
+ public:
+  SelectedSupport(const BackendSupport& inner, std::set<const Node*> chosen)
+      : inner_(inner), chosen_(std::move(chosen)) {}
+  const std::string& name() const override { return inner_.name(); }
+  std::optional<std::string> why_unsupported(const Node& node) const override {
+    if (auto why = inner_.why_unsupported(node)) return why;
+    if (chosen_.count(&node) == 0) return std::string(kNotSelected);
+    return std::nullopt;
+  }
+
+ private:
+  const BackendSupport& inner_;
+  std::set<const Node*> chosen_;
+};
 
 // "layer1.0.conv1": the instances a node was inlined through, outermost first.
 std::string module_path(const Node& node) {
@@ -153,11 +172,29 @@ LoweringReport lower_program(Program& program, const BackendSupport& support,
   }
   Graph& graph = *function->graph;
   LoweringSupport narrowed(support, options.modules);
-  PartitionPlan plan = partition_graph(graph, narrowed, options.partition);
-
   LoweringReport report;
+  std::vector<const Node*> candidates;
+  for_each_node(graph.block(), [&](Node* node) {
+    if (is_static_argument(*node) || narrowed.why_unsupported(*node)) return;
+    candidates.push_back(node);
+    report.candidates.push_back({node->qualified_kind(), node->module_hierarchy(program.top_type, options.method),
+                                 source_of(*node)});
+  });
+  std::set<const Node*> chosen;
+  if (options.only_candidates) {
+    for (auto i : *options.only_candidates) {
+      if (i >= candidates.size()) {
+        throw Error(ErrorKind::kUsage, fmt::format("candidate {} of {}", i, candidates.size()));
+      }
+      chosen.insert(candidates[i]);
+    }
+  }
+  SelectedSupport selected(narrowed, std::move(chosen));
+  const BackendSupport& used = options.only_candidates ? static_cast<const BackendSupport&>(selected) : narrowed;
+  PartitionPlan plan = partition_graph(graph, used, options.partition);
+
   for (const auto& r : plan.rejected) {
-    if (r.reason == kOutsideModules) continue;
+    if (r.reason == kOutsideModules || r.reason == kNotSelected) continue;
     report.rejected.push_back({r.node->qualified_kind(), r.reason,
                                r.node->module_hierarchy(program.top_type, options.method),
                                source_of(*r.node)});

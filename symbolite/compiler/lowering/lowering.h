@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct LoweringOptions {
   // such as `training` and removes what they make dead — BatchNorm's training-only branches,
   // which would otherwise split every partition at every BatchNorm.
   std::vector<std::string> passes = {"all"};
+  // When set, only these candidates (indices into LoweringReport::candidates) may be
+  // delegated: how `minify` lowers part of what the backend takes.
+  std::optional<std::vector<std::size_t>> only_candidates;
 };
 
 struct LoweredPartition {
@@ -54,8 +58,16 @@ struct LoweringRejection {
   std::string source;            // "model.py:12:8", empty when unknown
 };
 
+// A node the backend would take (before `only_candidates` narrows), in graph order.
+struct LoweringCandidate {
+  std::string node;              // "aten::relu"
+  std::string module_hierarchy;
+  std::string source;            // "model.py:12:8", empty when unknown
+};
+
 struct LoweringReport {
   std::vector<PassResult> passes;
+  std::vector<LoweringCandidate> candidates;
   std::vector<LoweredPartition> partitions;
   std::vector<LoweringRejection> rejected;
   std::size_t functions = 0;

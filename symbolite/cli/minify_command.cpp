@@ -1,0 +1,227 @@
+#include "symbolite/cli/minify_command.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "symbolite/cli/backend_choice.h"
+#include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/options.h"
+#include "symbolite/compiler/lowering/lowering.h"
+#include "symbolite/mobile/loaded_model.h"
+#include "symbolite/mobile/model_writer.h"
+#include "symbolite/runtime/input_files.h"
+#include "symbolite/runtime/interpreter.h"
+#include "symbolite/runtime/result_tensors.h"
+#include "symbolite/runtime/run_error.h"
+#include "symbolite/support/delta_debugging.h"
+#include "symbolite/support/error.h"
+
+namespace symbolite::cli {
+namespace {
+
+struct MinifyOptions {
+  std::string model;
+  std::string backend;
+  std::string method = "forward";
+  std::vector<std::string> inputs;
+  std::vector<double> accuracy = {1e-4, 1e-4};
+  std::string output_dir = "minify-out";
+  std::size_t max_tests = 500;
+  bool json = false;
+};
+
+// What one lowering did on the inputs.
+struct Outcome {
+  std::string kind;  // "ok", "lowering_error", "compile_error", "runtime_error", "accuracy_error"
+  std::string message;
+  bool same_failure_as(const Outcome& o) const { return kind == o.kind && message == o.message; }
+};
+
+class Minifier {
+ public:
+  explicit Minifier(const MinifyOptions& o) : o_(o), support_(backend_support(o.backend)) {
+    for (const auto& path : o.inputs) inputs_.push_back(runtime::read_input_file(path));
+    auto original = mobile::LoadedModel::load(o.model);
+    try {
+      runtime::Interpreter interpreter(original);
+      reference_ = runtime::result_tensors(interpreter.run_method(o.method, inputs_));
+    } catch (const runtime::RunError& e) {
+      throw Error(ErrorKind::kUsage,
+                  fmt::format("{} fails without lowering ({}): minify looks for faults of a lowering, "
+                              "so give inputs the model runs on", o.model, e.details().message));
+    }
+  }
+
+  compiler::LoweredModelBytes lower(const std::optional<std::vector<std::size_t>>& only) const {
+    compiler::LoweringOptions lowering;
+    lowering.backend = o_.backend;
+    lowering.method = o_.method;
+    lowering.only_candidates = only;
+    return compiler::lower_model_bytes(o_.model, *support_, lowering);
+  }
+
+  Outcome outcome(const std::optional<std::vector<std::size_t>>& only) const {
+    compiler::LoweredModelBytes lowered;
+    try {
+      lowered = lower(only);
+    } catch (const Error& e) {
+      return {"lowering_error", e.message()};
+    }
+    auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(lowered.bytes));
+    auto model = mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), "lowered");
+    std::optional<runtime::Interpreter> interpreter;
+    try {
+      interpreter.emplace(model);
+    } catch (const runtime::RunError& e) {
+      return {"compile_error", e.details().message};
+    }
+    std::vector<tensor::Tensor> outputs;
+    try {
+      outputs = runtime::result_tensors(interpreter->run_method(o_.method, inputs_));
+    } catch (const runtime::RunError& e) {
+      return {"runtime_error", e.details().message};
+    }
+    if (auto why = differs(outputs)) return {"accuracy_error", *why};
+    return {"ok", ""};
+  }
+
+ private:
+  // Why `outputs` are not the reference's within tolerance, or nullopt.
+  std::optional<std::string> differs(const std::vector<tensor::Tensor>& outputs) const {
+    if (outputs.size() != reference_.size()) {
+      return fmt::format("{} outputs instead of {}", outputs.size(), reference_.size());
+    }
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const auto& got = outputs[i];
+      const auto& want = reference_[i];
+      if (got.sizes() != want.sizes() || got.dtype() != want.dtype()) {
+        return fmt::format("output {} has another shape or dtype", i);
+      }
+      if (want.dtype() != tensor::DType::kFloat32) continue;
+      auto g = got.contiguous();
+      auto w = want.contiguous();
+      for (std::int64_t k = 0; k < w.numel(); ++k) {
+        double a = g.data<float>()[k], b = w.data<float>()[k];
+        if (std::abs(a - b) > o_.accuracy[1] + o_.accuracy[0] * std::abs(b)) {
+          return fmt::format("output {} differs beyond rtol {} atol {}", i, o_.accuracy[0], o_.accuracy[1]);
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  const MinifyOptions& o_;
+  std::unique_ptr<compiler::BackendSupport> support_;
+  std::vector<ops::IValue> inputs_;
+  std::vector<tensor::Tensor> reference_;
+};
+
+std::string shell_quote(const std::string& s) {
+  if (s.find_first_of(" '\"\\$`") == std::string::npos) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+void add_minify_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<MinifyOptions>();
+  auto* cmd = app.add_subcommand("minify", "Shrink a failing lowering to the node at fault, with a reproducer");
+  cmd->add_option("model", options->model, "Model (.ptl)")->required();
+  cmd->add_option("--backend", options->backend, "Delegate backend (as for lower)")->required();
+  cmd->add_option("--input", options->inputs, "Inputs in order: .npy tensors or .json values")->required();
+  cmd->add_option("--method", options->method, "Method of the top module (default: forward)");
+  cmd->add_option("--accuracy", options->accuracy, "Tolerance against the unlowered run: RTOL,ATOL (default 1e-4,1e-4)")
+      ->delimiter(',')
+      ->expected(2);
+  cmd->add_option("-o,--output-dir", options->output_dir, "Where to write the reproducer (default minify-out)");
+  cmd->add_option("--max-tests", options->max_tests, "Stop after this many trial lowerings (default 500)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
+  cmd->callback([options, &exit_code] {
+    prepare_output_dir(options->output_dir);
+    Minifier minifier(*options);
+    const std::size_t candidates = minifier.lower(std::nullopt).report.candidates.size();
+    Outcome failure = minifier.outcome(std::nullopt);
+    if (failure.kind == "ok") {
+      if (options->json) {
+        std::cout << nlohmann::json({{"schema_version", 1}, {"model", options->model}, {"backend", options->backend},
+                                     {"failure", nullptr}, {"candidates", candidates}})
+                         .dump(2)
+                  << "\n";
+      } else {
+        fmt::print("the lowering to {} runs and matches the unlowered run within tolerance: nothing to minify\n",
+                   options->backend);
+      }
+      exit_code = kExitOk;
+      return;
+    }
+    const bool tty = ::isatty(STDERR_FILENO) != 0 && !options->json;
+    std::vector<std::size_t> all(candidates);
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    std::size_t step = 0;
+    auto result = delta_debug(
+        all,
+        [&](const std::vector<std::size_t>& subset) {
+          ++step;
+          if (tty) fmt::print(stderr, "\rminify: trial {}, {} of {} nodes delegated   ", step, subset.size(), candidates);
+          return minifier.outcome(subset).same_failure_as(failure);
+        },
+        options->max_tests);
+    if (tty) fmt::print(stderr, "\n");
+
+    // The reproducer: the model lowered with just the culprit nodes, its inputs, the command.
+    auto minimal = minifier.lower(result.items);
+    namespace fs = std::filesystem;
+    const fs::path dir(options->output_dir);
+    const std::string reproducer = (dir / "reproducer.ptl").string();
+    mobile::write_file_atomically(minimal.bytes, reproducer);
+    std::string command = "symbolite run " + shell_quote(reproducer) + " --method " + options->method + " --input";
+    for (std::size_t i = 0; i < options->inputs.size(); ++i) {
+      fs::path source(options->inputs[i]);
+      fs::path copy = dir / fmt::format("input_{}{}", i, source.extension().string());
+      fs::copy_file(source, copy, fs::copy_options::overwrite_existing);
+      command += " " + shell_quote(copy.string());
+    }
+    std::ofstream(dir / "command.txt") << command << "\n";
+
+    const auto& report = minimal.report;
+    if (options->json) {
+      nlohmann::json culprits = nlohmann::json::array();
+      for (auto i : result.items) {
+        const auto& c = report.candidates.at(i);
+        culprits.push_back({{"node", c.node}, {"module_hierarchy", c.module_hierarchy}, {"source", c.source}});
+      }
+      std::cout << nlohmann::json({{"schema_version", 1}, {"model", options->model}, {"backend", options->backend},
+                                   {"failure", {{"kind", failure.kind}, {"message", failure.message}}},
+                                   {"candidates", candidates}, {"culprits", culprits}, {"tests", result.tests},
+                                   {"complete", result.complete}, {"reproducer", reproducer},
+                                   {"command", command}})
+                       .dump(2)
+                << "\n";
+    } else {
+      fmt::print("{} with {} {}: {}\n", failure.kind, options->backend, failure.kind == "accuracy_error" ? "(outputs)" : "",
+                 failure.message);
+      fmt::print("{} of {} delegated nodes still fail{} ({} trial lowerings):\n", result.items.size(), candidates,
+                 result.complete ? "" : " (stopped at --max-tests)", result.tests);
+      for (auto i : result.items) {
+        const auto& c = report.candidates.at(i);
+        fmt::print("  {}{}\n    {}\n", c.node, c.source.empty() ? "" : " at " + c.source, c.module_hierarchy);
+      }
+      fmt::print("reproducer: {}\n  {}\n", reproducer, command);
+    }
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace symbolite::cli
