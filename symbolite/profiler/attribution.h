@@ -4,8 +4,10 @@
 // symbolicated once and cached.
 #pragma once
 
+#include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "symbolite/debuginfo/symbolicator.h"
@@ -24,11 +26,18 @@ class Attributor {
   Attributor(const debuginfo::Symbolicator* symbolicator, std::string top_type);
 
   const Attribution& attribute(debuginfo::DebugHandle handle);
+  // An event from inside a delegate (OpEvent::delegate_call set): the path through the lowered
+  // module, `top(Net)`, `__lowered_0(Net)`, `layer1(Sequential)`, ...; as attribute(handle)
+  // when `delegate_call` is invalid.
+  const Attribution& attribute(debuginfo::DebugHandle handle, debuginfo::DebugHandle delegate_call);
 
  private:
+  Attribution from(const debuginfo::Symbolication& s) const;
+
   const debuginfo::Symbolicator* symbolicator_;
   std::string top_label_;
   std::unordered_map<debuginfo::DebugHandle, Attribution> cache_;
+  std::map<std::pair<debuginfo::DebugHandle, debuginfo::DebugHandle>, Attribution> delegated_cache_;
 };
 
 }  // namespace symbolite::profiler

@@ -17,6 +17,9 @@ nlohmann::json slice(const std::string& name, const char* category, std::int64_t
 // (PyTorch's trace names input shapes and types "Input Dims" and "Input type").
 nlohmann::json event_args(const OpEvent& e) {
   nlohmann::json args = {{"debug_handle", e.handle}};
+  // Inside a delegate: the handle is the delegate node's; the call's composes the pair
+  // (`symbolite symbolicate MODEL CALL:HANDLE`).
+  if (e.delegate_call != debuginfo::kInvalidDebugHandle) args["delegate_call_handle"] = e.delegate_call;
   if (!e.inputs.empty() || !e.outputs.empty()) {
     nlohmann::json dims = nlohmann::json::array(), types = nlohmann::json::array(),
                    out_dims = nlohmann::json::array(), out_types = nlohmann::json::array();
@@ -60,7 +63,7 @@ nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attr
     }
   };
   for (const auto& e : events) {
-    const auto& a = attributor.attribute(e.handle);
+    const auto& a = attributor.attribute(e.handle, e.delegate_call);
     std::size_t common = 0;
     while (common < open.size() && common < a.module_path.size() &&
            open[common].label == a.module_path[common]) {

@@ -19,7 +19,7 @@ std::unique_ptr<ModuleNode> module_tree(const std::vector<OpEvent>& events,
                                         Attributor& attributor) {
   auto root = std::make_unique<ModuleNode>();
   for (const auto& e : events) {
-    const auto& a = attributor.attribute(e.handle);
+    const auto& a = attributor.attribute(e.handle, e.delegate_call);
     std::int64_t duration = e.end_ns - e.start_ns;
     if (root->label.empty()) root->label = a.module_path.front();
     auto add = [&](ModuleNode& node) {
@@ -82,7 +82,7 @@ std::string folded_stacks(const std::vector<OpEvent>& events, Attributor& attrib
   std::map<std::string, std::int64_t> stacks;
   std::vector<std::string> order;
   for (const auto& e : events) {
-    const auto& a = attributor.attribute(e.handle);
+    const auto& a = attributor.attribute(e.handle, e.delegate_call);
     std::string key;
     for (const auto& label : a.module_path) key += label + ";";
     key += std::string(e.op);

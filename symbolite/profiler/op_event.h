@@ -37,6 +37,10 @@ struct OpEvent {
   std::int64_t end_ns = 0;
   std::uint32_t thread = 0;
   std::uint32_t source = 0;  // 0 = the interpreter; delegate backends use their own ids
+  // For an event from inside a delegate: the handle of the instruction that called the
+  // delegate's `execute`; with `handle` (the delegate node's) it composes the full module path
+  // through the lowered module.
+  debuginfo::DebugHandle delegate_call = debuginfo::kInvalidDebugHandle;
 
   // Filled only when the sink asked for them (see EventDetail).
   std::vector<ValueMeta> inputs{};  // kDetailShapes: in schema order, defaults included

@@ -187,6 +187,9 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
             ops::IValueList args(std::make_move_iterator(stack.end() - ins.n + 1),
                                  std::make_move_iterator(stack.end()));
             ops::drop(stack, static_cast<std::size_t>(ins.n));
+            // Profile events from inside the delegate name this call (profiled_op.h).
+            DelegateCallScope scope(pc < fn.debug_handles.size() ? fn.debug_handles[pc]
+                                                                 : debuginfo::kInvalidDebugHandle);
             IValue result = custom->call(method, args);
             stack.push_back(std::move(result));
             ++pc;

@@ -49,7 +49,17 @@ profiler::ValueMeta value_meta(const ops::IValue& value) {
   return meta;
 }
 
+thread_local debuginfo::DebugHandle current_delegate_call = debuginfo::kInvalidDebugHandle;
+
 }  // namespace
+
+DelegateCallScope::DelegateCallScope(debuginfo::DebugHandle call) : previous_(current_delegate_call) {
+  current_delegate_call = call;
+}
+
+DelegateCallScope::~DelegateCallScope() { current_delegate_call = previous_; }
+
+debuginfo::DebugHandle DelegateCallScope::current() { return current_delegate_call; }
 
 void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
                      debuginfo::DebugHandle handle, ops::Stack& stack,
@@ -61,6 +71,7 @@ void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
   event.op = op.name;
   event.handle = handle;
   event.source = source;
+  if (source != 0) event.delegate_call = current_delegate_call;
   event.thread = profiler::thread_id();
   std::size_t below = stack.size() - num_inputs;  // what the kernel leaves untouched
   if (shapes) {

@@ -15,6 +15,20 @@
 
 namespace symbolite::runtime {
 
+// While a delegate's `execute` runs on this thread, the handle of the instruction that called
+// it: events from inside the delegate carry it (OpEvent::delegate_call).
+class DelegateCallScope {
+ public:
+  explicit DelegateCallScope(debuginfo::DebugHandle call);
+  ~DelegateCallScope();
+  DelegateCallScope(const DelegateCallScope&) = delete;
+  DelegateCallScope& operator=(const DelegateCallScope&) = delete;
+  static debuginfo::DebugHandle current();
+
+ private:
+  debuginfo::DebugHandle previous_;
+};
+
 // The operator's `num_inputs` arguments are the top of `stack` (defaults already pushed);
 // the kernel pops them and pushes its results, as when it runs unprofiled. A kernel that
 // throws reports no event. `source`: OpEvent::source (0 for the interpreter's own operators).
