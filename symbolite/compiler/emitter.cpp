@@ -133,7 +133,7 @@ const std::map<std::string, std::string, std::less<>>& promoted_operators() {
       {"prim::TupleIndex", "TUPLE_INDEX"}, {"prim::RaiseException", "RAISE_EXCEPTION"},
       {"aten::__is__", "__IS__"},          {"aten::__isnot__", "__ISNOT__"},
       {"aten::__not__", "__NOT__"},        {"prim::device", "DEVICE"},
-      {"prim::dtype", "DTYPE"},            {"aten::dim", "DIM"},
+      {"prim::dtype", "DTYPE"},            {"aten::dim", "DIM"}, {"prim::is_cuda", "IS_CUDA"},
       {"prim::Uninitialized", "UN_INITIALIZED"},
   };
   return table;

@@ -436,6 +436,11 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
           stack.emplace_back(scalar_type_code(ops::pop(stack).to_tensor().dtype()));
           ++pc;
           break;
+        case OpCode::kIsCuda:  // prim::is_cuda: symbolite runs on the CPU only
+          ops::pop(stack).to_tensor();
+          stack.emplace_back(false);
+          ++pc;
+          break;
         case OpCode::kDim:
           stack.emplace_back(ops::pop(stack).to_tensor().dim());
           ++pc;
