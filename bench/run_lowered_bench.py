@@ -10,18 +10,10 @@ Prints the markdown table recorded in docs/PERFORMANCE.md.
 """
 import json
 import os
-import re
 import subprocess
 
 from run_runtime_bench import MODELS
-from zoo import zoo_image, zoo_models, zoo_parser  # noqa: E402  (bench/zoo.py)
-
-
-def bench(symbolite, path, image, runs, warmup):
-    out = subprocess.run([symbolite, "bench", path, "--input", image, "--runs", str(runs), "--warmup",
-                          str(warmup)], check=True, capture_output=True, text=True).stdout
-    m = re.search(r"load ([\d.]+) ms; \d+ runs: min [\d.]+ ms, median ([\d.]+) ms.*peak RSS ([\d.]+) MiB", out)
-    return float(m.group(2)), float(m.group(1)), float(m.group(3))
+from zoo import symbolite_bench, zoo_image, zoo_models, zoo_parser  # noqa: E402  (bench/zoo.py)
 
 
 def main():
@@ -37,14 +29,14 @@ def main():
     for name in MODELS:
         path = os.path.join(models, name + ".ptl")
         cells = [name]
-        base = bench(symbolite, path, image, args.runs, args.warmup)
+        base = symbolite_bench(symbolite, path, image, args.runs, args.warmup, env)
         cells.append(f"{base[0]:.1f}")
         for backend in ("eager", "xnnpack"):
             lowered = os.path.join(work, f"{name}.{backend}.ptl")
             report = json.loads(subprocess.run([symbolite, "lower", path, "--backend", backend, "-o", lowered,
                                                 "--json"], check=True, capture_output=True, text=True).stdout)
             nodes = sum(len(p["delegate_nodes"]) for p in report["partitions"])
-            median, load, rss = bench(symbolite, lowered, image, args.runs, args.warmup)
+            median, load, rss = symbolite_bench(symbolite, lowered, image, args.runs, args.warmup, env)
             cells += [f"{median:.1f} ({base[0] / median:.2f}x)", f"{len(report['partitions'])} / {nodes}",
                       f"{load:.0f}", f"{rss:.0f}"]
         cells.insert(2, f"{base[1]:.0f}")

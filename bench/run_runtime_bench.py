@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 
-from zoo import zoo_image, zoo_models, zoo_parser  # noqa: E402  (bench/zoo.py)
+from zoo import symbolite_bench, zoo_image, zoo_models, zoo_parser  # noqa: E402  (bench/zoo.py)
 
 MODELS = ["mobilenet_v3_small", "shufflenet_v2_x0_5", "squeezenet1_1", "mnasnet0_5", "resnet18",
           "efficientnet_b0"]
@@ -55,13 +55,8 @@ def main():
         # runs the copy without them, which has identical code and weights.
         repaired = os.path.join(models, name + "_repaired.ptl")
         torch_path = repaired if os.path.exists(repaired) else path
-        # Each process reports its own peak RSS (VmHWM, which starts afresh at exec).
-        out = subprocess.run([symbolite, "bench", path, "--input", image, "--runs", str(args.runs),
-                              "--warmup", str(args.warmup)], check=True, capture_output=True,
-                             text=True).stdout
-        m = re.search(r"load ([\d.]+) ms; \d+ runs: min [\d.]+ ms, median ([\d.]+) ms.*"
-                      r"peak RSS ([\d.]+) MiB", out)
-        sym_load, sym_median, sym_rss = float(m.group(1)), float(m.group(2)), float(m.group(3)) * 1024
+        sym_median, sym_load, sym_rss = symbolite_bench(symbolite, path, image, args.runs, args.warmup)
+        sym_rss *= 1024
         out = subprocess.run([sys.executable, "-c", PYTORCH_SIDE, torch_path, image,
                               str(args.runs), str(args.warmup)], check=True, capture_output=True,
                              text=True).stdout

@@ -39,3 +39,14 @@ def zoo_image(work, size=224):
     image = os.path.join(work, "image.npy")
     numpy.save(image, torch.randn(1, 3, size, size).numpy())
     return image
+
+
+def symbolite_bench(symbolite, path, image, runs, warmup, env=None):
+    """(median ms, load ms, peak RSS MiB) of `symbolite bench` on one model (its own process, so
+    the peak RSS, VmHWM, is the model's alone)."""
+    import re
+
+    out = subprocess.run([symbolite, "bench", path, "--input", image, "--runs", str(runs), "--warmup", str(warmup)],
+                         check=True, capture_output=True, text=True, env=env).stdout
+    m = re.search(r"load ([\d.]+) ms; \d+ runs: min [\d.]+ ms, median ([\d.]+) ms.*peak RSS ([\d.]+) MiB", out)
+    return float(m.group(2)), float(m.group(1)), float(m.group(3))

@@ -39,7 +39,7 @@ FIXTURES = os.path.join(HERE, os.pardir, "fixtures")
 sys.path.insert(0, FIXTURES)
 sys.path.insert(0, HERE)
 import generate  # noqa: E402
-from run_export_interop import CI_TORCHVISION, ZOO, generate_plain, run  # noqa: E402
+from run_export_interop import CI_TORCHVISION, ZOO, flatten, generate_plain, pytorch_loads, run  # noqa: E402
 from run_interop import Checks  # noqa: E402
 
 SKIP = 77
@@ -59,22 +59,12 @@ def load_input(path):
         return json.load(f)
 
 
-def flatten(value):
-    import torch
-    if isinstance(value, torch.Tensor):
-        return [value.detach()]
-    if isinstance(value, (list, tuple)):
-        return [t for v in value for t in flatten(v)]
-    if isinstance(value, dict):
-        return [t for v in value.values() for t in flatten(v)]
-    return [torch.tensor(value)]
-
-
 def close(outputs, expected):
     import torch
     if len(outputs) != len(expected):
         return False
     for o, e in zip(outputs, expected):
+        o, e = o.detach(), e.detach()
         if o.dtype != e.dtype or o.shape != e.shape:
             return False
         if o.is_floating_point():
@@ -212,15 +202,6 @@ def check_fixture(checks, binary, stem, manifest, work, backend):
     checks.record(f"{stem}: valid calls give PyTorch's outputs, in PyTorch and in symbolite", valid)
     checks.record(f"{stem}: failing calls fail alike in PyTorch and symbolite", failing)
     checks.record(f"{stem}: every delegate handle symbolicates", check_handles(binary, lowered, report))
-
-
-def pytorch_loads(path):
-    import torch.jit.mobile
-    try:
-        torch.jit.mobile._load_for_lite_interpreter(path)
-        return True
-    except Exception:  # noqa: BLE001
-        return False
 
 
 def check_torchvision(checks, binary, factory, work, backend):
