@@ -22,7 +22,10 @@ std::string template_text(const std::string& backend_type) {
       "    def __getstate__(self):\n"
       "        return (self.__method_compile_spec, self.__processed_module, True)\n"
       "    def forward(self, inputs: List[Any]):\n"
-      "        return self.__backend.execute(self.__handles[\"forward\"], inputs)\n",
+      "        if self.__backend.is_available():\n"
+      "            return self.__backend.execute(self.__handles[\"forward\"], inputs)\n"
+      "        else:\n"
+      "            raise Exception(\"Backend is not available.\")\n",
       backend_type);
 }
 

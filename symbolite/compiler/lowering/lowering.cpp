@@ -121,30 +121,55 @@ std::vector<std::pair<Value*, Value*>> replace_partition(Graph& graph, const Par
     n->output()->set_type(std::move(type));
     return n->output();
   };
-  Value* module = get_attr(graph.inputs().front(), attribute, slot, cls.type, "self.__backend");
+  Value* module = get_attr(graph.inputs().front(), attribute, slot, cls.type, "self.__backend.is_available()");
   Value* backend = get_attr(module, "__backend", lowered_slots::kBackend, cls.backend_type,
-                            "self.__backend");
-  Value* handles = get_attr(module, "__handles", lowered_slots::kHandles, "Dict(str, Any)",
-                            "self.__handles");
-  Node* key = place(graph.create_constant(pickle::Value::string("forward")), "\"forward\"");
-  Node* handle = place(graph.create("aten::__getitem__", {handles, key->output()}),
-                       "self.__handles[\"forward\"]");
-  handle->set_overload("Dict_str");
+                            "self.__backend.is_available()");
   Node* inputs = place(graph.create("prim::ListConstruct", partition.inputs), "inputs");
   inputs->set_attr("type", pickle::Value::string("List[Any]"));
   inputs->output()->set_type("Any[]");
-  Node* call = place(graph.create("prim::CallMethod", {backend, handle->output(), inputs->output()}),
-                     "self.__backend.execute(self.__handles[\"forward\"], inputs)");
+  Node* available = place(graph.create("prim::CallMethod", {backend}), "self.__backend.is_available()");
+  available->set_attr("name", pickle::Value::string("is_available"));
+  available->set_attr("interface", pickle::Value::boolean(true));
+  available->output()->set_type("bool");
+  // if self.__backend.is_available(): execute; else: raise, as PyTorch's generated forward.
+  const std::size_t n = partition.outputs.size();
+  Node* branch = place(graph.create("prim::If", {available->output()}, n), "if self.__backend.is_available():");
+  Block* run = branch->add_block();
+  Block* refuse = branch->add_block();
+  auto add = [&](Block* block, Node* node, std::string_view snippet) {
+    node->set_origin(NodeOrigin{cls.range_of(snippet), frame});
+    block->append(node);
+    return node;
+  };
+  const std::string_view execute = "self.__backend.execute(self.__handles[\"forward\"], inputs)";
+  Node* handles = add(run, graph.create("prim::GetAttr", {module}), "self.__handles");
+  handles->set_attr("name", pickle::Value::string("__handles"));
+  handles->set_attr("slot", pickle::Value::integer(lowered_slots::kHandles));
+  handles->output()->set_type("Dict(str, Any)");
+  Node* key = add(run, graph.create_constant(pickle::Value::string("forward")), "\"forward\"");
+  Node* handle = add(run, graph.create("aten::__getitem__", {handles->output(), key->output()}),
+                     "self.__handles[\"forward\"]");
+  handle->set_overload("Dict_str");
+  Node* call = add(run, graph.create("prim::CallMethod", {backend, handle->output(), inputs->output()}), execute);
   call->set_attr("name", pickle::Value::string("execute"));
   call->set_attr("interface", pickle::Value::boolean(true));
   call->output()->set_type("Any[]");
-  Node* unpack = place(graph.create("prim::ListUnpack", {call->output()}, partition.outputs.size()),
-                       "self.__backend.execute(self.__handles[\"forward\"], inputs)");
+  Node* unpack = add(run, graph.create("prim::ListUnpack", {call->output()}, n), execute);
+  for (std::size_t i = 0; i < n; ++i) run->add_output(unpack->output(i));
+  Node* message = add(refuse, graph.create_constant(pickle::Value::string("Exception: Backend is not available.")),
+                      "raise Exception(\"Backend is not available.\")");
+  Node* none = add(refuse, graph.create_constant(pickle::Value::none()), "raise Exception(\"Backend is not available.\")");
+  add(refuse, graph.create("prim::RaiseException", {message->output(), none->output()}, 0),
+      "raise Exception(\"Backend is not available.\")");
+  for (std::size_t i = 0; i < n; ++i) {
+    refuse->add_output(add(refuse, graph.create("prim::Uninitialized", {}), "raise")->output());
+  }
   std::vector<std::pair<Value*, Value*>> replaced;
-  for (std::size_t i = 0; i < partition.outputs.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     unpack->output(i)->set_type(partition.outputs[i]->type());
-    partition.outputs[i]->replace_all_uses_with(unpack->output(i));
-    replaced.emplace_back(partition.outputs[i], unpack->output(i));
+    branch->output(i)->set_type(partition.outputs[i]->type());
+    partition.outputs[i]->replace_all_uses_with(branch->output(i));
+    replaced.emplace_back(partition.outputs[i], branch->output(i));
   }
   for (auto it = partition.nodes.rbegin(); it != partition.nodes.rend(); ++it) (*it)->destroy();
   return replaced;
