@@ -207,7 +207,8 @@ c10::IValue typed_list(const std::vector<c10::IValue>& items, c10::TypePtr type)
     }
     return out;
   }
-  c10::impl::GenericList out(c10::AnyType::get());
+  // Any other element type (str[], ...): a list typed as the schema says.
+  c10::impl::GenericList out(element);
   for (const auto& v : items) out.push_back(v);
   return out;
 }
