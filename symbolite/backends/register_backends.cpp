@@ -1,5 +1,6 @@
 #include "symbolite/backends/register_backends.h"
 
+#include "symbolite/backends/debugging/schema_checks.h"
 #include "symbolite/backends/testing/error_injecting_backends.h"
 #include "symbolite/backends/xnnpack/xnnpack_nodes.h"
 #include "symbolite/backends/xnnpack/xnnpack_operator.h"
@@ -35,6 +36,8 @@ class XnnpackBackend final : public runtime::DelegateBackend {
 void register_delegate_backends() {
   runtime::register_delegate_backend("xnnpack", [] { return std::make_unique<XnnpackBackend>(); });
   register_error_injecting_backends();
+  runtime::register_delegate_backend(
+      "eager_debug", [] { return std::make_unique<runtime::ProgramBackend>(make_schema_checked_step); });
 }
 
 }  // namespace symbolite::backends

@@ -58,7 +58,7 @@ TEST_P(LoweredRun, MatchesPyTorchOnTheOriginal) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, LoweredRun,
-                         ::testing::Combine(::testing::Values("eager", "xnnpack"),
+                         ::testing::Combine(::testing::Values("eager", "xnnpack", "eager_debug"),
                                             ::testing::Range(0, static_cast<int>(testing::run_manifest().size()))),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" + testing::run_case_name(std::get<1>(info.param));
