@@ -60,6 +60,9 @@ def load_input(path):
 
 
 def close(outputs, expected):
+    """rtol = atol = 1e-4, atol scaled by the output's magnitude when that is above 1: with
+    default initialisation some zoo models (inception_v3) output values near 1e12, where a
+    backend's own summation order alone moves the last digits by more than 1e-4."""
     import torch
     if len(outputs) != len(expected):
         return False
@@ -68,7 +71,8 @@ def close(outputs, expected):
         if o.dtype != e.dtype or o.shape != e.shape:
             return False
         if o.is_floating_point():
-            if not torch.allclose(o, e, rtol=1e-4, atol=1e-4, equal_nan=True):
+            scale = max(1.0, float(e.abs().max())) if e.numel() else 1.0
+            if not torch.allclose(o, e, rtol=1e-4, atol=1e-4 * scale, equal_nan=True):
                 return False
         elif not torch.equal(o, e):
             return False
