@@ -98,7 +98,7 @@ std::size_t DelegateProgram::add_value(DelegateValue value) {
 
 std::size_t DelegateProgram::add_step(std::int64_t handle, std::string op,
                                       std::vector<std::size_t> args, std::size_t num_outputs) {
-  DelegateStep step{handle, std::move(op), std::move(args), {}};
+  DelegateStep step{handle, std::move(op), std::move(args), {}, values.size()};
   std::size_t first = values.size();
   for (std::size_t i = 0; i < num_outputs; ++i) {
     values.push_back({DelegateValue::Kind::kOpOutput, 0, 0, {}, {}});
@@ -117,7 +117,19 @@ std::string print_delegate_program(const DelegateProgram& program) {
     for (auto id : v) s += fmt::format(" {}", id);
     return s;
   };
+  auto print_step = [&](const DelegateStep& step) {
+    out += fmt::format("op {} {} {}{} -> {}\n", step.handle, step.op, step.args.size(), ids(step.args),
+                       step.outputs.size());
+  };
+  // Steps without outputs go where they were added (before the value defined next).
+  auto print_effects_before = [&](std::size_t id) {
+    while (next_step < program.steps.size() && program.steps[next_step].outputs.empty() &&
+           program.steps[next_step].values_before <= id) {
+      print_step(program.steps[next_step++]);
+    }
+  };
   for (std::size_t id = 0; id < program.values.size(); ++id) {
+    print_effects_before(id);
     const auto& v = program.values[id];
     switch (v.kind) {
       case K::kInput: out += "input\n"; break;
@@ -131,18 +143,13 @@ std::string print_delegate_program(const DelegateProgram& program) {
       case K::kOpOutput: {
         // The first output of the next step: print the step (it defines all its outputs).
         const auto& step = program.steps.at(next_step++);
-        out += fmt::format("op {} {} {}{} -> {}\n", step.handle, step.op, step.args.size(),
-                           ids(step.args), step.outputs.size());
+        print_step(step);
         id += step.outputs.size() - 1;
         break;
       }
     }
   }
-  // Steps without outputs come after the last value (none in practice; kept for completeness).
-  for (; next_step < program.steps.size(); ++next_step) {
-    const auto& step = program.steps[next_step];
-    out += fmt::format("op {} {} {}{} -> 0\n", step.handle, step.op, step.args.size(), ids(step.args));
-  }
+  print_effects_before(program.values.size());
   out += fmt::format("output{}\n", ids(program.outputs));
   return out;
 }

@@ -43,7 +43,8 @@ struct DelegateStep {
   std::int64_t handle = -1;         // debug handle; -1 when the model has no debug info
   std::string op;                   // "aten::add.Tensor", "aten::relu"
   std::vector<std::size_t> args;    // value ids
-  std::vector<std::size_t> outputs; // value ids this step defines
+  std::vector<std::size_t> outputs;  // value ids this step defines
+  std::size_t values_before = 0;     // how many values were defined before it (its place)
 };
 
 struct DelegateProgram {
