@@ -1,5 +1,7 @@
 #include "symbolite/backends/register_backends.h"
 
+#include "symbolite/backends/debugging/noexcept_backend.h"
+#include "symbolite/backends/debugging/round_trip_backend.h"
 #include "symbolite/backends/debugging/schema_checks.h"
 #include "symbolite/backends/testing/error_injecting_backends.h"
 #include "symbolite/backends/xnnpack/xnnpack_nodes.h"
@@ -38,6 +40,8 @@ void register_delegate_backends() {
   register_error_injecting_backends();
   runtime::register_delegate_backend(
       "eager_debug", [] { return std::make_unique<runtime::ProgramBackend>(make_schema_checked_step); });
+  runtime::register_delegate_backend("eager_noexcept", make_noexcept_backend);
+  runtime::register_delegate_backend("aot_eager", make_round_trip_backend);
 }
 
 }  // namespace symbolite::backends

@@ -13,7 +13,7 @@ namespace symbolite::cli {
 
 std::unique_ptr<compiler::BackendSupport> backend_support(const std::string& backend) {
   if (backend == "xnnpack") return std::make_unique<backends::XnnpackSupport>();
-  if (backend == "eager" || backend == "symbolite" || backend == "eager_debug" || backend.starts_with("relu_")) {
+  if (backend == "symbolite" || backend.starts_with("eager") || backend == "aot_eager" || backend.starts_with("relu_")) {
     // The debugging and error-injecting backends take what eager takes.
     if (auto known = runtime::delegate_backend_names();
         std::find(known.begin(), known.end(), backend) != known.end()) {

@@ -16,6 +16,7 @@
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/compiler/lowering/lowering.h"
+#include "symbolite/compiler/lowering/node_isolation.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/mobile/model_writer.h"
 #include "symbolite/runtime/input_files.h"
@@ -43,17 +44,47 @@ struct MinifyOptions {
 struct Outcome {
   std::string kind;  // "ok", "lowering_error", "compile_error", "runtime_error", "accuracy_error"
   std::string message;
-  bool same_failure_as(const Outcome& o) const { return kind == o.kind && message == o.message; }
+  // Accuracy errors compare by kind: the isolated node's outputs are not the model's.
+  bool same_failure_as(const Outcome& o) const {
+    return kind == o.kind && (kind == "accuracy_error" || message == o.message);
+  }
 };
+
+// A model, the inputs a trial runs it on, and its unlowered outputs on them.
+struct Subject {
+  std::string model;
+  std::vector<ops::IValue> inputs;
+  std::vector<tensor::Tensor> reference;
+};
+
+// The graph-level step: the culprit node alone, on the values it received in the real run.
+struct GraphStep {
+  bool reduced = false;
+  std::string note;  // why the graph was not reduced
+  std::size_t nodes_before = 0;
+  std::size_t nodes_after = 0;
+  std::vector<std::uint8_t> reproducer;  // the isolated model, lowered
+  std::vector<std::string> input_files;
+};
+
+std::vector<tensor::Tensor> run_unlowered(const mobile::LoadedModel& model,
+                                          const std::string& method, const std::vector<ops::IValue>& inputs) {
+  runtime::Interpreter interpreter(model);
+  return runtime::result_tensors(interpreter.run_method(method, inputs));
+}
+
+mobile::LoadedModel load_bytes(std::vector<std::uint8_t> bytes, const std::string& name) {
+  auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(bytes));
+  return mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), name);
+}
 
 class Minifier {
  public:
   explicit Minifier(const MinifyOptions& o) : o_(o), support_(backend_support(o.backend)) {
-    for (const auto& path : o.inputs) inputs_.push_back(runtime::read_input_file(path));
-    auto original = mobile::LoadedModel::load(o.model);
+    subject_.model = o.model;
+    for (const auto& path : o.inputs) subject_.inputs.push_back(runtime::read_input_file(path));
     try {
-      runtime::Interpreter interpreter(original);
-      reference_ = runtime::result_tensors(interpreter.run_method(o.method, inputs_));
+      subject_.reference = run_unlowered(mobile::LoadedModel::load(o.model), o.method, subject_.inputs);
     } catch (const runtime::RunError& e) {
       throw Error(ErrorKind::kUsage,
                   fmt::format("{} fails without lowering ({}): minify looks for faults of a lowering, "
@@ -61,23 +92,76 @@ class Minifier {
     }
   }
 
-  compiler::LoweredModelBytes lower(const std::optional<std::vector<std::size_t>>& only) const {
+  compiler::LoweringOptions lowering_options(const std::optional<std::vector<std::size_t>>& only) const {
     compiler::LoweringOptions lowering;
     lowering.backend = o_.backend;
     lowering.method = o_.method;
     lowering.only_candidates = only;
-    return compiler::lower_model_bytes(o_.model, *support_, lowering);
+    return lowering;
   }
 
-  Outcome outcome(const std::optional<std::vector<std::size_t>>& only) const {
+  compiler::LoweredModelBytes lower(const std::optional<std::vector<std::size_t>>& only) const {
+    return compiler::lower_model_bytes(o_.model, *support_, lowering_options(only));
+  }
+
+  Outcome outcome(const std::optional<std::vector<std::size_t>>& only) const { return outcome(subject_, only); }
+
+  // Cuts the model down to `culprit` alone (compiler/lowering/node_isolation.h), fed what it
+  // received in the real run, and keeps that when its lowering still fails as `failure` did.
+  // Writes the isolated model and its inputs into `dir`.
+  GraphStep isolate(std::size_t culprit, const Outcome& failure, const std::filesystem::path& dir) const {
+    GraphStep step;
+    compiler::IsolatedNode cut;
+    try {
+      cut = compiler::isolate_candidate(o_.model, *support_, lowering_options(std::nullopt), culprit);
+    } catch (const Error& e) {
+      step.note = e.message();
+      return step;
+    }
+    step.nodes_before = cut.nodes_before;
+    step.nodes_after = cut.nodes_after;
+    Subject isolated;
+    isolated.model = (dir / "isolated.ptl").string();
+    try {
+      auto probe_model = load_bytes(std::move(cut.probe), "probe");
+      runtime::Interpreter probe(probe_model);
+      ops::IValue captured = probe.run_method(o_.method, subject_.inputs);
+      isolated.inputs = cut.input_types.size() == 1 ? std::vector<ops::IValue>{captured} : captured.to_tuple();
+      mobile::write_file_atomically(cut.isolated, isolated.model);
+      isolated.reference = run_unlowered(mobile::LoadedModel::load(isolated.model), o_.method, isolated.inputs);
+      for (std::size_t i = 0; i < isolated.inputs.size(); ++i) {
+        step.input_files.push_back(
+            runtime::write_input_file((dir / fmt::format("input_{}", i)).string(), isolated.inputs[i]));
+      }
+    } catch (const runtime::RunError& e) {
+      step.note = "the node alone does not run unlowered: " + e.details().message;
+    } catch (const Error& e) {
+      step.note = e.message();
+    }
+    if (step.note.empty()) {
+      Outcome alone = outcome(isolated, std::nullopt);
+      if (alone.same_failure_as(failure)) {
+        step.reduced = true;
+        step.reproducer = compiler::lower_model_bytes(isolated.model, *support_, lowering_options(std::nullopt)).bytes;
+        return step;
+      }
+      step.note = fmt::format("the node alone gives {}{}", alone.kind, alone.message.empty() ? "" : ": " + alone.message);
+    }
+    std::filesystem::remove(isolated.model);
+    for (const auto& f : step.input_files) std::filesystem::remove(f);
+    step.input_files.clear();
+    return step;
+  }
+
+ private:
+  Outcome outcome(const Subject& subject, const std::optional<std::vector<std::size_t>>& only) const {
     compiler::LoweredModelBytes lowered;
     try {
-      lowered = lower(only);
+      lowered = compiler::lower_model_bytes(subject.model, *support_, lowering_options(only));
     } catch (const Error& e) {
       return {"lowering_error", e.message()};
     }
-    auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(lowered.bytes));
-    auto model = mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), "lowered");
+    auto model = load_bytes(std::move(lowered.bytes), "lowered");
     std::optional<runtime::Interpreter> interpreter;
     try {
       interpreter.emplace(model);
@@ -86,23 +170,23 @@ class Minifier {
     }
     std::vector<tensor::Tensor> outputs;
     try {
-      outputs = runtime::result_tensors(interpreter->run_method(o_.method, inputs_));
+      outputs = runtime::result_tensors(interpreter->run_method(o_.method, subject.inputs));
     } catch (const runtime::RunError& e) {
       return {"runtime_error", e.details().message};
     }
-    if (auto why = differs(outputs)) return {"accuracy_error", *why};
+    if (auto why = differs(outputs, subject.reference)) return {"accuracy_error", *why};
     return {"ok", ""};
   }
 
- private:
-  // Why `outputs` are not the reference's within tolerance, or nullopt.
-  std::optional<std::string> differs(const std::vector<tensor::Tensor>& outputs) const {
-    if (outputs.size() != reference_.size()) {
-      return fmt::format("{} outputs instead of {}", outputs.size(), reference_.size());
+  // Why `outputs` are not `reference` within tolerance, or nullopt.
+  std::optional<std::string> differs(const std::vector<tensor::Tensor>& outputs,
+                                     const std::vector<tensor::Tensor>& reference) const {
+    if (outputs.size() != reference.size()) {
+      return fmt::format("{} outputs instead of {}", outputs.size(), reference.size());
     }
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       const auto& got = outputs[i];
-      const auto& want = reference_[i];
+      const auto& want = reference[i];
       if (got.sizes() != want.sizes() || got.dtype() != want.dtype()) {
         return fmt::format("output {} has another shape or dtype", i);
       }
@@ -121,8 +205,7 @@ class Minifier {
 
   const MinifyOptions& o_;
   std::unique_ptr<compiler::BackendSupport> support_;
-  std::vector<ops::IValue> inputs_;
-  std::vector<tensor::Tensor> reference_;
+  Subject subject_;
 };
 
 std::string shell_quote(const std::string& s) {
@@ -180,18 +263,29 @@ void add_minify_command(CLI::App& app, int& exit_code) {
         options->max_tests);
     if (tty) fmt::print(stderr, "\n");
 
-    // The reproducer: the model lowered with just the culprit nodes, its inputs, the command.
+    // The reproducer: the culprit alone when that still fails the same way, else the whole
+    // model lowered with just the culprit nodes; its inputs; the command.
     auto minimal = minifier.lower(result.items);
     namespace fs = std::filesystem;
     const fs::path dir(options->output_dir);
+    GraphStep graph;
+    if (result.items.size() == 1) {
+      graph = minifier.isolate(result.items.front(), failure, dir);
+    } else {
+      graph.note = fmt::format("{} nodes fail only together", result.items.size());
+    }
     const std::string reproducer = (dir / "reproducer.ptl").string();
-    mobile::write_file_atomically(minimal.bytes, reproducer);
+    mobile::write_file_atomically(graph.reduced ? graph.reproducer : minimal.bytes, reproducer);
     std::string command = "symbolite run " + shell_quote(reproducer) + " --method " + options->method + " --input";
-    for (std::size_t i = 0; i < options->inputs.size(); ++i) {
-      fs::path source(options->inputs[i]);
-      fs::path copy = dir / fmt::format("input_{}{}", i, source.extension().string());
-      fs::copy_file(source, copy, fs::copy_options::overwrite_existing);
-      command += " " + shell_quote(copy.string());
+    if (graph.reduced) {
+      for (const auto& f : graph.input_files) command += " " + shell_quote(f);
+    } else {
+      for (std::size_t i = 0; i < options->inputs.size(); ++i) {
+        fs::path source(options->inputs[i]);
+        fs::path copy = dir / fmt::format("input_{}{}", i, source.extension().string());
+        fs::copy_file(source, copy, fs::copy_options::overwrite_existing);
+        command += " " + shell_quote(copy.string());
+      }
     }
     std::ofstream(dir / "command.txt") << command << "\n";
 
@@ -205,18 +299,28 @@ void add_minify_command(CLI::App& app, int& exit_code) {
       std::cout << nlohmann::json({{"schema_version", 1}, {"model", options->model}, {"backend", options->backend},
                                    {"failure", {{"kind", failure.kind}, {"message", failure.message}}},
                                    {"candidates", candidates}, {"culprits", culprits}, {"tests", result.tests},
-                                   {"complete", result.complete}, {"reproducer", reproducer},
+                                   {"complete", result.complete},
+                                   {"graph", {{"reduced", graph.reduced},
+                                              {"nodes_before", graph.nodes_before},
+                                              {"nodes_after", graph.nodes_after},
+                                              {"note", graph.note}}},
+                                   {"reproducer", reproducer},
                                    {"command", command}})
                        .dump(2)
                 << "\n";
     } else {
-      fmt::print("{} with {} {}: {}\n", failure.kind, options->backend, failure.kind == "accuracy_error" ? "(outputs)" : "",
-                 failure.message);
+      fmt::print("{} with {}: {}\n", failure.kind, options->backend, failure.message);
       fmt::print("{} of {} delegated nodes still fail{} ({} trial lowerings):\n", result.items.size(), candidates,
                  result.complete ? "" : " (stopped at --max-tests)", result.tests);
       for (auto i : result.items) {
         const auto& c = report.candidates.at(i);
         fmt::print("  {}{}\n    {}\n", c.node, c.source.empty() ? "" : " at " + c.source, c.module_hierarchy);
+      }
+      if (graph.reduced) {
+        fmt::print("the node alone fails the same way: a graph of {} node{} instead of {} (isolated.ptl: unlowered)\n",
+                   graph.nodes_after, graph.nodes_after == 1 ? "" : "s", graph.nodes_before);
+      } else {
+        fmt::print("the model stays whole: {}\n", graph.note);
       }
       fmt::print("reproducer: {}\n  {}\n", reproducer, command);
     }

@@ -27,6 +27,24 @@ ops::IValue from_json(const nlohmann::json& j, const std::string& path) {
                           "strings, null or lists)", path));
 }
 
+nlohmann::json to_json(const ops::IValue& v) {
+  using Kind = ops::IValue::Kind;
+  switch (v.kind()) {
+    case Kind::kNone: return nullptr;
+    case Kind::kBool: return v.to_bool();
+    case Kind::kInt: return v.to_int();
+    case Kind::kDouble: return v.to_double();
+    case Kind::kString: return v.to_string();
+    case Kind::kList: {
+      nlohmann::json items = nlohmann::json::array();
+      for (const auto& item : v.to_list()) items.push_back(to_json(item));
+      return items;
+    }
+    default:
+      throw Error(ErrorKind::kUnsupported, fmt::format("a {} is not an input file's value", v.kind_name()));
+  }
+}
+
 }  // namespace
 
 ops::IValue read_input_file(const std::string& path) {
@@ -40,6 +58,20 @@ ops::IValue read_input_file(const std::string& path) {
     }
   }
   return ops::IValue(tensor::read_npy_file(path));
+}
+
+std::string write_input_file(const std::string& stem, const ops::IValue& value) {
+  if (value.is(ops::IValue::Kind::kTensor)) {
+    std::string path = stem + ".npy";
+    tensor::write_npy_file(path, value.to_tensor());
+    return path;
+  }
+  nlohmann::json j = to_json(value);
+  std::string path = stem + ".json";
+  std::ofstream out(path);
+  out << j.dump() << "\n";
+  if (!out) throw Error(ErrorKind::kIo, fmt::format("{}: cannot write", path));
+  return path;
 }
 
 }  // namespace symbolite::runtime

@@ -11,4 +11,10 @@ namespace symbolite::runtime {
 // Throws Error naming the file (kNotFound, kFormat, kUsage for JSON objects).
 ops::IValue read_input_file(const std::string& path);
 
+// The inverse: writes `value` where read_input_file reads it back — `<stem>.npy` for a
+// tensor, `<stem>.json` for a number, boolean, string, None or list of them — and returns
+// the path. Error(kUnsupported) for what no input file holds (tuples, dicts, objects, lists
+// of tensors); Error(kIo) when the file cannot be written.
+std::string write_input_file(const std::string& stem, const ops::IValue& value);
+
 }  // namespace symbolite::runtime

@@ -1,8 +1,9 @@
-// Every run fixture again, on the model as `symbolite lower --backend eager` writes it (every
-// operator symbolite has a kernel for moved into delegate programs): symbolite's runtime gives
-// PyTorch's outputs, and a failing call PyTorch's class and message, with the module hierarchy
-// PyTorch printed plus the lowered module's segment when the failing node runs inside the
-// delegate, and a traceback through the lowered module down to PyTorch's innermost frame.
+// Every run fixture again, on the model as `symbolite lower` writes it for eager, xnnpack,
+// eager_debug and aot_eager (every operator the backend takes moved into delegate programs):
+// symbolite's runtime gives PyTorch's outputs, and a failing call PyTorch's class and message,
+// with the module hierarchy PyTorch printed plus the lowered module's segment when the failing
+// node runs inside the delegate, and a traceback through the lowered module down to PyTorch's
+// innermost frame.
 #include <map>
 
 #include <gtest/gtest.h>
@@ -58,7 +59,7 @@ TEST_P(LoweredRun, MatchesPyTorchOnTheOriginal) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, LoweredRun,
-                         ::testing::Combine(::testing::Values("eager", "xnnpack", "eager_debug"),
+                         ::testing::Combine(::testing::Values("eager", "xnnpack", "eager_debug", "aot_eager"),
                                             ::testing::Range(0, static_cast<int>(testing::run_manifest().size()))),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" + testing::run_case_name(std::get<1>(info.param));

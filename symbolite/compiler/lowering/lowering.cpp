@@ -185,6 +185,16 @@ pickle::Value with_attributes(const pickle::Value& object,
 
 }  // namespace
 
+std::vector<Node*> lowering_candidates(Graph& graph, const BackendSupport& support,
+                                       const std::vector<std::string>& modules) {
+  LoweringSupport narrowed(support, modules);
+  std::vector<Node*> candidates;
+  for_each_node(graph.block(), [&](Node* node) {
+    if (!is_static_argument(*node) && !narrowed.why_unsupported(*node)) candidates.push_back(node);
+  });
+  return candidates;
+}
+
 LoweringReport lower_program(Program& program, const BackendSupport& support,
                              const LoweringOptions& options, debuginfo::DebugInfoRecorder& recorder) {
   Function* function = program.find(program.top_type + "." + options.method);
@@ -198,13 +208,11 @@ LoweringReport lower_program(Program& program, const BackendSupport& support,
   Graph& graph = *function->graph;
   LoweringSupport narrowed(support, options.modules);
   LoweringReport report;
-  std::vector<const Node*> candidates;
-  for_each_node(graph.block(), [&](Node* node) {
-    if (is_static_argument(*node) || narrowed.why_unsupported(*node)) return;
-    candidates.push_back(node);
+  const std::vector<Node*> candidates = lowering_candidates(graph, support, options.modules);
+  for (const Node* node : candidates) {
     report.candidates.push_back({node->qualified_kind(), node->module_hierarchy(program.top_type, options.method),
                                  source_of(*node)});
-  });
+  }
   std::set<const Node*> chosen;
   if (options.only_candidates) {
     for (auto i : *options.only_candidates) {
@@ -309,11 +317,14 @@ LoweredModelBytes lower_model_bytes(const std::string& input, const BackendSuppo
   EmittedProgram emitted = emit_program(program, options.handles, recorder);
   report.functions = emitted.bytecode.functions.size();
   for (const auto& fn : emitted.bytecode.functions) report.instructions += fn.instructions.size();
+  return {std::move(report), program_model_bytes(model, program, emitted)};
+}
+
+std::vector<std::uint8_t> program_model_bytes(const mobile::ModelInfo& model, const Program& program,
+                                              const EmittedProgram& emitted) {
   auto data = pickle::pickle(program.root_object, program.data_type_tags);
   bool has_debug = model.debug.has_callstack_map;
-  auto bytes = mobile::write_model_bytes(model.archive, emitted.bytecode,
-                                         has_debug ? &emitted.debug : nullptr, &data);
-  return {std::move(report), std::move(bytes)};
+  return mobile::write_model_bytes(model.archive, emitted.bytecode, has_debug ? &emitted.debug : nullptr, &data);
 }
 
 }  // namespace symbolite::compiler

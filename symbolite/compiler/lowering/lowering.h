@@ -22,6 +22,7 @@
 #include "symbolite/compiler/partitioner.h"
 #include "symbolite/compiler/program.h"
 #include "symbolite/debuginfo/debug_info_recorder.h"
+#include "symbolite/mobile/model_info.h"
 
 namespace symbolite::compiler {
 
@@ -74,6 +75,11 @@ struct LoweringReport {
   std::size_t instructions = 0;
 };
 
+// The nodes `support` would take in `graph`, narrowed to `modules` (empty: all), in graph
+// order: what LoweringReport::candidates lists and `only_candidates` indexes.
+std::vector<Node*> lowering_candidates(Graph& graph, const BackendSupport& support,
+                                       const std::vector<std::string>& modules);
+
 // Lowers `program` in place (its method graph, root object and functions) with handles from
 // `recorder`. Error(kUsage) for a module path that names no node; Error(kUnsupported) for a
 // partition that cannot be carried into a payload.
@@ -89,6 +95,11 @@ struct LoweredModelBytes {
 // records; every other record copied.
 LoweredModelBytes lower_model_bytes(const std::string& input, const BackendSupport& support,
                                     const LoweringOptions& options);
+
+// The .ptl of `program` as lifted from `model` and emitted as `emitted`: data.pkl from its
+// root object, debug records when `model` had them, every other record of `model` copied.
+std::vector<std::uint8_t> program_model_bytes(const mobile::ModelInfo& model, const Program& program,
+                                              const EmittedProgram& emitted);
 
 // The same, written to `output`.
 LoweringReport lower_model(const std::string& input, const std::string& output,
