@@ -57,7 +57,10 @@ ops::IValue read_input_file(const std::string& path) {
       throw Error(ErrorKind::kFormat, fmt::format("{}: {}", path, e.what()));
     }
   }
-  return ops::IValue(tensor::read_npy_file(path));
+  // The file is mapped read-only; a model may write its inputs in place (relu_ of an input),
+  // as PyTorch lets it: inputs get storages of their own.
+  tensor::Tensor t = tensor::read_npy_file(path);
+  return ops::IValue(t.storage().is_view() ? t.copy() : std::move(t));
 }
 
 std::string write_input_file(const std::string& stem, const ops::IValue& value) {

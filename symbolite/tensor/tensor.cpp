@@ -171,6 +171,10 @@ bool Tensor::is_contiguous() const {
 
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
+  return copy();
+}
+
+Tensor Tensor::copy() const {
   Tensor out = empty(sizes_, dtype_);
   std::uint8_t* dst = out.storage_.mutable_data();
   const std::uint8_t* src = raw_data();

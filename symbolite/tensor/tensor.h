@@ -61,6 +61,8 @@ class Tensor {
   bool is_contiguous() const;
   // This tensor if contiguous, else a contiguous copy in a new owned storage.
   Tensor contiguous() const;
+  // A contiguous copy in a new owned storage, always.
+  Tensor copy() const;
 
   // Address of element 0 (storage + offset); no dtype check.
   const std::uint8_t* raw_data() const {
