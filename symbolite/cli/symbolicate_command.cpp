@@ -3,6 +3,7 @@
 #include <charconv>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "symbolite/cli/symbolication_json.h"
 #include "symbolite/debuginfo/crash_log.h"
 #include "symbolite/debuginfo/sidecar_reader.h"
+#include "symbolite/mobile/delegate_node_sites.h"
 #include "symbolite/mobile/model_id.h"
 #include "symbolite/mobile/model_info.h"
 
@@ -139,6 +141,17 @@ std::vector<Request> collect_requests(const SymbolicateOptions& options) {
   return requests;
 }
 
+// A delegate node's handle given alone: symbolicated through the call that runs its lowered
+// module, as a failure inside the delegate is, or else as part of the lowered method.
+debuginfo::Symbolication through_delegate(const debuginfo::Symbolicator& symbolicator, debuginfo::DebugHandle handle,
+                                          const mobile::DelegateNodeSite& site) {
+  debuginfo::Symbolication s = site.call ? symbolicator.symbolicate_delegated(*site.call, handle)
+                                         : symbolicator.symbolicate_in(handle, site.method);
+  s.notes.push_back(fmt::format("a delegate node of {} (backend '{}', method '{}')", site.module, site.backend,
+                                site.method));
+  return s;
+}
+
 void print_text(const debuginfo::Symbolication& s, const Request& request) {
   std::string header =
       request.backend_handle
@@ -178,11 +191,18 @@ void add_symbolicate_command(CLI::App& app, int& exit_code) {
     std::vector<debuginfo::Symbolication> results;
     results.reserve(requests.size());
     bool all_found = true;
+    std::optional<std::map<debuginfo::DebugHandle, mobile::DelegateNodeSite>> delegate_sites;
     for (const auto& request : requests) {
       results.push_back(request.backend_handle
                             ? symbolicator.symbolicate_delegated(request.handle,
                                                                  *request.backend_handle)
                             : symbolicator.symbolicate(request.handle));
+      if (!request.backend_handle && !results.back().site && target.model) {
+        if (!delegate_sites) delegate_sites = mobile::delegate_node_sites(*target.model);
+        if (auto it = delegate_sites->find(request.handle); it != delegate_sites->end()) {
+          results.back() = through_delegate(symbolicator, request.handle, it->second);
+        }
+      }
       all_found &= results.back().status != debuginfo::SymbolicationStatus::kNotFound;
     }
 

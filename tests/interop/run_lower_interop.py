@@ -135,19 +135,23 @@ def lower(binary, model, out, backend="eager"):
 
 
 def check_handles(binary, lowered, report):
-    """Every delegate handle symbolicates to its node's module hierarchy."""
-    nodes = [n for p in report["partitions"] for n in p["delegate_nodes"]]
+    """Every delegate handle, alone, symbolicates to its node's module hierarchy through the
+    lowered module that runs it (top(Net)::forward.__lowered_0(Net)::forward.<the node's>)."""
+    nodes = [(p["attribute"], n) for p in report["partitions"] for n in p["delegate_nodes"]]
     if not nodes:
         return ["no delegate node"]
-    code, out, err = run(binary, "symbolicate", lowered, *[str(n["debug_handle"]) for n in nodes], "--json")
+    code, out, err = run(binary, "symbolicate", lowered, *[str(n["debug_handle"]) for _a, n in nodes], "--json")
     if code != 0:
         return [f"symbolicate: exit {code}: {err.strip()}"]
     results = {r["handle"]: r for r in json.loads(out)["results"]}
     problems = []
-    for n in nodes:
+    for attribute, n in nodes:
+        top, rest = n["module_hierarchy"].split("::forward.", 1)
+        top_type = top[top.index("(") + 1:-1]
+        want = f"{top}::forward.{attribute}({top_type})::forward.{rest}"
         got = results.get(n["debug_handle"], {}).get("module_hierarchy")
-        if got is None or named(got) != n["module_hierarchy"]:
-            problems.append(f"handle {n['debug_handle']}: {got} instead of {n['module_hierarchy']}")
+        if got != want:
+            problems.append(f"handle {n['debug_handle']}: {got} instead of {want}")
     return problems
 
 

@@ -59,9 +59,16 @@ def check_model(checks, binary, factory, work):
         label = f"{factory} --backend {backend}"
         out = os.path.join(work, f"{factory}.{backend}")
         start = time.monotonic()
+        # One ReLU's +1 reaches the output of some models only at 1e-4 relative (the BatchNorms
+        # after it absorb most of it: shufflenet_v2_x0_5); the eager kernels inside the delegate
+        # are the interpreter's, so a tight tolerance sees it and nothing else.
+        accuracy = ["--accuracy", "0,1e-6"] if backend == "relu_accuracy_error" else []
         code, stdout, err = run(binary, "minify", model, "--backend", backend, "--input", image, "-o", out,
-                                "--json")
+                                *accuracy, "--json")
         seconds = time.monotonic() - start
+        if code != 0 and "not implemented by symbolite" in err:
+            print(f"SKIP {label}: symbolite cannot run the original (operators it lacks, issue 11)")
+            return
         if code != 0:
             checks.record(label, [f"exit {code}: {err.strip()[:400]}"])
             continue

@@ -144,6 +144,29 @@ void tuple_index(Stack& s) {
   s.push_back(items[list_index(index, items.size())]);
 }
 
+void bool_binary_and(Stack& s) {
+  bool b = pop(s).to_bool();
+  bool a = pop(s).to_bool();
+  s.emplace_back(a && b);
+}
+void bool_binary_or(Stack& s) {
+  bool b = pop(s).to_bool();
+  bool a = pop(s).to_bool();
+  s.emplace_back(a || b);
+}
+void bool_binary_xor(Stack& s) {
+  bool b = pop(s).to_bool();
+  bool a = pop(s).to_bool();
+  s.emplace_back(a != b);
+}
+
+// symbolite runs models for inference, without autograd: no tensor requires grad (the
+// checkpointing branch of densenet's memory-efficient mode tests this).
+void requires_grad(Stack& s) {
+  pop(s).to_tensor();
+  s.emplace_back(false);
+}
+
 void int_from_float(Stack& s) { s.emplace_back(static_cast<std::int64_t>(pop(s).to_double())); }
 void float_from_int(Stack& s) { s.emplace_back(pop(s).to_double()); }
 
@@ -170,6 +193,23 @@ void register_scalar_ops(OperatorRegistry& r) {
   r.add({"aten::le.float", 2, {}, float_binary<Le>});
   r.add({"aten::gt.float", 2, {}, float_binary<Gt>});
   r.add({"aten::ge.float", 2, {}, float_binary<Ge>});
+  // Mixed int and float operands compare and combine as floats, as Python does.
+  for (const char* overload : {"float_int", "int_float"}) {
+    const std::string o = overload;
+    r.add({"aten::add." + o, 2, {}, float_binary<Add>});
+    r.add({"aten::sub." + o, 2, {}, float_binary<Sub>});
+    r.add({"aten::mul." + o, 2, {}, float_binary<Mul>});
+    r.add({"aten::eq." + o, 2, {}, float_binary<Eq>});
+    r.add({"aten::ne." + o, 2, {}, float_binary<Ne>});
+    r.add({"aten::lt." + o, 2, {}, float_binary<Lt>});
+    r.add({"aten::le." + o, 2, {}, float_binary<Le>});
+    r.add({"aten::gt." + o, 2, {}, float_binary<Gt>});
+    r.add({"aten::ge." + o, 2, {}, float_binary<Ge>});
+  }
+  r.add({"aten::__and__.bool", 2, {}, bool_binary_and});
+  r.add({"aten::__or__.bool", 2, {}, bool_binary_or});
+  r.add({"aten::__xor__.bool", 2, {}, bool_binary_xor});
+  r.add({"prim::requires_grad", 1, {}, requires_grad});
   r.add({"aten::Int.float", 1, {}, int_from_float});
   r.add({"aten::Float.int", 1, {}, float_from_int});
   r.add({"aten::eq.str", 2, {}, str_eq});

@@ -1,0 +1,57 @@
+// Scalar operators with mixed operands and booleans, as Python and TorchScript define them
+// (2.5 > 2, 2 == 2.0, True & False); prim::requires_grad is False in an inference runtime.
+// densenet121 (docs/LOWERING.md zoo run) uses gt.float_int, __and__.bool and requires_grad,
+// and gives PyTorch's outputs through them.
+#include <gtest/gtest.h>
+
+#include "symbolite/ops/registry/operator_registry.h"
+#include "symbolite/tensor/tensor.h"
+
+namespace symbolite::ops {
+namespace {
+
+IValue call(const std::string& name, std::vector<IValue> args) {
+  const OperatorDef* def = default_registry().find(name);
+  if (def == nullptr) throw std::runtime_error("no operator " + name);
+  EXPECT_EQ(def->num_args, args.size()) << name;
+  Stack stack = std::move(args);
+  def->kernel(stack);
+  EXPECT_EQ(stack.size(), 1u) << name;
+  return stack.back();
+}
+
+TEST(ScalarOps, MixedIntAndFloatCompareAndCombineAsFloats) {
+  const IValue f(2.5), i(std::int64_t{2}), two(2.0);
+  EXPECT_TRUE(call("aten::gt.float_int", {f, i}).to_bool());
+  EXPECT_FALSE(call("aten::gt.int_float", {i, f}).to_bool());
+  EXPECT_TRUE(call("aten::lt.int_float", {i, f}).to_bool());
+  EXPECT_TRUE(call("aten::le.float_int", {two, i}).to_bool());
+  EXPECT_TRUE(call("aten::ge.int_float", {i, two}).to_bool());
+  EXPECT_TRUE(call("aten::eq.int_float", {i, two}).to_bool());
+  EXPECT_FALSE(call("aten::ne.float_int", {two, i}).to_bool());
+  IValue sum = call("aten::add.int_float", {i, f});
+  EXPECT_TRUE(sum.is(IValue::Kind::kDouble));
+  EXPECT_EQ(sum.to_double(), 4.5);
+  EXPECT_EQ(call("aten::sub.float_int", {f, i}).to_double(), 0.5);
+  EXPECT_EQ(call("aten::mul.float_int", {f, i}).to_double(), 5.0);
+}
+
+TEST(ScalarOps, BooleanOperators) {
+  for (bool a : {false, true}) {
+    for (bool b : {false, true}) {
+      EXPECT_EQ(call("aten::__and__.bool", {IValue(a), IValue(b)}).to_bool(), a && b);
+      EXPECT_EQ(call("aten::__or__.bool", {IValue(a), IValue(b)}).to_bool(), a || b);
+      EXPECT_EQ(call("aten::__xor__.bool", {IValue(a), IValue(b)}).to_bool(), a != b);
+    }
+  }
+}
+
+TEST(ScalarOps, NoTensorRequiresGrad) {
+  tensor::Tensor t = tensor::Tensor::empty({2}, tensor::DType::kFloat32);
+  IValue r = call("prim::requires_grad", {IValue(t)});
+  EXPECT_TRUE(r.is(IValue::Kind::kBool));
+  EXPECT_FALSE(r.to_bool());
+}
+
+}  // namespace
+}  // namespace symbolite::ops
