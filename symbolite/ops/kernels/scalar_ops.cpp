@@ -160,8 +160,10 @@ void bool_binary_xor(Stack& s) {
   s.emplace_back(a != b);
 }
 
-// symbolite runs models for inference, without autograd: no tensor requires grad (the
-// checkpointing branch of densenet's memory-efficient mode tests this).
+// symbolite runs models for inference, without autograd: no tensor requires grad. PyTorch's
+// lite interpreter keeps autograd (parameters saved with requires_grad=True, and what they
+// compute, say True there): a model that branches on it takes its inference branch here —
+// densenet's memory-efficient checkpointing, which TorchScript refuses anyway (README).
 void requires_grad(Stack& s) {
   pop(s).to_tensor();
   s.emplace_back(false);
