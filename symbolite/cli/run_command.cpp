@@ -48,6 +48,17 @@ std::string summary(const tensor::Tensor& t) {
                      values);
 }
 
+// A tensor, or tuples and lists of them: what output_<i> lines say in full.
+bool only_tensors(const ops::IValue& v) {
+  using K = ops::IValue::Kind;
+  if (v.is(K::kTensor)) return true;
+  if (!v.is(K::kTuple) && !v.is(K::kList)) return false;
+  for (const auto& item : v.is(K::kTuple) ? v.to_tuple() : v.to_list()) {
+    if (!only_tensors(item)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& app, int& exit_code) {
@@ -55,9 +66,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("run", "Run a model on the lite-interpreter runtime");
   cmd->add_option("model", options->model, "Model (.ptl)")->required();
   cmd->add_option("--method", options->method, "Method of the top module (default: forward)");
-  cmd->add_option("--input", options->inputs, "Inputs in order: .npy tensors or .json values");
+  cmd->add_option("--input", options->inputs,
+                  "Inputs in order: .npy tensors or .json values (dicts, tuples, lists; docs/CLI.md)");
   cmd->add_option("--output-dir", options->output_dir,
-                  "Write outputs here as output_<i>.npy (created if missing; its parent must exist)");
+                  "Write the result here: tensors as output_<i>.npy, its structure as result.json "
+                  "(created if missing; its parent must exist)");
   cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
     if (!options->output_dir.empty()) prepare_output_dir(options->output_dir);
@@ -68,34 +81,33 @@ void add_run_command(CLI::App& app, int& exit_code) {
     ops::IValue result = interpreter.run_method(options->method, std::move(inputs));
 
     std::vector<tensor::Tensor> outputs = runtime::result_tensors(result);
-    if (!options->output_dir.empty()) {
-      for (std::size_t i = 0; i < outputs.size(); ++i) {
-        tensor::write_npy_file(
-            (std::filesystem::path(options->output_dir) / fmt::format("output_{}.npy", i)).string(),
-            outputs[i]);
-      }
-    }
+    // The whole result, its tensors named output_<i>.npy: written with them under --output-dir.
+    const std::string dir = options->output_dir.empty() ? std::string() : options->output_dir;
+    nlohmann::ordered_json structure = runtime::write_result_files(result, dir);
+    if (!dir.empty()) write_output_text((std::filesystem::path(dir) / "result.json").string(), structure.dump(1) + "\n");
     if (options->json) {
-      nlohmann::json list = nlohmann::json::array();
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
       for (std::size_t i = 0; i < outputs.size(); ++i) {
-        nlohmann::json entry = {{"index", i}, {"dtype", tensor::torch_name(outputs[i].dtype())},
-                                {"shape", outputs[i].sizes()}, {"summary", summary(outputs[i])}};
-        entry["file"] = options->output_dir.empty()
-                            ? nlohmann::json(nullptr)
-                            : nlohmann::json((std::filesystem::path(options->output_dir) /
-                                              fmt::format("output_{}.npy", i)).string());
+        nlohmann::ordered_json entry = {{"index", i}, {"dtype", tensor::torch_name(outputs[i].dtype())},
+                                        {"shape", outputs[i].sizes()}, {"summary", summary(outputs[i])}};
+        entry["file"] = dir.empty() ? nlohmann::ordered_json(nullptr)
+                                    : nlohmann::ordered_json((std::filesystem::path(dir) /
+                                                              fmt::format("output_{}.npy", i)).string());
         list.push_back(std::move(entry));
       }
-      nlohmann::json out = {{"schema_version", 1}, {"model", options->model},
-                            {"method", options->method}, {"outputs", std::move(list)},
-                            {"result", outputs.empty() ? nlohmann::json(result.repr())
-                                                       : nlohmann::json(nullptr)}};
+      nlohmann::ordered_json out = {{"schema_version", 1}, {"model", options->model},
+                                    {"method", options->method}, {"outputs", std::move(list)},
+                                    {"result", outputs.empty() ? nlohmann::ordered_json(result.repr())
+                                                               : nlohmann::ordered_json(nullptr)},
+                                    {"structure", structure}};
       std::cout << out.dump(2) << "\n";
       exit_code = kExitOk;
       return;
     }
     if (outputs.empty()) {
       fmt::print("result: {}\n", result.repr());
+    } else if (!only_tensors(result)) {
+      fmt::print("result: {}\n", structure.dump());
     }
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       fmt::print("output_{}: {}\n", i, summary(outputs[i]));

@@ -1,9 +1,12 @@
 #include "symbolite/runtime/input_files.h"
 
+#include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "symbolite/support/error.h"
 #include "symbolite/tensor/npy.h"
@@ -11,38 +14,133 @@
 namespace symbolite::runtime {
 namespace {
 
-ops::IValue from_json(const nlohmann::json& j, const std::string& path) {
-  if (j.is_null()) return {};
-  if (j.is_boolean()) return ops::IValue(j.get<bool>());
-  if (j.is_number_integer()) return ops::IValue(j.get<std::int64_t>());
-  if (j.is_number()) return ops::IValue(j.get<double>());
-  if (j.is_string()) return ops::IValue::string(j.get<std::string>());
-  if (j.is_array()) {
-    ops::IValueList items;
-    for (const auto& item : j) items.push_back(from_json(item, path));
-    return ops::IValue::list(std::move(items));
-  }
-  throw Error(ErrorKind::kUsage,
-              fmt::format("{}: JSON objects are not model inputs (use numbers, booleans, "
-                          "strings, null or lists)", path));
+namespace fs = std::filesystem;
+
+// The file is mapped read-only; a model may write its inputs in place (relu_ of an input),
+// as PyTorch lets it: inputs get storages of their own.
+ops::IValue read_tensor(const std::string& path) {
+  tensor::Tensor t = tensor::read_npy_file(path);
+  return ops::IValue(t.storage().is_view() ? t.copy() : std::move(t));
 }
 
-nlohmann::json to_json(const ops::IValue& v) {
+// Reads a JSON value; `where` is the JSON path so far ("[1][\"a\"]") for error messages.
+class JsonReader {
+ public:
+  explicit JsonReader(std::string path) : path_(std::move(path)), dir_(fs::path(path_).parent_path()) {}
+
+  ops::IValue read(const nlohmann::ordered_json& j, const std::string& where) const {
+    if (j.is_null()) return {};
+    if (j.is_boolean()) return ops::IValue(j.get<bool>());
+    if (j.is_number_integer()) return ops::IValue(j.get<std::int64_t>());
+    if (j.is_number()) return ops::IValue(j.get<double>());
+    if (j.is_string()) return ops::IValue::string(j.get<std::string>());
+    if (j.is_array()) {
+      ops::IValueList items;
+      for (std::size_t i = 0; i < j.size(); ++i) items.push_back(read(j[i], fmt::format("{}[{}]", where, i)));
+      return ops::IValue::list(std::move(items));
+    }
+    if (j.size() == 1) {
+      const auto& [key, value] = *j.items().begin();
+      if (key == "$tensor") return tensor(value, where);
+      if (key == "$tuple") return tuple(value, where);
+      if (key == "$dict") return dict(value, where);
+      if (key == "$float") return special_float(value, where);
+    }
+    auto d = std::make_shared<ops::Dict>();
+    for (const auto& [key, value] : j.items()) {
+      d->items.emplace_back(ops::IValue::string(key), read(value, fmt::format("{}[\"{}\"]", where, key)));
+    }
+    return ops::IValue::dict(std::move(d));
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw Error(ErrorKind::kUsage, fmt::format("{}: at {}: {}", path_, where.empty() ? "the top" : where, what));
+  }
+
+  ops::IValue tensor(const nlohmann::ordered_json& file, const std::string& where) const {
+    if (!file.is_string()) fail(where, "\"$tensor\" takes the path of a .npy file");
+    fs::path p(file.get<std::string>());
+    return read_tensor((p.is_absolute() ? p : dir_ / p).string());
+  }
+
+  ops::IValue tuple(const nlohmann::ordered_json& items, const std::string& where) const {
+    if (!items.is_array()) fail(where, "\"$tuple\" takes a list of values");
+    ops::IValueList out;
+    for (std::size_t i = 0; i < items.size(); ++i) out.push_back(read(items[i], fmt::format("{}[{}]", where, i)));
+    return ops::IValue::tuple(std::move(out));
+  }
+
+  ops::IValue dict(const nlohmann::ordered_json& pairs, const std::string& where) const {
+    if (!pairs.is_array()) fail(where, "\"$dict\" takes a list of [key, value] pairs");
+    auto d = std::make_shared<ops::Dict>();
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      const auto& pair = pairs[i];
+      std::string at = fmt::format("{}[{}]", where, i);
+      if (!pair.is_array() || pair.size() != 2) fail(at, "a \"$dict\" item is a [key, value] pair");
+      d->items.emplace_back(read(pair[0], at + "[0]"), read(pair[1], at + "[1]"));
+    }
+    return ops::IValue::dict(std::move(d));
+  }
+
+  ops::IValue special_float(const nlohmann::ordered_json& name, const std::string& where) const {
+    const std::string s = name.is_string() ? name.get<std::string>() : "";
+    if (s == "nan") return ops::IValue(std::numeric_limits<double>::quiet_NaN());
+    if (s == "inf") return ops::IValue(std::numeric_limits<double>::infinity());
+    if (s == "-inf") return ops::IValue(-std::numeric_limits<double>::infinity());
+    fail(where, "\"$float\" is \"nan\", \"inf\" or \"-inf\"");
+  }
+
+  std::string path_;
+  fs::path dir_;
+};
+
+// A value as JSON; `tensor_file(t)` writes a tensor and returns the name to refer to it by.
+nlohmann::ordered_json to_json(const ops::IValue& v, const std::function<std::string(const tensor::Tensor&)>& tensor_file,
+                       bool objects_as_repr) {
   using Kind = ops::IValue::Kind;
   switch (v.kind()) {
     case Kind::kNone: return nullptr;
     case Kind::kBool: return v.to_bool();
     case Kind::kInt: return v.to_int();
-    case Kind::kDouble: return v.to_double();
-    case Kind::kString: return v.to_string();
-    case Kind::kList: {
-      nlohmann::json items = nlohmann::json::array();
-      for (const auto& item : v.to_list()) items.push_back(to_json(item));
-      return items;
+    case Kind::kDouble: {
+      double d = v.to_double();
+      if (std::isnan(d)) return {{"$float", "nan"}};
+      if (std::isinf(d)) return {{"$float", d > 0 ? "inf" : "-inf"}};
+      return d;
     }
-    default:
+    case Kind::kString: return v.to_string();
+    case Kind::kTensor: return {{"$tensor", tensor_file(v.to_tensor())}};
+    case Kind::kList:
+    case Kind::kTuple: {
+      nlohmann::ordered_json items = nlohmann::ordered_json::array();
+      for (const auto& item : v.is(Kind::kList) ? v.to_list() : v.to_tuple()) {
+        items.push_back(to_json(item, tensor_file, objects_as_repr));
+      }
+      if (v.is(Kind::kList)) return items;
+      return {{"$tuple", std::move(items)}};
+    }
+    case Kind::kDict: {
+      const auto& items = v.to_dict().items;
+      bool string_keys = true;
+      for (const auto& [key, value] : items) string_keys = string_keys && key.is(Kind::kString);
+      if (string_keys) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::object();
+        for (const auto& [key, value] : items) out[key.to_string()] = to_json(value, tensor_file, objects_as_repr);
+        return out;
+      }
+      nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
+      for (const auto& [key, value] : items) {
+        pairs.push_back({to_json(key, tensor_file, objects_as_repr), to_json(value, tensor_file, objects_as_repr)});
+      }
+      return {{"$dict", std::move(pairs)}};
+    }
+    case Kind::kObject:
+    case Kind::kDevice:
+      if (objects_as_repr) return {{"$repr", v.repr()}};
       throw Error(ErrorKind::kUnsupported, fmt::format("a {} is not an input file's value", v.kind_name()));
   }
+  return nullptr;
 }
 
 }  // namespace
@@ -51,16 +149,15 @@ ops::IValue read_input_file(const std::string& path) {
   if (path.ends_with(".json")) {
     std::ifstream in(path);
     if (!in) throw Error(ErrorKind::kNotFound, fmt::format("{}: cannot open", path));
+    nlohmann::ordered_json j;
     try {
-      return from_json(nlohmann::json::parse(in), path);
+      j = nlohmann::ordered_json::parse(in);
     } catch (const nlohmann::json::exception& e) {
       throw Error(ErrorKind::kFormat, fmt::format("{}: {}", path, e.what()));
     }
+    return JsonReader(path).read(j, "");
   }
-  // The file is mapped read-only; a model may write its inputs in place (relu_ of an input),
-  // as PyTorch lets it: inputs get storages of their own.
-  tensor::Tensor t = tensor::read_npy_file(path);
-  return ops::IValue(t.storage().is_view() ? t.copy() : std::move(t));
+  return read_tensor(path);
 }
 
 std::string write_input_file(const std::string& stem, const ops::IValue& value) {
@@ -69,12 +166,26 @@ std::string write_input_file(const std::string& stem, const ops::IValue& value) 
     tensor::write_npy_file(path, value.to_tensor());
     return path;
   }
-  nlohmann::json j = to_json(value);
+  std::size_t tensors = 0;
+  nlohmann::ordered_json j = to_json(value, [&](const tensor::Tensor& t) {
+    std::string file = fmt::format("{}_{}.npy", stem, tensors++);
+    tensor::write_npy_file(file, t);
+    return fs::path(file).filename().string();
+  }, false);
   std::string path = stem + ".json";
   std::ofstream out(path);
   out << j.dump() << "\n";
   if (!out) throw Error(ErrorKind::kIo, fmt::format("{}: cannot write", path));
   return path;
+}
+
+nlohmann::ordered_json write_result_files(const ops::IValue& result, const std::string& dir) {
+  std::size_t tensors = 0;
+  return to_json(result, [&](const tensor::Tensor& t) {
+    std::string name = fmt::format("output_{}.npy", tensors++);
+    if (!dir.empty()) tensor::write_npy_file((fs::path(dir) / name).string(), t);
+    return name;
+  }, true);
 }
 
 }  // namespace symbolite::runtime

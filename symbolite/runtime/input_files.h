@@ -1,20 +1,40 @@
-// Model inputs from files, as `symbolite run --input` takes them: `.npy` files are tensors;
-// `.json` files hold numbers, booleans, strings, null, or lists of them.
+// Model inputs and results as files, as `symbolite run --input` takes them and `--output-dir`
+// writes them (docs/CLI.md, "Values as files"):
+//   - `.npy`: a tensor (C or Fortran order; Fortran order keeps its strides);
+//   - `.json`: any other value. Numbers, booleans, strings, null and lists are themselves; a
+//     JSON object is a Dict[str, V]; an object whose only key is one of these is special:
+//       {"$tensor": "x.npy"}        a tensor from that file (relative to the JSON file)
+//       {"$tuple": [v, ...]}        a tuple
+//       {"$dict": [[k, v], ...]}    a dict whose keys are not strings
+//       {"$float": "nan"}           nan, inf or -inf
+//     so `{"image": {"$tensor": "x.npy"}, "sizes": {"$tuple": [3, 4]}}` is a
+//     Dict[str, Any] of a tensor and a tuple.
+// Results are written in the same form (result.json, tensors as output_<i>.npy in the order
+// result_tensors gives), so a result can be given back as an input.
 #pragma once
 
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "symbolite/ops/registry/ivalue.h"
 
 namespace symbolite::runtime {
 
-// Throws Error naming the file (kNotFound, kFormat, kUsage for JSON objects).
+// Throws Error naming the file (and, in JSON, where in it: `x.json: at [1]["a"]: ...`):
+// kNotFound, kFormat, kUsage for a value the format does not allow.
 ops::IValue read_input_file(const std::string& path);
 
-// The inverse: writes `value` where read_input_file reads it back — `<stem>.npy` for a
-// tensor, `<stem>.json` for a number, boolean, string, None or list of them — and returns
-// the path. Error(kUnsupported) for what no input file holds (tuples, dicts, objects, lists
-// of tensors); Error(kIo) when the file cannot be written.
+// The inverse for one input: writes `value` where read_input_file reads it back —
+// `<stem>.npy` for a tensor, else `<stem>.json` with its tensors in `<stem>_<i>.npy` — and
+// returns the path. Error(kUnsupported) for objects and devices; Error(kIo) when a file
+// cannot be written.
 std::string write_input_file(const std::string& stem, const ops::IValue& value);
+
+// Writes `result`'s tensors into `dir` as output_<i>.npy (result_tensors order; nothing is
+// written for an empty `dir`) and returns the JSON of the whole structure, whose tensors
+// refer to those files ({"$tensor": "output_0.npy"}, relative to `dir`). Objects and devices
+// become {"$repr": "..."}.
+nlohmann::ordered_json write_result_files(const ops::IValue& result, const std::string& dir);
 
 }  // namespace symbolite::runtime

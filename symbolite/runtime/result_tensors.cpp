@@ -9,6 +9,11 @@ void collect(const ops::IValue& v, std::vector<tensor::Tensor>& out) {
     out.push_back(v.to_tensor());
   } else if (v.is(K::kTuple) || v.is(K::kList)) {
     for (const auto& item : v.is(K::kTuple) ? v.to_tuple() : v.to_list()) collect(item, out);
+  } else if (v.is(K::kDict)) {
+    for (const auto& [key, value] : v.to_dict().items) {
+      collect(key, out);
+      collect(value, out);
+    }
   }
 }
 

@@ -84,11 +84,6 @@ class HeaderParser {
     if (!descr) fail(ErrorKind::kFormat, base_, "header has no 'descr'");
     if (!fortran_order) fail(ErrorKind::kFormat, base_, "header has no 'fortran_order'");
     if (!shape) fail(ErrorKind::kFormat, base_, "header has no 'shape'");
-    if (*fortran_order) {
-      fail(ErrorKind::kUnsupported, base_,
-           "Fortran-order arrays are not supported; save a C-order array "
-           "(np.save(path, np.ascontiguousarray(a)))");
-    }
     auto dtype = dtype_from_npy_descr(*descr);
     if (!dtype) {
       fail(ErrorKind::kUnsupported, base_,
@@ -97,6 +92,7 @@ class HeaderParser {
                        *descr));
     }
     header.dtype = *dtype;
+    header.fortran_order = *fortran_order;
     header.shape = std::move(*shape);
   }
 
@@ -273,7 +269,16 @@ Tensor read_npy(const Bytes& file) {
       for (std::size_t i = 0; i < data.size(); ++i) out[i] = out[i] != 0;
     }
   }
-  auto strides = contiguous_strides(header.shape);
+  // Fortran order is the transpose's C order: strides grow from the first dimension, as
+  // PyTorch's torch.from_numpy keeps them.
+  std::vector<std::int64_t> strides;
+  if (header.fortran_order) {
+    std::vector<std::int64_t> reversed(header.shape.rbegin(), header.shape.rend());
+    auto s = contiguous_strides(reversed);
+    strides.assign(s.rbegin(), s.rend());
+  } else {
+    strides = contiguous_strides(header.shape);
+  }
   return Tensor::from_storage(std::move(storage), dtype, std::move(header.shape),
                               std::move(strides), 0);
 }

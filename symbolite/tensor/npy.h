@@ -31,12 +31,13 @@ struct NpyHeader {
   int minor_version = 0;
   DType dtype = DType::kFloat32;
   std::vector<std::int64_t> shape;
+  bool fortran_order = false;   // column-major data (np.save of a transposed array)
   std::size_t data_offset = 0;  // first data byte, from the start of the file
 };
 
 // Parses and checks the header. Throws Error(kFormat) for a malformed file,
-// Error(kUnsupported) for valid NumPy files symbolite does not read (Fortran order,
-// big-endian, structured or other dtypes), Error(kLimit) past the limits above.
+// Error(kUnsupported) for valid NumPy files symbolite does not read (big-endian, structured
+// or other dtypes), Error(kLimit) past the limits above. Fortran order is read, with strides.
 NpyHeader read_npy_header(std::span<const std::uint8_t> file);
 
 // The array in `file`. The tensor views `file` without copying when the data is aligned for

@@ -106,9 +106,22 @@ TEST(Npy, WriterReproducesNumPyByteForByte) {
   }
 }
 
-TEST(Npy, RefusesFortranOrderAndBigEndian) {
+TEST(Npy, FortranOrderKeepsPyTorchsStrides) {
   auto expected = expected_json();
-  ASSERT_EQ(expected["refused"].size(), 2u);
+  ASSERT_EQ(expected["fortran"].size(), 2u);
+  for (const auto& [name, want] : expected["fortran"].items()) {
+    SCOPED_TRACE(name);
+    Tensor t = read_npy_file(npy_path(name));
+    EXPECT_EQ(t.sizes(), want["shape"].get<Shape>());
+    EXPECT_EQ(t.strides(), want["strides"].get<Shape>());  // torch.from_numpy's
+    EXPECT_FALSE(t.is_contiguous());
+    EXPECT_EQ(values_of(t.contiguous()), want["values"]);
+  }
+}
+
+TEST(Npy, RefusesBigEndian) {
+  auto expected = expected_json();
+  ASSERT_EQ(expected["refused"].size(), 1u);
   for (const auto& [name, why] : expected["refused"].items()) {
     SCOPED_TRACE(name);
     try {
