@@ -380,7 +380,8 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
           IValue key = ops::pop(stack);
           IValue dict = ops::pop(stack);
           auto at = dict.to_dict().find(key);
-          if (at < 0) throw ops::OpError("KeyError", key.repr());
+          // PyTorch's lite interpreter: RuntimeError "KeyError: zz" (the key as str()).
+          if (at < 0) throw ops::OpError("RuntimeError", "KeyError: " + key.str());
           stack.push_back(dict.to_dict().items[static_cast<std::size_t>(at)].second);
           ++pc;
           break;

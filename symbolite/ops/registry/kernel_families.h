@@ -33,6 +33,10 @@ void register_random_ops(OperatorRegistry& registry);
 void register_masking_ops(OperatorRegistry& registry);
 // Lists and tuples as operators: list.t, eq/ne.int_list, prim::TupleUnpack.
 void register_list_ops(OperatorRegistry& registry);
+// Dicts as operators: keys, values, items, get, setdefault, pop, _set_item, ... per key type.
+void register_dict_ops(OperatorRegistry& registry);
+// Strings: add.str, comparisons, len, indexing, str(x), case, strip, split, join, replace, find.
+void register_string_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -48,6 +52,8 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_random_ops(registry);
   register_masking_ops(registry);
   register_list_ops(registry);
+  register_dict_ops(registry);
+  register_string_ops(registry);
 }
 
 }  // namespace symbolite::ops
