@@ -38,6 +38,7 @@ void register_pooling_ops(OperatorRegistry& registry);
 void register_normalization_ops(OperatorRegistry& registry);
 void register_recurrent_ops(OperatorRegistry& registry);
 void register_pooling1d_ops(OperatorRegistry& registry);
+void register_pooling3d_ops(OperatorRegistry& registry);
 void register_adaptive_max_pooling_ops(OperatorRegistry& registry);
 
 }  // namespace symbolite::ops::nn

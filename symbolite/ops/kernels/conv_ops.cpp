@@ -158,6 +158,83 @@ void check_backend(const Ints& kernel, const Ints& dilation) {
   }
 }
 
+Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
+                   const Ints& stride_arg, const Ints& padding_arg, const Ints& dilation_arg,
+                   bool transposed, const Ints& output_padding_arg, std::int64_t groups);
+
+// A 3-d convolution (checked by `convolution`) as a sum of 2-d ones over the kernel's time
+// taps: output frame t is the sum over kt of conv2d(input frame t*st - pt + kt*dt, weight[:, :,
+// kt]), frames outside the input being zero padding. The 2-d convolutions are symbolite's
+// fast ones; video models (r3d, mc3, r2plus1d) spend their time there.
+template <typename T>
+void add_frame(const Tensor& y, Tensor& out, std::int64_t t) {
+  const auto& os = out.sizes();  // N, O, OT, OH, OW
+  const std::int64_t plane = os[3] * os[4];
+  const T* src = y.data<T>();
+  T* dst = out.mutable_data<T>();
+  for (std::int64_t no = 0; no < os[0] * os[1]; ++no) {
+    T* d = dst + (no * os[2] + t) * plane;
+    const T* sp = src + no * plane;
+    for (std::int64_t i = 0; i < plane; ++i) d[i] += sp[i];
+  }
+}
+
+Tensor convolution_3d(const Tensor& input, const Tensor& weight, const Tensor* bias, const Ints& stride,
+                      const Ints& padding, const Ints& dilation, std::int64_t groups) {
+  const Tensor x = input.contiguous();
+  const Tensor w = weight.contiguous();
+  const Ints& is = x.sizes();  // N, C, T, H, W
+  const Ints& ws = w.sizes();  // O, C/g, KT, KH, KW
+  if (x.numel() == 0) {
+    fail(fmt::format("Only zero batch or zero channel inputs are supported, but got input shape: {}",
+                     format_ints(is)));
+  }
+  const std::int64_t ot = (is[2] + 2 * padding[0] - dilation[0] * (ws[2] - 1) - 1) / stride[0] + 1;
+  auto frame = [&](const Tensor& t, std::int64_t index, std::int64_t rows) {
+    // t[:, :, index] as a contiguous 4-d tensor (rows = N*C or O*C/g).
+    const Ints& ts = t.sizes();
+    Tensor f = Tensor::uninitialized({ts[0], ts[1], ts[3], ts[4]}, t.dtype());
+    const std::size_t bytes = static_cast<std::size_t>(ts[3] * ts[4]) * t.element_size();
+    for (std::int64_t r = 0; r < rows; ++r) {
+      std::memcpy(f.storage().mutable_data() + static_cast<std::size_t>(r) * bytes,
+                  t.raw_data() + static_cast<std::size_t>(r * ts[2] + index) * bytes, bytes);
+    }
+    return f;
+  };
+  std::vector<Tensor> taps, frames;
+  for (std::int64_t kt = 0; kt < ws[2]; ++kt) taps.push_back(frame(w, kt, ws[0] * ws[1]));
+  for (std::int64_t ti = 0; ti < is[2]; ++ti) frames.push_back(frame(x, ti, is[0] * is[1]));
+  const Ints s2 = {stride[1], stride[2]}, p2 = {padding[1], padding[2]}, d2 = {dilation[1], dilation[2]};
+  // The frame geometry, from one 2-d convolution.
+  Tensor first = convolution(frames.front(), taps.front(), nullptr, s2, p2, d2, false, {0, 0}, groups);
+  Tensor out = Tensor::empty({is[0], ws[0], ot, first.sizes()[2], first.sizes()[3]}, x.dtype());
+  for (std::int64_t t = 0; t < ot; ++t) {
+    for (std::int64_t kt = 0; kt < ws[2]; ++kt) {
+      const std::int64_t ti = t * stride[0] - padding[0] + kt * dilation[0];
+      if (ti < 0 || ti >= is[2]) continue;
+      Tensor y = convolution(frames[static_cast<std::size_t>(ti)], taps[static_cast<std::size_t>(kt)], nullptr, s2,
+                             p2, d2, false, {0, 0}, groups);
+      if (x.dtype() == DType::kFloat64) add_frame<double>(y, out, t);
+      else add_frame<float>(y, out, t);
+    }
+  }
+  if (bias != nullptr) {
+    Tensor b = to_dtype(*bias, x.dtype());
+    const std::int64_t volume = ot * out.sizes()[3] * out.sizes()[4];
+    auto add_bias = [&](auto* dst, const auto* bv) {
+      for (std::int64_t n = 0; n < is[0]; ++n) {
+        for (std::int64_t o = 0; o < ws[0]; ++o) {
+          auto* d = dst + (n * ws[0] + o) * volume;
+          for (std::int64_t i = 0; i < volume; ++i) d[i] += bv[o];
+        }
+      }
+    };
+    if (x.dtype() == DType::kFloat64) add_bias(out.mutable_data<double>(), b.data<double>());
+    else add_bias(out.mutable_data<float>(), b.data<float>());
+  }
+  return out;
+}
+
 // at::_convolution (not transposed) on a batched input.
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
                    const Ints& stride_arg, const Ints& padding_arg, const Ints& dilation_arg,
@@ -220,10 +297,11 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
                      "size can't be greater than actual input size",
                      fmt::join(padded, " x "), fmt::join(kernel, " x ")));
   }
-  if (dim > 2) {
+  if (dim > 3) {
     throw Error(ErrorKind::kUnsupported,
                 fmt::format("aten::_convolution: {}-d convolution is not supported", dim));
   }
+  if (dim == 3) return convolution_3d(input, weight, bias, stride, padding, dilation, groups);
 
   // The 1-d case runs as 2-d with height 1.
   Tensor x = input.contiguous();
@@ -329,7 +407,7 @@ Tensor unbatch(const Tensor& out, bool batched) {
 
 template <int Spatial>
 void conv_nd(Stack& s) {
-  const char* name = Spatial == 1 ? "conv1d" : "conv2d";
+  const char* name = Spatial == 1 ? "conv1d" : Spatial == 2 ? "conv2d" : "conv3d";
   ConvCall c = pop_conv_args(s);
   auto [x, batched] = batchify(c.input.to_tensor(), Spatial, name);
   Tensor out = convolution(x, c.weight.to_tensor(), optional_tensor(c.bias), int_list(c.stride),
@@ -376,7 +454,7 @@ Tensor pad_end(const Tensor& input, const Ints& extra) {
 // conv1d.padding / conv2d.padding: padding is "valid" or "same".
 template <int Spatial>
 void conv_nd_padding_mode(Stack& s) {
-  const char* name = Spatial == 1 ? "conv1d" : "conv2d";
+  const char* name = Spatial == 1 ? "conv1d" : Spatial == 2 ? "conv2d" : "conv3d";
   ConvCall c = pop_conv_args(s);
   auto [x, batched] = batchify(c.input.to_tensor(), Spatial, name);
   const Tensor& weight = c.weight.to_tensor();
@@ -446,6 +524,8 @@ void register_conv_ops(OperatorRegistry& r) {
   r.add({"aten::conv2d", 7, {IValue(), ints({1, 1}), ints({0, 0}), ints({1, 1}), IValue(1)},
          conv_nd<2>});
   r.add({"aten::conv1d", 7, {IValue(), ints({1}), ints({0}), ints({1}), IValue(1)}, conv_nd<1>});
+  r.add({"aten::conv3d", 7, {IValue(), ints({1, 1, 1}), ints({0, 0, 0}), ints({1, 1, 1}), IValue(1)},
+         conv_nd<3>});
   r.add({"aten::conv2d.padding", 7,
          {IValue(), ints({1, 1}), IValue::string("valid"), ints({1, 1}), IValue(1)},
          conv_nd_padding_mode<2>});

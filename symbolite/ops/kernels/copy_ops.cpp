@@ -1,8 +1,9 @@
-// New tensors laid out like an existing one: clone, to.dtype (a copy when the dtype changes)
-// and zeros_like. With memory_format None (preserve), PyTorch 1.13 keeps a dense input's
-// strides (a transposed input gives a transposed result) and gives any other input dense
-// strides in the same dimension order (at::infer_dense_strides); later views of the result
-// (`.view` succeeds or fails) depend on that, so symbolite does the same.
+// New tensors laid out like an existing one: clone, to.dtype (a copy when the dtype changes),
+// zeros_like and new_zeros; and copy_, which writes one tensor into another. With
+// memory_format None (preserve), PyTorch 1.13 keeps a dense input's strides (a transposed
+// input gives a transposed result) and gives any other input dense strides in the same
+// dimension order (at::infer_dense_strides); later views of the result (`.view` succeeds or
+// fails) depend on that, so symbolite does the same.
 #include <algorithm>
 #include <numeric>
 
@@ -12,6 +13,7 @@
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/tensor/broadcast.h"
 
 namespace symbolite::ops {
 namespace {
@@ -170,6 +172,46 @@ void zeros_like(Stack& s) {
   s.emplace_back(empty_like(t, dtype, memory_format, true));
 }
 
+// new_zeros(Tensor self, int[] size, *, ScalarType? dtype=None, Layout? layout=None,
+// Device? device=None, bool? pin_memory=None): zeros of self's dtype unless told otherwise.
+void new_zeros(Stack& s) {
+  IValue* args = last(s, 6);
+  const Tensor& t = args[0].to_tensor();
+  Sizes size = int_list_arg(args[1]);
+  DType dtype = dtype_arg(args[2]).value_or(t.dtype());
+  drop(s, 6);
+  for (std::int64_t n : size) {
+    if (n < 0) {
+      fail(fmt::format("Trying to create tensor with negative dimension {}: {}", n, tensor::format_sizes(size)));
+    }
+  }
+  s.emplace_back(Tensor::empty(size, dtype));
+}
+
+// copy_(Tensor(a!) self, Tensor src, bool non_blocking=False): src broadcast to self's shape
+// and converted to its dtype (any dtype converts, unlike the arithmetic in-place forms).
+void copy_(Stack& s) {
+  IValue non_blocking = pop(s), src_v = pop(s), self_v = pop(s);
+  (void)non_blocking;
+  const Tensor& self = self_v.to_tensor();
+  const Tensor& src = src_v.to_tensor();
+  Sizes shape = tensor::broadcast_shapes(self.sizes(), src.sizes());
+  if (shape != self.sizes()) {
+    fail(fmt::format("output with shape {} doesn't match the broadcast shape {}", tensor::format_sizes(self.sizes()),
+                     tensor::format_sizes(shape)));
+  }
+  check_no_internal_overlap(self);
+  Tensor expanded = Tensor::from_storage(src.storage(), src.dtype(), self.sizes(),
+                                         broadcast_strides(src, self.sizes()), src.storage_offset());
+  if (self.storage().is_view()) {
+    // A read-only view of the model file: copy-on-write, as assign_in_place does.
+    s.emplace_back(to_dtype(expanded, self.dtype()));
+    return;
+  }
+  copy_into(self, expanded);
+  s.push_back(self_v);
+}
+
 }  // namespace
 
 void register_copy_ops(OperatorRegistry& r) {
@@ -178,6 +220,8 @@ void register_copy_ops(OperatorRegistry& r) {
   r.add({"aten::clone", 2, {none}, clone});
   r.add({"aten::to.dtype", 5, {no, no, none}, to_dtype_op});
   r.add({"aten::zeros_like", 6, {none, none, none, none, none}, zeros_like});
+  r.add({"aten::new_zeros", 6, {none, none, none, none}, new_zeros});
+  r.add({"aten::copy_", 3, {no}, copy_});
 }
 
 }  // namespace symbolite::ops

@@ -1,7 +1,11 @@
 // Lists and tuples that TorchScript emits as operators rather than instructions:
-// aten::list.t (a shallow copy, `list(x)`), aten::eq/ne.int_list (`sizes != [2, 3, 8]`,
-// as nn.LSTM's hidden-size check does) and prim::TupleUnpack (`a, b = pair`).
+// aten::list.t / copy.t (a shallow copy, `list(x)`), slice.t (`l[1:-1]`), _set_item.t
+// (`l[i] = x`), sum.int, aten::eq/ne.int_list (`sizes != [2, 3, 8]`, as nn.LSTM's
+// hidden-size check does) and prim::TupleUnpack (`a, b = pair`).
+#include <algorithm>
+
 #include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
 
 namespace symbolite::ops {
 namespace {
@@ -30,6 +34,46 @@ void ne_int_list(Stack& s) {
   s.emplace_back(!int_lists_equal(a, b));
 }
 
+// Python's slice of a list: l[start:end:step], negative bounds from the end, clamped.
+void list_slice(Stack& s) {
+  std::int64_t step = pop(s).to_int();
+  IValue end_v = pop(s), start_v = pop(s), list = pop(s);
+  if (step == 0) throw OpError("RuntimeError", "slice step cannot be zero");
+  const IValueList& items = list.to_list();
+  const auto n = static_cast<std::int64_t>(items.size());
+  auto adjust = [&](const IValue& v, std::int64_t if_none) {
+    if (v.is_none()) return if_none;
+    std::int64_t i = v.to_int();
+    if (i < 0) i = std::max<std::int64_t>(i + n, step < 0 ? -1 : 0);
+    return std::min<std::int64_t>(i, step < 0 ? n - 1 : n);
+  };
+  std::int64_t start = adjust(start_v, step < 0 ? n - 1 : 0);
+  std::int64_t end = adjust(end_v, step < 0 ? -1 : n);
+  IValueList out;
+  for (std::int64_t i = start; step > 0 ? i < end : i > end; i += step) out.push_back(items[static_cast<std::size_t>(i)]);
+  s.push_back(IValue::list(std::move(out)));
+}
+
+// l[idx] = el, in place; returns the list.
+void list_set_item(Stack& s) {
+  IValue el = pop(s);
+  std::int64_t idx = pop(s).to_int();
+  IValue list = pop(s);
+  IValueList& items = list.to_list();
+  const auto n = static_cast<std::int64_t>(items.size());
+  std::int64_t i = idx < 0 ? idx + n : idx;
+  if (i < 0 || i >= n) throw OpError("IndexError", "list index out of range");
+  items[static_cast<std::size_t>(i)] = el;
+  s.push_back(list);
+}
+
+void int_list_sum(Stack& s) {
+  IValue list = pop(s);  // alive for the loop: the popped value may own the list
+  std::int64_t sum = 0;
+  for (const auto& v : list.to_list()) sum += v.to_int();
+  s.emplace_back(sum);
+}
+
 void tuple_unpack(Stack& s) {
   IValue tuple = pop(s);
   for (const IValue& item : tuple.to_tuple()) s.push_back(item);
@@ -39,6 +83,10 @@ void tuple_unpack(Stack& s) {
 
 void register_list_ops(OperatorRegistry& r) {
   r.add({"aten::list.t", 1, {}, list_copy});
+  r.add({"aten::copy.t", 1, {}, list_copy});
+  r.add({"aten::slice.t", 4, {IValue(), IValue(), IValue(std::int64_t{1})}, list_slice});
+  r.add({"aten::_set_item.t", 3, {}, list_set_item});
+  r.add({"aten::sum.int", 1, {}, int_list_sum});
   r.add({"aten::eq.int_list", 2, {}, eq_int_list});
   r.add({"aten::ne.int_list", 2, {}, ne_int_list});
   r.add({"prim::TupleUnpack", 1, {}, tuple_unpack});

@@ -169,6 +169,16 @@ void requires_grad(Stack& s) {
   s.emplace_back(false);
 }
 
+void int_neg(Stack& s) { s.emplace_back(-pop(s).to_int()); }
+void float_floor(Stack& s) { s.emplace_back(static_cast<std::int64_t>(std::floor(pop(s).to_double()))); }
+void float_pow(Stack& s) {
+  double b = pop(s).to_double();
+  double a = pop(s).to_double();
+  s.emplace_back(std::pow(a, b));
+}
+void float_from_scalar(Stack& s) { s.emplace_back(pop(s).to_double()); }
+void empty_dict(Stack& s) { s.push_back(IValue::dict(std::make_shared<Dict>())); }
+
 void int_from_float(Stack& s) { s.emplace_back(static_cast<std::int64_t>(pop(s).to_double())); }
 void float_from_int(Stack& s) { s.emplace_back(pop(s).to_double()); }
 
@@ -212,6 +222,11 @@ void register_scalar_ops(OperatorRegistry& r) {
   r.add({"aten::__or__.bool", 2, {}, bool_binary_or});
   r.add({"aten::__xor__.bool", 2, {}, bool_binary_xor});
   r.add({"prim::requires_grad", 1, {}, requires_grad});
+  r.add({"aten::neg.int", 1, {}, int_neg});
+  r.add({"aten::floor.float", 1, {}, float_floor});
+  r.add({"aten::pow.int_float", 2, {}, float_pow});
+  r.add({"aten::Float.Scalar", 1, {}, float_from_scalar});
+  r.add({"aten::dict", 0, {}, empty_dict});
   r.add({"aten::Int.float", 1, {}, int_from_float});
   r.add({"aten::Float.int", 1, {}, float_from_int});
   r.add({"aten::eq.str", 2, {}, str_eq});

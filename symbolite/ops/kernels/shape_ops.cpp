@@ -524,10 +524,43 @@ void int_tensor(Stack& s) {
   s.emplace_back(v);
 }
 
+// aten::item: the one element as a Python number — bool, int for integer dtypes, float.
+void item(Stack& s) {
+  const Tensor t = pop(s).to_tensor();
+  if (t.numel() != 1) {
+    fail(fmt::format("a Tensor with {} elements cannot be converted to Scalar", t.numel()));
+  }
+  Tensor c = t.contiguous();
+  if (t.dtype() == tensor::DType::kBool) {
+    s.emplace_back(*c.data<bool>());
+  } else if (t.dtype() == tensor::DType::kFloat32 || t.dtype() == tensor::DType::kFloat64) {
+    s.emplace_back(t.dtype() == tensor::DType::kFloat32 ? double{*c.data<float>()} : *c.data<double>());
+  } else {
+    s.emplace_back(dispatch_all(t.dtype(), "_local_scalar_dense_cpu", [&](auto tag) {
+      using T = decltype(tag);
+      return convert<std::int64_t>(*c.template data<T>());
+    }));
+  }
+}
+
 // prim::NumToTensor: a zero-dim tensor of the Scalar's own dtype (Long, Double or Bool).
 void num_to_tensor(Stack& s) {
   IValue v = pop(s);
   s.emplace_back(scalar_tensor(v, scalar_dtype(v)));
+}
+
+// tensor.int / tensor.float / tensor.bool(t, *, ScalarType? dtype=None, Device? device=None,
+// bool requires_grad=False): a zero-dim tensor of the number (`torch.tensor(3)`), int64,
+// float32 (the default dtype) or bool unless a dtype is given.
+void number_tensor(Stack& s) {
+  IValue* args = last(s, 4);
+  IValue v = args[0];
+  auto dtype = dtype_arg(args[1]);
+  drop(s, 4);
+  tensor::DType natural = v.is(IValue::Kind::kDouble) ? tensor::DType::kFloat32
+                          : v.is(IValue::Kind::kBool) ? tensor::DType::kBool
+                                                      : tensor::DType::kInt64;
+  s.emplace_back(scalar_tensor(v, dtype.value_or(natural)));
 }
 
 }  // namespace
@@ -556,6 +589,10 @@ void register_shape_ops(OperatorRegistry& r) {
   r.add({"aten::ones", 5, {none, none, none, none}, ones});
   r.add({"aten::empty.memory_format", 6, {none, none, none, none, none}, empty});
   r.add({"aten::Int.Tensor", 1, {}, int_tensor});
+  r.add({"aten::item", 1, {}, item});
+  for (const char* type : {"int", "float", "bool"}) {
+    r.add({std::string("aten::tensor.") + type, 4, {none, none, IValue(false)}, number_tensor});
+  }
   r.add({"prim::NumToTensor.Scalar", 1, {}, num_to_tensor});
   r.add({"prim::NumToTensor.bool", 1, {}, num_to_tensor});
 }

@@ -33,6 +33,8 @@ void register_random_ops(OperatorRegistry& registry);
 void register_masking_ops(OperatorRegistry& registry);
 // Lists and tuples as operators: list.t, eq/ne.int_list, prim::TupleUnpack.
 void register_list_ops(OperatorRegistry& registry);
+// Copies that move elements: roll, pad.
+void register_rearrange_ops(OperatorRegistry& registry);
 // Dicts as operators: keys, values, items, get, setdefault, pop, _set_item, ... per key type.
 void register_dict_ops(OperatorRegistry& registry);
 // Strings: add.str, comparisons, len, indexing, str(x), case, strip, split, join, replace, find.
@@ -52,6 +54,7 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_random_ops(registry);
   register_masking_ops(registry);
   register_list_ops(registry);
+  register_rearrange_ops(registry);
   register_dict_ops(registry);
   register_string_ops(registry);
 }
