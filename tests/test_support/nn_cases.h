@@ -70,6 +70,11 @@ inline ops::IValue nn_case_arg(const nlohmann::json& a) {
   if (a.contains("str")) return IValue::string(a["str"].get<std::string>());
   if (a.contains("float")) return IValue(std::stod(a["float"].get<std::string>()));  // inf, nan
   if (a.contains("scalar_type")) return IValue(std::int64_t{a["scalar_type"] == "float32" ? 6 : 7});
+  if (a.contains("floats")) {
+    ops::IValueList items;
+    for (const auto& v : a["floats"]) items.emplace_back(v.get<double>());
+    return IValue::list(std::move(items));
+  }
   if (a.contains("tensors")) {
     ops::IValueList items;
     for (const auto& t : a["tensors"]) items.emplace_back(nn_case_tensor(t));

@@ -22,22 +22,37 @@ mobile::LoadedModel load(std::vector<std::uint8_t> bytes) {
   return mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), "cut");
 }
 
-TEST(NodeIsolation, EachNodeOfTheMethodRunsAloneOnWhatItReceived) {
-  const std::string model = testing::fixture_path("models/nested.ptl");
-  const std::string dir = testing::fixture_path("run/nested/valid_0/");
-  const std::vector<ops::IValue> inputs = {runtime::read_input_file(dir + "input_0.npy"),
-                                           runtime::read_input_file(dir + "input_1.npy")};
+// nested.ptl's forward, lowered to eager, on its first valid call's inputs.
+struct NestedForward {
+  std::string model = testing::fixture_path("models/nested.ptl");
+  std::vector<ops::IValue> inputs = {runtime::read_input_file(testing::fixture_path("run/nested/valid_0/input_0.npy")),
+                                     runtime::read_input_file(testing::fixture_path("run/nested/valid_0/input_1.npy"))};
   backends::EagerSupport support;
-  LoweringOptions options;
-  options.backend = "eager";
-  const std::size_t candidates = lower_model_bytes(model, support, options).report.candidates.size();
-  ASSERT_GT(candidates, 3u);
+  LoweringOptions options = eager();
+  std::size_t candidates = lower_model_bytes(model, support, options).report.candidates.size();
+
+  static LoweringOptions eager() {
+    LoweringOptions o;
+    o.backend = "eager";
+    return o;
+  }
+  // The values the cut's node received, captured by running its probe.
+  std::vector<ops::IValue> captured(const IsolatedNode& cut) const {
+    auto probe = load(cut.probe);
+    ops::IValue v = runtime::Interpreter(probe).run_method("forward", inputs);
+    return cut.input_types.size() == 1 ? std::vector<ops::IValue>{v} : v.to_tuple();
+  }
+};
+
+TEST(NodeIsolation, EachNodeOfTheMethodRunsAloneOnWhatItReceived) {
+  NestedForward f;
+  ASSERT_GT(f.candidates, 3u);
   std::size_t isolated = 0;
-  for (std::size_t c = 0; c < candidates; ++c) {
+  for (std::size_t c = 0; c < f.candidates; ++c) {
     SCOPED_TRACE(c);
     IsolatedNode cut;
     try {
-      cut = isolate_candidate(model, support, options, c);
+      cut = isolate_candidate(f.model, f.support, f.options, c);
     } catch (const Error& e) {
       // forward's nodes are all in its own block except the batch branch's (x.mean(0)).
       EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
@@ -46,10 +61,7 @@ TEST(NodeIsolation, EachNodeOfTheMethodRunsAloneOnWhatItReceived) {
     }
     ++isolated;
     EXPECT_LT(cut.nodes_after, cut.nodes_before);
-    auto probe = load(cut.probe);
-    ops::IValue captured = runtime::Interpreter(probe).run_method("forward", inputs);
-    std::vector<ops::IValue> node_inputs =
-        cut.input_types.size() == 1 ? std::vector<ops::IValue>{captured} : captured.to_tuple();
+    std::vector<ops::IValue> node_inputs = f.captured(cut);
     ASSERT_EQ(node_inputs.size(), cut.input_types.size());
     auto alone = load(cut.isolated);
     ASSERT_NE(alone.method("forward"), nullptr);
@@ -57,29 +69,18 @@ TEST(NodeIsolation, EachNodeOfTheMethodRunsAloneOnWhatItReceived) {
     EXPECT_FALSE(result.is_none());
   }
   EXPECT_GE(isolated, 3u);
-  EXPECT_THROW(isolate_candidate(model, support, options, candidates), Error);
+  EXPECT_THROW(isolate_candidate(f.model, f.support, f.options, f.candidates), Error);
 }
 
 // The last candidate of forward feeds the method's result: isolated, on the values the probe
 // captured, it computes exactly what the whole model returns.
 TEST(NodeIsolation, TheLastNodeAloneGivesTheModelsResult) {
-  const std::string model = testing::fixture_path("models/nested.ptl");
-  const std::string dir = testing::fixture_path("run/nested/valid_0/");
-  const std::vector<ops::IValue> inputs = {runtime::read_input_file(dir + "input_0.npy"),
-                                           runtime::read_input_file(dir + "input_1.npy")};
-  backends::EagerSupport support;
-  LoweringOptions options;
-  options.backend = "eager";
-  const std::size_t candidates = lower_model_bytes(model, support, options).report.candidates.size();
-  auto cut = isolate_candidate(model, support, options, candidates - 1);
-  auto probe = load(cut.probe);
-  ops::IValue captured = runtime::Interpreter(probe).run_method("forward", inputs);
-  std::vector<ops::IValue> node_inputs =
-      cut.input_types.size() == 1 ? std::vector<ops::IValue>{captured} : captured.to_tuple();
+  NestedForward f;
+  auto cut = isolate_candidate(f.model, f.support, f.options, f.candidates - 1);
   auto alone = load(cut.isolated);
-  auto got = runtime::Interpreter(alone).run_method("forward", node_inputs).to_tensor().contiguous();
-  auto whole = mobile::LoadedModel::load(model);
-  auto want = runtime::Interpreter(whole).run_method("forward", inputs).to_tensor().contiguous();
+  auto got = runtime::Interpreter(alone).run_method("forward", f.captured(cut)).to_tensor().contiguous();
+  auto whole = mobile::LoadedModel::load(f.model);
+  auto want = runtime::Interpreter(whole).run_method("forward", f.inputs).to_tensor().contiguous();
   ASSERT_EQ(got.sizes(), want.sizes());
   for (std::int64_t i = 0; i < want.numel(); ++i) EXPECT_EQ(got.data<float>()[i], want.data<float>()[i]);
 }

@@ -19,6 +19,16 @@ std::size_t index_of(const Dict& dict, const IValue& key) {
   return static_cast<std::size_t>(at);
 }
 
+// d[key] = value: replaced in place, or appended (insertion order).
+void put(Dict& dict, const IValue& key, const IValue& value) {
+  auto at = dict.find(key);
+  if (at < 0) {
+    dict.items.emplace_back(key, value);
+  } else {
+    dict.items[static_cast<std::size_t>(at)].second = value;
+  }
+}
+
 void keys(Stack& s) {
   IValue d = pop(s);
   IValueList out;
@@ -87,13 +97,7 @@ void set_item(Stack& s) {
   IValue value = pop(s);
   IValue key = pop(s);
   IValue d = pop(s);
-  Dict& dict = d.to_dict();
-  auto at = dict.find(key);
-  if (at < 0) {
-    dict.items.emplace_back(key, value);
-  } else {
-    dict.items[static_cast<std::size_t>(at)].second = value;
-  }
+  put(d.to_dict(), key, value);
 }
 
 void pop_key(Stack& s) {
@@ -147,14 +151,7 @@ void update(Stack& s) {
   IValue d = pop(s);
   Dict& dict = d.to_dict();
   const auto added = from.to_dict().items;  // `d.update(d)` reads what it writes
-  for (const auto& [k, v] : added) {
-    auto at = dict.find(k);
-    if (at < 0) {
-      dict.items.emplace_back(k, v);
-    } else {
-      dict.items[static_cast<std::size_t>(at)].second = v;
-    }
-  }
+  for (const auto& [k, v] : added) put(dict, k, v);
 }
 
 }  // namespace

@@ -1,0 +1,244 @@
+// Resampling: the upsample_* family F.interpolate calls — nearest and nearest-exact (1-3 d),
+// linear / bilinear / trilinear, bicubic, and the antialiased bilinear and bicubic — with
+// PyTorch 1.13's index and weight rules (UpSample.h: area_pixel_compute_scale and
+// _source_index, nearest_idx, cubic coefficients with A = -0.75, the antialias filters with
+// support scaled to the reduction). Every mode runs as one pass per spatial dimension, last
+// dimension first, each output element a weighted sum of input elements along that dimension:
+// for all but the antialiased modes this is the same sum PyTorch forms in one go.
+// F.interpolate's bytecode names every mode, so a model using any needs all to load.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/common/nn_common.h"
+#include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/op_error.h"
+
+namespace symbolite::ops::nn {
+namespace {
+
+using tensor::Tensor;
+using Ints = std::vector<std::int64_t>;
+
+enum class Mode { kNearest, kNearestExact, kLinear, kCubic, kLinearAntialias, kCubicAntialias };
+
+// Along one dimension: output index o reads `index[o][k]` with `weight[o][k]`.
+struct Taps {
+  std::vector<std::vector<std::int64_t>> index;
+  std::vector<std::vector<double>> weight;
+};
+
+// compute_scales_value: 1/scale_factor when one was given, else in/out.
+double scale_value(std::optional<double> scale, std::int64_t in, std::int64_t out) {
+  return scale && *scale > 0 ? 1.0 / *scale : static_cast<double>(in) / static_cast<double>(out);
+}
+
+// area_pixel_compute_scale.
+double area_scale(std::int64_t in, std::int64_t out, bool align_corners, std::optional<double> scale) {
+  if (align_corners) return out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+  return scale_value(scale, in, out);
+}
+
+// area_pixel_compute_source_index.
+template <typename T>
+T source_index(T scale, std::int64_t dst, bool align_corners, bool cubic) {
+  if (align_corners) return scale * static_cast<T>(dst);
+  T src = scale * (static_cast<T>(dst) + T(0.5)) - T(0.5);
+  return (!cubic && src < 0) ? T(0) : src;
+}
+
+double cubic1(double x, double a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }
+double cubic2(double x, double a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }
+
+// The weights of one dimension, computed in T (float for float32, as PyTorch's opmath).
+template <typename T>
+Taps taps_for(Mode mode, std::int64_t in, std::int64_t out, bool align_corners, std::optional<double> scale) {
+  Taps taps;
+  taps.index.resize(static_cast<std::size_t>(out));
+  taps.weight.resize(static_cast<std::size_t>(out));
+  for (std::int64_t o = 0; o < out; ++o) {
+    auto& idx = taps.index[static_cast<std::size_t>(o)];
+    auto& w = taps.weight[static_cast<std::size_t>(o)];
+    switch (mode) {
+      case Mode::kNearest: {
+        std::int64_t i = 0;
+        if (out == in) i = o;
+        else if (out == 2 * in) i = o >> 1;
+        else i = std::min(static_cast<std::int64_t>(std::floor(static_cast<float>(o) *
+                                                               static_cast<float>(scale_value(scale, in, out)))),
+                          in - 1);
+        idx = {i};
+        w = {1.0};
+        break;
+      }
+      case Mode::kNearestExact: {
+        const float s = static_cast<float>(scale_value(scale, in, out));
+        idx = {std::min(static_cast<std::int64_t>(std::floor((static_cast<float>(o) + 0.5f) * s)), in - 1)};
+        w = {1.0};
+        break;
+      }
+      case Mode::kLinear: {
+        const T s = static_cast<T>(area_scale(in, out, align_corners, scale));
+        const T real = source_index<T>(s, o, align_corners, false);
+        const std::int64_t i0 = std::min(static_cast<std::int64_t>(std::floor(real)), in - 1);
+        const T l1 = std::min(std::max(real - static_cast<T>(i0), T(0)), T(1));
+        const std::int64_t i1 = i0 + (i0 < in - 1 ? 1 : 0);
+        idx = {i0, i1};
+        w = {static_cast<double>(T(1) - l1), static_cast<double>(l1)};
+        break;
+      }
+      case Mode::kCubic: {
+        const T s = static_cast<T>(area_scale(in, out, align_corners, scale));
+        const T real = source_index<T>(s, o, align_corners, true);
+        const auto i = static_cast<std::int64_t>(std::floor(real));
+        const double t = static_cast<double>(real - static_cast<T>(i));
+        constexpr double a = -0.75;
+        for (std::int64_t k = -1; k <= 2; ++k) idx.push_back(std::clamp<std::int64_t>(i + k, 0, in - 1));
+        w = {cubic2(t + 1.0, a), cubic1(t, a), cubic1(1.0 - t, a), cubic2(2.0 - t, a)};
+        break;
+      }
+      case Mode::kLinearAntialias:
+      case Mode::kCubicAntialias: {
+        // _compute_indices_weights_aa: a filter of support interp_size/2 widened by the
+        // reduction, normalized to sum 1.
+        const bool cubic = mode == Mode::kCubicAntialias;
+        const double s = area_scale(in, out, align_corners, scale);
+        const double support = (cubic ? 2.0 : 1.0) * (s >= 1.0 ? s : 1.0);
+        const double invscale = s >= 1.0 ? 1.0 / s : 1.0;
+        const double center = s * (static_cast<double>(o) + 0.5);
+        const std::int64_t xmin = std::max<std::int64_t>(static_cast<std::int64_t>(center - support + 0.5), 0);
+        const std::int64_t xsize = std::min<std::int64_t>(static_cast<std::int64_t>(center + support + 0.5), in) - xmin;
+        double total = 0;
+        for (std::int64_t j = 0; j < xsize; ++j) {
+          double x = std::abs((static_cast<double>(j + xmin) - center + 0.5) * invscale);
+          double f = 0;
+          if (cubic) {
+            constexpr double a = -0.5;
+            f = x < 1.0 ? cubic1(x, a) : x < 2.0 ? (((x - 5) * x + 8) * x - 4) * a : 0.0;
+          } else {
+            f = x < 1.0 ? 1.0 - x : 0.0;
+          }
+          idx.push_back(xmin + j);
+          w.push_back(f);
+          total += f;
+        }
+        if (total != 0.0) {
+          for (auto& v : w) v /= total;
+        }
+        break;
+      }
+    }
+  }
+  return taps;
+}
+
+// One pass: dimension `d` of contiguous `x` resampled to `taps.index.size()`.
+template <typename T>
+Tensor resample_dim(const Tensor& x, std::size_t d, const Taps& taps) {
+  Ints sizes = x.sizes();
+  const std::int64_t in = sizes[d];
+  const auto out = static_cast<std::int64_t>(taps.index.size());
+  sizes[d] = out;
+  Tensor y = Tensor::empty(sizes, x.dtype());
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < d; ++i) outer *= sizes[i];
+  for (std::size_t i = d + 1; i < sizes.size(); ++i) inner *= sizes[i];
+  const T* src = x.data<T>();
+  T* dst = y.mutable_data<T>();
+  for (std::int64_t p = 0; p < outer; ++p) {
+    const T* plane = src + p * in * inner;
+    T* to = dst + p * out * inner;
+    for (std::int64_t o = 0; o < out; ++o) {
+      const auto& idx = taps.index[static_cast<std::size_t>(o)];
+      const auto& w = taps.weight[static_cast<std::size_t>(o)];
+      for (std::int64_t e = 0; e < inner; ++e) {
+        T sum = 0;
+        for (std::size_t k = 0; k < idx.size(); ++k) sum += plane[idx[k] * inner + e] * static_cast<T>(w[k]);
+        to[o * inner + e] = sum;
+      }
+    }
+  }
+  return y;
+}
+
+// upsample_*.vec(Tensor input, int[]? output_size, [bool align_corners,] float[]? scale_factors)
+template <Mode mode, int Spatial, bool HasAlign>
+void upsample(Stack& s) {
+  IValue scales_v = pop(s);
+  bool align_corners = false;
+  if constexpr (HasAlign) align_corners = pop(s).to_bool();
+  IValue size_v = pop(s);
+  IValue input_v = pop(s);
+  const Tensor& input = input_v.to_tensor();
+  if (size_v.is_none() == scales_v.is_none()) fail("Must specify exactly one of output_size and scale_factors");
+  if (input.dim() != Spatial + 2) {
+    fail(fmt::format("Expected {}D input (got {}D input)", Spatial + 2, input.dim()));
+  }
+  std::vector<std::optional<double>> scales(Spatial);
+  Ints out_sizes(Spatial);
+  if (!size_v.is_none()) {
+    out_sizes = int_list(size_v);
+    if (static_cast<int>(out_sizes.size()) != Spatial) {
+      fail(fmt::format("It is expected output_size equals to {}, but got size {}", Spatial, out_sizes.size()));
+    }
+  } else {
+    const auto& list = scales_v.to_list();
+    if (static_cast<int>(list.size()) != Spatial) {
+      fail(fmt::format("It is expected scale_factors equals to {}, but got size {}", Spatial, list.size()));
+    }
+    for (int i = 0; i < Spatial; ++i) {
+      scales[static_cast<std::size_t>(i)] = list[static_cast<std::size_t>(i)].to_double();
+      out_sizes[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(
+          static_cast<double>(input.sizes()[static_cast<std::size_t>(i + 2)]) * *scales[static_cast<std::size_t>(i)]);
+    }
+  }
+  bool positive = true;
+  std::string in_text, out_text;  // "H: 4, W: 5", as PyTorch names the dimensions
+  for (int i = 0; i < Spatial; ++i) {
+    const std::int64_t in = input.sizes()[static_cast<std::size_t>(i + 2)];
+    const std::int64_t out = out_sizes[static_cast<std::size_t>(i)];
+    positive = positive && in > 0 && out > 0;
+    const char name = "DHW"[3 - Spatial + i];
+    in_text += fmt::format("{}{}: {}", i ? ", " : "", name, in);
+    out_text += fmt::format("{}{}: {}", i ? ", " : "", name, out);
+  }
+  if (!positive) {
+    fail(fmt::format("Input and output sizes should be greater than 0, but got input ({}) output ({})", in_text,
+                     out_text));
+  }
+  require_floating("aten::upsample", "upsample", input.dtype());
+  Tensor x = input.contiguous();
+  dispatch_floating(x.dtype(), "upsample", [&](auto tag) {
+    using T = decltype(tag);
+    for (int i = Spatial - 1; i >= 0; --i) {
+      const auto d = static_cast<std::size_t>(i + 2);
+      const std::int64_t in = x.sizes()[d];
+      const std::int64_t out = out_sizes[static_cast<std::size_t>(i)];
+      const bool antialias = mode == Mode::kLinearAntialias || mode == Mode::kCubicAntialias;
+      if (antialias && in == out) continue;  // PyTorch resamples only the dimensions that change
+      x = resample_dim<T>(x, d, taps_for<T>(mode, in, out, align_corners, scales[static_cast<std::size_t>(i)]));
+    }
+  });
+  s.emplace_back(x.storage().data() == input.storage().data() ? x.copy() : x);
+}
+
+}  // namespace
+
+void register_upsample_ops(OperatorRegistry& r) {
+  r.add({"aten::upsample_nearest1d.vec", 3, {}, upsample<Mode::kNearest, 1, false>});
+  r.add({"aten::upsample_nearest2d.vec", 3, {}, upsample<Mode::kNearest, 2, false>});
+  r.add({"aten::upsample_nearest3d.vec", 3, {}, upsample<Mode::kNearest, 3, false>});
+  r.add({"aten::_upsample_nearest_exact1d.vec", 3, {}, upsample<Mode::kNearestExact, 1, false>});
+  r.add({"aten::_upsample_nearest_exact2d.vec", 3, {}, upsample<Mode::kNearestExact, 2, false>});
+  r.add({"aten::_upsample_nearest_exact3d.vec", 3, {}, upsample<Mode::kNearestExact, 3, false>});
+  r.add({"aten::upsample_linear1d.vec", 4, {}, upsample<Mode::kLinear, 1, true>});
+  r.add({"aten::upsample_bilinear2d.vec", 4, {}, upsample<Mode::kLinear, 2, true>});
+  r.add({"aten::upsample_trilinear3d.vec", 4, {}, upsample<Mode::kLinear, 3, true>});
+  r.add({"aten::upsample_bicubic2d.vec", 4, {}, upsample<Mode::kCubic, 2, true>});
+  r.add({"aten::_upsample_bilinear2d_aa.vec", 4, {}, upsample<Mode::kLinearAntialias, 2, true>});
+  r.add({"aten::_upsample_bicubic2d_aa.vec", 4, {}, upsample<Mode::kCubicAntialias, 2, true>});
+}
+
+}  // namespace symbolite::ops::nn
