@@ -1,4 +1,5 @@
-// Copies that move elements to new places: roll (a cyclic shift along dimensions) and pad
+// Copies that move elements to new places: roll (a cyclic shift along dimensions), repeat
+// (tiling) and pad
 // (constant, reflect, replicate and circular padding of the last dimensions, negative
 // constant padding crops), as swin transformers and padding layers use them. Both map each
 // output index to a source index and copy bytes, so every dtype works alike.
@@ -139,9 +140,39 @@ void pad(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
+// repeat(Tensor self, SymInt[] repeats) -> Tensor: tiled `repeats` times along each dimension
+// (leading repeats add dimensions).
+void repeat(Stack& s) {
+  IValue repeats_v = pop(s), self = pop(s);
+  Tensor t = self.to_tensor().contiguous();
+  Sizes repeats = int_list_arg(repeats_v);
+  if (static_cast<std::int64_t>(repeats.size()) < t.dim()) {
+    fail("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  }
+  const std::size_t lead = repeats.size() - t.sizes().size();
+  Sizes in_sizes(lead, 1);
+  in_sizes.insert(in_sizes.end(), t.sizes().begin(), t.sizes().end());
+  Sizes sizes(repeats.size());
+  for (std::size_t d = 0; d < repeats.size(); ++d) sizes[d] = in_sizes[d] * repeats[d];
+  for (std::int64_t n : sizes) {
+    if (n < 0) {
+      fail(fmt::format("Trying to create tensor with negative dimension {}: {}", n, tensor::format_sizes(sizes)));
+    }
+  }
+  Tensor out = Tensor::empty(sizes, t.dtype());
+  Sizes strides = tensor::contiguous_strides(in_sizes);
+  gather_elements(t, out, nullptr, [&](const Sizes& index) {
+    std::int64_t flat = 0;
+    for (std::size_t d = 0; d < index.size(); ++d) flat += (index[d] % in_sizes[d]) * strides[d];
+    return flat;
+  });
+  s.emplace_back(std::move(out));
+}
+
 }  // namespace
 
 void register_rearrange_ops(OperatorRegistry& r) {
+  r.add({"aten::repeat", 2, {}, repeat});
   r.add({"aten::roll", 3, {IValue::list({})}, roll});
   r.add({"aten::pad", 4, {IValue::string("constant"), IValue()}, pad});
 }

@@ -179,6 +179,27 @@ void float_pow(Stack& s) {
 void float_from_scalar(Stack& s) { s.emplace_back(pop(s).to_double()); }
 void empty_dict(Stack& s) { s.push_back(IValue::dict(std::make_shared<Dict>())); }
 
+void bool_from_float(Stack& s) { s.emplace_back(pop(s).to_double() != 0.0); }
+void int_sqrt(Stack& s) { s.emplace_back(std::sqrt(static_cast<double>(pop(s).to_int()))); }
+
+template <bool all>
+void bool_list_reduce(Stack& s) {
+  IValue list = pop(s);  // alive for the loop: the popped value may own the list
+  bool result = all;
+  for (const auto& v : list.to_list()) result = all ? result && v.to_bool() : result || v.to_bool();
+  s.emplace_back(result);
+}
+
+// The state queries nn.MultiheadAttention's fast-path check makes. Grad mode is on, as in
+// PyTorch's lite interpreter (symbolite computes no gradients, and no tensor requires one);
+// autocast is off; no tensor is nested.
+void grad_enabled(Stack& s) { s.emplace_back(true); }
+void autocast_enabled(Stack& s) { s.emplace_back(false); }
+void is_nested(Stack& s) {
+  pop(s).to_tensor();
+  s.emplace_back(false);
+}
+
 void int_from_float(Stack& s) { s.emplace_back(static_cast<std::int64_t>(pop(s).to_double())); }
 void float_from_int(Stack& s) { s.emplace_back(pop(s).to_double()); }
 
@@ -227,6 +248,13 @@ void register_scalar_ops(OperatorRegistry& r) {
   r.add({"aten::pow.int_float", 2, {}, float_pow});
   r.add({"aten::Float.Scalar", 1, {}, float_from_scalar});
   r.add({"aten::dict", 0, {}, empty_dict});
+  r.add({"aten::Bool.float", 1, {}, bool_from_float});
+  r.add({"aten::sqrt.int", 1, {}, int_sqrt});
+  r.add({"aten::all.bool", 1, {}, bool_list_reduce<true>});
+  r.add({"aten::any.bool", 1, {}, bool_list_reduce<false>});
+  r.add({"aten::is_grad_enabled", 0, {}, grad_enabled});
+  r.add({"aten::is_autocast_enabled", 0, {}, autocast_enabled});
+  r.add({"prim::is_nested", 1, {}, is_nested});
   r.add({"aten::Int.float", 1, {}, int_from_float});
   r.add({"aten::Float.int", 1, {}, float_from_int});
   r.add({"aten::eq.str", 2, {}, str_eq});

@@ -33,7 +33,7 @@ void register_random_ops(OperatorRegistry& registry);
 void register_masking_ops(OperatorRegistry& registry);
 // Lists and tuples as operators: list.t, eq/ne.int_list, prim::TupleUnpack.
 void register_list_ops(OperatorRegistry& registry);
-// Copies that move elements: roll, pad.
+// Copies that move elements: roll, repeat, pad.
 void register_rearrange_ops(OperatorRegistry& registry);
 // Dicts as operators: keys, values, items, get, setdefault, pop, _set_item, ... per key type.
 void register_dict_ops(OperatorRegistry& registry);
