@@ -132,8 +132,9 @@ void batch_norm(Stack& s) {
       shift[c] = b[c] - m[c] * scale[c];
     }
     // An input nothing else refers to (a convolution's output moved onto the stack) is
-    // overwritten: no second buffer, and the values stay in cache for the next op.
-    bool reuse = input.is_contiguous() && input.storage().is_unshared();
+    // overwritten: no second buffer, and the values stay in cache for the next op. A tensor
+    // a register or a residual branch still holds (pre-norm blocks: maxvit's MBConv) is not.
+    bool reuse = input.is_contiguous() && a[0].holds_unshared_tensor();
     Tensor x = input.contiguous();
     out = reuse ? x : Tensor::uninitialized(x.sizes(), x.dtype());
     dispatch_floating(x.dtype(), "batch_norm", [&](auto tag) {

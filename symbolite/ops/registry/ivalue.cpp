@@ -94,6 +94,11 @@ const tensor::Tensor& IValue::to_tensor() const {
   if (kind_ != Kind::kTensor) kind_error(Kind::kTensor);
   return *std::get<std::shared_ptr<tensor::Tensor>>(v_);
 }
+bool IValue::holds_unshared_tensor() const {
+  if (kind_ != Kind::kTensor) return false;
+  const auto& t = std::get<std::shared_ptr<tensor::Tensor>>(v_);
+  return t.use_count() == 1 && t->storage().is_unshared();
+}
 IValueList& IValue::to_list() const {
   if (kind_ != Kind::kList) kind_error(Kind::kList);
   return *std::get<std::shared_ptr<IValueList>>(v_);

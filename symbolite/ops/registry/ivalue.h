@@ -55,6 +55,10 @@ class IValue {
   double to_double() const;       // accepts int too (PyTorch's Scalar promotion)
   const std::string& to_string() const;
   const tensor::Tensor& to_tensor() const;
+  // Whether this holds a tensor that nothing else can see: this IValue is the only handle to
+  // the tensor (IValue copies share it) and the tensor the only handle to its owned buffer
+  // (Storage::is_unshared). A kernel may then overwrite it instead of allocating its result.
+  bool holds_unshared_tensor() const;
   IValueList& to_list() const;    // shared, mutable
   const IValueList& to_tuple() const;
   Dict& to_dict() const;

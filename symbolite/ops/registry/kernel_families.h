@@ -35,6 +35,8 @@ void register_masking_ops(OperatorRegistry& registry);
 void register_list_ops(OperatorRegistry& registry);
 // Copies that move elements: roll, repeat, pad.
 void register_rearrange_ops(OperatorRegistry& registry);
+// Einstein summation as batched matrix products.
+void register_einsum_ops(OperatorRegistry& registry);
 // Dicts as operators: keys, values, items, get, setdefault, pop, _set_item, ... per key type.
 void register_dict_ops(OperatorRegistry& registry);
 // Strings: add.str, comparisons, len, indexing, str(x), case, strip, split, join, replace, find.
@@ -55,6 +57,7 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_masking_ops(registry);
   register_list_ops(registry);
   register_rearrange_ops(registry);
+  register_einsum_ops(registry);
   register_dict_ops(registry);
   register_string_ops(registry);
 }
