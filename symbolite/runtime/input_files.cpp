@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <limits>
 
 #include <fmt/format.h>
@@ -28,7 +29,11 @@ class JsonReader {
  public:
   explicit JsonReader(std::string path) : path_(std::move(path)), dir_(fs::path(path_).parent_path()) {}
 
-  ops::IValue read(const nlohmann::ordered_json& j, const std::string& where) const {
+  ops::IValue read(const nlohmann::ordered_json& j, const std::string& where, int depth = 0) const {
+    if (depth > kMaxInputDepth) {
+      throw Error(ErrorKind::kLimit, fmt::format("{}: at {}: values nested deeper than {}", path_, where,
+                                                 kMaxInputDepth));
+    }
     if (j.is_null()) return {};
     if (j.is_boolean()) return ops::IValue(j.get<bool>());
     if (j.is_number_integer()) return ops::IValue(j.get<std::int64_t>());
@@ -36,19 +41,21 @@ class JsonReader {
     if (j.is_string()) return ops::IValue::string(j.get<std::string>());
     if (j.is_array()) {
       ops::IValueList items;
-      for (std::size_t i = 0; i < j.size(); ++i) items.push_back(read(j[i], fmt::format("{}[{}]", where, i)));
+      for (std::size_t i = 0; i < j.size(); ++i) {
+        items.push_back(read(j[i], fmt::format("{}[{}]", where, i), depth + 1));
+      }
       return ops::IValue::list(std::move(items));
     }
     if (j.size() == 1) {
       const auto& [key, value] = *j.items().begin();
       if (key == "$tensor") return tensor(value, where);
-      if (key == "$tuple") return tuple(value, where);
-      if (key == "$dict") return dict(value, where);
+      if (key == "$tuple") return tuple(value, where, depth);
+      if (key == "$dict") return dict(value, where, depth);
       if (key == "$float") return special_float(value, where);
     }
     auto d = std::make_shared<ops::Dict>();
     for (const auto& [key, value] : j.items()) {
-      d->items.emplace_back(ops::IValue::string(key), read(value, fmt::format("{}[\"{}\"]", where, key)));
+      d->items.emplace_back(ops::IValue::string(key), read(value, fmt::format("{}[\"{}\"]", where, key), depth + 1));
     }
     return ops::IValue::dict(std::move(d));
   }
@@ -64,21 +71,23 @@ class JsonReader {
     return read_tensor((p.is_absolute() ? p : dir_ / p).string());
   }
 
-  ops::IValue tuple(const nlohmann::ordered_json& items, const std::string& where) const {
+  ops::IValue tuple(const nlohmann::ordered_json& items, const std::string& where, int depth) const {
     if (!items.is_array()) fail(where, "\"$tuple\" takes a list of values");
     ops::IValueList out;
-    for (std::size_t i = 0; i < items.size(); ++i) out.push_back(read(items[i], fmt::format("{}[{}]", where, i)));
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      out.push_back(read(items[i], fmt::format("{}[{}]", where, i), depth + 1));
+    }
     return ops::IValue::tuple(std::move(out));
   }
 
-  ops::IValue dict(const nlohmann::ordered_json& pairs, const std::string& where) const {
+  ops::IValue dict(const nlohmann::ordered_json& pairs, const std::string& where, int depth) const {
     if (!pairs.is_array()) fail(where, "\"$dict\" takes a list of [key, value] pairs");
     auto d = std::make_shared<ops::Dict>();
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       const auto& pair = pairs[i];
       std::string at = fmt::format("{}[{}]", where, i);
       if (!pair.is_array() || pair.size() != 2) fail(at, "a \"$dict\" item is a [key, value] pair");
-      d->items.emplace_back(read(pair[0], at + "[0]"), read(pair[1], at + "[1]"));
+      d->items.emplace_back(read(pair[0], at + "[0]", depth + 1), read(pair[1], at + "[1]", depth + 1));
     }
     return ops::IValue::dict(std::move(d));
   }
@@ -145,17 +154,22 @@ nlohmann::ordered_json to_json(const ops::IValue& v, const std::function<std::st
 
 }  // namespace
 
+ops::IValue parse_input_json(std::string_view text, const std::string& path) {
+  nlohmann::ordered_json j;
+  try {
+    j = nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::kFormat, fmt::format("{}: {}", path, e.what()));
+  }
+  return JsonReader(path).read(j, "");
+}
+
 ops::IValue read_input_file(const std::string& path) {
   if (path.ends_with(".json")) {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(ErrorKind::kNotFound, fmt::format("{}: cannot open", path));
-    nlohmann::ordered_json j;
-    try {
-      j = nlohmann::ordered_json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(ErrorKind::kFormat, fmt::format("{}: {}", path, e.what()));
-    }
-    return JsonReader(path).read(j, "");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return parse_input_json(text, path);
   }
   return read_tensor(path);
 }

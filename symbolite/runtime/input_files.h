@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,12 @@ namespace symbolite::runtime {
 // Throws Error naming the file (and, in JSON, where in it: `x.json: at [1]["a"]: ...`):
 // kNotFound, kFormat, kUsage for a value the format does not allow.
 ops::IValue read_input_file(const std::string& path);
+
+// The value of the JSON `text` of an input file at `path` ($tensor paths are relative to its
+// folder). Error(kFormat) for malformed JSON, Error(kUsage) naming the place for a value the
+// format does not allow; nesting deeper than kMaxInputDepth is Error(kLimit).
+ops::IValue parse_input_json(std::string_view text, const std::string& path);
+inline constexpr int kMaxInputDepth = 64;
 
 // The inverse for one input: writes `value` where read_input_file reads it back —
 // `<stem>.npy` for a tensor, else `<stem>.json` with its tensors in `<stem>_<i>.npy` — and

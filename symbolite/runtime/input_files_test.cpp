@@ -96,6 +96,14 @@ TEST(InputFiles, JsonMistakesNameTheFileAndThePlace) {
   EXPECT_NE(error_of(R"({"$dict": [[1]]})").find("at [0]: a \"$dict\" item is a [key, value] pair"),
             std::string::npos);
   EXPECT_NE(error_of(R"({"$tensor": "missing.npy"})").find("missing.npy"), std::string::npos);
+  // Hostile nesting is a limit, not a stack overflow.
+  try {
+    parse_input_json(std::string(1000, '[') + std::string(1000, ']'), "deep.json");
+    FAIL() << "no limit";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kLimit);
+    EXPECT_NE(e.message().find("nested deeper than 64"), std::string::npos) << e.message();
+  }
 }
 
 }  // namespace
