@@ -47,7 +47,10 @@ class JsonReader {
       return ops::IValue::list(std::move(items));
     }
     if (j.size() == 1) {
-      const auto& [key, value] = *j.items().begin();
+      // j.begin(), not *j.items().begin(): the items() proxy would not outlive this line.
+      const auto first = j.begin();
+      const std::string& key = first.key();
+      const auto& value = first.value();
       if (key == "$tensor") return tensor(value, where);
       if (key == "$tuple") return tuple(value, where, depth);
       if (key == "$dict") return dict(value, where, depth);
