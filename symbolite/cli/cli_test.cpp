@@ -53,6 +53,28 @@ TEST(Cli, InspectJsonFollowsTheSchema) {
   EXPECT_TRUE(j["modules"]["children"].is_array());
 }
 
+// inspect says which operators symbolite lacks before anyone runs the model, and `run` refuses
+// the same ones (missing_op.ptl: torch.lgamma, tests/fixtures/make_missing_op_model.py).
+TEST(Cli, InspectListsTheOperatorsSymboliteLacks) {
+  auto all = run_cli("inspect " + fixture_path("models/nested.ptl") + " --json");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(nlohmann::json::parse(all.out)["missing_operators"], nlohmann::json::array());
+  EXPECT_NE(run_cli("inspect " + fixture_path("models/nested.ptl")).out.find("operators: all implemented by symbolite"),
+            std::string::npos);
+
+  auto r = run_cli("inspect " + fixture_path("models/missing_op.ptl") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["missing_operators"], nlohmann::json::array({"aten::lgamma"}));
+  auto text = run_cli("inspect " + fixture_path("models/missing_op.ptl"));
+  EXPECT_NE(text.out.find("operators: 1 not implemented by symbolite (run refuses the model): aten::lgamma\n"),
+            std::string::npos) << text.out;
+  auto refused = run_cli("run " + fixture_path("models/missing_op.ptl") + " --input " +
+                         fixture_path("run/nested/valid_0/input_0.npy"));
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("1 operator is not implemented by symbolite (1 use):\n  aten::lgamma"), std::string::npos)
+      << refused.err;
+}
+
 TEST(Cli, SymbolicatePrintsPyTorchsLayoutWithTheRealMethodName) {
   auto c = load_golden("nested")["cases"][0];
   auto r = run_cli("symbolicate " + nested() + " " + std::to_string(c["handle"].get<int>()));

@@ -1,5 +1,6 @@
 #include "symbolite/cli/inspect_command.h"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +11,7 @@
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/mobile/model_id.h"
 #include "symbolite/mobile/model_info.h"
+#include "symbolite/ops/registry/operator_registry.h"
 
 namespace symbolite::cli {
 namespace {
@@ -37,6 +39,23 @@ nlohmann::json module_json(const mobile::ModuleNode& node) {
                       {"processed_bytes", node.lowered->processed_bytes}};
   }
   return out;
+}
+
+// The operators the bytecode names that symbolite has no kernel for, in order of first use:
+// what `run` would refuse at load, said before anyone tries.
+std::vector<std::string> missing_operators(const mobile::ModelInfo& model) {
+  std::vector<std::string> missing;
+  if (!model.bytecode) return missing;
+  for (const auto& fn : model.bytecode->functions) {
+    for (const auto& op : fn.operators) {
+      std::string name = op.full_name();
+      if (ops::default_registry().find(name) == nullptr &&
+          std::find(missing.begin(), missing.end(), name) == missing.end()) {
+        missing.push_back(std::move(name));
+      }
+    }
+  }
+  return missing;
 }
 
 nlohmann::json to_json(const mobile::ModelInfo& model) {
@@ -70,6 +89,7 @@ nlohmann::json to_json(const mobile::ModelInfo& model) {
       {"bytecode_version", model.bytecode ? nlohmann::json(model.bytecode->version) : nullptr},
       {"top_type", model.top_type()},
       {"methods", methods},
+      {"missing_operators", model.bytecode ? nlohmann::json(missing_operators(model)) : nlohmann::json(nullptr)},
       {"modules", module_json(model.modules)},
       {"debug_info",
        {{"source_range_files", ranges},
@@ -115,6 +135,13 @@ void print_text(const mobile::ModelInfo& model) {
     for (const auto& fn : model.bytecode->functions) {
       fmt::print("  {}  {} instructions, {} operators, {} operator calls\n", fn.qualified_name,
                  fn.instructions.size(), fn.operators.size(), count_opcode(fn, "OP"));
+    }
+    auto missing = missing_operators(model);
+    if (missing.empty()) {
+      fmt::print("operators: all implemented by symbolite\n");
+    } else {
+      fmt::print("operators: {} not implemented by symbolite (run refuses the model): {}\n", missing.size(),
+                 fmt::join(missing, ", "));
     }
   } else {
     fmt::print("bytecode: none (a full TorchScript archive, not a lite-interpreter model)\n");
