@@ -154,8 +154,7 @@ void add_explain_command(CLI::App& app, int& exit_code) {
     const auto& report = lowered.report;
 
     // Load the lowered bytes (no module is set up) and compile each payload by itself.
-    auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(lowered.bytes));
-    auto model = mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), options->model);
+    auto model = mobile::LoadedModel::load_bytes(Bytes::from_vector(std::move(lowered.bytes)), options->model);
     std::unique_ptr<debuginfo::Symbolicator> symbolicator;
     if (model.debug) symbolicator = std::make_unique<debuginfo::Symbolicator>(model.debug);
     std::vector<CompileResult> compiled;

@@ -83,8 +83,7 @@ std::vector<tensor::Tensor> run_unlowered(const mobile::LoadedModel& model,
 }
 
 mobile::LoadedModel load_bytes(std::vector<std::uint8_t> bytes, const std::string& name) {
-  auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(bytes));
-  return mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), name);
+  return mobile::LoadedModel::load_bytes(Bytes::from_vector(std::move(bytes)), name);
 }
 
 class Minifier {

@@ -12,6 +12,7 @@
 
 #include "symbolite/tensor/npy.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/nn_cases.h"
 #include "tests/test_support/run_cli.h"
 #include "tests/test_support/scratch_dir.h"
 
@@ -26,16 +27,6 @@ ordered_json read_json(const std::string& path) {
   return ordered_json::parse(in);
 }
 
-double element(const tensor::Tensor& t, std::int64_t i) {
-  switch (t.dtype()) {
-    case tensor::DType::kFloat32: return t.data<float>()[i];
-    case tensor::DType::kFloat64: return t.data<double>()[i];
-    case tensor::DType::kInt64: return static_cast<double>(t.data<std::int64_t>()[i]);
-    case tensor::DType::kBool: return t.data<bool>()[i] ? 1 : 0;
-    default: ADD_FAILURE() << "dtype"; return 0;
-  }
-}
-
 // Compares `got` (under `got_dir`) with PyTorch's `want` (under `want_dir`); `where` names
 // the place for failure messages.
 void expect_same(const ordered_json& got, const std::string& got_dir, const ordered_json& want,
@@ -48,7 +39,7 @@ void expect_same(const ordered_json& got, const std::string& got_dir, const orde
     auto w = tensor::read_npy_file(want_dir + "/" + want["$tensor"].get<std::string>()).contiguous();
     ASSERT_EQ(g.sizes(), w.sizes());
     ASSERT_EQ(g.dtype(), w.dtype());
-    for (std::int64_t i = 0; i < w.numel(); ++i) EXPECT_NEAR(element(g, i), element(w, i), 1e-5) << i;
+    for (std::int64_t i = 0; i < w.numel(); ++i) EXPECT_NEAR(testing::nn_element(g, i), testing::nn_element(w, i), 1e-5) << i;
     return;
   }
   if (want.is_object()) {

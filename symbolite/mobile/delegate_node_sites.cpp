@@ -2,21 +2,66 @@
 
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "symbolite/debuginfo/archive_records.h"
+#include "symbolite/mobile/delegate_program.h"
+#include "symbolite/support/error.h"
+
 namespace symbolite::mobile {
 namespace {
 
 struct Lowered {
-  std::string path;
-  std::string instance;  // the attribute name: the module instance in call stacks
+  std::vector<std::string> path;  // attribute names from the top
+  std::string instance;           // the attribute name: the module instance in call stacks
   const LoweredModuleInfo* info = nullptr;
 };
 
-void collect(const ModuleNode& node, const std::string& path, std::vector<Lowered>& out) {
+void collect(const ModuleNode& node, std::vector<std::string> path, std::vector<Lowered>& out) {
   for (const auto& child : node.children) {
-    std::string child_path = path.empty() ? child.name : path + "." + child.name;
+    std::vector<std::string> child_path = path;
+    child_path.push_back(child.name);
     if (child.lowered) out.push_back({child_path, child.name, &*child.lowered});
     collect(child, child_path, out);
   }
+}
+
+// The attribute `name` of a module object in data.pkl, or null.
+const pickle::Value* attribute(const pickle::Value& object, const std::string& name) {
+  if (!object.is(pickle::Value::Kind::kObject)) return nullptr;
+  const auto& state = object.as_object().state;
+  if (!state.is(pickle::Value::Kind::kDict)) return nullptr;
+  for (const auto& [key, value] : state.as_dict()) {
+    if (key.is(pickle::Value::Kind::kString) && key.as_string() == name) return &value;
+  }
+  return nullptr;
+}
+
+// Per method, the delegate-node handles of a lowered module's payload when it is a symbolite
+// delegate program that parses (its state: (compile spec, {method: (program, weights)}, flag));
+// other payloads are opaque. Parsed here, when a handle needs it, not at every load.
+std::map<std::string, std::vector<debuginfo::DebugHandle>> program_handles(const pickle::Value& lowered) {
+  std::map<std::string, std::vector<debuginfo::DebugHandle>> out;
+  if (!lowered.is(pickle::Value::Kind::kObject)) return out;
+  const auto& state = lowered.as_object().state;
+  if (!state.is(pickle::Value::Kind::kTuple) || state.as_tuple().size() != 3) return out;
+  const auto& processed = state.as_tuple()[1];
+  if (!processed.is(pickle::Value::Kind::kDict)) return out;
+  for (const auto& [key, value] : processed.as_dict()) {
+    if (!key.is(pickle::Value::Kind::kString)) continue;
+    const pickle::Value* text = &value;
+    if (value.is(pickle::Value::Kind::kTuple) && !value.as_tuple().empty()) text = &value.as_tuple().front();
+    if (!text->is(pickle::Value::Kind::kString) || !text->as_string().starts_with(kDelegateProgramMagic)) continue;
+    try {
+      auto& handles = out[std::string(key.as_string())];
+      for (const auto& step : parse_delegate_program(text->as_string()).steps) handles.push_back(step.handle);
+    } catch (const Error&) {
+      // A payload that does not parse fails at load, where the runtime says why.
+      out.erase(std::string(key.as_string()));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -24,7 +69,7 @@ void collect(const ModuleNode& node, const std::string& path, std::vector<Lowere
 std::map<debuginfo::DebugHandle, DelegateNodeSite> delegate_node_sites(const ModelInfo& model) {
   std::map<debuginfo::DebugHandle, DelegateNodeSite> sites;
   std::vector<Lowered> lowered;
-  collect(model.modules, "", lowered);
+  collect(model.modules, {}, lowered);
   if (lowered.empty() || !model.bytecode || !model.debug.has_handle_table) return sites;
 
   // The execute calls: `execute` INTERFACE_CALLs whose call stack enters a lowered module.
@@ -46,16 +91,23 @@ std::map<debuginfo::DebugHandle, DelegateNodeSite> delegate_node_sites(const Mod
       }
     }
   }
-  for (const auto& l : lowered) {
-    const auto& found = calls[l.instance];
-    for (const auto& [method, handles] : l.info->program_handles) {
-      for (auto h : handles) {
-        DelegateNodeSite site{l.path, l.info->backend, method, std::nullopt};
-        if (found.size() == 1) site.call = found.front();
-        sites.emplace(h, std::move(site));
+  // The payloads, from data.pkl again: the module tree keeps only their sizes.
+  debuginfo::decode_pickle_record(model.archive, "data.pkl", [&](const pickle::Value& root) {
+    for (const auto& l : lowered) {
+      const pickle::Value* object = &root;
+      for (const auto& name : l.path) object = object == nullptr ? nullptr : attribute(*object, name);
+      if (object == nullptr) continue;
+      const auto& found = calls[l.instance];
+      for (const auto& [method, handles] : program_handles(*object)) {
+        for (auto h : handles) {
+          DelegateNodeSite site{fmt::format("{}", fmt::join(l.path, ".")), l.info->backend, method, std::nullopt};
+          if (found.size() == 1) site.call = found.front();
+          sites.emplace(h, std::move(site));
+        }
       }
     }
-  }
+    return 0;
+  });
   return sites;
 }
 

@@ -4,6 +4,7 @@
 // delegate program in the file, the lowered module and method it belongs to and the
 // instruction that calls that module's `execute`, so that the handle alone symbolicates through
 // the delegate exactly as a failure inside it does (Symbolicator::symbolicate_delegated).
+// It re-reads data.pkl for the payloads: only `symbolicate` pays for that, not every load.
 #pragma once
 
 #include <map>

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "symbolite/mobile/delegate_program.h"
 #include "symbolite/pickle/globals.h"
 #include "symbolite/support/error.h"
 
@@ -62,22 +61,6 @@ LoweredModuleInfo read_lowered(const pickle::Object& object) {
   }
   info.processed_kind = std::string(state[1].kind_name());
   info.processed_bytes = string_bytes(state[1]);
-  if (state[1].is(pickle::Value::Kind::kDict)) {
-    for (const auto& [key, value] : state[1].as_dict()) {
-      if (!key.is(pickle::Value::Kind::kString)) continue;
-      const pickle::Value* text = &value;
-      if (value.is(pickle::Value::Kind::kTuple) && !value.as_tuple().empty()) text = &value.as_tuple().front();
-      if (!text->is(pickle::Value::Kind::kString) || !text->as_string().starts_with(kDelegateProgramMagic)) continue;
-      try {
-        auto& handles = info.program_handles[std::string(key.as_string())];
-        for (const auto& step : parse_delegate_program(text->as_string()).steps) handles.push_back(step.handle);
-      } catch (const Error&) {
-        // A payload that does not parse fails at load, where the runtime says why; here the
-        // module tree stays readable.
-        info.program_handles.erase(std::string(key.as_string()));
-      }
-    }
-  }
   return info;
 }
 

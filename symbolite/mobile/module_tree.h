@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,9 +23,6 @@ struct LoweredModuleInfo {
   // or a dict of strings (what most backends, symbolite's included, return); 0 otherwise.
   std::uint64_t processed_bytes = 0;
   std::string processed_kind;  // "dict", "str", ...: the pickled kind of `processed`
-  // Per method, the delegate-node handles of its payload when that is a symbolite delegate
-  // program (mobile/delegate_program.h) that parses; other payloads are opaque.
-  std::map<std::string, std::vector<std::int64_t>> program_handles;
 };
 
 struct ModuleNode {

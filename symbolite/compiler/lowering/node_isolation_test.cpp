@@ -18,8 +18,7 @@ namespace symbolite::compiler {
 namespace {
 
 mobile::LoadedModel load(std::vector<std::uint8_t> bytes) {
-  auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(bytes));
-  return mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), "cut");
+  return mobile::LoadedModel::load_bytes(Bytes::from_vector(std::move(bytes)), "cut");
 }
 
 // nested.ptl's forward, lowered to eager, on its first valid call's inputs.
