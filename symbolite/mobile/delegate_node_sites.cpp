@@ -27,17 +27,6 @@ void collect(const ModuleNode& node, std::vector<std::string> path, std::vector<
   }
 }
 
-// The attribute `name` of a module object in data.pkl, or null.
-const pickle::Value* attribute(const pickle::Value& object, const std::string& name) {
-  if (!object.is(pickle::Value::Kind::kObject)) return nullptr;
-  const auto& state = object.as_object().state;
-  if (!state.is(pickle::Value::Kind::kDict)) return nullptr;
-  for (const auto& [key, value] : state.as_dict()) {
-    if (key.is(pickle::Value::Kind::kString) && key.as_string() == name) return &value;
-  }
-  return nullptr;
-}
-
 // Per method, the delegate-node handles of a lowered module's payload when it is a symbolite
 // delegate program that parses (its state: (compile spec, {method: (program, weights)}, flag));
 // other payloads are opaque. Parsed here, when a handle needs it, not at every load.
@@ -95,7 +84,7 @@ std::map<debuginfo::DebugHandle, DelegateNodeSite> delegate_node_sites(const Mod
   debuginfo::decode_pickle_record(model.archive, "data.pkl", [&](const pickle::Value& root) {
     for (const auto& l : lowered) {
       const pickle::Value* object = &root;
-      for (const auto& name : l.path) object = object == nullptr ? nullptr : attribute(*object, name);
+      for (const auto& name : l.path) object = object == nullptr ? nullptr : pickle::object_attribute(*object, name);
       if (object == nullptr) continue;
       const auto& found = calls[l.instance];
       for (const auto& [method, handles] : program_handles(*object)) {

@@ -214,4 +214,14 @@ std::string Value::debug_string(std::size_t limit) const {
   return out;
 }
 
+const Value* object_attribute(const Value& object, std::string_view name) {
+  if (!object.is(Value::Kind::kObject)) return nullptr;
+  const auto& state = object.as_object().state;
+  if (!state.is(Value::Kind::kDict)) return nullptr;
+  for (const auto& [key, value] : state.as_dict()) {
+    if (key.is(Value::Kind::kString) && key.as_string() == name) return &value;
+  }
+  return nullptr;
+}
+
 }  // namespace symbolite::pickle

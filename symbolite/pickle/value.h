@@ -139,4 +139,7 @@ struct Object {
   Value state;            // usually a dict of attributes; None until BUILD
 };
 
+// The attribute `name` of an object whose state is a dict (a module in data.pkl), or nullptr.
+const Value* object_attribute(const Value& object, std::string_view name);
+
 }  // namespace symbolite::pickle

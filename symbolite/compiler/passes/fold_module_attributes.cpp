@@ -11,17 +11,6 @@ bool is_immutable_scalar(const pickle::Value& v) {
   return v.is(Kind::kBool) || v.is(Kind::kInt) || v.is(Kind::kDouble) || v.is(Kind::kString) || v.is_none();
 }
 
-// The state entry `name` of an object whose state is a dict, or nullptr.
-const pickle::Value* attribute_of(const pickle::Value& object, std::string_view name) {
-  if (!object.is(pickle::Value::Kind::kObject)) return nullptr;
-  const auto& state = object.as_object().state;
-  if (!state.is(pickle::Value::Kind::kDict)) return nullptr;
-  for (const auto& [key, value] : state.as_dict()) {
-    if (key.is(pickle::Value::Kind::kString) && key.as_string() == name) return &value;
-  }
-  return nullptr;
-}
-
 std::set<std::string, std::less<>> written_attributes(const Program& program) {
   std::set<std::string, std::less<>> names;
   for (const auto& fn : program.functions) {
@@ -77,7 +66,7 @@ std::size_t fold_module_attributes(Program& program, Function& function) {
     if (n->kind() != "prim::GetAttr" || !n->has_attr("name")) return;
     auto owner = objects.find(n->input(0));
     if (owner == objects.end()) return;
-    const pickle::Value* value = attribute_of(*owner->second, n->attr("name").as_string());
+    const pickle::Value* value = pickle::object_attribute(*owner->second, n->attr("name").as_string());
     if (value == nullptr) return;
     if (value->is(pickle::Value::Kind::kObject)) {
       objects[n->output()] = value;
