@@ -96,6 +96,31 @@ TEST(CliMessages, MissingInputNamesThePathOnce) {
   EXPECT_TRUE(r.out.empty());
 }
 
+// A directory where a file belongs (found by the input_json fuzzer: `{"$tensor": "/"}`) and a
+// device that never ends are errors naming the path, never a crash or an endless read.
+TEST(CliMessages, DirectoriesAndEndlessDevicesAreRefusedByName) {
+  ScratchDir scratch;
+  const std::string dir = scratch.path().string();
+  auto model = run_cli("inspect " + dir);
+  EXPECT_EQ(model.exit_code, 1);
+  EXPECT_EQ(model.err, "symbolite: i/o error: " + dir + ": is a directory, not a file\n");
+  auto input = run_cli("run " + nested() + " --input " + dir);
+  EXPECT_EQ(input.exit_code, 1);
+  EXPECT_EQ(input.err, "symbolite: i/o error: " + dir + ": is a directory, not a file\n");
+  {
+    std::ofstream json(scratch.file("in.json"));
+    json << R"({"$tensor": "/"})";
+  }
+  auto in_json = run_cli("run " + nested() + " --input " + scratch.file("in.json"));
+  EXPECT_EQ(in_json.exit_code, 1);
+  EXPECT_EQ(in_json.err, "symbolite: i/o error: /: is a directory, not a file\n");
+  auto endless = run_cli("inspect /dev/zero");
+  EXPECT_EQ(endless.exit_code, 1);
+  EXPECT_EQ(endless.err, "symbolite: limit exceeded: /dev/zero: a stream (not a regular file) of more than 1024 MiB; "
+                         "save it to a file first\n");
+  EXPECT_TRUE(model.out.empty() && input.out.empty() && in_json.out.empty() && endless.out.empty());
+}
+
 TEST(CliMessages, OutputDirIsCreatedOneLevelOnlyAndErrorsNameThePath) {
   ScratchDir scratch;
   // A missing directory whose parent exists is created.

@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <iterator>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "symbolite/support/error.h"
+#include "symbolite/support/mapped_file.h"
 #include "symbolite/tensor/npy.h"
 
 namespace symbolite::runtime {
@@ -169,10 +169,8 @@ ops::IValue parse_input_json(std::string_view text, const std::string& path) {
 
 ops::IValue read_input_file(const std::string& path) {
   if (path.ends_with(".json")) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(ErrorKind::kNotFound, fmt::format("{}: cannot open", path));
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return parse_input_json(text, path);
+    Bytes text = map_file(path);
+    return parse_input_json(text.str(), path);
   }
   return read_tensor(path);
 }

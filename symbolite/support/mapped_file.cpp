@@ -7,8 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <algorithm>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -41,6 +41,10 @@ Bytes map_file(const std::string& path) {
     ::close(fd);
     fail_errno(path, "cannot stat");
   }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw Error(ErrorKind::kIo, fmt::format("{}: is a directory, not a file", path));
+  }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
     return read_file(path);
@@ -60,11 +64,32 @@ Bytes map_file(const std::string& path) {
 }
 
 Bytes read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail_errno(path, "cannot open");
-  std::vector<std::uint8_t> buffer((std::istreambuf_iterator<char>(in)),
-                                   std::istreambuf_iterator<char>());
-  if (in.bad()) fail_errno(path, "cannot read");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail_errno(path, "cannot open");
+  std::vector<std::uint8_t> buffer;
+  std::size_t used = 0;
+  for (;;) {
+    if (buffer.size() - used < 65536) {
+      buffer.resize(std::min(std::max<std::size_t>(2 * buffer.size(), 1 << 20), kMaxStreamBytes + 65536));
+    }
+    ssize_t n = ::read(fd, buffer.data() + used, buffer.size() - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      errno = err;
+      fail_errno(path, "cannot read");
+    }
+    if (n == 0) break;
+    used += static_cast<std::size_t>(n);
+    if (used > kMaxStreamBytes) {
+      ::close(fd);
+      throw Error(ErrorKind::kLimit, fmt::format("{}: a stream (not a regular file) of more than {} MiB; "
+                                                 "save it to a file first", path, kMaxStreamBytes >> 20));
+    }
+  }
+  ::close(fd);
+  buffer.resize(used);
   return Bytes::from_vector(std::move(buffer));
 }
 
