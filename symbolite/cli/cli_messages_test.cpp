@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -97,7 +99,7 @@ TEST(CliMessages, MissingInputNamesThePathOnce) {
 }
 
 // A directory where a file belongs (found by the input_json fuzzer: `{"$tensor": "/"}`) and a
-// device that never ends are errors naming the path, never a crash or an endless read.
+// device or FIFO are errors naming the path, never a crash, an endless read or a hang.
 TEST(CliMessages, DirectoriesAndEndlessDevicesAreRefusedByName) {
   ScratchDir scratch;
   const std::string dir = scratch.path().string();
@@ -116,8 +118,13 @@ TEST(CliMessages, DirectoriesAndEndlessDevicesAreRefusedByName) {
   EXPECT_EQ(in_json.err, "symbolite: i/o error: /: is a directory, not a file\n");
   auto endless = run_cli("inspect /dev/zero");
   EXPECT_EQ(endless.exit_code, 1);
-  EXPECT_EQ(endless.err, "symbolite: limit exceeded: /dev/zero: a stream (not a regular file) of more than 1024 MiB; "
+  EXPECT_EQ(endless.err, "symbolite: i/o error: /dev/zero: is not a regular file (a device, FIFO or socket); "
                          "save it to a file first\n");
+  ASSERT_EQ(::mkfifo(scratch.file("fifo").c_str(), 0600), 0);  // no writer: opening it would block
+  auto fifo = run_cli("run " + nested() + " --input " + scratch.file("fifo"));
+  EXPECT_EQ(fifo.exit_code, 1);
+  EXPECT_EQ(fifo.err, "symbolite: i/o error: " + scratch.file("fifo") +
+                          ": is not a regular file (a device, FIFO or socket); save it to a file first\n");
   EXPECT_TRUE(model.out.empty() && input.out.empty() && in_json.out.empty() && endless.out.empty());
 }
 

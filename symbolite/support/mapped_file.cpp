@@ -7,8 +7,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -31,24 +29,30 @@ struct Mapping {
   throw Error(kind, fmt::format("{}: {}: {}", path, what, std::strerror(err)));
 }
 
+// Refuses what is not a regular file by name, before opening it: opening a FIFO without a
+// writer would block, and a device like /dev/zero never ends.
+void require_regular_file(const std::string& path, const struct stat& st) {
+  if (S_ISDIR(st.st_mode)) throw Error(ErrorKind::kIo, fmt::format("{}: is a directory, not a file", path));
+  if (!S_ISREG(st.st_mode)) {
+    throw Error(ErrorKind::kIo, fmt::format("{}: is not a regular file (a device, FIFO or socket); "
+                                            "save it to a file first", path));
+  }
+}
+
 }  // namespace
 
 Bytes map_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail_errno(path, "cannot open");
   struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) fail_errno(path, "cannot open");
+  require_regular_file(path, st);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) fail_errno(path, "cannot open");
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
     fail_errno(path, "cannot stat");
   }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    throw Error(ErrorKind::kIo, fmt::format("{}: is a directory, not a file", path));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return read_file(path);
-  }
+  if (!S_ISREG(st.st_mode)) ::close(fd);
+  require_regular_file(path, st);  // replaced between stat and open
   auto mapping = std::make_shared<Mapping>();
   mapping->size = static_cast<std::size_t>(st.st_size);
   if (mapping->size == 0) {
@@ -61,36 +65,6 @@ Bytes map_file(const std::string& path) {
   mapping->address = address;
   const auto* data = static_cast<const std::uint8_t*>(address);
   return Bytes(std::move(mapping), data, static_cast<std::size_t>(st.st_size));
-}
-
-Bytes read_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail_errno(path, "cannot open");
-  std::vector<std::uint8_t> buffer;
-  std::size_t used = 0;
-  for (;;) {
-    if (buffer.size() - used < 65536) {
-      buffer.resize(std::min(std::max<std::size_t>(2 * buffer.size(), 1 << 20), kMaxStreamBytes + 65536));
-    }
-    ssize_t n = ::read(fd, buffer.data() + used, buffer.size() - used);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      errno = err;
-      fail_errno(path, "cannot read");
-    }
-    if (n == 0) break;
-    used += static_cast<std::size_t>(n);
-    if (used > kMaxStreamBytes) {
-      ::close(fd);
-      throw Error(ErrorKind::kLimit, fmt::format("{}: a stream (not a regular file) of more than {} MiB; "
-                                                 "save it to a file first", path, kMaxStreamBytes >> 20));
-    }
-  }
-  ::close(fd);
-  buffer.resize(used);
-  return Bytes::from_vector(std::move(buffer));
 }
 
 }  // namespace symbolite
