@@ -24,6 +24,50 @@ ops::IValue read_tensor(const std::string& path) {
   return ops::IValue(t.storage().is_view() ? t.copy() : std::move(t));
 }
 
+// The SAX pass of parse_input_json: refuses, by byte offset, integers that do not fit in 64
+// bits and nesting deeper than kMaxInputDepth (+1: the special keys' objects).
+class PreCheck : public nlohmann::json_sax<nlohmann::ordered_json> {
+ public:
+  explicit PreCheck(const std::string& path) : path_(path) {}
+
+  bool number_float(number_float_t, const string_t& raw) override {
+    if (raw.find_first_of(".eE") == string_t::npos) {
+      throw Error(ErrorKind::kFormat, fmt::format("{}: the integer {} does not fit in 64 bits (TorchScript's int)",
+                                                  path_, raw));
+    }
+    return true;
+  }
+  bool start_object(std::size_t) override { return enter(); }
+  bool start_array(std::size_t) override { return enter(); }
+  bool end_object() override { return leave(); }
+  bool end_array() override { return leave(); }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    throw Error(ErrorKind::kFormat, fmt::format("{}: {}", path_, e.what()));
+  }
+
+ private:
+  bool enter() {
+    if (++depth_ > 2 * (kMaxInputDepth + 1)) {
+      throw Error(ErrorKind::kLimit, fmt::format("{}: values nested deeper than {}", path_, kMaxInputDepth));
+    }
+    return true;
+  }
+  bool leave() {
+    --depth_;
+    return true;
+  }
+
+  const std::string& path_;
+  int depth_ = 0;
+};
+
 // Reads a JSON value; `where` is the JSON path so far ("[1][\"a\"]") for error messages.
 class JsonReader {
  public:
@@ -36,6 +80,9 @@ class JsonReader {
     }
     if (j.is_null()) return {};
     if (j.is_boolean()) return ops::IValue(j.get<bool>());
+    if (j.is_number_unsigned() && j.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()) {
+      fail(where, fmt::format("the integer {} does not fit in 64 bits (TorchScript's int)", j.get<std::uint64_t>()));
+    }
     if (j.is_number_integer()) return ops::IValue(j.get<std::int64_t>());
     if (j.is_number()) return ops::IValue(j.get<double>());
     if (j.is_string()) return ops::IValue::string(j.get<std::string>());
@@ -65,7 +112,7 @@ class JsonReader {
 
  private:
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
-    throw Error(ErrorKind::kUsage, fmt::format("{}: at {}: {}", path_, where.empty() ? "the top" : where, what));
+    throw Error(ErrorKind::kFormat, fmt::format("{}: at {}: {}", path_, where.empty() ? "the top" : where, what));
   }
 
   ops::IValue tensor(const nlohmann::ordered_json& file, const std::string& where) const {
@@ -160,6 +207,10 @@ nlohmann::ordered_json to_json(const ops::IValue& v, const std::function<std::st
 ops::IValue parse_input_json(std::string_view text, const std::string& path) {
   nlohmann::ordered_json j;
   try {
+    // First a pass that builds nothing: it finds integers past 64 bits (the DOM would make
+    // them doubles) and nesting past the limit, before any value is built.
+    PreCheck check(path);
+    nlohmann::ordered_json::sax_parse(text, &check);
     j = nlohmann::ordered_json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::kFormat, fmt::format("{}: {}", path, e.what()));

@@ -23,12 +23,13 @@
 namespace symbolite::runtime {
 
 // Throws Error naming the file (and, in JSON, where in it: `x.json: at [1]["a"]: ...`):
-// kNotFound, kFormat, kUsage for a value the format does not allow.
+// kNotFound, kIo, kFormat (also for a value the format does not allow), kLimit.
 ops::IValue read_input_file(const std::string& path);
 
 // The value of the JSON `text` of an input file at `path` ($tensor paths are relative to its
-// folder). Error(kFormat) for malformed JSON, Error(kUsage) naming the place for a value the
-// format does not allow; nesting deeper than kMaxInputDepth is Error(kLimit).
+// folder). Error(kFormat) for malformed JSON and, naming the place, for a value the format
+// does not allow (an integer past int64 included: never silently a double); nesting deeper
+// than kMaxInputDepth is Error(kLimit).
 ops::IValue parse_input_json(std::string_view text, const std::string& path);
 inline constexpr int kMaxInputDepth = 64;
 

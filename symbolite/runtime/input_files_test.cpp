@@ -96,9 +96,15 @@ TEST(InputFiles, JsonMistakesNameTheFileAndThePlace) {
   EXPECT_NE(error_of(R"({"$dict": [[1]]})").find("at [0]: a \"$dict\" item is a [key, value] pair"),
             std::string::npos);
   EXPECT_NE(error_of(R"({"$tensor": "missing.npy"})").find("missing.npy"), std::string::npos);
-  // Hostile nesting is a limit, not a stack overflow.
+  // Integers are int64 as in TorchScript: past it is an error, never a double.
+  EXPECT_NE(error_of(R"([1, 9223372036854775808])").find("bad.json: at [1]: the integer 9223372036854775808 does not fit"),
+            std::string::npos) << error_of(R"([1, 9223372036854775808])");
+  EXPECT_NE(error_of(R"([1, -99999999999999999999])").find("bad.json: the integer -99999999999999999999 does not fit"),
+            std::string::npos) << error_of(R"([1, -99999999999999999999])");
+  EXPECT_NE(error_of("[1e400]").find("bad.json: "), std::string::npos);
+  // Hostile nesting is a limit, not a stack overflow, even 100,000 deep.
   try {
-    parse_input_json(std::string(1000, '[') + std::string(1000, ']'), "deep.json");
+    parse_input_json(std::string(100000, '[') + std::string(100000, ']'), "deep.json");
     FAIL() << "no limit";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kLimit);
