@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   debuginfo::SourceRangeTags tags;
   try {
-    debuginfo::add_tags(debuginfo::read_source_range_file(root), tags);
+    auto budget = debuginfo::SourceTextBudget::for_records(size);
+    debuginfo::add_tags(debuginfo::read_source_range_file(root, budget), tags);
   } catch (const Error&) {
   }
   debuginfo::DebugTable table;

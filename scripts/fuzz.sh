@@ -3,9 +3,19 @@
 # for N seconds (default 60), as many at once as there are cores. A crash fails the script;
 # the crashing input is left in build-fuzz/findings/ to be added to fuzz/corpus/<harness>/
 # as a regression input.
+#   scripts/fuzz.sh [SECONDS]     each harness for SECONDS (default 60; what CI runs)
+#   scripts/fuzz.sh --hours N     each harness for N hours, by hand: one line per harness
+#                                 (date, hours, executions, findings) is appended to
+#                                 fuzz/hours.log, the record docs/RELIABILITY.md sums up
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-60}
+hours=""
+if [ "${1:-}" = "--hours" ]; then
+  hours=${2:?"--hours needs a number of hours"}
+  seconds=$(awk -v h="$hours" 'BEGIN { printf "%d", h * 3600 }')
+else
+  seconds=${1:-60}
+fi
 
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSYMBOLITE_FUZZ=ON -DSYMBOLITE_TESTS=OFF -DSYMBOLITE_WERROR=ON >/dev/null
@@ -40,9 +50,15 @@ for harness in "${harnesses[@]}"; do
   name=$(basename "$harness" _fuzz)
   echo "-- $name: ${seconds}s"
   grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY)' build-fuzz/logs/"$name".log || true
+  found=0
   if ls build-fuzz/findings/"$name"-* >/dev/null 2>&1; then
     echo "fuzz finding for $name: $(ls build-fuzz/findings/"$name"-*)"
     failed=1
+    found=$(ls build-fuzz/findings/"$name"-* | wc -l)
+  fi
+  if [ -n "$hours" ]; then
+    execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' build-fuzz/logs/"$name".log | grep -oE '[0-9]+$' || echo 0)
+    echo "$(date -u +%Y-%m-%d) $name hours=$hours executions=$execs findings=$found" >> fuzz/hours.log
   fi
 done
 exit "$failed"

@@ -15,7 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
+#include "symbolite/cli/run_budget_options.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/input_files.h"
@@ -39,6 +41,7 @@ double peak_rss_mib() {
 }
 
 struct BenchOptions {
+  RunBudgetOptions budget;
   std::string model;
   std::string method = "forward";
   std::vector<std::string> inputs;
@@ -93,6 +96,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                 "Record profiler events during the timed runs (to measure the profiler's cost)");
   cmd->add_flag("--profile-details", o->profile_details,
                 "With --profile: also record shapes, FLOPs and memory per event");
+  add_run_budget_options(cmd, o->budget);
   cmd->add_flag("--json", o->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([o, &exit_code] {
     require_at_least("--runs", o->runs, 1);
@@ -105,6 +109,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     double load_ms = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - load_start).count();
     runtime::Interpreter interpreter(model);
+    interpreter.set_budget(to_run_budget(o->budget));
     Progress progress(o->runs);
     for (int i = 0; i < o->warmup; ++i) interpreter.run_method(o->method, inputs);
     std::vector<double> ms;
@@ -126,7 +131,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                             {"min_ms", ms.front()}, {"median_ms", at(0.5)}, {"p90_ms", at(0.9)},
                             {"peak_rss_mib", peak_rss_mib()},
                             {"profile", o->profile_details ? "details" : o->profile ? "time" : "off"}};
-      std::cout << out.dump(2) << "\n";
+      std::cout << json_text(out, 2) << "\n";
       exit_code = kExitOk;
       return;
     }

@@ -10,6 +10,7 @@
 
 #include "symbolite/cli/backend_choice.h"
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/json_text.h"
 #include "symbolite/compiler/lowering/lowering.h"
 #include "symbolite/debuginfo/symbolicator.h"
 #include "symbolite/mobile/loaded_model.h"
@@ -118,7 +119,7 @@ CompileResult compile_one(const std::string& backend, const mobile::LoadedModel:
       result.traceback = s.traceback;
     }
   } catch (const Error& e) {
-    result.error = e.what();
+    result.error = e.text();
   }
   result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
@@ -206,7 +207,7 @@ void add_explain_command(CLI::App& app, int& exit_code) {
       } else if (!flops.note.empty()) {
         out["flops"] = {{"error", flops.note}};
       }
-      std::cout << out.dump(2) << "\n";
+      std::cout << json_text(out, 2) << "\n";
     } else {
       fmt::print("{} -> {} ({}): {} partition{}, {} of {} operators delegated ({:.1f} %)\n", options->model,
                  options->backend, options->method, report.partitions.size(),

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/compiler/model_export.h"
 
@@ -35,6 +36,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", options->json, "Print a JSON report (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
     check_binary_output("-o", options->output);
+    refuse_overlapping_outputs({{"-o", options->output}}, {{"MODEL", options->model}});
     compiler::ExportOptions export_options;
     export_options.handles =
         options->stable_handles ? compiler::HandleScheme::kStable : compiler::HandleScheme::kCounter;
@@ -51,7 +53,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
                             {"instructions", report.instructions},
                             {"debug_handles", report.handles},
                             {"passes", passes}};
-      std::cout << out.dump(2) << "\n";
+      std::cout << json_text(out, 2) << "\n";
     } else {
       fmt::print("wrote {}: {} functions, {} instructions, {} debug handles ({})\n", options->output,
                  report.functions, report.instructions, report.handles,

@@ -9,6 +9,7 @@
 
 #include "symbolite/backends/xnnpack/xnnpack_support.h"
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/json_text.h"
 #include "symbolite/compiler/graph_printer.h"
 #include "symbolite/compiler/lifter.h"
 #include "symbolite/compiler/partitioner.h"
@@ -99,7 +100,7 @@ void print_partitions(const compiler::Program& program, const std::vector<const 
   }
   out["functions"] = list;
   if (json) {
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out, 2) << "\n";
   } else {
     std::cout << text;
   }
@@ -132,7 +133,7 @@ void add_graph_command(CLI::App& app, int& exit_code) {
       nlohmann::json list = nlohmann::json::array();
       for (const auto* fn : functions) list.push_back(compiler::function_to_json(*fn, program.top_type));
       out["functions"] = list;
-      std::cout << out.dump(2) << "\n";
+      std::cout << json_text(out, 2) << "\n";
     } else {
       std::string text;
       for (const auto* fn : functions) {

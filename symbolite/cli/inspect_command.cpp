@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/json_text.h"
 #include "symbolite/mobile/model_id.h"
 #include "symbolite/mobile/model_info.h"
 #include "symbolite/ops/registry/operator_registry.h"
@@ -186,7 +187,7 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
     // Load everything before printing anything, so a bad file prints no half result.
     auto model = mobile::ModelInfo::load(options->model);
     if (options->json) {
-      std::cout << to_json(model).dump(2) << "\n";
+      std::cout << json_text(to_json(model), 2) << "\n";
     } else {
       print_text(model);
     }

@@ -8,6 +8,7 @@
 
 #include "symbolite/cli/backend_choice.h"
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/compiler/lowering/lowering.h"
 
@@ -73,6 +74,7 @@ void add_lower_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", options->json, "Print a JSON report (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
     check_binary_output("-o", options->output);
+    refuse_overlapping_outputs({{"-o", options->output}}, {{"MODEL", options->model}});
     auto support = backend_support(options->backend);
     compiler::LoweringOptions lowering;
     lowering.backend = options->backend;
@@ -85,7 +87,7 @@ void add_lower_command(CLI::App& app, int& exit_code) {
                                                : compiler::HandleScheme::kCounter;
     auto report = compiler::lower_model(options->model, options->output, *support, lowering);
     if (options->json) {
-      std::cout << to_json(report, *options).dump(2) << "\n";
+      std::cout << json_text(to_json(report, *options), 2) << "\n";
     } else {
       std::size_t nodes = 0;
       for (const auto& p : report.partitions) nodes += p.operators.size();

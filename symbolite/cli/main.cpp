@@ -3,12 +3,14 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <new>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "symbolite/cli/buffered_stdout.h"
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/bench_command.h"
 #include "symbolite/backends/register_backends.h"
@@ -24,6 +26,7 @@
 #include "symbolite/cli/symbolicate_command.h"
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/printable_text.h"
 
 #ifndef SYMBOLITE_VERSION
 #error "SYMBOLITE_VERSION is set from CMake's project() version"
@@ -120,7 +123,9 @@ int main(int argc, char** argv) {
     }
   }
   try {
+    cli::BufferedStdout output;
     app.parse(argc, argv);
+    output.release();
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -129,25 +134,32 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "symbolite: usage error: {}\nRun 'symbolite help' or 'symbolite help COMMAND' "
-                       "for the options.\n", e.what());
+                       "for the options.\n", printable_text(e.what(), Newlines::kEscape));
     return cli::kExitUsage;
   } catch (const runtime::RunError& e) {
-    // A failure inside the model: its own message and location, as the model raised it.
-    std::fflush(stdout);
-    fmt::print(stderr, "{}\n", e.what());
+    // A failure inside the model: its own message and location, as the model raised it
+    // (several lines; what came from the file is escaped).
+    fmt::print(stderr, "{}\n", printable_text(e.text()));
     return cli::kExitModelError;
   } catch (const Error& e) {
-    std::fflush(stdout);
-    fmt::print(stderr, "symbolite: {}: {}\n", to_string(e.kind()), e.what());
+    // Some messages are lists over several lines (missing operators); every other control
+    // byte from a file is escaped.
+    fmt::print(stderr, "symbolite: {}: {}\n", to_string(e.kind()), printable_text(e.text()));
     return cli::exit_code_for(e);
   } catch (const std::filesystem::filesystem_error& e) {
     // The operating system refused: the path and the reason, once.
-    std::fflush(stdout);
-    fmt::print(stderr, "symbolite: {}: {}: {}\n", to_string(ErrorKind::kIo), e.path1().string(),
+    fmt::print(stderr, "symbolite: {}: {}: {}\n", to_string(ErrorKind::kIo),
+               printable_text(e.path1().string(), Newlines::kEscape),
                e.code().message());
     return cli::kExitModelError;
+  } catch (const std::bad_alloc&) {
+    // Every decoded size is bounded (docs/RELIABILITY.md, "Limits"), but the bounds can still
+    // exceed what this machine has: say so, as the limit it is, not as a bug.
+    fmt::print(stderr, "symbolite: limit exceeded: out of memory: the input needs more memory than "
+                       "this machine gives the process\n");
+    return cli::kExitModelError;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "symbolite: internal error: {}\n", e.what());
+    fmt::print(stderr, "symbolite: internal error: {}\n", printable_text(e.what(), Newlines::kEscape));
     return cli::kExitModelError;
   }
   return exit_code;

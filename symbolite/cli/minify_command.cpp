@@ -1,5 +1,6 @@
 #include "symbolite/cli/minify_command.h"
 
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #include "symbolite/cli/backend_choice.h"
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/compiler/lowering/lowering.h"
 #include "symbolite/compiler/lowering/node_isolation.h"
@@ -26,6 +28,7 @@
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/support/delta_debugging.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/output_files.h"
 
 namespace symbolite::cli {
 namespace {
@@ -135,7 +138,7 @@ class Minifier {
       runtime::Interpreter probe(probe_model);
       ops::IValue captured = probe.run_method(o_.method, fresh(subject_.inputs));
       isolated.inputs = cut.input_types.size() == 1 ? std::vector<ops::IValue>{captured} : captured.to_tuple();
-      mobile::write_file_atomically(cut.isolated, isolated.model);
+      write_file_atomically(isolated.model, cut.isolated);
       isolated.reference = run_unlowered(mobile::LoadedModel::load(isolated.model), o_.method, isolated.inputs);
       for (std::size_t i = 0; i < isolated.inputs.size(); ++i) {
         step.input_files.push_back(
@@ -251,9 +254,9 @@ void add_minify_command(CLI::App& app, int& exit_code) {
     Outcome failure = minifier.outcome(std::nullopt);
     if (failure.kind == "ok") {
       if (options->json) {
-        std::cout << nlohmann::json({{"schema_version", 1}, {"model", options->model}, {"backend", options->backend},
-                                     {"failure", nullptr}, {"candidates", candidates}})
-                         .dump(2)
+        std::cout << json_text(nlohmann::json({{"schema_version", 1}, {"model", options->model},
+                                               {"backend", options->backend}, {"failure", nullptr},
+                                               {"candidates", candidates}}))
                   << "\n";
       } else {
         fmt::print("the lowering to {} runs and matches the unlowered run within tolerance: nothing to minify\n",
@@ -288,7 +291,7 @@ void add_minify_command(CLI::App& app, int& exit_code) {
       graph.note = fmt::format("{} nodes fail only together", result.items.size());
     }
     const std::string reproducer = (dir / "reproducer.ptl").string();
-    mobile::write_file_atomically(graph.reduced ? graph.reproducer : minimal.bytes, reproducer);
+    write_file_atomically(reproducer, graph.reduced ? graph.reproducer : minimal.bytes);
     std::string command = "symbolite run " + shell_quote(reproducer) + " --method " + options->method + " --input";
     if (graph.reduced) {
       for (const auto& f : graph.input_files) command += " " + shell_quote(f);
@@ -300,7 +303,7 @@ void add_minify_command(CLI::App& app, int& exit_code) {
         command += " " + shell_quote(copy.string());
       }
     }
-    std::ofstream(dir / "command.txt") << command << "\n";
+    write_file_atomically((dir / "command.txt").string(), command + "\n");
 
     const auto& report = minimal.report;
     if (options->json) {
@@ -309,18 +312,17 @@ void add_minify_command(CLI::App& app, int& exit_code) {
         const auto& c = report.candidates.at(i);
         culprits.push_back({{"node", c.node}, {"module_hierarchy", c.module_hierarchy}, {"source", c.source}});
       }
-      std::cout << nlohmann::json({{"schema_version", 1}, {"model", options->model}, {"backend", options->backend},
-                                   {"failure", {{"kind", failure.kind}, {"message", failure.message}}},
-                                   {"candidates", candidates}, {"culprits", culprits}, {"tests", result.tests},
-                                   {"complete", result.complete},
-                                   {"graph", {{"reduced", graph.reduced},
-                                              {"nodes_before", graph.nodes_before},
-                                              {"nodes_after", graph.nodes_after},
-                                              {"note", graph.note}}},
-                                   {"reproducer", reproducer},
-                                   {"command", command}})
-                       .dump(2)
-                << "\n";
+      nlohmann::json out = {{"schema_version", 1}, {"model", options->model}, {"backend", options->backend},
+                            {"failure", {{"kind", failure.kind}, {"message", failure.message}}},
+                            {"candidates", candidates}, {"culprits", culprits}, {"tests", result.tests},
+                            {"complete", result.complete},
+                            {"graph", {{"reduced", graph.reduced},
+                                       {"nodes_before", graph.nodes_before},
+                                       {"nodes_after", graph.nodes_after},
+                                       {"note", graph.note}}},
+                            {"reproducer", reproducer},
+                            {"command", command}};
+      std::cout << json_text(out) << "\n";
     } else {
       fmt::print("{} with {}: {}\n", failure.kind, options->backend, failure.message);
       fmt::print("{} of {} delegated nodes still fail{} ({} trial lowerings):\n", result.items.size(), candidates,

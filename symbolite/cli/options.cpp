@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "symbolite/support/error.h"
+#include "symbolite/support/output_files.h"
 
 namespace symbolite::cli {
 namespace fs = std::filesystem;
@@ -73,6 +74,45 @@ void check_binary_output(std::string_view option, const std::string& path) {
   check_output_parent(path);
 }
 
+namespace {
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) {
+    bool same = fs::equivalent(a, b, ec);
+    if (!ec) return same;
+  }
+  fs::path ca = fs::weakly_canonical(a, ec);
+  if (ec) return false;
+  fs::path cb = fs::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
+
+}  // namespace
+
+void refuse_overlapping_outputs(const std::vector<NamedPath>& outputs,
+                                const std::vector<NamedPath>& inputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const NamedPath& out = outputs[i];
+    if (is_stdout(out.path)) continue;
+    for (const NamedPath& in : inputs) {
+      if (!is_stdout(in.path) && same_file(out.path, in.path)) {
+        throw Error(ErrorKind::kUsage,
+                    fmt::format("{} {}: is the input {} {}; symbolite never overwrites what it "
+                                "reads: choose another path",
+                                out.name, out.path, in.name, in.path));
+      }
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!is_stdout(outputs[j].path) && same_file(out.path, outputs[j].path)) {
+        throw Error(ErrorKind::kUsage,
+                    fmt::format("{} {} and {} {} are the same file: choose two paths",
+                                outputs[j].name, outputs[j].path, out.name, out.path));
+      }
+    }
+  }
+}
+
 void write_output_text(const std::string& path, const std::string& text) {
   if (is_stdout(path)) {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -80,17 +120,7 @@ void write_output_text(const std::string& path, const std::string& text) {
     return;
   }
   check_output_parent(path);
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) {
-    throw Error(ErrorKind::kIo, fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-  }
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  int saved = errno;
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok) {
-    throw Error(ErrorKind::kIo,
-                fmt::format("{}: cannot write: {}", path, std::strerror(saved ? saved : errno)));
-  }
+  write_file_atomically(path, text);
 }
 
 void prepare_output_dir(const std::string& path) {

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -29,6 +30,19 @@ void check_output_parent(const std::string& path);
 // For a binary output file (a model, a sidecar): refuses "-" (usage error naming the option)
 // and a missing parent directory (check_output_parent).
 void check_binary_output(std::string_view option, const std::string& path);
+
+// A path given on the command line, with the option or argument that named it.
+struct NamedPath {
+  std::string_view name;  // "--out", "MODEL"
+  std::string path;
+};
+
+// Refuses (usage error, exit 2) an output that is one of the inputs — symbolite never
+// overwrites what it reads — or the same file as another output. Files are compared by
+// identity when they exist (links and "./a" vs "a" included), else by canonical path. "-"
+// (stdout) is skipped.
+void refuse_overlapping_outputs(const std::vector<NamedPath>& outputs,
+                                const std::vector<NamedPath>& inputs);
 
 // Writes `text` to `path`, or to stdout for "-". Errors name the path and the reason once.
 void write_output_text(const std::string& path, const std::string& text);

@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
+#include "symbolite/cli/run_budget_options.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/profiler/chrome_trace.h"
 #include "symbolite/profiler/module_table.h"
@@ -18,11 +20,13 @@
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/output_files.h"
 
 namespace symbolite::cli {
 namespace {
 
 struct ProfileOptions {
+  RunBudgetOptions budget;
   std::string model;
   std::string method = "forward";
   std::vector<std::string> inputs;
@@ -59,9 +63,22 @@ void validate(const ProfileOptions& o) {
   }
   check_output_parent(o.trace.empty() ? "-" : o.trace);
   check_output_parent(o.folded.empty() ? "-" : o.folded);
+  std::vector<NamedPath> outputs;
+  if (!o.trace.empty()) outputs.push_back({"--trace", o.trace});
+  if (!o.folded.empty()) outputs.push_back({"--folded", o.folded});
+  std::vector<NamedPath> inputs{{"MODEL", o.model}};
+  for (const auto& input : o.inputs) inputs.push_back({"--input", input});
+  refuse_overlapping_outputs(outputs, inputs);
 }
 
-void write_text(const std::string& path, const std::string& text) { write_output_text(path, text); }
+// A file output, or stdout for "-", which is printed at once (it is the command's output).
+void write_text(OutputFiles& files, const std::string& path, const std::string& text) {
+  if (is_stdout(path)) {
+    write_output_text(path, text);
+  } else {
+    files.stage(path, text);
+  }
+}
 
 }  // namespace
 
@@ -90,6 +107,7 @@ void add_profile_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--flops", o->flops, "Count floating-point operations (conv, linear, matmul, "
                                      "mm, addmm, bmm, elementwise add/sub/mul/div)");
   cmd->add_flag("--memory", o->memory, "Record tensor bytes allocated and freed per operator");
+  add_run_budget_options(cmd, o->budget);
   cmd->add_flag("--json", o->json, "Print the tables as JSON");
   cmd->callback([o, &exit_code] {
     validate(*o);
@@ -97,6 +115,7 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     for (const auto& path : o->inputs) inputs.push_back(runtime::read_input_file(path));
     auto model = mobile::LoadedModel::load(o->model);
     runtime::Interpreter interpreter(model);
+    interpreter.set_budget(to_run_budget(o->budget));
     for (int i = 0; i < o->warmup; ++i) interpreter.run_method(o->method, inputs);
     profiler::RecordingSink events(o->details());
     {
@@ -107,12 +126,14 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     if (model.debug) symbolicator.emplace(model.debug);
     profiler::Attributor attributor(symbolicator ? &*symbolicator : nullptr, model.top_type);
 
+    OutputFiles files;  // the trace and the stacks land together or not at all
     if (!o->trace.empty()) {
-      write_text(o->trace, profiler::chrome_trace(events.events(), attributor).dump());
+      write_text(files, o->trace, json_text(profiler::chrome_trace(events.events(), attributor), -1));
     }
     if (!o->folded.empty()) {
-      write_text(o->folded, profiler::folded_stacks(events.events(), attributor));
+      write_text(files, o->folded, profiler::folded_stacks(events.events(), attributor));
     }
+    files.commit();
     auto ops = profiler::op_table(events.events(), {kSortKeys.at(o->sort), o->shapes});
     auto modules = profiler::module_tree(events.events(), attributor);
     if (is_stdout(o->trace) || is_stdout(o->folded)) {
@@ -122,7 +143,7 @@ void add_profile_command(CLI::App& app, int& exit_code) {
                             {"events", events.events().size()},
                             {"operators", profiler::op_table_json(ops, o->details())},
                             {"modules", profiler::module_tree_json(*modules, o->details())}};
-      std::cout << out.dump(2) << "\n";
+      std::cout << json_text(out, 2) << "\n";
     } else if (o->by == "module") {
       fmt::print("{}", profiler::render_module_tree(*modules, o->details()));
     } else {

@@ -8,18 +8,22 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
+#include "symbolite/cli/run_budget_options.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/runtime/result_tensors.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/output_files.h"
 #include "symbolite/tensor/npy.h"
 
 namespace symbolite::cli {
 namespace {
 
 struct RunOptions {
+  RunBudgetOptions budget;
   std::string model;
   std::string method = "forward";
   std::vector<std::string> inputs;
@@ -71,6 +75,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--output-dir", options->output_dir,
                   "Write the result here: tensors as output_<i>.npy, its structure as result.json "
                   "(created if missing; its parent must exist)");
+  add_run_budget_options(cmd, options->budget);
   cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
     if (!options->output_dir.empty()) prepare_output_dir(options->output_dir);
@@ -78,13 +83,26 @@ void add_run_command(CLI::App& app, int& exit_code) {
     for (const auto& path : options->inputs) inputs.push_back(runtime::read_input_file(path));
     auto model = mobile::LoadedModel::load(options->model);
     runtime::Interpreter interpreter(model);
+    interpreter.set_budget(to_run_budget(options->budget));
     ops::IValue result = interpreter.run_method(options->method, std::move(inputs));
 
     std::vector<tensor::Tensor> outputs = runtime::result_tensors(result);
     // The whole result, its tensors named output_<i>.npy: written with them under --output-dir.
     const std::string dir = options->output_dir.empty() ? std::string() : options->output_dir;
-    nlohmann::ordered_json structure = runtime::write_result_files(result, dir);
-    if (!dir.empty()) write_output_text((std::filesystem::path(dir) / "result.json").string(), structure.dump(1) + "\n");
+    OutputFiles files;  // every output file lands, or none does
+    nlohmann::ordered_json structure =
+        runtime::write_result_files(result, dir, dir.empty() ? nullptr : &files);
+    if (!dir.empty()) {
+      std::vector<NamedPath> written{{"--output-dir", (std::filesystem::path(dir) / "result.json").string()}};
+      for (std::size_t i = 0; i < outputs.size(); ++i) {
+        written.push_back({"--output-dir", (std::filesystem::path(dir) / fmt::format("output_{}.npy", i)).string()});
+      }
+      std::vector<NamedPath> read{{"MODEL", options->model}};
+      for (const auto& input : options->inputs) read.push_back({"--input", input});
+      refuse_overlapping_outputs(written, read);
+      files.stage(written.front().path, json_text(structure, 1) + "\n");
+      files.commit();
+    }
     if (options->json) {
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
       for (std::size_t i = 0; i < outputs.size(); ++i) {
@@ -100,14 +118,14 @@ void add_run_command(CLI::App& app, int& exit_code) {
                                     {"result", outputs.empty() ? nlohmann::ordered_json(result.repr())
                                                                : nlohmann::ordered_json(nullptr)},
                                     {"structure", structure}};
-      std::cout << out.dump(2) << "\n";
+      std::cout << json_text(out, 2) << "\n";
       exit_code = kExitOk;
       return;
     }
     if (outputs.empty()) {
       fmt::print("result: {}\n", result.repr());
     } else if (!only_tensors(result)) {
-      fmt::print("result: {}\n", structure.dump());
+      fmt::print("result: {}\n", json_text(structure, -1));
     }
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       fmt::print("output_{}: {}\n", i, summary(outputs[i]));

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/mobile/model_split.h"
 
@@ -33,6 +34,8 @@ void add_split_command(CLI::App& app, int& exit_code) {
   cmd->callback([options, &exit_code] {
     check_binary_output("--out", options->out);
     check_binary_output("--debug", options->debug);
+    refuse_overlapping_outputs({{"--out", options->out}, {"--debug", options->debug}},
+                               {{"MODEL", options->model}});
     auto r = mobile::split_model(options->model, options->out, options->debug);
     if (options->json) {
       nlohmann::json out = {
@@ -42,7 +45,7 @@ void add_split_command(CLI::App& app, int& exit_code) {
                         {"removed_records", r.removed_records},
                         {"debug_record_bytes", r.debug_record_bytes}}},
           {"sidecar", {{"path", options->debug}, {"size", r.sidecar_size}}}};
-      std::cout << out.dump(2) << "\n";
+      std::cout << json_text(out, 2) << "\n";
       exit_code = kExitOk;
       return;
     }

@@ -1,15 +1,20 @@
 #include "symbolite/cli/symbolicate_command.h"
 
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <iterator>
 #include <map>
 #include <memory>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
+#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/symbolication_json.h"
 #include "symbolite/debuginfo/crash_log.h"
 #include "symbolite/debuginfo/sidecar_reader.h"
@@ -99,7 +104,29 @@ struct Request {
   debuginfo::DebugHandle handle;
   std::optional<std::size_t> log_line;
   std::optional<debuginfo::DebugHandle> backend_handle;  // "I:B": `handle` is I
+  std::size_t mentions = 0;  // times the log mentions the handle (0 for an argument)
 };
+
+// The crash log on stdin, whole: mentions can sit anywhere and lines be of any length. A log
+// larger than this is refused rather than read until memory runs out.
+constexpr std::size_t kMaxLogBytes = std::size_t{1} << 30;
+
+std::string read_log_from_stdin() {
+  std::string log;
+  char buffer[1 << 16];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, stdin)) {
+    if (log.size() + n > kMaxLogBytes) {
+      throw Error(ErrorKind::kLimit,
+                  fmt::format("the log on stdin is larger than {} bytes; pass the part around "
+                              "the failure", kMaxLogBytes));
+    }
+    log.append(buffer, n);
+  }
+  if (std::ferror(stdin)) {
+    throw Error(ErrorKind::kIo, fmt::format("reading the log from stdin: {}", std::strerror(errno)));
+  }
+  return log;
+}
 
 Request parse_handle_argument(const std::string& text) {
   if (!is_handle_argument(text) || text == "-") {
@@ -107,7 +134,7 @@ Request parse_handle_argument(const std::string& text) {
                 fmt::format("'{}' is not a debug handle (expected an integer, INSTRUCTION:BACKEND "
                             "for a delegate failure, or - to read a log from stdin)", text));
   }
-  Request request{0, std::nullopt, std::nullopt};
+  Request request{0, std::nullopt, std::nullopt, 0};
   auto colon = text.find(':');
   parse_integer(std::string_view(text).substr(0, colon), request.handle);
   if (colon != std::string::npos) {
@@ -125,17 +152,28 @@ std::vector<Request> collect_requests(const SymbolicateOptions& options) {
       requests.push_back(parse_handle_argument(arg));
       continue;
     }
-    std::string log((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    std::string log = read_log_from_stdin();
     auto mentions = debuginfo::find_handle_mentions(log);
     if (mentions.empty()) {
       throw Error(ErrorKind::kNotFound,
                   "no debug handles found on stdin (looked for 'debug_handles:{N, ...}' and "
                   "'debug handle N')");
     }
+    // Each handle once, at its first mention, with how often the log names it: a log that
+    // repeats one failure a million times gives one answer, not a million.
+    std::unordered_map<debuginfo::DebugHandle, std::size_t> index;
+    std::size_t skipped = 0;
     for (const auto& mention : mentions) {
+      skipped += mention.skipped;
       for (auto handle : mention.handles) {
-        requests.push_back(Request{handle, mention.line, std::nullopt});
+        auto [it, inserted] = index.emplace(handle, requests.size());
+        if (inserted) requests.push_back(Request{handle, mention.line, std::nullopt, 0});
+        ++requests[it->second].mentions;
       }
+    }
+    if (skipped > 0) {
+      fmt::print(stderr, "symbolite: skipped {} number{} in debug_handles sets too large for a "
+                         "debug handle\n", skipped, skipped == 1 ? "" : "s");
     }
   }
   return requests;
@@ -158,7 +196,11 @@ void print_text(const debuginfo::Symbolication& s, const Request& request) {
           ? fmt::format("debug handles {}:{} (instruction:backend, a to_backend delegate)",
                         request.handle, *request.backend_handle)
           : fmt::format("debug handle {}", s.handle);
-  if (request.log_line) header += fmt::format(" (log line {})", *request.log_line);
+  if (request.log_line) {
+    header += request.mentions > 1
+                  ? fmt::format(" (log line {}, mentioned {} times)", *request.log_line, request.mentions)
+                  : fmt::format(" (log line {})", *request.log_line);
+  }
   if (!s.op.empty()) header += fmt::format(": {}", s.op);
   if (s.site) header += fmt::format(" at instruction {} of {}", s.site->instruction, s.site->function);
   if (s.status == debuginfo::SymbolicationStatus::kNotFound) header += ": not found";
@@ -215,10 +257,13 @@ void add_symbolicate_command(CLI::App& app, int& exit_code) {
       if (target.model_id) out["model_id"] = to_hex(*target.model_id);
       for (std::size_t i = 0; i < results.size(); ++i) {
         auto r = to_json(results[i]);
-        if (requests[i].log_line) r["log_line"] = *requests[i].log_line;
+        if (requests[i].log_line) {
+          r["log_line"] = *requests[i].log_line;
+          r["mentions"] = requests[i].mentions;
+        }
         out["results"].push_back(std::move(r));
       }
-      std::cout << out.dump(2) << "\n";
+      std::cout << json_text(out, 2) << "\n";
     } else {
       for (std::size_t i = 0; i < results.size(); ++i) {
         if (i) fmt::print("\n");

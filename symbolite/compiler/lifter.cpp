@@ -11,6 +11,7 @@
 #include "symbolite/compiler/constant_placement.h"
 #include "symbolite/compiler/operator_types.h"
 #include "symbolite/debuginfo/archive_records.h"
+#include "symbolite/mobile/bytecode_verifier.h"
 #include "symbolite/mobile/opcode.h"
 #include "symbolite/ops/schema/schema_table.h"
 #include "symbolite/support/error.h"
@@ -51,8 +52,12 @@ class FunctionLifter {
         graph_(std::make_unique<Graph>()), constants_(fn.constants.size()) {}
 
   Function lift() {
-    registers_.assign(static_cast<std::size_t>(std::max<std::int64_t>(fn_.register_size, 0)) + 1, nullptr);
     decode();
+    // Sized by the registers the code uses (a file's register_size is only a claim); operands
+    // past the declared size are still refused (reg()).
+    registers_.assign(std::min(static_cast<std::size_t>(std::max<std::int64_t>(fn_.register_size, 0)),
+                               mobile::registers_used(decoded_)) + 1,
+                      nullptr);
     mark_converted_method_names();
     Block* top = graph_->block();
     for (const auto& argument : fn_.arguments) {

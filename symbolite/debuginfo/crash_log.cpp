@@ -19,19 +19,33 @@ void skip_blanks(std::string_view text, std::size_t& pos) {
   while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
 }
 
-// Parses an optionally negative decimal integer at `pos`, advancing past it.
-std::optional<DebugHandle> parse_handle(std::string_view text, std::size_t& pos) {
+// An optionally negative decimal integer at `pos`: parsed, or too large for a handle (its
+// digits are still consumed, so the numbers around it are kept), or absent.
+struct ParsedNumber {
+  enum class Status { kHandle, kOutOfRange, kNone } status = Status::kNone;
   DebugHandle value = 0;
+};
+
+ParsedNumber parse_handle(std::string_view text, std::size_t& pos) {
+  ParsedNumber out;
   const char* first = text.data() + pos;
-  auto [end, ec] = std::from_chars(first, text.data() + text.size(), value);
-  if (ec != std::errc() || end == first) return std::nullopt;
+  auto [end, ec] = std::from_chars(first, text.data() + text.size(), out.value);
+  if (end == first) return out;
+  if (ec == std::errc::result_out_of_range) {
+    out.status = ParsedNumber::Status::kOutOfRange;
+  } else if (ec == std::errc()) {
+    out.status = ParsedNumber::Status::kHandle;
+  } else {
+    return out;
+  }
   pos += static_cast<std::size_t>(end - first);
-  return value;
+  return out;
 }
 
-// "debug_handles:{12, 13}" with `pos` just past "debug_handles".
+// "debug_handles:{12, 13}" with `pos` just past "debug_handles". Numbers too large for a
+// handle are counted in `skipped`.
 std::optional<std::vector<DebugHandle>> parse_handle_set(std::string_view text,
-                                                         std::size_t& pos) {
+                                                         std::size_t& pos, std::size_t& skipped) {
   skip_blanks(text, pos);
   if (pos >= text.size() || text[pos] != ':') return std::nullopt;
   ++pos;
@@ -41,9 +55,13 @@ std::optional<std::vector<DebugHandle>> parse_handle_set(std::string_view text,
   std::vector<DebugHandle> handles;
   while (true) {
     skip_blanks(text, pos);
-    auto handle = parse_handle(text, pos);
-    if (!handle) return std::nullopt;
-    handles.push_back(*handle);
+    ParsedNumber number = parse_handle(text, pos);
+    if (number.status == ParsedNumber::Status::kNone) return std::nullopt;
+    if (number.status == ParsedNumber::Status::kHandle) {
+      handles.push_back(number.value);
+    } else {
+      ++skipped;
+    }
     skip_blanks(text, pos);
     if (pos < text.size() && text[pos] == ',') {
       ++pos;
@@ -62,7 +80,9 @@ std::optional<DebugHandle> parse_single(std::string_view text, std::size_t& pos)
   skip_blanks(text, pos);
   if (pos < text.size() && (text[pos] == ':' || text[pos] == '=')) ++pos;
   skip_blanks(text, pos);
-  return parse_handle(text, pos);
+  ParsedNumber number = parse_handle(text, pos);
+  if (number.status != ParsedNumber::Status::kHandle) return std::nullopt;
+  return number.value;
 }
 
 }  // namespace
@@ -85,15 +105,16 @@ std::vector<HandleMention> find_handle_mentions(std::string_view text) {
     std::size_t cursor = pos + 5;
     if (starts_with_ci(text, cursor, "_handles")) {
       cursor += 8;
-      if (auto handles = parse_handle_set(text, cursor)) {
-        mentions.push_back(HandleMention{line, start, std::move(*handles)});
+      std::size_t skipped = 0;
+      if (auto handles = parse_handle_set(text, cursor, skipped)) {
+        mentions.push_back(HandleMention{line, start, std::move(*handles), skipped});
         pos = cursor;
         continue;
       }
     } else if (starts_with_ci(text, cursor, "_handle") || starts_with_ci(text, cursor, " handle")) {
       cursor += 7;
       if (auto handle = parse_single(text, cursor)) {
-        mentions.push_back(HandleMention{line, start, {*handle}});
+        mentions.push_back(HandleMention{line, start, {*handle}, 0});
         pos = cursor;
         continue;
       }

@@ -3,7 +3,7 @@
 //   "debug_handles:{12, 13}"   (PyTorch: "Debug info for handle(s): debug_handles:{7}, ...")
 //   "debug handle 12", "debug_handle: 12", "debug handle=12"
 // The scanner is linear, allocation-light and never fails: text it does not recognise is
-// skipped.
+// skipped. Lines may be of any length (the text is scanned as one buffer).
 #pragma once
 
 #include <cstddef>
@@ -18,6 +18,9 @@ struct HandleMention {
   std::size_t line = 0;    // 1-based line of the text where the mention starts
   std::size_t offset = 0;  // byte offset of the mention
   std::vector<DebugHandle> handles;  // one, or several for "debug_handles:{a, b}"
+  // Numbers in a "debug_handles:{...}" set too large for a handle (past int64): skipped,
+  // their neighbours kept.
+  std::size_t skipped = 0;
 };
 
 std::vector<HandleMention> find_handle_mentions(std::string_view text);

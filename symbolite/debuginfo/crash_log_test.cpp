@@ -44,5 +44,16 @@ TEST(CrashLog, OutOfRangeNumberIsSkipped) {
   EXPECT_EQ(m[0].handles, Handles{4});
 }
 
+TEST(CrashLog, OutOfRangeNumberInASetKeepsItsNeighbours) {
+  auto m = find_handle_mentions("debug_handles:{5, 99999999999999999999, 28}");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].handles, (Handles{5, 28}));
+  EXPECT_EQ(m[0].skipped, 1u);
+  auto all_bad = find_handle_mentions("debug_handles:{-99999999999999999999}");
+  ASSERT_EQ(all_bad.size(), 1u);
+  EXPECT_TRUE(all_bad[0].handles.empty());
+  EXPECT_EQ(all_bad[0].skipped, 1u);
+}
+
 }  // namespace
 }  // namespace symbolite::debuginfo

@@ -65,7 +65,8 @@ TEST(DebugRecordsWriter, TagsSharingAndSources) {
             rows[1].as_tuple()[1].as_tuple()[0].identity());  // one tuple per Source
 
   SourceRangeTags tags;
-  add_tags(read_source_range_file(w.ranges), tags);
+  auto budget = SourceTextBudget::for_records(0);
+  add_tags(read_source_range_file(w.ranges, budget), tags);
   ASSERT_EQ(tags.size(), 3u);
   EXPECT_EQ(tags.at(0).start(), 0u);  // handle 2's own range
   EXPECT_EQ(tags.at(1).start(), 2u);  // its outer call site
@@ -103,7 +104,8 @@ TEST(DebugRecordsWriter, UnknownRangesAndEmptyInput) {
   const auto& rows = w.ranges.as_tuple()[2].as_tuple();
   ASSERT_EQ(rows.size(), 1u);  // only the marker row
   EXPECT_EQ(rows[0].as_tuple()[2].as_int(), -1);
-  auto file = read_source_range_file(w.ranges);
+  auto budget = SourceTextBudget::for_records(0);
+  auto file = read_source_range_file(w.ranges, budget);
   EXPECT_FALSE(file.records[0].range.known());
   SourceRangeTags tags;
   add_tags(file, tags);

@@ -15,10 +15,15 @@ ModelDebugInfo ModelDebugInfo::load(const archive::ModelArchive& archive) {
   ModelDebugInfo info;
   // PyTorch reads every record ending in .debug_pkl (code/*.debug_pkl and
   // delegated_backends.debug_pkl alike) into one tag map.
+  std::size_t record_bytes = 0;
+  for (const auto& record : archive.records()) {
+    if (record.ends_with(kSourceRangeSuffix)) record_bytes += archive.record_size(record).value_or(0);
+  }
+  auto budget = SourceTextBudget::for_records(record_bytes);
   for (const auto& record : archive.records()) {
     if (!record.ends_with(kSourceRangeSuffix)) continue;
-    SourceRangeFile file = decode_pickle_record(archive, record, [](const pickle::Value& v) {
-      return read_source_range_file(v);
+    SourceRangeFile file = decode_pickle_record(archive, record, [&](const pickle::Value& v) {
+      return read_source_range_file(v, budget);
     });
     add_tags(file, info.tags);
     info.source_range_files.push_back(DebugRecordInfo{

@@ -1,5 +1,7 @@
 #include "symbolite/debuginfo/source_range_reader.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "symbolite/support/error.h"
@@ -22,7 +24,8 @@ const pickle::ValueList& expect_tuple(const pickle::Value& v, std::size_t size,
 // Builds Sources from serialized source tuples, sharing one Source per pickled tuple.
 class SourceDecoder {
  public:
-  explicit SourceDecoder(const pickle::ValueList* string_table) : table_(string_table) {}
+  SourceDecoder(const pickle::ValueList* string_table, SourceTextBudget& budget)
+      : table_(string_table), budget_(budget) {}
 
   SourcePtr decode(const pickle::Value& v) {
     if (auto it = cache_.find(v.identity()); it != cache_.end()) return it->second;
@@ -36,6 +39,7 @@ class SourceDecoder {
   SourcePtr decode_legacy(const pickle::ValueList& items) {
     std::optional<std::string> filename;
     if (!items[1].is_none()) filename = std::string(items[1].as_string());
+    charge(items[0].as_string_bytes().str());
     return std::make_shared<Source>(items[0].as_string_bytes(), std::move(filename),
                                     items[2].as_int());
   }
@@ -45,7 +49,10 @@ class SourceDecoder {
     Bytes text;
     if (pieces.size() == 1) {
       text = table_string(pieces[0].as_int());  // a single piece stays a zero-copy view
+      charge(text.str());
     } else {
+      // Charged piece by piece before anything is joined.
+      for (const auto& piece : pieces) charge(table_string(piece.as_int()).str());
       std::string joined;
       for (const auto& piece : pieces) joined += table_string(piece.as_int()).str();
       text = Bytes::copy_of(joined);
@@ -62,7 +69,14 @@ class SourceDecoder {
     return (*table_)[static_cast<std::size_t>(index)].as_string_bytes();
   }
 
+  // A source's text and its line index (Source keeps 4 bytes a line).
+  void charge(std::string_view text) {
+    budget_.charge(text.size() + 4 * (static_cast<std::size_t>(
+                                          std::count(text.begin(), text.end(), '\n')) + 1));
+  }
+
   const pickle::ValueList* table_;
+  SourceTextBudget& budget_;
   std::unordered_map<const void*, SourcePtr> cache_;
 };
 
@@ -83,7 +97,24 @@ SourceRange decode_range(const pickle::Value& v, SourceDecoder& sources) {
 
 }  // namespace
 
-SourceRangeFile read_source_range_file(const pickle::Value& root) {
+SourceTextBudget SourceTextBudget::for_records(std::size_t record_bytes) {
+  constexpr std::size_t kBase = std::size_t{64} << 20;
+  constexpr std::size_t kPerRecordByte = 16;
+  return SourceTextBudget(kBase + kPerRecordByte * record_bytes);
+}
+
+void SourceTextBudget::charge(std::size_t bytes) {
+  if (bytes > limit_ - used_) {
+    throw Error(ErrorKind::kLimit,
+                fmt::format("the sources of the debug records decode to more than {} bytes (the "
+                            "limit for records of this size): the file names some source text "
+                            "far more often than a model does",
+                            limit_));
+  }
+  used_ += bytes;
+}
+
+SourceRangeFile read_source_range_file(const pickle::Value& root, SourceTextBudget& budget) {
   SourceRangeFile file;
   const auto& top = root.as_tuple();
   const pickle::ValueList* rows = &top;
@@ -96,7 +127,7 @@ SourceRangeFile read_source_range_file(const pickle::Value& root) {
     for (const auto& s : *table) s.as_string();  // reject non-strings up front
     rows = &top[2].as_tuple();
   }
-  SourceDecoder sources(table);
+  SourceDecoder sources(table, budget);
   file.records.reserve(rows->size());
   for (std::size_t i = 0; i < rows->size(); ++i) {
     with_context(fmt::format("row {}", i), [&] {

@@ -41,8 +41,29 @@ struct SourceRangeFile {
   std::vector<SourceRangeRecord> records;
 };
 
-// Decodes one unpickled debug_pkl. Throws Error(kModel) naming the row on a malformed shape.
-SourceRangeFile read_source_range_file(const pickle::Value& root);
+// What the debug_pkl records of one model may decode to: every distinct source counts its
+// text and line index (4 bytes a line), whether its text is a view into the file or joined
+// from string-table pieces. A few bytes of pickle can name one large piece thousands of
+// times, so without a bound a small file decodes to gigabytes. Legitimate files decode each
+// source once, to about the size of their string table.
+class SourceTextBudget {
+ public:
+  // The default for records of `record_bytes` in all: 64 MiB plus 16 bytes per record byte.
+  static SourceTextBudget for_records(std::size_t record_bytes);
+  explicit SourceTextBudget(std::size_t limit) : limit_(limit) {}
+
+  // Throws Error(kLimit) when `bytes` more would pass the limit.
+  void charge(std::size_t bytes);
+  std::size_t limit() const { return limit_; }
+
+ private:
+  std::size_t limit_;
+  std::size_t used_ = 0;
+};
+
+// Decodes one unpickled debug_pkl. Throws Error(kModel) naming the row on a malformed shape,
+// Error(kLimit) when its sources pass `budget`.
+SourceRangeFile read_source_range_file(const pickle::Value& root, SourceTextBudget& budget);
 
 // Tag -> range over all debug_pkl files of an archive. The first range seen for a tag wins,
 // as in PyTorch.

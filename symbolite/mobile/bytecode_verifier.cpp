@@ -1,5 +1,7 @@
 #include "symbolite/mobile/bytecode_verifier.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "symbolite/support/error.h"
@@ -19,6 +21,7 @@ class Verifier {
                               fn_.instructions.size()));
     }
     for (pc_ = 0; pc_ < fn_.instructions.size(); ++pc_) check(fn_.instructions[pc_]);
+    for (pc_ = 0; pc_ < fn_.instructions.size(); ++pc_) check_not_endless(fn_.instructions[pc_]);
   }
 
  private:
@@ -54,6 +57,25 @@ class Verifier {
     if (target < 0 || target >= static_cast<std::int64_t>(fn_.instructions.size())) {
       fail(ins, fmt::format("jump target {} outside the function ({} instructions)", target,
                             fn_.instructions.size()));
+    }
+  }
+
+  // A JMP that reaches itself through JMPs alone (`JMP 0`, or `JMP 1; JMP -1`) loops forever
+  // without doing anything: no value could ever end it. Loops with any other instruction in
+  // them are left to the run budget (runtime/run_budget.h). Each chain is at most as long as
+  // the function, and only chains starting at a JMP are walked, so this is quadratic only in
+  // runs of consecutive JMPs, which compilers do not write.
+  void check_not_endless(const DecodedInstruction& ins) const {
+    if (ins.op != OpCode::kJmp) return;
+    std::size_t at = pc_;
+    for (std::size_t steps = 0; steps <= fn_.instructions.size(); ++steps) {
+      at = static_cast<std::size_t>(static_cast<std::int64_t>(at) + fn_.instructions[at].x);
+      if (at == pc_) {
+        fail(ins, steps == 0 ? "jumps to itself: the function would never end"
+                             : "jumps back to itself through other jumps only: the function "
+                               "would never end");
+      }
+      if (fn_.instructions[at].op != OpCode::kJmp) return;
     }
   }
 
@@ -153,6 +175,26 @@ class Verifier {
 };
 
 }  // namespace
+
+std::size_t registers_used(const std::vector<DecodedInstruction>& code) {
+  std::int64_t highest = 0;
+  for (const auto& ins : code) {
+    switch (ins.op) {
+      case OpCode::kLoad:
+      case OpCode::kMove:
+      case OpCode::kStore:
+      case OpCode::kDropR:
+        highest = std::max<std::int64_t>(highest, ins.x);
+        break;
+      case OpCode::kStoreN:
+        highest = std::max<std::int64_t>(highest, std::int64_t{ins.x} + std::max(ins.n, 1) - 1);
+        break;
+      default:
+        break;
+    }
+  }
+  return static_cast<std::size_t>(highest);
+}
 
 void verify_function(const LoadedFunction& function) { Verifier(function).run(); }
 

@@ -2,7 +2,9 @@
 // record that stays in the model when its debug information is split off (bytecode, data,
 // constants, tensor storages, the per-instruction handle table), in name order. The full
 // model and its stripped copy therefore have the same id, and any change to what runs
-// changes it.
+// changes it. Stored records (all of them in files PyTorch writes) are hashed by content;
+// compressed ones as the file holds them (compressed bytes, declared size, CRC-32), so that
+// computing an id never inflates anything.
 #pragma once
 
 #include <string_view>

@@ -1,15 +1,51 @@
 #include "symbolite/mobile/model_info.h"
 
+#include <cctype>
+#include <string_view>
+
+#include <fmt/format.h>
+
 #include "symbolite/debuginfo/archive_records.h"
 #include "symbolite/debuginfo/table_debug_info_source.h"
+#include "symbolite/support/error.h"
 
 namespace symbolite::mobile {
+namespace {
+
+// PyTorch writes the archive format version as a short decimal number ("8\n"); a record that
+// is anything else is a damaged or crafted file, refused before it is used or copied.
+void check_version_record(const archive::ModelArchive& archive) {
+  for (std::string_view name : {"version", ".data/version"}) {
+    std::optional<std::uint64_t> size = archive.record_size(name);
+    if (!size) continue;
+    constexpr std::uint64_t kMaxVersionSize = 32;
+    if (*size > kMaxVersionSize) {
+      throw Error(ErrorKind::kFormat,
+                  fmt::format("{}: archive entry '{}/{}' is {} bytes; PyTorch writes the format "
+                              "version there as a short number",
+                              archive.display_name(), archive.record_folder(), name, *size));
+    }
+    std::string_view text = archive.read_record(name).str();
+    bool digits = !text.empty() && std::isdigit(static_cast<unsigned char>(text[0]));
+    for (char c : text) {
+      digits = digits && (std::isdigit(static_cast<unsigned char>(c)) || c == '\n' || c == '\r');
+    }
+    if (!digits) {
+      throw Error(ErrorKind::kFormat,
+                  fmt::format("{}: archive entry '{}/{}' does not hold a version number",
+                              archive.display_name(), archive.record_folder(), name));
+    }
+  }
+}
+
+}  // namespace
 
 ModelInfo ModelInfo::load(const std::string& path) {
   return from_archive(archive::ModelArchive::open(path));
 }
 
 ModelInfo ModelInfo::from_archive(archive::ModelArchive archive) {
+  check_version_record(archive);
   ModuleNode modules = debuginfo::decode_pickle_record(
       archive, "data.pkl", [](const pickle::Value& v) { return read_module_tree(v); });
   std::optional<Bytecode> bytecode;

@@ -153,7 +153,10 @@ LoadedModel LoadedModel::from_archive(archive::ModelArchive archive, const std::
         throw Error(ErrorKind::kModel,
                     fmt::format("{}: negative register_size", fn.qualified_name));
       }
-      loaded.register_size = static_cast<std::size_t>(fn.register_size);
+      // Frames are sized by the registers the code uses, never above the declared size (the
+      // verifier refuses operands past it).
+      loaded.register_size = std::min(static_cast<std::size_t>(fn.register_size),
+                                      registers_used(loaded.instructions));
       with_context(fmt::format("{}: constants", fn.qualified_name), [&] {
         for (const auto& c : fn.constants) loaded.constants.push_back(constants.convert(c));
   });

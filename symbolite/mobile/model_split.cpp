@@ -1,8 +1,6 @@
 #include "symbolite/mobile/model_split.h"
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -11,43 +9,9 @@
 #include "symbolite/mobile/model_id.h"
 #include "symbolite/mobile/model_info.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/output_files.h"
 
 namespace symbolite::mobile {
-namespace {
-
-// Removes a temporary file unless it was committed.
-class TempFile {
- public:
-  explicit TempFile(std::string final_path)
-      : final_(std::move(final_path)), temp_(final_ + ".partial") {}
-  ~TempFile() {
-    if (!committed_) std::remove(temp_.c_str());
-  }
-  const std::string& path() const { return temp_; }
-  void commit() {
-    std::error_code ec;
-    std::filesystem::rename(temp_, final_, ec);
-    if (ec) {
-      throw Error(ErrorKind::kIo, fmt::format("{}: cannot rename into place: {}", final_,
-                                              ec.message()));
-    }
-    committed_ = true;
-  }
-
- private:
-  std::string final_;
-  std::string temp_;
-  bool committed_ = false;
-};
-
-void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) throw Error(ErrorKind::kIo, fmt::format("{}: cannot write", path));
-}
-
-}  // namespace
 
 SplitResult split_model(const std::string& model_path, const std::string& stripped_path,
                         const std::string& sidecar_path) {
@@ -61,10 +25,10 @@ SplitResult split_model(const std::string& model_path, const std::string& stripp
   result.model_id = compute_model_id(model.archive);
   result.model_size = std::filesystem::file_size(model_path);
 
-  TempFile stripped(stripped_path);
-  TempFile sidecar(sidecar_path);
+  OutputFiles files;  // the stripped model and the sidecar land together or not at all
+  const std::string stripped_temp = files.stage_empty(stripped_path);
   {
-    archive::ModelArchiveWriter writer(archive::ZipWriter::to_file(stripped.path()),
+    archive::ModelArchiveWriter writer(archive::ZipWriter::to_file(stripped_temp),
                                        model.archive.record_folder());
     // PyTorch writes the version record last; keep it last, after the id record.
     auto is_version = [](std::string_view r) { return r == "version" || r == ".data/version"; };
@@ -87,11 +51,10 @@ SplitResult split_model(const std::string& model_path, const std::string& stripp
   auto bytes = debuginfo::write_sidecar(debuginfo::SidecarContents{
       result.model_id, model.top_type(), model.bytecode ? model.bytecode->version : 0,
       &model.debug.table, model.debug.has_handle_table ? &model.debug.handles : nullptr});
-  write_file(sidecar.path(), bytes);
+  files.stage(sidecar_path, bytes);
   result.sidecar_size = bytes.size();
-  result.stripped_size = std::filesystem::file_size(stripped.path());
-  stripped.commit();
-  sidecar.commit();
+  result.stripped_size = std::filesystem::file_size(stripped_temp);
+  files.commit();
   return result;
 }
 

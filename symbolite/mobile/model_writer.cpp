@@ -12,6 +12,7 @@
 #include "symbolite/mobile/bytecode_writer.h"
 #include "symbolite/mobile/model_id.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/output_files.h"
 
 namespace symbolite::mobile {
 namespace {
@@ -80,29 +81,7 @@ std::vector<std::uint8_t> write_model_bytes(const archive::ModelArchive& origina
 void write_model(const archive::ModelArchive& original, const Bytecode& bytecode,
                  const debuginfo::DebugRecords* debug, const std::string& path,
                  const std::vector<std::uint8_t>* data_pkl) {
-  write_file_atomically(write_model_bytes(original, bytecode, debug, data_pkl), path);
-}
-
-void write_file_atomically(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  std::string temp = path + ".partial";
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
-  if (f == nullptr) {
-    throw Error(ErrorKind::kIo, fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-  }
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  int saved = errno;
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok) {
-    if (saved == 0) saved = errno;
-    std::remove(temp.c_str());
-    throw Error(ErrorKind::kIo, fmt::format("{}: cannot write: {}", path, std::strerror(saved)));
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    throw Error(ErrorKind::kIo, fmt::format("{}: cannot write: {}", path, ec.message()));
-  }
+  write_file_atomically(path, write_model_bytes(original, bytecode, debug, data_pkl));
 }
 
 }  // namespace symbolite::mobile

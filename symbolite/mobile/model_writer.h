@@ -28,11 +28,7 @@ std::vector<std::uint8_t> write_model_bytes(const archive::ModelArchive& origina
                                             const debuginfo::DebugRecords* debug,
                                             const std::vector<std::uint8_t>* data_pkl = nullptr);
 
-// Writes `bytes` to `path` through a temporary file renamed into place (replaced if it exists;
-// nothing is left there on failure). Throws Error(kIo) naming the path and the reason.
-void write_file_atomically(const std::vector<std::uint8_t>& bytes, const std::string& path);
-
-// write_model_bytes, written to `path` by write_file_atomically.
+// write_model_bytes, written to `path` by write_file_atomically (support/output_files.h).
 void write_model(const archive::ModelArchive& original, const Bytecode& bytecode,
                  const debuginfo::DebugRecords* debug, const std::string& path,
                  const std::vector<std::uint8_t>* data_pkl = nullptr);

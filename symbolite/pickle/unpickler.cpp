@@ -91,6 +91,7 @@ class Unpickler {
   }
 
   void push(Value value) {
+    charge(1);
     if (stack_.size() >= options_.limits.max_stack) {
       throw Error(ErrorKind::kLimit,
                   fmt::format("stack holds more than {} values", options_.limits.max_stack));
@@ -132,7 +133,18 @@ class Unpickler {
 
   // --- containers ----------------------------------------------------------------------
 
+  void charge(std::size_t units) {
+    cost_ += units;
+    if (cost_ > options_.limits.max_cost) {
+      throw Error(ErrorKind::kLimit,
+                  fmt::format("the values built cost more than {} units (a unit per value, 4 more "
+                              "per container): far more than a model's records hold",
+                              options_.limits.max_cost));
+    }
+  }
+
   void push_new(Value node, std::span<const Value> children) {
+    charge(4);
     guard_.created(node, children);
     push(std::move(node));
   }
@@ -297,6 +309,7 @@ class Unpickler {
   const UnpickleOptions& options_;
   std::vector<Value> stack_;
   std::vector<std::size_t> marks_;  // stack sizes at each open MARK
+  std::size_t cost_ = 0;  // charged by push and push_new against limits.max_cost
   Memo memo_;
   GraphGuard guard_;
 };

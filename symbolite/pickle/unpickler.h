@@ -37,6 +37,12 @@ struct UnpicklerLimits {
   std::size_t max_memo = 1u << 24;      // memo entries
   std::size_t max_stack = 1u << 24;     // values on the stack
   std::size_t max_memo_key = 1u << 26;  // largest memo index accepted by PUT
+  // What building values may cost: 1 per value pushed, 4 more per new container (tuple,
+  // list, dict, object), about 32 bytes a unit. A deflated record of a few KB can hold
+  // millions of one-byte EMPTY_LISTs; this bounds their memory (~130 MiB at the default)
+  // where the stack limit alone would allow gigabytes. The largest torchvision model's
+  // largest pickle (maxvit_t's callstack_debug_map.pkl, 334 KB) costs under 400,000.
+  std::size_t max_cost = 1u << 22;
 };
 
 // Returns true when `qualified_name` (e.g. "__torch__.torch.nn.modules.linear.Linear") is

@@ -131,6 +131,16 @@ TEST(UnpicklerHostile, DepthLimitIsExact) {
   EXPECT_EQ(parse_error("\x80\002" + std::string(11, '('), options).kind(), ErrorKind::kLimit);
 }
 
+TEST(UnpicklerHostile, ManySmallContainersAreBoundedByCost) {
+  // A MARK, N one-byte EMPTY_LISTs, then LIST: deflated, a million of them is 1 KB of file.
+  auto lists = [](std::size_t n) { return "\x80\002(" + std::string(n, ']') + "l."; };
+  EXPECT_NO_THROW(parse(lists(800000)));  // 5 units each: 4,000,005 of 4,194,304
+  auto e = parse_error(lists(1000000));
+  EXPECT_EQ(e.kind(), ErrorKind::kLimit);
+  EXPECT_NE(std::string(e.what()).find("the values built cost more than 4194304 units"),
+            std::string::npos) << e.what();
+}
+
 TEST(UnpicklerHostile, OtherLimits) {
   UnpickleOptions options;
   options.limits.max_stack = 3;

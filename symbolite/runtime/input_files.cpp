@@ -10,6 +10,7 @@
 
 #include "symbolite/support/error.h"
 #include "symbolite/support/mapped_file.h"
+#include "symbolite/support/output_files.h"
 #include "symbolite/tensor/npy.h"
 
 namespace symbolite::runtime {
@@ -239,17 +240,16 @@ std::string write_input_file(const std::string& stem, const ops::IValue& value) 
     return fs::path(file).filename().string();
   }, false);
   std::string path = stem + ".json";
-  std::ofstream out(path);
-  out << j.dump() << "\n";
-  if (!out) throw Error(ErrorKind::kIo, fmt::format("{}: cannot write", path));
+  write_file_atomically(path, j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
   return path;
 }
 
-nlohmann::ordered_json write_result_files(const ops::IValue& result, const std::string& dir) {
+nlohmann::ordered_json write_result_files(const ops::IValue& result, const std::string& dir,
+                                          OutputFiles* files) {
   std::size_t tensors = 0;
   return to_json(result, [&](const tensor::Tensor& t) {
     std::string name = fmt::format("output_{}.npy", tensors++);
-    if (!dir.empty()) tensor::write_npy_file((fs::path(dir) / name).string(), t);
+    if (files != nullptr) files->stage((fs::path(dir) / name).string(), tensor::write_npy(t));
     return name;
   }, true);
 }

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/ops/registry/ivalue.h"
+#include "symbolite/support/output_files.h"
 
 namespace symbolite::runtime {
 
@@ -39,10 +40,11 @@ inline constexpr int kMaxInputDepth = 64;
 // cannot be written.
 std::string write_input_file(const std::string& stem, const ops::IValue& value);
 
-// Writes `result`'s tensors into `dir` as output_<i>.npy (result_tensors order; nothing is
-// written for an empty `dir`) and returns the JSON of the whole structure, whose tensors
-// refer to those files ({"$tensor": "output_0.npy"}, relative to `dir`). Objects and devices
-// become {"$repr": "..."}.
-nlohmann::ordered_json write_result_files(const ops::IValue& result, const std::string& dir);
+// Stages `result`'s tensors in `files` as `dir`/output_<i>.npy (result_tensors order;
+// nothing is staged without `files`) and returns the JSON of the whole structure, whose
+// tensors refer to those files ({"$tensor": "output_0.npy"}, relative to `dir`). Objects and
+// devices become {"$repr": "..."}. The caller commits the batch (support/output_files.h).
+nlohmann::ordered_json write_result_files(const ops::IValue& result, const std::string& dir,
+                                          OutputFiles* files);
 
 }  // namespace symbolite::runtime

@@ -1,5 +1,6 @@
 #include "symbolite/runtime/interpreter.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -20,6 +21,8 @@ using ops::IValue;
 using ops::Stack;
 
 constexpr std::size_t kMaxCallDepth = 256;
+// Instructions between two looks at the clock and the cancel flag.
+constexpr std::uint64_t kBudgetCheckInterval = 4096;
 // SET_ATTR grows the attributes of an object `__setstate__` builds; no class has more.
 constexpr std::size_t kMaxSlots = 1 << 16;
 
@@ -109,6 +112,9 @@ IValue Interpreter::run_method(std::string_view name, std::vector<IValue> inputs
                 fmt::format("{}() takes {} inputs, got {}", fn->short_name(),
                             fn->arguments.size() - 1, inputs.size()));
   }
+  executed_ = 0;
+  next_check_ = 0;  // the first instruction checks, and sets the next point
+  started_ = std::chrono::steady_clock::now();
   Stack stack;
   stack.push_back(model_.root);
   for (auto& input : inputs) stack.push_back(std::move(input));
@@ -141,6 +147,37 @@ void Interpreter::fail(const mobile::LoadedFunction& fn, std::size_t pc, std::st
   throw RunError(std::move(d));
 }
 
+void Interpreter::check_budget(const mobile::LoadedFunction& fn, std::size_t pc,
+                               const Stack& stack) {
+  if (budget_.max_instructions != 0 && executed_ > budget_.max_instructions) {
+    fail(fn, pc, "RuntimeError",
+         fmt::format("the run was stopped after {} instructions, its limit (--max-instructions)",
+                     budget_.max_instructions));
+  }
+  if (budget_.cancel != nullptr && budget_.cancel->load(std::memory_order_relaxed)) {
+    fail(fn, pc, "RuntimeError",
+         fmt::format("the run was cancelled after {} instructions", executed_ - 1));
+  }
+  if (budget_.timeout.count() > 0) {
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - started_);
+    if (elapsed >= budget_.timeout) {
+      fail(fn, pc, "RuntimeError",
+           fmt::format("the run was stopped after {} ms and {} instructions, its time limit "
+                       "(--timeout)", elapsed.count(), executed_ - 1));
+    }
+  }
+  if (stack.size() > budget_.max_stack) {
+    fail(fn, pc, "RuntimeError",
+         fmt::format("the stack holds {} values, more than the limit of {}", stack.size(),
+                     budget_.max_stack));
+  }
+  next_check_ = executed_ + kBudgetCheckInterval;
+  if (budget_.max_instructions != 0) {
+    next_check_ = std::min(next_check_, budget_.max_instructions + 1);
+  }
+}
+
 IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::size_t depth) {
   if (depth > kMaxCallDepth) {
     fail(fn, 0, "RuntimeError", fmt::format("calls nested deeper than {}", kMaxCallDepth));
@@ -149,6 +186,7 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
   const auto& code = fn.instructions;
   std::size_t pc = 0;
   while (true) {
+    if (++executed_ >= next_check_) check_budget(fn, pc, stack);
     const mobile::DecodedInstruction& ins = code[pc];
     try {
       switch (ins.op) {

@@ -19,6 +19,7 @@
 #include "symbolite/debuginfo/symbolicator.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/ops/registry/ivalue.h"
+#include "symbolite/runtime/run_budget.h"
 
 namespace symbolite::runtime {
 
@@ -32,6 +33,10 @@ class Interpreter {
   // number of inputs.
   ops::IValue run_method(std::string_view name, std::vector<ops::IValue> inputs);
 
+  // Limits for the following run_method calls (run_budget.h); by default only the stack is
+  // bounded.
+  void set_budget(const RunBudget& budget) { budget_ = budget; }
+
  private:
   ops::IValue run(const mobile::LoadedFunction& fn, ops::Stack& stack, std::size_t depth);
   [[noreturn]] void fail(const mobile::LoadedFunction& fn, std::size_t pc,
@@ -39,9 +44,18 @@ class Interpreter {
                          std::optional<debuginfo::DebugHandle> delegate_handle = {}) const;
   // Makes the model's pending `__setstate__` calls (lowered modules compile their payloads).
   void finish_objects();
+  // Called every few thousand instructions and when the instruction limit is reached: throws
+  // the RunError that stops a run over its budget.
+  void check_budget(const mobile::LoadedFunction& fn, std::size_t pc, const ops::Stack& stack);
 
   const mobile::LoadedModel& model_;
   std::optional<debuginfo::Symbolicator> symbolicator_;
+  RunBudget budget_;
+  // Per run_method call: instructions executed, the count at which to check the budget next,
+  // and when the run started.
+  std::uint64_t executed_ = 0;
+  std::uint64_t next_check_ = 0;
+  std::chrono::steady_clock::time_point started_;
 };
 
 }  // namespace symbolite::runtime

@@ -50,6 +50,8 @@ class Error : public std::exception {
 
   // Context outermost first, then the message.
   const char* what() const noexcept override { return rendered_.c_str(); }
+  // The same, whole: text from a file may hold a NUL, which would end what() early.
+  const std::string& text() const noexcept { return rendered_; }
 
  private:
   void render();

@@ -12,6 +12,7 @@
 
 #include "symbolite/support/byte_cursor.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/output_files.h"
 #include "symbolite/support/mapped_file.h"
 
 namespace symbolite::tensor {
@@ -326,15 +327,7 @@ std::vector<std::uint8_t> write_npy(const Tensor& tensor) {
 }
 
 void write_npy_file(const std::string& path, const Tensor& tensor) {
-  std::vector<std::uint8_t> bytes = write_npy(tensor);
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) {
-    throw Error(ErrorKind::kIo,
-                fmt::format("{}: cannot open for writing: {}", path, std::strerror(errno)));
-  }
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok) throw Error(ErrorKind::kIo, fmt::format("{}: write failed", path));
+  write_file_atomically(path, write_npy(tensor));
 }
 
 }  // namespace symbolite::tensor

@@ -59,16 +59,33 @@ def central_headers(raw):
     return out, zip64_end, eocd
 
 
-def rewrite(replace, source=NESTED, keep_all=False):
+def declare_size(raw, name_suffix, size):
+    """`raw` with the central directory's uncompressed size of the entry ending in
+    `name_suffix` set to `size` (< 4 GiB); the entry's bytes are unchanged."""
+    b = bytearray(raw)
+    at = b.find(b"PK\x01\x02")
+    while at >= 0:
+        name_len = struct.unpack_from("<H", b, at + 28)[0]
+        if bytes(b[at + 46:at + 46 + name_len]).decode().endswith(name_suffix):
+            struct.pack_into("<I", b, at + 24, size)
+            return bytes(b)
+        at = b.find(b"PK\x01\x02", at + 4)
+    raise KeyError(name_suffix)
+
+
+def rewrite(replace, source=NESTED, keep_all=False, deflated=False):
     """`source`'s data.pkl and version (every record with `keep_all`), plus the records in
     `replace` (names without the folder), in the source's order, as zipfile writes them. The
-    readers skip absent optional records, so only the replaced one is decoded after data.pkl."""
+    readers skip absent optional records, so only the replaced one is decoded after data.pkl.
+    With `deflated`, the replaced records are deflated (a large pickle stays small on disk)."""
     import io
     buf = io.BytesIO()
     with zipfile.ZipFile(source) as src, zipfile.ZipFile(buf, "w") as dst:
         for info in src.infolist():
             record = info.filename.split("/", 1)[1]
             if record in replace:
+                if deflated:
+                    info.compress_type = zipfile.ZIP_DEFLATED
                 dst.writestr(info, replace[record])
             elif keep_all or record in ("data.pkl", "version"):
                 dst.writestr(info, src.read(info.filename))
@@ -129,6 +146,19 @@ def zip_cases():
     case("truncated_middle_kept_end.ptl", raw[:data_pkl.header_offset] + raw[cd_start:],
          "format", "does not lie before its locator",
          "data and code cut out, central directory and end records kept")
+
+    # Declared sizes a deflated record could really inflate to (a 3.5 GiB record is a 3.5 MB
+    # file): refused from the central directory before any memory is taken.
+    case("bomb_pickle_record.ptl", declare_size(raw, "/callstack_debug_map.pkl", 0xE0000000),
+         "limit", "the pickle is 3758096384 bytes uncompressed, more than the limit of 268435456",
+         "callstack_debug_map.pkl (deflated) declared as 3.5 GiB uncompressed")
+    case("bomb_version_record.ptl",
+         declare_size(rewrite({"version": b"3\n"}, deflated=True), "/version", 1 << 30),
+         "format", "archive entry 'nested/version' is 1073741824 bytes",
+         "the version record (deflated) declared as 1 GiB uncompressed")
+    case("version_not_a_number.ptl", rewrite({"version": b"3; rm -rf /\n"}), "format",
+         "archive entry 'nested/version' does not hold a version number",
+         "the version record holds text that is not a number")
 
     def flipped(at, mask=0x01):
         b = bytearray(raw)
@@ -227,6 +257,11 @@ def pickle_cases():
     case("pickle_deep_lists.ptl",
          rewrite({"bytecode.pkl": P + b"]" * 1000 + b"a" * 999 + b"."}), "limit",
          "values nested deeper than the limit of 512", "bytecode.pkl nests 1000 lists")
+    case("pickle_many_lists.ptl",
+         rewrite({"bytecode.pkl": P + b"(" + b"]" * 1000000 + b"l."}, deflated=True), "limit",
+         "the values built cost more than 4194304 units",
+         "bytecode.pkl: a million empty lists in one list (1 MB deflated to 1 KB); the stack "
+         "limit alone would let 16 million through, 2 GB of values")
     # ']q\0' list0 -> memo 0; 'h\0a' appends list0 to itself.
     case("memo_self_append.ptl",
          rewrite({"callstack_debug_map.pkl": P + b"]q\x00h\x00a."}), "unsupported",
@@ -268,6 +303,10 @@ TABLE = "FORMAT_WITH_STRING_TABLE"
 def code(instructions=(), operators=()):
     return (("instructions", instructions), ("operators", operators), ("constants", ()),
             ("types", ()), ("register_size", 0))
+
+
+# One list of 10,000 references to string 0, pickled once and shared by every source.
+AMPLIFIED_PIECES = [0] * 10000
 
 
 def record_cases():
@@ -333,6 +372,12 @@ def record_cases():
          "string table index -1 out of range", "string-table format: filename index -1"),
         ("debug_pkl_table_row_not_tuple.ptl", DEBUG_PKL, (TABLE, ("a",), ("row",)), "model",
          "row 0: expected tuple, got str", "string-table format: a row that is a string"),
+        ("debug_pkl_table_amplified.ptl", DEBUG_PKL,
+         (TABLE, ("a\n" * 5000,),
+          tuple((0, ((AMPLIFIED_PIECES, 0, i), 0, 1), 0) for i in range(100))), "limit",
+         "the sources of the debug records decode to more than",
+         "string-table format: 100 sources, each 10,000 times one 10 KB string (one pickled "
+         "list, 20 KB): 30 GB if joined"),
         # mobile_debug_handles.pkl
         ("handles_empty.ptl", "mobile_debug_handles.pkl", (), "model",
          "expected the bytecode version first", "an empty tuple"),
@@ -418,6 +463,12 @@ def verifier_cases():
          "jump target 43 outside the function", "a jump past the last instruction"),
         ("verifier_jump_negative.ptl", with_code(replaced(3, ("JF", -9, 0))),
          "jump target -6 outside the function", "a jump before the first instruction"),
+        ("verifier_jump_self.ptl", with_code(replaced(3, ("JMP", 0, 0))),
+         "instruction 3 (JMP 0 0): jumps to itself", "a jump to itself, an endless loop"),
+        ("verifier_jump_cycle.ptl",
+         with_code(replaced(3, ("JMP", 1, 0))[:4] + [("JMP", -1, 0)] + list(fields["instructions"][5:])),
+         "jumps back to itself through other jumps only",
+         "two jumps to each other, an endless loop"),
         ("verifier_operator_range.ptl", with_code(replaced(13, ("OP", 7, 0))),
          "operator index 7 out of range (4 operators)", "OP naming an operator past the table"),
         ("verifier_constant_range.ptl", with_code(replaced(9, ("LOADC", 9, 0))),
@@ -593,6 +644,20 @@ def sidecar_cases():
          "call stack 0 names itself as callee", open_as="sidecar")
 
 
+def control_chars():
+    """nested.ptl with the class name "Nested" replaced everywhere (type names, module
+    hierarchies, source text) by six bytes a terminal must never see raw: ESC, BEL, NUL, an
+    invalid UTF-8 byte. Same length, so every pickle stays valid and the model still loads,
+    runs and symbolicates; CLI tests check that every command escapes what it prints. Not a
+    refused file, so not in expected.json."""
+    import io
+    buf = io.BytesIO()
+    with zipfile.ZipFile(NESTED) as src, zipfile.ZipFile(buf, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, src.read(info.filename).replace(b"Nested", b"Ne\x1b\x07\x00\xff"))
+    (HERE / "control_chars.ptl").write_bytes(buf.getvalue())
+
+
 def main():
     for old in HERE.glob("*"):
         if old.suffix in (".ptl", ".zip", ".symdbg"):
@@ -602,6 +667,7 @@ def main():
     record_cases()
     verifier_cases()
     sidecar_cases()
+    control_chars()
     (HERE / "expected.json").write_text(json.dumps(cases, indent=1, sort_keys=True) + "\n")
 
 

@@ -14,6 +14,7 @@
 #include "symbolite/mobile/model_writer.h"
 #include "symbolite/pickle/pickler.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/output_files.h"
 
 namespace symbolite::compiler {
 namespace {
@@ -300,7 +301,7 @@ LoweringReport lower_program(Program& program, const BackendSupport& support,
 LoweringReport lower_model(const std::string& input, const std::string& output,
                            const BackendSupport& support, const LoweringOptions& options) {
   LoweredModelBytes lowered = lower_model_bytes(input, support, options);
-  mobile::write_file_atomically(lowered.bytes, output);
+  write_file_atomically(output, lowered.bytes);
   return std::move(lowered.report);
 }
 

@@ -1,0 +1,17 @@
+// Text from a file or an input, made safe for a terminal: control characters and bytes that
+// are not UTF-8 become `\xNN`, so a hostile name cannot move the cursor, ring the bell, hide
+// text behind a carriage return or cut a line at a NUL. Valid UTF-8 passes unchanged.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace symbolite {
+
+enum class Newlines { kKeep, kEscape };
+
+// `text` with every control character except tab (and newline, with Newlines::kKeep), DEL,
+// and every byte that is not part of a valid UTF-8 sequence written as `\xNN`.
+std::string printable_text(std::string_view text, Newlines newlines = Newlines::kKeep);
+
+}  // namespace symbolite
