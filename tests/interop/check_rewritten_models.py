@@ -148,8 +148,12 @@ def check_runs(module, model_name, torch, numpy):
         calls += 1
         want = [torch.from_numpy(numpy.load(os.path.join(directory, name)))
                 for name in entry["outputs"]]
+        # The recorded outputs come from PyTorch on another CPU: its float32 kernels (AVX2 or
+        # AVX-512 paths) differ by a few ulps, e.g. 6e-8 on lstm's values near zero, which the
+        # default atol of 1e-8 calls a difference. The tolerance of run_interop.py.
         if len(got) != len(want) or not all(
-                a.dtype == b.dtype and a.shape == b.shape and torch.allclose(a, b, equal_nan=True)
+                a.dtype == b.dtype and a.shape == b.shape
+                and torch.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
                 for a, b in zip(got, want)):
             problems.append(f"{entry['dir']}: outputs differ from the recorded ones")
     return problems, calls
