@@ -61,7 +61,7 @@ TEST(CliMessages, UnknownCommandSuggestsTheClosest) {
   expect_usage_error("symbolcate x 1", "unknown command 'symbolcate'; did you mean 'symbolicate'?");
   expect_usage_error("inpsect x", "unknown command 'inpsect'; did you mean 'inspect'?");
   expect_usage_error("frobnicate x",
-                     "unknown command 'frobnicate'; commands: inspect, symbolicate, split, run, "
+                     "unknown command 'frobnicate'; commands: inspect, symbolicate, check, split, run, "
                      "profile, bench, graph, export, lower, explain, minify");
 }
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "symbolite/cli/buffered_stdout.h"
+#include "symbolite/cli/check_command.h"
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/bench_command.h"
 #include "symbolite/backends/register_backends.h"
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
   int exit_code = cli::kExitOk;
   cli::add_inspect_command(app, exit_code);
   cli::add_symbolicate_command(app, exit_code);
+  cli::add_check_command(app, exit_code);
   cli::add_split_command(app, exit_code);
   cli::add_run_command(app, exit_code);
   cli::add_profile_command(app, exit_code);

@@ -164,5 +164,34 @@ TEST(OutputSafety, NamesAndSourceFromTheFileAreEscaped) {
   EXPECT_NE(run.err.find("Traceback of TorchScript"), std::string::npos) << run.err;
 }
 
+TEST(OutputSafety, CrashLogsAnswerEachHandleOnceWithItsCount) {
+  std::string log;
+  for (int i = 0; i < 1000; ++i) log += "Debug info for handle(s): debug_handles:{5, 99999999999999999999, 28}\n";
+  auto r = run_cli("symbolicate " + fixture_path("models/nested.ptl") + " -", log);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "symbolite: skipped 1000 numbers in debug_handles sets too large for a debug handle\n");
+  auto count = [&](const std::string& needle) {
+    std::size_t n = 0;
+    for (auto at = r.out.find(needle); at != std::string::npos; at = r.out.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("debug handle "), 2u) << r.out;  // 5 and 28, each once
+  EXPECT_EQ(count("(log line 1, mentioned 1000 times)"), 2u) << r.out;
+  auto json = run_cli("symbolicate --json " + fixture_path("models/nested.ptl") + " -", log);
+  auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["results"].size(), 2u);
+  EXPECT_EQ(j["results"][0]["handle"], 5);
+  EXPECT_EQ(j["results"][0]["mentions"], 1000);
+  EXPECT_EQ(j["results"][1]["handle"], 28);
+  // Only numbers too large (the crash_log fuzzer's finding): no handle, said plainly.
+  auto none = run_cli("symbolicate " + fixture_path("models/nested.ptl") + " -",
+                      "debug_handles:{99999999999999999999}\n");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.err, "symbolite: skipped 1 number in debug_handles sets too large for a debug handle\n"
+                      "symbolite: not found: no debug handles found on stdin: every number in its "
+                      "debug_handles sets is too large for a debug handle\n");
+  EXPECT_TRUE(none.out.empty());
+}
+
 }  // namespace
 }  // namespace symbolite::cli

@@ -175,6 +175,10 @@ std::vector<Request> collect_requests(const SymbolicateOptions& options) {
       fmt::print(stderr, "symbolite: skipped {} number{} in debug_handles sets too large for a "
                          "debug handle\n", skipped, skipped == 1 ? "" : "s");
     }
+    if (requests.empty()) {
+      throw Error(ErrorKind::kNotFound, "no debug handles found on stdin: every number in its "
+                                        "debug_handles sets is too large for a debug handle");
+    }
   }
   return requests;
 }

@@ -83,6 +83,7 @@ DebugTable read_callstack_map(const pickle::Value& root, const SourceRangeTags& 
       DebugInfo info;
       info.range_tag = row[1].as_int();
       info.range = decoder.resolve(info.range_tag);
+      if (!tags.contains(info.range_tag)) ++s.unresolved_row_tags;
       info.node_kind = std::string(row[2].as_string());
       info.call_stack = decoder.decode(row[3]);
       if (!table.insert(handle, std::move(info))) {

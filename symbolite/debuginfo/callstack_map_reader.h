@@ -20,6 +20,9 @@ namespace symbolite::debuginfo {
 struct CallstackMapStats {
   std::size_t rows = 0;
   std::size_t unresolved_tags = 0;  // row or call-site tags with no range
+  // Of those, rows' own tags: PyTorch 1.13's loader refuses a file with any ("Source range
+  // tag must exist"); it drops call-site frames with one silently.
+  std::size_t unresolved_row_tags = 0;
   std::size_t shared_call_stacks = 0;  // distinct InlinedCallStack nodes built
 };
 

@@ -18,6 +18,21 @@ tensor::Storage ValueConverter::storage(const pickle::StorageRef& ref) {
   auto it = storages_.find(ref.key);
   if (it != storages_.end()) return it->second;
   std::string record = folder_ + "/" + ref.key;
+  // A storage record holds numel elements, as PyTorch writes it; a larger one (a deflated
+  // record can declare gigabytes from a small file) is refused before it is inflated, so a
+  // run takes no more memory for tensors than the model declares.
+  if (auto dtype = tensor::dtype_from_storage_name(ref.dtype); dtype && ref.numel >= 0) {
+    const std::uint64_t declared =
+        static_cast<std::uint64_t>(ref.numel) * tensor::element_size(*dtype);
+    const std::uint64_t size = archive_.record_size(record).value_or(0);
+    if (size > declared) {
+      throw Error(ErrorKind::kFormat,
+                  fmt::format("{}: archive entry '{}/{}' is {} bytes, but its storage declares {} "
+                              "{} elements ({} bytes)",
+                              archive_.display_name(), archive_.record_folder(), record, size,
+                              ref.numel, ref.dtype, declared));
+    }
+  }
   auto bytes = archive_.read_record(record);
   auto s = tensor::Storage::view(bytes);
   // PyTorch aligns stored records to 64 bytes, so this is a zero-copy view; archives written

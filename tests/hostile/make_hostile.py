@@ -156,6 +156,12 @@ def zip_cases():
          declare_size(rewrite({"version": b"3\n"}, deflated=True), "/version", 1 << 30),
          "format", "archive entry 'nested/version' is 1073741824 bytes",
          "the version record (deflated) declared as 1 GiB uncompressed")
+    case("storage_larger_than_declared.ptl",
+         rewrite({"data/1": b"\0" * (8 << 20)}, keep_all=True, deflated=True), "format",
+         "archive entry 'nested/data/1' is 8388608 bytes, but its storage declares 4 Float "
+         "elements (16 bytes)",
+         "a parameter's storage record (deflated, 8 KB on disk) inflating to 8 MiB where data.pkl "
+         "declares 4 floats", open_as="runtime")
     case("version_not_a_number.ptl", rewrite({"version": b"3; rm -rf /\n"}), "format",
          "archive entry 'nested/version' does not hold a version number",
          "the version record holds text that is not a number")
