@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the unit tests and the PyTorch interop suite (warnings are
-# errors), the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer, and a
-# short run of every fuzz harness over its corpus.
+# errors), the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer, the
+# threaded tests under ThreadSanitizer, and a short run of every fuzz harness over its corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -18,6 +18,9 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSYMBOLITE_WERROR=ON -DSYMBOL
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" -E "^(interop|valgrind)"
+
+echo "== ThreadSanitizer: one model run from many threads, a run cancelled from another"
+scripts/tsan.sh
 
 echo "== fuzz harnesses (short run each)"
 scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
