@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "fuzz/pickle_opcode_mutator.h"
 #include "symbolite/debuginfo/callstack_map_reader.h"
 #include "symbolite/debuginfo/handle_table_reader.h"
 #include "symbolite/debuginfo/source_range_reader.h"
@@ -54,4 +55,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   symbolicator.symbolicate(-1);
   symbolicator.symbolicate(123456789);
   return 0;
+}
+
+// Mutations mostly work on whole pickle opcodes (pickle_opcode_mutator.h).
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
+                                               std::size_t max_size, unsigned int seed) {
+  return symbolite::fuzzing::mutate_pickle(data, size, max_size, seed);
 }

@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "fuzz/pickle_opcode_mutator.h"
 #include "symbolite/pickle/pickler.h"
 #include "symbolite/pickle/unpickler.h"
 #include "symbolite/pickle/value.h"
@@ -98,4 +99,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Value again = symbolite::pickle::unpickle(Bytes::from_vector(std::move(written)));
   if (again.debug_string(4096) != rendered) __builtin_trap();
   return 0;
+}
+
+// Mutations mostly work on whole pickle opcodes (pickle_opcode_mutator.h).
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
+                                               std::size_t max_size, unsigned int seed) {
+  return symbolite::fuzzing::mutate_pickle(data, size, max_size, seed);
 }
