@@ -1,5 +1,6 @@
 #include "symbolite/cli/profile_command.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -14,6 +15,7 @@
 #include "symbolite/cli/run_budget_options.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/profiler/chrome_trace.h"
+#include "symbolite/profiler/flame_graph.h"
 #include "symbolite/profiler/module_table.h"
 #include "symbolite/profiler/op_table.h"
 #include "symbolite/profiler/recording_sink.h"
@@ -35,6 +37,8 @@ struct ProfileOptions {
   std::string by = "op";
   std::string trace;
   std::string folded;
+  std::string svg;
+  std::string report;
   std::string sort = "total";
   bool shapes = false;
   bool flops = false;
@@ -63,9 +67,16 @@ void validate(const ProfileOptions& o) {
   }
   check_output_parent(o.trace.empty() ? "-" : o.trace);
   check_output_parent(o.folded.empty() ? "-" : o.folded);
+  check_output_parent(o.svg.empty() ? "-" : o.svg);
+  check_output_parent(o.report.empty() ? "-" : o.report);
+  if (is_stdout(o.svg) || is_stdout(o.report)) {
+    throw Error(ErrorKind::kUsage, "--svg and --report write files; name one (- is not allowed)");
+  }
   std::vector<NamedPath> outputs;
   if (!o.trace.empty()) outputs.push_back({"--trace", o.trace});
   if (!o.folded.empty()) outputs.push_back({"--folded", o.folded});
+  if (!o.svg.empty()) outputs.push_back({"--svg", o.svg});
+  if (!o.report.empty()) outputs.push_back({"--report", o.report});
   std::vector<NamedPath> inputs{{"MODEL", o.model}};
   for (const auto& input : o.inputs) inputs.push_back({"--input", input});
   refuse_overlapping_outputs(outputs, inputs);
@@ -96,6 +107,9 @@ void add_profile_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"op", "module"}));
   cmd->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto, chrome://tracing); - for stdout");
   cmd->add_option("--folded", o->folded, "Write folded stacks for flame-graph tools; - for stdout");
+  cmd->add_option("--svg", o->svg, "Write a flame graph (SVG: module hierarchy, then operator)");
+  cmd->add_option("--report", o->report,
+                  "Write a self-contained HTML report: flame graph, module tree, sortable operator table");
   cmd->add_option("--sort", o->sort, "Operator table order: total, self, count, name, flops, "
                                      "memory (default total)")
       ->check([](const std::string& key) {
@@ -132,6 +146,17 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     }
     if (!o->folded.empty()) {
       write_text(files, o->folded, profiler::folded_stacks(events.events(), attributor));
+    }
+    const std::string title = fmt::format("{} {}, {} run{}", std::filesystem::path(o->model).filename().string(),
+                                          o->method, o->runs, o->runs == 1 ? "" : "s");
+    if (!o->svg.empty()) {
+      files.stage(o->svg, profiler::flame_graph_svg(profiler::folded_stacks(events.events(), attributor), title));
+    }
+    if (!o->report.empty()) {
+      auto tree = profiler::module_tree(events.events(), attributor);
+      profiler::ReportInputs report{title, profiler::folded_stacks(events.events(), attributor), tree.get(),
+                                    profiler::op_table(events.events(), {kSortKeys.at(o->sort), false})};
+      files.stage(o->report, profiler::profile_report_html(report));
     }
     files.commit();
     auto ops = profiler::op_table(events.events(), {kSortKeys.at(o->sort), o->shapes});

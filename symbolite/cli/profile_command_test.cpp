@@ -2,6 +2,7 @@
 // which PyTorch's profiler counts as 48 FLOPs: tests/fixtures/profile/expected.json): the
 // JSON tables, the Chrome trace's operator args, and usage errors.
 #include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -76,6 +77,30 @@ TEST(ProfileCommand, UnknownSortKeyIsAUsageError) {
   auto r = run_cli("profile " + direct_call() + " --sort fastest");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(r.out.empty());
+}
+
+TEST(ProfileCommand, SvgFlameGraphAndHtmlReport) {
+  symbolite::testing::ScratchDir scratch;
+  auto r = run_cli("profile " + fixture_path("models/nested.ptl") +
+                   " --input " + fixture_path("run/nested/valid_0/input_0.npy") + " " +
+                   fixture_path("run/nested/valid_0/input_1.npy") + " --runs 3 --svg " +
+                   scratch.file("flame.svg") + " --report " + scratch.file("report.html"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream svg_in(scratch.file("flame.svg"));
+  std::string svg((std::istreambuf_iterator<char>(svg_in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(svg.starts_with("<svg")) << svg.substr(0, 100);
+  // The stacks are the model's modules, then its operators, as the debug info names them.
+  EXPECT_NE(svg.find(">top(Nested) — "), std::string::npos);
+  EXPECT_NE(svg.find(">level1(Level1) — "), std::string::npos);
+  EXPECT_NE(svg.find("<title>aten::linear — "), std::string::npos);
+  std::ifstream html_in(scratch.file("report.html"));
+  std::string html((std::istreambuf_iterator<char>(html_in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
+  EXPECT_NE(html.find("<title>nested.ptl forward, 3 runs</title>"), std::string::npos);
+  EXPECT_NE(html.find("<td>aten::linear</td>"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  auto dash = run_cli("profile " + direct_call() + " --report -");
+  EXPECT_EQ(dash.exit_code, 2);
 }
 
 }  // namespace
