@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages symbolite needs. Usage: scripts/install-deps.sh [build|test]
 #   build: compiler, CMake and the libraries symbolite links (enough to build and run it)
-#   test:  also GoogleTest, clang for the fuzz harnesses, and PyTorch 1.13 for the interop suite
+#   test:  also GoogleTest, clang for the fuzz harnesses, PyTorch 1.13 for the interop suite,
+#          Valgrind, and Chromium to open the profile report headless
 # Runs apt-get only when something is missing, so repeated runs are quick.
 set -euo pipefail
 
@@ -10,7 +11,7 @@ packages=(g++ cmake make ccache zlib1g-dev libfmt-dev nlohmann-json3-dev libcli1
           libopenblas-serial-dev libsleef-dev libdnnl-dev libxnnpack-dev libpthreadpool-dev)
 if [ "$profile" = test ]; then
   packages+=(libgtest-dev googletest libbenchmark-dev clang libclang-rt-14-dev
-             python3-torch libtorch-dev python3-torchvision python3-numpy valgrind)
+             python3-torch libtorch-dev python3-torchvision python3-numpy valgrind chromium)
 fi
 
 missing=()
