@@ -155,7 +155,8 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     if (!o->report.empty()) {
       auto tree = profiler::module_tree(events.events(), attributor);
       profiler::ReportInputs report{title, profiler::folded_stacks(events.events(), attributor), tree.get(),
-                                    profiler::op_table(events.events(), {kSortKeys.at(o->sort), false})};
+                                    profiler::op_table(events.events(), {kSortKeys.at(o->sort), false}),
+                                    profiler::hottest_sources(events.events(), attributor)};
       files.stage(o->report, profiler::profile_report_html(report));
     }
     files.commit();

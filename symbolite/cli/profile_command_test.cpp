@@ -98,6 +98,10 @@ TEST(ProfileCommand, SvgFlameGraphAndHtmlReport) {
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
   EXPECT_NE(html.find("<title>nested.ptl forward, 3 runs</title>"), std::string::npos);
   EXPECT_NE(html.find("<td>aten::linear</td>"), std::string::npos);
+  // Modules say where they are called from, operators where they spend most time: lines of
+  // the model's source (tests/fixtures/model_defs.py) and of torch.nn's.
+  EXPECT_NE(html.find("model_defs.py:"), std::string::npos);
+  EXPECT_NE(html.find("torch/nn/modules/linear.py:"), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);
   auto dash = run_cli("profile " + direct_call() + " --report -");
   EXPECT_EQ(dash.exit_code, 2);

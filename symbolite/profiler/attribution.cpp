@@ -6,12 +6,23 @@ Attributor::Attributor(const debuginfo::Symbolicator* symbolicator, std::string 
     : symbolicator_(symbolicator),
       top_label_("top(" + debuginfo::short_type_name(top_type) + ")") {}
 
+namespace {
+
+std::string line_of(const debuginfo::SourceRange& range) {
+  auto at = range.file_line_col();
+  return at ? at->filename + ":" + std::to_string(at->line) : std::string();
+}
+
+}  // namespace
+
 Attribution Attributor::from(const debuginfo::Symbolication& s) const {
   Attribution a;
   a.module_path.push_back(top_label_);
+  a.call_sites.emplace_back();
   if (s.status == debuginfo::SymbolicationStatus::kNotFound) return a;
   a.known = true;
   a.op = s.op;
+  if (!s.frames.empty()) a.source = line_of(s.frames.back().range);
   for (const auto& frame : s.frames) {
     if (frame.callee.empty()) continue;
     // "level1(Level1)::forward" -> "level1(Level1)"; calls to methods of the same module
@@ -19,6 +30,7 @@ Attribution Attributor::from(const debuginfo::Symbolication& s) const {
     std::string label = frame.callee.substr(0, frame.callee.rfind("::"));
     if (label.starts_with("SELF(") || label.starts_with("UNKNOWN_INSTANCE(")) continue;
     a.module_path.push_back(std::move(label));
+    a.call_sites.push_back(line_of(frame.range));
   }
   return a;
 }
@@ -31,6 +43,7 @@ const Attribution& Attributor::attribute(debuginfo::DebugHandle handle) {
     a = from(symbolicator_->resolve(handle));
   } else {
     a.module_path.push_back(top_label_);
+    a.call_sites.emplace_back();
   }
   return cache_.emplace(handle, std::move(a)).first->second;
 }

@@ -16,6 +16,10 @@ namespace symbolite::profiler {
 
 struct Attribution {
   std::vector<std::string> module_path;  // outermost first; starts with "top(Type)"
+  // Where each module of the path is called from ("model.py:42"), parallel to module_path
+  // (empty for the top module and where the debug info lost it).
+  std::vector<std::string> call_sites;
+  std::string source;                    // the node's own line, "model.py:57", when known
   std::string op;                        // node kind from the debug info, "aten::add"
   bool known = false;                    // false without debug info for the handle
 };

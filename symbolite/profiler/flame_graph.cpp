@@ -117,11 +117,11 @@ void draw(const Frame& f, double x, std::size_t row, double scale, std::int64_t 
 void module_rows(const ModuleNode& node, std::size_t depth, std::int64_t total, std::string& out) {
   out += fmt::format(
       "<tr><td style=\"padding-left:{}em\">{}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.1f}</td>"
-      "<td>{}</td></tr>\n",
+      "<td>{}</td><td>{}</td></tr>\n",
       depth, escaped(node.label), static_cast<double>(node.inclusive_ns) / 1000.0,
       static_cast<double>(node.exclusive_ns) / 1000.0,
       total > 0 ? 100.0 * static_cast<double>(node.inclusive_ns) / static_cast<double>(total) : 0.0,
-      node.ops);
+      node.ops, escaped(node.call_site));
   for (const auto& c : node.children) module_rows(*c, depth + 1, total, out);
 }
 
@@ -145,11 +145,27 @@ std::string flame_graph_svg(std::string_view folded, std::string_view title) {
   return out;
 }
 
+std::map<std::string, std::string> hottest_sources(const std::vector<OpEvent>& events,
+                                                   Attributor& attributor) {
+  std::map<std::string, std::map<std::string, std::int64_t>> time;  // op -> line -> ns
+  for (const auto& e : events) {
+    const Attribution& a = attributor.attribute(e.handle, e.delegate_call);
+    if (!a.source.empty()) time[std::string(e.op)][a.source] += e.end_ns - e.start_ns;
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& [op, lines] : time) {
+    out[op] = std::max_element(lines.begin(), lines.end(), [](const auto& x, const auto& y) {
+                return x.second < y.second;
+              })->first;
+  }
+  return out;
+}
+
 std::string profile_report_html(const ReportInputs& in) {
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}</title>\n"
       "<style>body{{font-family:sans-serif;margin:1.5em}}table{{border-collapse:collapse}}"
-      "td,th{{padding:2px 8px;text-align:right;font-family:monospace}}td:first-child,"
+      "td,th{{padding:2px 8px;text-align:right;font-family:monospace}}td:last-child,th:last-child,td:first-child,"
       "th:first-child{{text-align:left}}th{{cursor:pointer;background:#eee}}"
       "tr:nth-child(even){{background:#f8f8f8}}</style></head><body>\n<h1>{0}</h1>\n"
       "<h2>Flame graph</h2>\n<p>Stacks are the module hierarchy, then the operator; width is "
@@ -158,20 +174,21 @@ std::string profile_report_html(const ReportInputs& in) {
   out += flame_graph_svg(in.folded, in.title);
   if (in.modules != nullptr) {
     out += "<h2>Modules</h2>\n<table><tr><th>module</th><th>inclusive µs</th><th>self µs</th>"
-           "<th>%</th><th>ops</th></tr>\n";
+           "<th>%</th><th>ops</th><th>called at</th></tr>\n";
     module_rows(*in.modules, 0, in.modules->inclusive_ns, out);
     out += "</table>\n";
   }
   out += "<h2>Operators</h2>\n<p>Click a column to sort.</p>\n<table id=\"ops\"><thead><tr>"
          "<th>operator</th><th>calls</th><th>total µs</th><th>avg µs</th><th>%</th>"
-         "<th>MFLOPs</th></tr></thead><tbody>\n";
+         "<th>MFLOPs</th><th>hottest source line</th></tr></thead><tbody>\n";
   for (const auto& op : in.ops) {
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.2f}</td><td>{:.2f}</td><td>{}</td></tr>\n",
+        "<tr><td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.2f}</td><td>{:.2f}</td><td>{}</td><td>{}</td></tr>\n",
         escaped(op.op), op.count, static_cast<double>(op.total_ns) / 1000.0,
         op.count ? static_cast<double>(op.total_ns) / 1000.0 / static_cast<double>(op.count) : 0.0,
         op.percent,
-        op.flops >= 0 ? fmt::format("{:.2f}", static_cast<double>(op.flops) / 1e6) : std::string("-"));
+        op.flops >= 0 ? fmt::format("{:.2f}", static_cast<double>(op.flops) / 1e6) : std::string("-"),
+        in.op_sources.contains(op.op) ? escaped(in.op_sources.at(op.op)) : std::string());
   }
   // Sorting: numbers numerically, text alphabetically; a second click reverses.
   out += "</tbody></table>\n<script>\n"

@@ -4,6 +4,7 @@
 // external scripts, styles or fonts; the one inline script (table sorting) is a few lines.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,8 +23,14 @@ struct ReportInputs {
   std::string folded;           // folded_stacks()
   const ModuleNode* modules = nullptr;
   std::vector<OpStats> ops;
+  // Per operator, the source line where it spends most time ("model.py:57"), when known.
+  std::map<std::string, std::string> op_sources;
 };
 
 std::string profile_report_html(const ReportInputs& inputs);
+
+// Per operator, the source line (Attribution::source) where its events took the most time.
+std::map<std::string, std::string> hottest_sources(const std::vector<OpEvent>& events,
+                                                   Attributor& attributor);
 
 }  // namespace symbolite::profiler

@@ -47,17 +47,20 @@ TEST(FlameGraph, ReportIsSelfContained) {
   root.exclusive_ns = 100000;
   root.ops = 3;
   root.child("level1(L1)").inclusive_ns = 200000;
+  root.child("level1(L1)").call_site = "net.py:12";
   OpStats add;
   add.op = "aten::add";
   add.count = 2;
   add.total_ns = 150000;
   add.percent = 50;
-  ReportInputs in{"net.ptl forward", "top(Net);level1(L1);aten::add 150\n", &root, {add}};
+  ReportInputs in{"net.ptl forward", "top(Net);level1(L1);aten::add 150\n", &root, {add},
+                  {{"aten::add", "net.py:20"}}};
   std::string html = profile_report_html(in);
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("<td style=\"padding-left:1em\">level1(L1)</td><td>200.0</td>"), std::string::npos) << html;
-  EXPECT_NE(html.find("<tr><td>aten::add</td><td>2</td><td>150.0</td><td>75.00</td><td>50.00</td><td>-</td></tr>"),
+  EXPECT_NE(html.find("<td>0</td><td>net.py:12</td></tr>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<tr><td>aten::add</td><td>2</td><td>150.0</td><td>75.00</td><td>50.00</td><td>-</td><td>net.py:20</td></tr>"),
             std::string::npos) << html;
   // Nothing is fetched when the page opens: no external scripts, styles, images or fonts.
   EXPECT_EQ(html.find("src="), std::string::npos);

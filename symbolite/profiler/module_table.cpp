@@ -32,6 +32,7 @@ std::unique_ptr<ModuleNode> module_tree(const std::vector<OpEvent>& events,
     add(*node);
     for (std::size_t i = 1; i < a.module_path.size(); ++i) {
       node = &node->child(a.module_path[i]);
+      if (node->call_site.empty() && i < a.call_sites.size()) node->call_site = a.call_sites[i];
       add(*node);
     }
     node->exclusive_ns += duration;

@@ -19,6 +19,7 @@ namespace symbolite::profiler {
 
 struct ModuleNode {
   std::string label;              // "layer1(Sequential)"
+  std::string call_site;          // where its parent calls it, "model.py:42"; may be empty
   std::int64_t inclusive_ns = 0;
   std::int64_t exclusive_ns = 0;
   std::uint64_t ops = 0;          // operator calls inside, inclusive
