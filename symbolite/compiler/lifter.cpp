@@ -232,6 +232,11 @@ class FunctionLifter {
 
   void lift_if(Block* block, std::size_t pc, std::int32_t x, std::size_t end, int depth) {
     Value* cond = pop(pc);
+    // TorchScript's conditions are bools (aten::Bool converts anything else first); a file
+    // that branches on a Device or a Tensor is not code PyTorch wrote (lifter fuzz finding).
+    if (cond->type() != "bool" && cond->type() != "Any") {
+      fail(pc, fmt::format("JF's condition is a {}, not a bool", cond->type()));
+    }
     if (x < 2) fail(pc, "JF does not jump forward over a then-block");
     std::size_t else_start = pc + static_cast<std::size_t>(x);
     std::size_t jmp = else_start - 1;
