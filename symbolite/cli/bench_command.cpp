@@ -15,13 +15,13 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/cli/run_budget_options.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
+#include "symbolite/support/json_text.h"
 
 namespace symbolite::cli {
 namespace {

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/json_text.h"
 #include "symbolite/mobile/model_check.h"
+#include "symbolite/support/json_text.h"
 
 namespace symbolite::cli {
 namespace {

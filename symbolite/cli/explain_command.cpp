@@ -10,7 +10,6 @@
 
 #include "symbolite/cli/backend_choice.h"
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/json_text.h"
 #include "symbolite/compiler/lowering/lowering.h"
 #include "symbolite/debuginfo/symbolicator.h"
 #include "symbolite/mobile/loaded_model.h"
@@ -21,6 +20,7 @@
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/json_text.h"
 
 namespace symbolite::cli {
 namespace {

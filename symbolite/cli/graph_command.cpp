@@ -9,12 +9,12 @@
 
 #include "symbolite/backends/xnnpack/xnnpack_support.h"
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/json_text.h"
 #include "symbolite/compiler/graph_printer.h"
 #include "symbolite/compiler/lifter.h"
 #include "symbolite/compiler/partitioner.h"
 #include "symbolite/compiler/passes/pass_registry.h"
 #include "symbolite/mobile/model_info.h"
+#include "symbolite/support/json_text.h"
 
 namespace symbolite::cli {
 namespace {

@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/json_text.h"
 #include "symbolite/mobile/model_id.h"
 #include "symbolite/mobile/model_info.h"
 #include "symbolite/ops/registry/operator_registry.h"
+#include "symbolite/support/json_text.h"
 
 namespace symbolite::cli {
 namespace {

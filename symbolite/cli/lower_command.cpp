@@ -8,9 +8,9 @@
 
 #include "symbolite/cli/backend_choice.h"
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/compiler/lowering/lowering.h"
+#include "symbolite/support/json_text.h"
 
 namespace symbolite::cli {
 namespace {

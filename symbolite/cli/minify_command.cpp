@@ -16,7 +16,6 @@
 
 #include "symbolite/cli/backend_choice.h"
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/compiler/lowering/lowering.h"
 #include "symbolite/compiler/lowering/node_isolation.h"
@@ -28,6 +27,7 @@
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/support/delta_debugging.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/json_text.h"
 #include "symbolite/support/output_files.h"
 
 namespace symbolite::cli {

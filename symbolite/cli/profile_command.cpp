@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/cli/run_budget_options.h"
 #include "symbolite/mobile/loaded_model.h"
@@ -22,6 +21,7 @@
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/json_text.h"
 #include "symbolite/support/output_files.h"
 
 namespace symbolite::cli {
@@ -140,28 +140,31 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     if (model.debug) symbolicator.emplace(model.debug);
     profiler::Attributor attributor(symbolicator ? &*symbolicator : nullptr, model.top_type);
 
-    OutputFiles files;  // the trace and the stacks land together or not at all
-    if (!o->trace.empty()) {
-      write_text(files, o->trace, json_text(profiler::chrome_trace(events.events(), attributor), -1));
-    }
-    if (!o->folded.empty()) {
-      write_text(files, o->folded, profiler::folded_stacks(events.events(), attributor));
+    // Each view of the events is computed once, for every output that shows it.
+    auto ops = profiler::op_table(events.events(), {kSortKeys.at(o->sort), o->shapes});
+    auto modules = profiler::module_tree(events.events(), attributor);
+    std::string folded;
+    if (!o->folded.empty() || !o->svg.empty() || !o->report.empty()) {
+      folded = profiler::folded_stacks(events.events(), attributor);
     }
     const std::string title = fmt::format("{} {}, {} run{}", std::filesystem::path(o->model).filename().string(),
                                           o->method, o->runs, o->runs == 1 ? "" : "s");
-    if (!o->svg.empty()) {
-      files.stage(o->svg, profiler::flame_graph_svg(profiler::folded_stacks(events.events(), attributor), title));
+
+    OutputFiles files;  // every file output lands together or not at all
+    if (!o->trace.empty()) {
+      write_text(files, o->trace, json_text(profiler::chrome_trace(events.events(), attributor), -1));
     }
+    if (!o->folded.empty()) write_text(files, o->folded, folded);
+    if (!o->svg.empty()) files.stage(o->svg, profiler::flame_graph_svg(folded, title));
     if (!o->report.empty()) {
-      auto tree = profiler::module_tree(events.events(), attributor);
-      profiler::ReportInputs report{title, profiler::folded_stacks(events.events(), attributor), tree.get(),
-                                    profiler::op_table(events.events(), {kSortKeys.at(o->sort), false}),
-                                    profiler::hottest_sources(events.events(), attributor)};
+      // The report's table is one row per operator, whatever --shapes grouped the printed one by.
+      profiler::ReportInputs report{
+          title, folded, modules.get(),
+          o->shapes ? profiler::op_table(events.events(), {kSortKeys.at(o->sort), false}) : ops,
+          profiler::hottest_sources(events.events(), attributor)};
       files.stage(o->report, profiler::profile_report_html(report));
     }
     files.commit();
-    auto ops = profiler::op_table(events.events(), {kSortKeys.at(o->sort), o->shapes});
-    auto modules = profiler::module_tree(events.events(), attributor);
     if (is_stdout(o->trace) || is_stdout(o->folded)) {
       // stdout holds the trace or the stacks alone.
     } else if (o->json) {

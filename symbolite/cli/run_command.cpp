@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/cli/run_budget_options.h"
 #include "symbolite/mobile/loaded_model.h"
@@ -16,6 +15,7 @@
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/runtime/result_tensors.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/json_text.h"
 #include "symbolite/support/output_files.h"
 #include "symbolite/tensor/npy.h"
 
@@ -93,14 +93,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
     nlohmann::ordered_json structure =
         runtime::write_result_files(result, dir, dir.empty() ? nullptr : &files);
     if (!dir.empty()) {
-      std::vector<NamedPath> written{{"--output-dir", (std::filesystem::path(dir) / "result.json").string()}};
-      for (std::size_t i = 0; i < outputs.size(); ++i) {
-        written.push_back({"--output-dir", (std::filesystem::path(dir) / fmt::format("output_{}.npy", i)).string()});
-      }
+      files.stage((std::filesystem::path(dir) / "result.json").string(), json_text(structure, 1) + "\n");
+      std::vector<NamedPath> written;
+      for (auto& path : files.paths()) written.push_back({"--output-dir", std::move(path)});
       std::vector<NamedPath> read{{"MODEL", options->model}};
       for (const auto& input : options->inputs) read.push_back({"--input", input});
       refuse_overlapping_outputs(written, read);
-      files.stage(written.front().path, json_text(structure, 1) + "\n");
       files.commit();
     }
     if (options->json) {

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/mobile/model_split.h"
+#include "symbolite/support/json_text.h"
 
 namespace symbolite::cli {
 namespace {

@@ -14,13 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/json_text.h"
 #include "symbolite/cli/symbolication_json.h"
 #include "symbolite/debuginfo/crash_log.h"
 #include "symbolite/debuginfo/sidecar_reader.h"
 #include "symbolite/mobile/delegate_node_sites.h"
 #include "symbolite/mobile/model_id.h"
 #include "symbolite/mobile/model_info.h"
+#include "symbolite/support/json_text.h"
 
 namespace symbolite::cli {
 namespace {

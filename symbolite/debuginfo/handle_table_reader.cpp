@@ -22,6 +22,13 @@ std::optional<InstructionSite> HandleTable::site_of(DebugHandle handle) const {
   return InstructionSite{functions_[it->second.first].function, it->second.second};
 }
 
+const FunctionHandles* HandleTable::find(std::string_view function) const {
+  for (auto it = functions_.rbegin(); it != functions_.rend(); ++it) {
+    if (it->function == function) return &*it;
+  }
+  return nullptr;
+}
+
 std::size_t HandleTable::instruction_count() const {
   std::size_t n = 0;
   for (const auto& f : functions_) n += f.handles.size();

@@ -33,6 +33,9 @@ class HandleTable {
 
   std::int64_t bytecode_version() const { return bytecode_version_; }
   const std::vector<FunctionHandles>& functions() const { return functions_; }
+  // The handles of `function` ("__torch__.Top.forward"), or null; a later entry for the same
+  // function replaces an earlier one.
+  const FunctionHandles* find(std::string_view function) const;
   // The first instruction carrying `handle`, if any.
   std::optional<InstructionSite> site_of(DebugHandle handle) const;
   std::size_t instruction_count() const;

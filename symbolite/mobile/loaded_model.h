@@ -23,6 +23,8 @@
 
 namespace symbolite::mobile {
 
+struct ModelInfo;
+
 struct ResolvedOperator {
   std::string name;                      // "aten::add.Tensor"
   const ops::OperatorDef* def = nullptr;
@@ -79,6 +81,10 @@ struct LoadedModel {
   // The same for archive bytes in memory; `display_name` prefixes errors.
   static LoadedModel load_bytes(Bytes bytes, const std::string& display_name,
                                 const ops::OperatorRegistry& registry = ops::default_registry());
+  // The same for a model already opened (`symbolite check` reads it once for both uses);
+  // the LoadedModel shares `info`.
+  static LoadedModel from_info(std::shared_ptr<const ModelInfo> info, const std::string& display_name,
+                               const ops::OperatorRegistry& registry = ops::default_registry());
 
  private:
   static LoadedModel from_archive(archive::ModelArchive archive, const std::string& name,

@@ -97,10 +97,7 @@ class Checker {
   void check_functions() {
     std::map<DebugHandle, std::string> first_function;  // handle -> the function using it first
     for (const auto& fn : model_.bytecode->functions) {
-      const debuginfo::FunctionHandles* handles = nullptr;
-      for (const auto& h : model_.debug.handles.functions()) {
-        if (h.function == fn.qualified_name) handles = &h;
-      }
+      const debuginfo::FunctionHandles* handles = model_.debug.handles.find(fn.qualified_name);
       if (handles == nullptr) {
         add(CheckSeverity::kError, "missing-function-handles", {fn.qualified_name, {}, {}},
             "mobile_debug_handles.pkl has no handles for this method",
@@ -188,9 +185,10 @@ class Checker {
 };
 
 // Operators and instructions the runtime cannot run, as loading for a run reports them.
-void check_runnable(const std::string& path, CheckReport& report) {
+void check_runnable(std::shared_ptr<const ModelInfo> model, const std::string& path,
+                    CheckReport& report) {
   try {
-    LoadedModel::load(path);
+    LoadedModel::from_info(std::move(model), path);
   } catch (const Error& e) {
     CheckFinding f;
     f.code = e.kind() == ErrorKind::kUnsupported ? "unsupported" : "not-runnable";
@@ -212,7 +210,8 @@ std::size_t CheckReport::count(CheckSeverity severity) const {
 }
 
 CheckReport check_model(const std::string& model_path, const std::string& sidecar_path) {
-  ModelInfo model = ModelInfo::load(model_path);
+  auto shared = std::make_shared<const ModelInfo>(ModelInfo::load(model_path));
+  const ModelInfo& model = *shared;
   CheckReport report;
   if (!model.bytecode) {
     CheckFinding f;
@@ -238,7 +237,7 @@ CheckReport check_model(const std::string& model_path, const std::string& sideca
     }
   }
   Checker(model, sidecar, report).run();
-  check_runnable(model_path, report);
+  check_runnable(shared, model_path, report);
   return report;
 }
 

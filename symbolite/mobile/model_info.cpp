@@ -1,5 +1,6 @@
 #include "symbolite/mobile/model_info.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string_view>
 
@@ -26,11 +27,11 @@ void check_version_record(const archive::ModelArchive& archive) {
                               archive.display_name(), archive.record_folder(), name, *size));
     }
     std::string_view text = archive.read_record(name).str();
-    bool digits = !text.empty() && std::isdigit(static_cast<unsigned char>(text[0]));
-    for (char c : text) {
-      digits = digits && (std::isdigit(static_cast<unsigned char>(c)) || c == '\n' || c == '\r');
-    }
-    if (!digits) {
+    auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+    bool number = !text.empty() && digit(text[0]) &&
+                  std::all_of(text.begin(), text.end(),
+                              [&](char c) { return digit(c) || c == '\n' || c == '\r'; });
+    if (!number) {
       throw Error(ErrorKind::kFormat,
                   fmt::format("{}: archive entry '{}/{}' does not hold a version number",
                               archive.display_name(), archive.record_folder(), name));

@@ -104,7 +104,12 @@ LoadedModel LoadedModel::load_bytes(Bytes bytes, const std::string& display_name
 
 LoadedModel LoadedModel::from_archive(archive::ModelArchive archive, const std::string& path,
                                       const ops::OperatorRegistry& registry) {
-  auto info = std::make_shared<ModelInfo>(ModelInfo::from_archive(std::move(archive)));
+  return from_info(std::make_shared<const ModelInfo>(ModelInfo::from_archive(std::move(archive))),
+                   path, registry);
+}
+
+LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const std::string& path,
+                                   const ops::OperatorRegistry& registry) {
   if (!info->bytecode) {
     throw Error(ErrorKind::kUnsupported,
                 fmt::format("{}: no bytecode.pkl: a full TorchScript archive (.pt), not a "
@@ -163,8 +168,8 @@ LoadedModel LoadedModel::from_archive(archive::ModelArchive archive, const std::
     for (const auto& arg : fn.arguments) {
       loaded.arguments.push_back({arg.name, arg.type, constants.convert(arg.default_value)});
     }
-    for (const auto& handles : info->debug.handles.functions()) {
-      if (handles.function == fn.qualified_name) loaded.debug_handles = handles.handles;
+    if (const auto* handles = info->debug.handles.find(fn.qualified_name)) {
+      loaded.debug_handles = handles->handles;
     }
     for (std::size_t i = 0; i < fn.operators.size(); ++i) {
       const auto& ref = fn.operators[i];

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "symbolite/support/error.h"
+#include "symbolite/support/json_text.h"
 #include "symbolite/support/mapped_file.h"
 #include "symbolite/support/output_files.h"
 #include "symbolite/tensor/npy.h"
@@ -240,7 +241,7 @@ std::string write_input_file(const std::string& stem, const ops::IValue& value) 
     return fs::path(file).filename().string();
   }, false);
   std::string path = stem + ".json";
-  write_file_atomically(path, j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+  write_file_atomically(path, json_text(j, -1) + "\n");
   return path;
 }
 

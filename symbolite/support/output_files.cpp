@@ -71,6 +71,12 @@ void OutputFiles::stage(const std::string& path, std::string_view text) {
   stage(path, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
 }
 
+std::vector<std::string> OutputFiles::paths() const {
+  std::vector<std::string> out;
+  for (const auto& s : staged_) out.push_back(s.path);
+  return out;
+}
+
 void OutputFiles::commit() {
   // What would make a rename fail is checked for every file before the first rename, so that
   // a batch does not stop half-way: a directory where a file goes.

@@ -27,6 +27,9 @@ class OutputFiles {
   // file themselves; it is renamed into place by commit() like the others.
   std::string stage_empty(const std::string& path);
 
+  // The final paths staged so far, in order.
+  std::vector<std::string> paths() const;
+
   // Renames every temporary onto its path, in the order staged.
   void commit();
 
