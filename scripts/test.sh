@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the unit tests and the PyTorch interop suite (warnings are
-# errors), the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer, the
-# threaded tests under ThreadSanitizer, and a short run of every fuzz harness over its corpus.
+# errors), the unit tests and every fuzz corpus again under AddressSanitizer +
+# UndefinedBehaviorSanitizer, and the threaded tests under ThreadSanitizer.
+#   scripts/test.sh                    what CI runs (about 45 minutes on 2 cores)
+#   FUZZ_SECONDS=60 scripts/test.sh    also a clang libFuzzer build and that many seconds of
+#                                      fuzzing per harness (scripts/fuzz.sh; by hand)
+# CI's trees carry line tables only (-g1): full debug info costs a third of the build time
+# and sanitizer and Valgrind reports need only file and line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -9,18 +14,38 @@ jobs=$(nproc)
 scripts/install-deps.sh test
 
 echo "== build (Werror) and test"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYMBOLITE_WERROR=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYMBOLITE_WERROR=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
-echo "== ASan + UBSan build and unit tests"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSYMBOLITE_WERROR=ON -DSYMBOLITE_SANITIZE=ON >/dev/null
+# The unit tests run as one process per shard here rather than one per test case through
+# ctest: a sanitizer process takes a second to start, and there are over a thousand cases.
+echo "== ASan + UBSan build: unit tests and every fuzz corpus replayed"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSYMBOLITE_WERROR=ON -DSYMBOLITE_SANITIZE=ON \
+  -DSYMBOLITE_FUZZ_REPLAY=ON -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" >/dev/null
 cmake --build build-asan -j"$jobs"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$jobs" -E "^(interop|valgrind)"
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+pids=()
+for shard in $(seq 0 $((jobs - 1))); do
+  GTEST_TOTAL_SHARDS=$jobs GTEST_SHARD_INDEX=$shard build-asan/bin/symbolite_tests \
+    --gtest_brief=1 > build-asan/unit-shard-"$shard".log 2>&1 &
+  pids+=($!)
+done
+failed=0
+for i in "${!pids[@]}"; do
+  if ! wait "${pids[$i]}"; then
+    echo "-- ASan unit tests, shard $i failed:"; cat build-asan/unit-shard-"$i".log; failed=1
+  fi
+done
+[ "$failed" = 0 ] || exit 1
+build-asan/bin/symbolite_thread_tests --gtest_brief=1
+ctest --test-dir build-asan --output-on-failure -j"$jobs" -R "^(fuzz\.replay|layering)"
 
 echo "== ThreadSanitizer: one model run from many threads, a run cancelled from another"
 scripts/tsan.sh
 
-echo "== fuzz harnesses (short run each)"
-scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
+if [ "${FUZZ_SECONDS:-0}" != 0 ]; then
+  echo "== fuzz harnesses (${FUZZ_SECONDS}s each)"
+  scripts/fuzz.sh "$FUZZ_SECONDS"
+fi

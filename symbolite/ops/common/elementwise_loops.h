@@ -15,57 +15,56 @@
 
 namespace symbolite::ops {
 
-// out[i] = op(a[i], b[i]) over the broadcast shape, computing in `compute` (a and b are
-// converted first when their dtype differs); the result's dtype is that of op's return type.
-template <typename Op>
-tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0,
-                             tensor::DType compute, std::string_view kernel, Op&& op) {
+// out[i] = op(a[i], b[i]) over the broadcast shape, computing in T (a and b are converted
+// first when their dtype differs); the result's dtype is that of op's return type. Callers
+// dispatch on the dtype once and name T: a dispatch in here too would compile the loops for
+// every pair of dtypes.
+template <typename T, typename Op>
+tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0, Op&& op) {
   using tensor::Tensor;
+  using Out = decltype(op(T{}, T{}));
+  constexpr tensor::DType compute = tensor::dtype_of<T>;
   std::vector<std::int64_t> shape = tensor::broadcast_shapes(a0.sizes(), b0.sizes());
-  return dispatch_all(compute, kernel, [&](auto tag) -> Tensor {
-    using T = decltype(tag);
-    using Out = decltype(op(T{}, T{}));
-    Tensor a = a0.dtype() == compute ? a0 : to_dtype(a0, compute);
-    Tensor b = b0.dtype() == compute ? b0 : to_dtype(b0, compute);
-    Tensor out = Tensor::uninitialized(shape, tensor::dtype_of<Out>);
-    Out* dst = out.template mutable_data<Out>();
-    const T* pa = a.template data<T>();
-    const T* pb = b.template data<T>();
-    if (a.is_contiguous() && b.is_contiguous() && a.sizes() == shape && b.sizes() == shape) {
-      for (std::int64_t i = 0; i < out.numel(); ++i) dst[i] = op(pa[i], pb[i]);
-      return out;
-    }
-    if (out.numel() == 0) return out;
-    auto so = tensor::contiguous_strides(shape);
-    std::vector<std::int64_t> sizes = shape;
-    std::array<std::vector<std::int64_t>, 3> st{so, broadcast_strides(a, shape),
-                                                broadcast_strides(b, shape)};
-    coalesce_dims<3>(sizes, st);
-    // The innermost dimension as a plain loop (vectorizable when an operand is contiguous in
-    // it or constant along it, as in x * scale[N, C, 1, 1]); the outer ones strided.
-    std::int64_t inner = sizes.back();
-    std::int64_t ia = st[1].back();
-    std::int64_t ib = st[2].back();
-    sizes.back() = 1;
-    std::array<const std::int64_t*, 3> strides{st[0].data(), st[1].data(), st[2].data()};
-    for_each_offset<3>(sizes, strides, [&](const std::array<std::int64_t, 3>& o) {
-      Out* d = dst + o[0];
-      const T* x = pa + o[1];
-      const T* y = pb + o[2];
-      if (ia == 1 && ib == 1) {
-        for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i], y[i]);
-      } else if (ia == 1 && ib == 0) {
-        T yv = *y;
-        for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i], yv);
-      } else if (ia == 0 && ib == 1) {
-        T xv = *x;
-        for (std::int64_t i = 0; i < inner; ++i) d[i] = op(xv, y[i]);
-      } else {
-        for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i * ia], y[i * ib]);
-      }
-    });
+  Tensor a = a0.dtype() == compute ? a0 : to_dtype(a0, compute);
+  Tensor b = b0.dtype() == compute ? b0 : to_dtype(b0, compute);
+  Tensor out = Tensor::uninitialized(shape, tensor::dtype_of<Out>);
+  Out* dst = out.template mutable_data<Out>();
+  const T* pa = a.template data<T>();
+  const T* pb = b.template data<T>();
+  if (a.is_contiguous() && b.is_contiguous() && a.sizes() == shape && b.sizes() == shape) {
+    for (std::int64_t i = 0; i < out.numel(); ++i) dst[i] = op(pa[i], pb[i]);
     return out;
+  }
+  if (out.numel() == 0) return out;
+  auto so = tensor::contiguous_strides(shape);
+  std::vector<std::int64_t> sizes = shape;
+  std::array<std::vector<std::int64_t>, 3> st{so, broadcast_strides(a, shape),
+                                              broadcast_strides(b, shape)};
+  coalesce_dims<3>(sizes, st);
+  // The innermost dimension as a plain loop (vectorizable when an operand is contiguous in
+  // it or constant along it, as in x * scale[N, C, 1, 1]); the outer ones strided.
+  std::int64_t inner = sizes.back();
+  std::int64_t ia = st[1].back();
+  std::int64_t ib = st[2].back();
+  sizes.back() = 1;
+  std::array<const std::int64_t*, 3> strides{st[0].data(), st[1].data(), st[2].data()};
+  for_each_offset<3>(sizes, strides, [&](const std::array<std::int64_t, 3>& o) {
+    Out* d = dst + o[0];
+    const T* x = pa + o[1];
+    const T* y = pb + o[2];
+    if (ia == 1 && ib == 1) {
+      for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i], y[i]);
+    } else if (ia == 1 && ib == 0) {
+      T yv = *y;
+      for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i], yv);
+    } else if (ia == 0 && ib == 1) {
+      T xv = *x;
+      for (std::int64_t i = 0; i < inner; ++i) d[i] = op(xv, y[i]);
+    } else {
+      for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i * ia], y[i * ib]);
+    }
   });
+  return out;
 }
 
 // out[i] = op(x[i]) into a new contiguous tensor of x's shape; T is x's element type and

@@ -63,16 +63,16 @@ Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& al
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
       bool al = scalar_as<bool>(alpha);
-      return binary_kernel(a, b, common, "add",
+      return binary_kernel<T>(a, b,
                            [al](bool x, bool y) -> bool { return x || (al && y); });
     } else {
       T al = scalar_as<T>(alpha);
       if (negate) al = static_cast<T>(-al);
       if (al == T{1}) {
-        return binary_kernel(a, b, common, "add",
+        return binary_kernel<T>(a, b,
                              [](T x, T y) -> T { return static_cast<T>(x + y); });
       }
-      return binary_kernel(a, b, common, "add",
+      return binary_kernel<T>(a, b,
                            [al](T x, T y) -> T { return static_cast<T>(x + al * y); });
     }
   });
@@ -110,9 +110,9 @@ Tensor mul_op(const Operands& o) {
   return dispatch_all(o.common, "mul", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
-      return binary_kernel(o.a, o.b, o.common, "mul", [](bool x, bool y) { return x && y; });
+      return binary_kernel<T>(o.a, o.b, [](bool x, bool y) { return x && y; });
     } else {
-      return binary_kernel(o.a, o.b, o.common, "mul",
+      return binary_kernel<T>(o.a, o.b,
                            [](T x, T y) -> T { return static_cast<T>(x * y); });
     }
   });
@@ -123,7 +123,7 @@ Tensor div_op(const Operands& o) {
   DType compute = is_floating(o.common) ? o.common : DType::kFloat32;
   return dispatch_floating(compute, "div_true_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    return binary_kernel(o.a, o.b, compute, "div", [](T x, T y) -> T { return x / y; });
+    return binary_kernel<T>(o.a, o.b, [](T x, T y) -> T { return x / y; });
   });
 }
 
@@ -131,7 +131,7 @@ template <typename Cmp>
 Tensor compare_op(const Operands& o, std::string_view kernel) {
   return dispatch_all(o.common, kernel, [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    return binary_kernel(o.a, o.b, o.common, kernel,
+    return binary_kernel<T>(o.a, o.b,
                          [](T x, T y) -> bool { return Cmp{}(x, y); });
   });
 }

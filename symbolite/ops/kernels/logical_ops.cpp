@@ -28,9 +28,9 @@ void and_tensor(Stack& s) {
     if constexpr (std::is_floating_point_v<T>) {
       not_implemented("bitwise_and_cpu", common);
     } else if constexpr (std::is_same_v<T, bool>) {
-      return binary_kernel(a, b, common, "bitwise_and_cpu", [](bool x, bool y) { return x && y; });
+      return binary_kernel<T>(a, b, [](bool x, bool y) { return x && y; });
     } else {
-      return binary_kernel(a, b, common, "bitwise_and_cpu",
+      return binary_kernel<T>(a, b,
                            [](T x, T y) -> T { return static_cast<T>(x & y); });
     }
   }));

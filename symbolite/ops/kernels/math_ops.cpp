@@ -76,14 +76,14 @@ Tensor remainder_scalar_impl(const Tensor& self, const IValue& other) {
   return dispatch_numeric(common, "remainder_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
-      return binary_kernel(self, b, common, "remainder_cpu", [](T x, T y) -> T {
+      return binary_kernel<T>(self, b, [](T x, T y) -> T {
         T mod = std::fmod(x, y);
         if (mod != 0 && ((y < 0) != (mod < 0))) mod += y;
         return mod;
       });
     } else {
       if (self.numel() > 0 && *b.template data<T>() == T{0}) fail("ZeroDivisionError");
-      return binary_kernel(self, b, common, "remainder_cpu", [](T x, T y) -> T {
+      return binary_kernel<T>(self, b, [](T x, T y) -> T {
         if constexpr (std::is_signed_v<T>) {
           if (y == -1) return T{0};  // INT_MIN % -1 traps in C++
         }
