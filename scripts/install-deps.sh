@@ -7,7 +7,7 @@
 set -euo pipefail
 
 profile=${1:-build}
-packages=(g++ cmake make ccache zlib1g-dev libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
+packages=(g++ cmake make ccache pkg-config zlib1g-dev libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
           libopenblas-serial-dev libsleef-dev libdnnl-dev libxnnpack-dev libpthreadpool-dev)
 if [ "$profile" = test ]; then
   packages+=(libgtest-dev googletest libbenchmark-dev clang libclang-rt-14-dev

@@ -23,7 +23,7 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 # ctest: a sanitizer process takes a second to start, and there are over a thousand cases.
 echo "== ASan + UBSan build: unit tests and every fuzz corpus replayed"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSYMBOLITE_WERROR=ON -DSYMBOLITE_SANITIZE=ON \
-  -DSYMBOLITE_FUZZ_REPLAY=ON -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" >/dev/null
+  -DSYMBOLITE_FUZZ_REPLAY=ON -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" >/dev/null
 cmake --build build-asan -j"$jobs"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 pids=()

@@ -28,10 +28,8 @@
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/support/error.h"
 #include "symbolite/support/printable_text.h"
+#include "symbolite/version.h"
 
-#ifndef SYMBOLITE_VERSION
-#error "SYMBOLITE_VERSION is set from CMake's project() version"
-#endif
 
 namespace {
 
@@ -81,7 +79,7 @@ int main(int argc, char** argv) {
   backends::register_delegate_backends();
   CLI::App app("symbolite: model-level debug information for TorchScript models", "symbolite");
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("symbolite ") + SYMBOLITE_VERSION,
+  app.set_version_flag("--version", std::string("symbolite ") + symbolite::version(),
                        "Print the version and exit");
   app.footer("`symbolite help COMMAND` prints a command's options.");
   int exit_code = cli::kExitOk;
