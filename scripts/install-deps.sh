@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages symbolite needs. Usage: scripts/install-deps.sh [build|test]
-#   build: compiler, CMake and the libraries symbolite links (enough to build and run it)
+#   build: compiler, CMake, the libraries symbolite links, and pybind11 with Python's headers
+#          and numpy for the Python module (enough to build and run it all)
 #   test:  also GoogleTest, clang for the fuzz harnesses, PyTorch 1.13 for the interop suite,
-#          Valgrind, and Chromium to open the profile report headless
+#          pytest, Valgrind, and Chromium to open the profile report headless
 # Runs apt-get only when something is missing, so repeated runs are quick.
 set -euo pipefail
 
 profile=${1:-build}
 packages=(g++ cmake make ccache pkg-config zlib1g-dev libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
-          libopenblas-serial-dev libsleef-dev libdnnl-dev libxnnpack-dev libpthreadpool-dev)
+          libopenblas-serial-dev libsleef-dev libdnnl-dev libxnnpack-dev libpthreadpool-dev
+          pybind11-dev python3-dev python3-numpy)
 if [ "$profile" = test ]; then
   packages+=(libgtest-dev googletest libbenchmark-dev clang libclang-rt-14-dev
-             python3-torch libtorch-dev python3-torchvision python3-numpy valgrind chromium)
+             python3-torch libtorch-dev python3-torchvision python3-pytest valgrind chromium)
 fi
 
 missing=()

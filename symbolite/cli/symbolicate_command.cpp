@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/symbolication_json.h"
+#include "symbolite/debuginfo/symbolication_json.h"
 #include "symbolite/debuginfo/crash_log.h"
 #include "symbolite/debuginfo/sidecar_reader.h"
 #include "symbolite/mobile/delegate_node_sites.h"

@@ -5,7 +5,8 @@
 #     include (and no other: no CLI or kernel headers), the CMake package and symbolite.pc;
 #   - examples/consumer builds with find_package(symbolite), against the shared and the static
 #     library, and with pkg-config; each symbolicates a handle as the installed CLI does and
-#     runs nested.ptl's forward with the output PyTorch computed.
+#     runs nested.ptl's forward with the output PyTorch computed;
+#   - the Python package imports from the prefix's dist-packages and symbolicates alike.
 #   check_install.sh BUILD_DIR SOURCE_DIR PYTHON
 set -euo pipefail
 build=$1 source=$2 python=$3
@@ -70,3 +71,13 @@ flags=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags --libs symbolite)
 c++ -std=c++20 -O1 "$source/examples/consumer/main.cpp" -o "$work/consumer-pc" $flags \
   -Wl,-rpath,"$libdir"
 check_consumer "pkg-config" "$work/consumer-pc"
+
+# The Python package, from the prefix alone.
+site=$(find "$prefix" -type d -name dist-packages | head -n 1)
+[ -n "$site" ] && [ -d "$site/symbolite" ] || fail "no Python package under $prefix"
+got=$(cd "$work" && PYTHONPATH=$site "$python" -c '
+import sys, symbolite
+s = symbolite.symbolicate(sys.argv[1], [int(sys.argv[2])])[0]
+print(s.module_hierarchy); print(s.traceback)' "$model" "$handle") || fail "import symbolite from $site"
+[ "$got" = "$expected" ] || fail "the installed Python package symbolicates differently from the CLI"
+echo "package.install: python ok"

@@ -1,6 +1,6 @@
-#include "symbolite/cli/symbolication_json.h"
+#include "symbolite/debuginfo/symbolication_json.h"
 
-namespace symbolite::cli {
+namespace symbolite::debuginfo {
 
 nlohmann::json to_json(const debuginfo::Symbolication& s) {
   nlohmann::json frames = nlohmann::json::array();
@@ -35,4 +35,4 @@ nlohmann::json to_json(const debuginfo::Symbolication& s) {
   return out;
 }
 
-}  // namespace symbolite::cli
+}  // namespace symbolite::debuginfo
