@@ -40,9 +40,8 @@ py::dict details_of(const runtime::RunErrorDetails& d) {
   out["message"] = d.message;
   out["function"] = d.function;
   out["instruction"] = d.instruction;
-  out["debug_handle"] = d.handle ? py::object(py::int_(*d.handle)) : py::object(py::none());
-  out["delegate_handle"] =
-      d.delegate_handle ? py::object(py::int_(*d.delegate_handle)) : py::object(py::none());
+  out["debug_handle"] = d.handle;  // None when absent (pybind11/stl.h's optional caster)
+  out["delegate_handle"] = d.delegate_handle;
   out["model_id"] = d.model_id;
   out["module_hierarchy"] = d.module_hierarchy.empty() ? py::object(py::none()) : py::str(d.module_hierarchy);
   out["traceback"] = d.traceback.empty() ? py::object(py::none()) : py::str(d.traceback);
@@ -71,7 +70,7 @@ py::object run_method(const Model& model, const std::string& name, const py::arg
 std::string symbolicate_json(const std::string& path, const std::vector<std::int64_t>& handles) {
   std::shared_ptr<const debuginfo::DebugInfoSource> sidecar;
   std::unique_ptr<mobile::ModelInfo> info;
-  if (path.size() > 7 && path.ends_with(".symdbg")) {
+  if (path.ends_with(".symdbg")) {
     sidecar = debuginfo::SidecarReader::open(path);
   } else {
     info = std::make_unique<mobile::ModelInfo>(mobile::ModelInfo::load(path));
