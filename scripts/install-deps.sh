@@ -13,7 +13,8 @@ packages=(g++ cmake make ccache pkg-config zlib1g-dev libfmt-dev nlohmann-json3-
           pybind11-dev python3-dev python3-numpy)
 if [ "$profile" = test ]; then
   packages+=(libgtest-dev googletest libbenchmark-dev clang libclang-rt-14-dev
-             python3-torch libtorch-dev python3-torchvision python3-pytest valgrind chromium)
+             python3-torch libtorch-dev python3-torchvision python3-pytest valgrind chromium
+             python3-dask python3-distributed python3-pandas)
 fi
 
 missing=()

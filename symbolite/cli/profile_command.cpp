@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -12,6 +11,7 @@
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/cli/run_budget_options.h"
+#include "symbolite/mobile/attach_sidecar.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/profiler/chrome_trace.h"
 #include "symbolite/profiler/flame_graph.h"
@@ -31,6 +31,7 @@ struct ProfileOptions {
   RunBudgetOptions budget;
   std::string model;
   std::string method = "forward";
+  std::string sidecar;  // --debug
   std::vector<std::string> inputs;
   int runs = 1;
   int warmup = 1;
@@ -50,11 +51,6 @@ struct ProfileOptions {
            (memory ? profiler::kDetailMemory : 0u);
   }
 };
-
-const std::map<std::string, profiler::OpSort> kSortKeys = {
-    {"total", profiler::OpSort::kTotal}, {"self", profiler::OpSort::kSelf},
-    {"count", profiler::OpSort::kCount}, {"name", profiler::OpSort::kName},
-    {"flops", profiler::OpSort::kFlops}, {"memory", profiler::OpSort::kMemory}};
 
 // Option combinations that mean nothing are usage errors naming both options.
 void validate(const ProfileOptions& o) {
@@ -78,6 +74,7 @@ void validate(const ProfileOptions& o) {
   if (!o.svg.empty()) outputs.push_back({"--svg", o.svg});
   if (!o.report.empty()) outputs.push_back({"--report", o.report});
   std::vector<NamedPath> inputs{{"MODEL", o.model}};
+  if (!o.sidecar.empty()) inputs.push_back({"--debug", o.sidecar});
   for (const auto& input : o.inputs) inputs.push_back({"--input", input});
   refuse_overlapping_outputs(outputs, inputs);
 }
@@ -113,7 +110,7 @@ void add_profile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--sort", o->sort, "Operator table order: total, self, count, name, flops, "
                                      "memory (default total)")
       ->check([](const std::string& key) {
-        return kSortKeys.count(key) ? std::string() : "unknown sort key '" + key + "'";
+        return profiler::op_sort_from_name(key) ? std::string() : "unknown sort key '" + key + "'";
       });
   cmd->add_flag("--shapes", o->shapes,
                 "Record input and output shapes and dtypes (the operator table gets a row "
@@ -121,6 +118,9 @@ void add_profile_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--flops", o->flops, "Count floating-point operations (conv, linear, matmul, "
                                      "mm, addmm, bmm, elementwise add/sub/mul/div)");
   cmd->add_flag("--memory", o->memory, "Record tensor bytes allocated and freed per operator");
+  cmd->add_option("--debug", o->sidecar,
+                  "Sidecar of a stripped model (made by `symbolite split`): failures and profiles get "
+                  "module hierarchies and tracebacks");
   add_run_budget_options(cmd, o->budget);
   cmd->add_flag("--json", o->json, "Print the tables as JSON");
   cmd->callback([o, &exit_code] {
@@ -128,6 +128,7 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     std::vector<ops::IValue> inputs;
     for (const auto& path : o->inputs) inputs.push_back(runtime::read_input_file(path));
     auto model = mobile::LoadedModel::load(o->model);
+    if (!o->sidecar.empty()) mobile::attach_sidecar(model, o->sidecar);
     runtime::Interpreter interpreter(model);
     interpreter.set_budget(to_run_budget(o->budget));
     for (int i = 0; i < o->warmup; ++i) interpreter.run_method(o->method, inputs);
@@ -141,7 +142,7 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     profiler::Attributor attributor(symbolicator ? &*symbolicator : nullptr, model.top_type);
 
     // Each view of the events is computed once, for every output that shows it.
-    auto ops = profiler::op_table(events.events(), {kSortKeys.at(o->sort), o->shapes});
+    auto ops = profiler::op_table(events.events(), {*profiler::op_sort_from_name(o->sort), o->shapes});
     auto modules = profiler::module_tree(events.events(), attributor);
     std::string folded;
     if (!o->folded.empty() || !o->svg.empty() || !o->report.empty()) {
@@ -160,7 +161,7 @@ void add_profile_command(CLI::App& app, int& exit_code) {
       // The report's table is one row per operator, whatever --shapes grouped the printed one by.
       profiler::ReportInputs report{
           title, folded, modules.get(),
-          o->shapes ? profiler::op_table(events.events(), {kSortKeys.at(o->sort), false}) : ops,
+          o->shapes ? profiler::op_table(events.events(), {*profiler::op_sort_from_name(o->sort), false}) : ops,
           profiler::hottest_sources(events.events(), attributor)};
       files.stage(o->report, profiler::profile_report_html(report));
     }

@@ -10,6 +10,7 @@
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/cli/run_budget_options.h"
+#include "symbolite/mobile/attach_sidecar.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
@@ -26,6 +27,7 @@ struct RunOptions {
   RunBudgetOptions budget;
   std::string model;
   std::string method = "forward";
+  std::string sidecar;  // --debug
   std::vector<std::string> inputs;
   std::string output_dir;
   bool json = false;
@@ -75,6 +77,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--output-dir", options->output_dir,
                   "Write the result here: tensors as output_<i>.npy, its structure as result.json "
                   "(created if missing; its parent must exist)");
+  cmd->add_option("--debug", options->sidecar,
+                  "Sidecar of a stripped model (made by `symbolite split`): failures get "
+                  "module hierarchies and tracebacks");
   add_run_budget_options(cmd, options->budget);
   cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
@@ -82,6 +87,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     std::vector<ops::IValue> inputs;
     for (const auto& path : options->inputs) inputs.push_back(runtime::read_input_file(path));
     auto model = mobile::LoadedModel::load(options->model);
+    if (!options->sidecar.empty()) mobile::attach_sidecar(model, options->sidecar);
     runtime::Interpreter interpreter(model);
     interpreter.set_budget(to_run_budget(options->budget));
     ops::IValue result = interpreter.run_method(options->method, std::move(inputs));
@@ -97,6 +103,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
       std::vector<NamedPath> written;
       for (auto& path : files.paths()) written.push_back({"--output-dir", std::move(path)});
       std::vector<NamedPath> read{{"MODEL", options->model}};
+      if (!options->sidecar.empty()) read.push_back({"--debug", options->sidecar});
       for (const auto& input : options->inputs) read.push_back({"--input", input});
       refuse_overlapping_outputs(written, read);
       files.commit();

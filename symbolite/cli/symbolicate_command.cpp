@@ -5,10 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
-#include <iterator>
-#include <map>
 #include <memory>
-#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,10 +13,7 @@
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/debuginfo/symbolication_json.h"
 #include "symbolite/debuginfo/crash_log.h"
-#include "symbolite/debuginfo/sidecar_reader.h"
-#include "symbolite/mobile/delegate_node_sites.h"
-#include "symbolite/mobile/model_id.h"
-#include "symbolite/mobile/model_info.h"
+#include "symbolite/mobile/symbolication_target.h"
 #include "symbolite/support/json_text.h"
 
 namespace symbolite::cli {
@@ -69,34 +63,9 @@ void resolve_arguments(SymbolicateOptions& o) {
 
 // The model whose handles are symbolicated: the full model, or its sidecar (verified
 // against the model when both are given).
-struct Target {
-  std::optional<mobile::ModelInfo> model;
-  std::shared_ptr<debuginfo::SidecarReader> sidecar;
-  std::optional<Hash128> model_id;
-
-  debuginfo::Symbolicator symbolicator() const {
-    return sidecar ? debuginfo::Symbolicator(sidecar) : model->symbolicator();
-  }
-};
-
-Target open_target(const SymbolicateOptions& o) {
-  Target t;
-  if (o.sidecar.empty()) {
-    t.model = mobile::ModelInfo::load(o.model);
-    return t;
-  }
-  t.sidecar = debuginfo::SidecarReader::open(o.sidecar);
-  t.model_id = t.sidecar->model_id();
-  if (!o.model.empty()) {
-    Hash128 actual = mobile::compute_model_id(archive::ModelArchive::open(o.model));
-    if (actual != t.sidecar->model_id()) {
-      throw Error(ErrorKind::kModel,
-                  fmt::format("sidecar {} belongs to model {}, but {} is model {}: its handles "
-                              "would be symbolicated against the wrong source",
-                              o.sidecar, to_hex(t.sidecar->model_id()), o.model, to_hex(actual)));
-    }
-  }
-  return t;
+mobile::SymbolicationTarget open_target(const SymbolicateOptions& o) {
+  return o.sidecar.empty() ? mobile::SymbolicationTarget::open(o.model)
+                           : mobile::SymbolicationTarget::open_sidecar(o.sidecar, o.model);
 }
 
 // A handle to symbolicate and, for crash logs, where it was mentioned.
@@ -153,27 +122,16 @@ std::vector<Request> collect_requests(const SymbolicateOptions& options) {
       continue;
     }
     std::string log = read_log_from_stdin();
-    auto mentions = debuginfo::find_handle_mentions(log);
-    if (mentions.empty()) {
+    auto logged = debuginfo::log_handles(log);
+    if (logged.handles.empty() && logged.skipped == 0) {
       throw Error(ErrorKind::kNotFound,
                   "no debug handles found on stdin (looked for 'debug_handles:{N, ...}' and "
                   "'debug handle N')");
     }
-    // Each handle once, at its first mention, with how often the log names it: a log that
-    // repeats one failure a million times gives one answer, not a million.
-    std::unordered_map<debuginfo::DebugHandle, std::size_t> index;
-    std::size_t skipped = 0;
-    for (const auto& mention : mentions) {
-      skipped += mention.skipped;
-      for (auto handle : mention.handles) {
-        auto [it, inserted] = index.emplace(handle, requests.size());
-        if (inserted) requests.push_back(Request{handle, mention.line, std::nullopt, 0});
-        ++requests[it->second].mentions;
-      }
-    }
-    if (skipped > 0) {
+    for (const auto& h : logged.handles) requests.push_back(Request{h.handle, h.line, std::nullopt, h.mentions});
+    if (logged.skipped > 0) {
       fmt::print(stderr, "symbolite: skipped {} number{} in debug_handles sets too large for a "
-                         "debug handle\n", skipped, skipped == 1 ? "" : "s");
+                         "debug handle\n", logged.skipped, logged.skipped == 1 ? "" : "s");
     }
     if (requests.empty()) {
       throw Error(ErrorKind::kNotFound, "no debug handles found on stdin: every number in its "
@@ -181,17 +139,6 @@ std::vector<Request> collect_requests(const SymbolicateOptions& options) {
     }
   }
   return requests;
-}
-
-// A delegate node's handle given alone: symbolicated through the call that runs its lowered
-// module, as a failure inside the delegate is, or else as part of the lowered method.
-debuginfo::Symbolication through_delegate(const debuginfo::Symbolicator& symbolicator, debuginfo::DebugHandle handle,
-                                          const mobile::DelegateNodeSite& site) {
-  debuginfo::Symbolication s = site.call ? symbolicator.symbolicate_delegated(*site.call, handle)
-                                         : symbolicator.symbolicate_in(handle, site.method);
-  s.notes.push_back(fmt::format("a delegate node of {} (backend '{}', method '{}')", site.module, site.backend,
-                                site.method));
-  return s;
 }
 
 void print_text(const debuginfo::Symbolication& s, const Request& request) {
@@ -231,24 +178,13 @@ void add_symbolicate_command(CLI::App& app, int& exit_code) {
   cmd->callback([options, &exit_code] {
     resolve_arguments(*options);
     auto requests = collect_requests(*options);
-    Target target = open_target(*options);
-    auto symbolicator = target.symbolicator();
+    const mobile::SymbolicationTarget target = open_target(*options);
 
     std::vector<debuginfo::Symbolication> results;
     results.reserve(requests.size());
     bool all_found = true;
-    std::optional<std::map<debuginfo::DebugHandle, mobile::DelegateNodeSite>> delegate_sites;
     for (const auto& request : requests) {
-      results.push_back(request.backend_handle
-                            ? symbolicator.symbolicate_delegated(request.handle,
-                                                                 *request.backend_handle)
-                            : symbolicator.symbolicate(request.handle));
-      if (!request.backend_handle && !results.back().site && target.model) {
-        if (!delegate_sites) delegate_sites = mobile::delegate_node_sites(*target.model);
-        if (auto it = delegate_sites->find(request.handle); it != delegate_sites->end()) {
-          results.back() = through_delegate(symbolicator, request.handle, it->second);
-        }
-      }
+      results.push_back(target.symbolicate(request.handle, request.backend_handle));
       all_found &= results.back().status != debuginfo::SymbolicationStatus::kNotFound;
     }
 
@@ -258,7 +194,7 @@ void add_symbolicate_command(CLI::App& app, int& exit_code) {
                                                              : nlohmann::json(options->model)},
                              {"results", nlohmann::json::array()}};
       if (!options->sidecar.empty()) out["sidecar"] = options->sidecar;
-      if (target.model_id) out["model_id"] = to_hex(*target.model_id);
+      if (!options->sidecar.empty()) out["model_id"] = to_hex(target.model_id());
       for (std::size_t i = 0; i < results.size(); ++i) {
         auto r = to_json(results[i]);
         if (requests[i].log_line) {

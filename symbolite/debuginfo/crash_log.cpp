@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <optional>
+#include <unordered_map>
 
 namespace symbolite::debuginfo {
 namespace {
@@ -122,6 +123,20 @@ std::vector<HandleMention> find_handle_mentions(std::string_view text) {
     pos = start + 1;
   }
   return mentions;
+}
+
+LogHandles log_handles(std::string_view text) {
+  LogHandles out;
+  std::unordered_map<DebugHandle, std::size_t> index;  // handle -> position in out.handles
+  for (const auto& mention : find_handle_mentions(text)) {
+    out.skipped += mention.skipped;
+    for (DebugHandle handle : mention.handles) {
+      auto [it, inserted] = index.emplace(handle, out.handles.size());
+      if (inserted) out.handles.push_back(LoggedHandle{handle, mention.line, 0});
+      ++out.handles[it->second].mentions;
+    }
+  }
+  return out;
 }
 
 }  // namespace symbolite::debuginfo

@@ -25,4 +25,19 @@ struct HandleMention {
 
 std::vector<HandleMention> find_handle_mentions(std::string_view text);
 
+// A handle a log mentions, once: at its first mention, with how often the log names it (a log
+// that repeats one failure a million times gives one answer, not a million).
+struct LoggedHandle {
+  DebugHandle handle = 0;
+  std::size_t line = 0;      // 1-based line of the first mention
+  std::size_t mentions = 0;  // times the log names the handle
+};
+
+struct LogHandles {
+  std::vector<LoggedHandle> handles;  // in order of first mention
+  std::size_t skipped = 0;            // numbers too large for a handle, left out
+};
+
+LogHandles log_handles(std::string_view text);
+
 }  // namespace symbolite::debuginfo

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -85,6 +86,16 @@ std::string render_op_table(const std::vector<OpStats>& table, std::uint32_t det
     out += "\n";
   }
   return out;
+}
+
+std::optional<OpSort> op_sort_from_name(std::string_view name) {
+  static constexpr std::pair<std::string_view, OpSort> kNames[] = {
+      {"total", OpSort::kTotal}, {"self", OpSort::kSelf},   {"count", OpSort::kCount},
+      {"name", OpSort::kName},   {"flops", OpSort::kFlops}, {"memory", OpSort::kMemory}};
+  for (const auto& [key, sort] : kNames) {
+    if (key == name) return sort;
+  }
+  return std::nullopt;
 }
 
 nlohmann::json op_table_json(const std::vector<OpStats>& table, std::uint32_t details) {

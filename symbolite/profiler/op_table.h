@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +28,8 @@ struct OpStats {
 };
 
 enum class OpSort { kTotal, kSelf, kCount, kName, kFlops, kMemory };
+// "total", "self", "count", "name", "flops", "memory"; nullopt for anything else.
+std::optional<OpSort> op_sort_from_name(std::string_view name);
 
 struct OpTableOptions {
   OpSort sort = OpSort::kTotal;
