@@ -13,6 +13,7 @@
 #include "symbolite/mobile/model_info.h"
 #include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/support/json_text.h"
+#include "symbolite/support/printable_text.h"
 
 namespace symbolite::cli {
 namespace {
@@ -110,31 +111,32 @@ nlohmann::json to_json(const mobile::ModelInfo& model) {
 }
 
 void print_modules(const mobile::ModuleNode& node, int depth) {
-  std::string label = depth == 0 ? "top" : node.name;
+  // Names from the file stay on their line (printable_text escapes the rest on output).
+  std::string label = depth == 0 ? "top" : single_line(node.name);
   std::string tensors = node.tensors ? fmt::format("  [{} tensors, {} elements]", node.tensors,
                                                    node.tensor_elements)
                                      : std::string();
   std::string lowered =
       node.lowered ? fmt::format("  [lowered to backend '{}': {}, payload {} bytes]",
-                                 node.lowered->backend,
-                                 fmt::join(node.lowered->compile_spec_methods, ", "),
+                                 single_line(node.lowered->backend),
+                                 single_line(fmt::format("{}", fmt::join(node.lowered->compile_spec_methods, ", "))),
                                  node.lowered->processed_bytes)
                    : std::string();
-  fmt::print("  {:{}}{} ({}){}{}\n", "", depth * 2, label, node.type, tensors, lowered);
+  fmt::print("  {:{}}{} ({}){}{}\n", "", depth * 2, label, single_line(node.type), tensors, lowered);
   for (const auto& child : node.children) print_modules(child, depth + 1);
 }
 
 void print_text(const mobile::ModelInfo& model) {
   const auto& archive = model.archive;
-  fmt::print("model: {}\n", archive.display_name());
-  fmt::print("archive: record folder '{}', {} records\n", archive.record_folder(),
+  fmt::print("model: {}\n", single_line(archive.display_name()));
+  fmt::print("archive: record folder '{}', {} records\n", single_line(archive.record_folder()),
              archive.records().size());
   fmt::print("model id: {}\n", to_hex(mobile::compute_model_id(archive)));
   if (model.bytecode) {
     fmt::print("bytecode version: {}\n", model.bytecode->version);
     fmt::print("methods:\n");
     for (const auto& fn : model.bytecode->functions) {
-      fmt::print("  {}  {} instructions, {} operators, {} operator calls\n", fn.qualified_name,
+      fmt::print("  {}  {} instructions, {} operators, {} operator calls\n", single_line(fn.qualified_name),
                  fn.instructions.size(), fn.operators.size(), count_opcode(fn, "OP"));
     }
     auto missing = missing_operators(model);
@@ -142,7 +144,7 @@ void print_text(const mobile::ModelInfo& model) {
       fmt::print("operators: all implemented by symbolite\n");
     } else {
       fmt::print("operators: {} not implemented by symbolite (run refuses the model): {}\n", missing.size(),
-                 fmt::join(missing, ", "));
+                 single_line(fmt::format("{}", fmt::join(missing, ", "))));
     }
   } else {
     fmt::print("bytecode: none (a full TorchScript archive, not a lite-interpreter model)\n");
@@ -171,7 +173,7 @@ void print_text(const mobile::ModelInfo& model) {
     fmt::print("  mobile_debug_handles.pkl: absent\n");
   }
   for (const auto& f : debug.source_range_files) {
-    fmt::print("  {}: {} bytes, {} ranges, {} format\n", f.record, f.size, f.rows,
+    fmt::print("  {}: {} bytes, {} ranges, {} format\n", single_line(f.record), f.size, f.rows,
                f.string_table_format ? "string-table" : "legacy");
   }
 }

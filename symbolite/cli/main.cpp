@@ -138,13 +138,15 @@ int main(int argc, char** argv) {
     return cli::kExitUsage;
   } catch (const runtime::RunError& e) {
     // A failure inside the model: its own message and location, as the model raised it
-    // (several lines; what came from the file is escaped).
+    // (several lines: the model's message and source keep theirs; names in it are on one
+    // line, and every other control byte from the file is escaped).
     fmt::print(stderr, "{}\n", printable_text(e.text()));
     return cli::kExitModelError;
   } catch (const Error& e) {
-    // Some messages are lists over several lines (missing operators); every other control
-    // byte from a file is escaped.
-    fmt::print(stderr, "symbolite: {}: {}\n", to_string(e.kind()), printable_text(e.text()));
+    // One line, then its detail lines (missing operators): a newline from a file is escaped
+    // like any other control byte, so it cannot start a line.
+    fmt::print(stderr, "symbolite: {}: {}\n", to_string(e.kind()), printable_text(e.summary(), Newlines::kEscape));
+    for (const auto& line : e.details()) fmt::print(stderr, "{}\n", printable_text(line, Newlines::kEscape));
     return cli::exit_code_for(e);
   } catch (const std::filesystem::filesystem_error& e) {
     // The operating system refused: the path and the reason, once.

@@ -164,6 +164,53 @@ TEST(OutputSafety, NamesAndSourceFromTheFileAreEscaped) {
   EXPECT_NE(run.err.find("Traceback of TorchScript"), std::string::npos) << run.err;
 }
 
+// Lines of `text` that start with `fragment` (what follows a newline inside a name).
+bool a_line_starts_with(const std::string& text, const std::string& fragment) {
+  return text.starts_with(fragment) || text.find("\n" + fragment) != std::string::npos;
+}
+
+TEST(OutputSafety, ANewlineInsideANameStaysOnItsLine) {
+  // tests/hostile/newline_names.ptl: module instance "le\nel1", source file "model\ndefs.py";
+  // newline_op.ptl: operator "aten::t\nnh" (no kernel).
+  const std::string model = hostile("newline_names.ptl");
+  const std::string failing = fixture_path("run/nested/broadcast_three_deep/");
+  const std::string valid = fixture_path("run/nested/valid_0/");
+  struct Case {
+    std::string args;
+    int exit_code;
+  };
+  const Case cases[] = {
+      {"inspect " + model, 0},
+      {"symbolicate " + model + " 28 5 40", 0},
+      {"run " + model + " --input " + failing + "input_0.npy " + failing + "input_1.npy", 1},
+      {"profile " + model + " --by module --input " + valid + "input_0.npy " + valid + "input_1.npy", 0},
+      {"profile " + model + " --folded - --input " + valid + "input_0.npy " + valid + "input_1.npy", 0},
+  };
+  for (const auto& c : cases) {
+    auto r = run_cli(c.args);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.err;
+    const std::string all = r.out + r.err;
+    EXPECT_NE(all.find("le\\x0ael1"), std::string::npos) << c.args << "\n" << all;
+    for (const char* fragment : {"el1(Level1)", "el1 (", "defs.py\""}) {
+      EXPECT_FALSE(a_line_starts_with(all, fragment)) << c.args << ": a line starts with " << fragment << "\n" << all;
+    }
+  }
+  auto traceback = run_cli(cases[1].args);
+  EXPECT_NE(traceback.out.find("File \"tests/fixtures/model\\x0adefs.py\", line 117"), std::string::npos)
+      << traceback.out;
+
+  // The missing-operator list keeps one line per use, the name escaped in each.
+  auto missing = run_cli("run " + hostile("newline_op.ptl") + " --input " + valid + "input_0.npy " + valid +
+                         "input_1.npy");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_TRUE(missing.out.empty());
+  EXPECT_FALSE(a_line_starts_with(missing.err, "nh")) << missing.err;
+  EXPECT_NE(missing.err.find("\n  aten::t\\x0anh (used in __torch__.model_defs.Nested.forward, instruction 26"),
+            std::string::npos) << missing.err;
+  auto inspect = run_cli("inspect " + hostile("newline_op.ptl"));
+  EXPECT_NE(inspect.out.find("(run refuses the model): aten::t\\x0anh\n"), std::string::npos) << inspect.out;
+}
+
 TEST(OutputSafety, CrashLogsAnswerEachHandleOnceWithItsCount) {
   std::string log;
   for (int i = 0; i < 1000; ++i) log += "Debug info for handle(s): debug_handles:{5, 99999999999999999999, 28}\n";

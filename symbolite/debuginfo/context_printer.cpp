@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/support/printable_text.h"
+
 namespace symbolite::debuginfo {
 namespace {
 
@@ -43,7 +45,7 @@ void print_with_context(std::string& out, const SourceRange& range, std::string_
   }
 
   if (auto position = range.file_line_col()) {
-    out += fmt::format("  File \"{}\", line {}", position->filename, position->line);
+    out += fmt::format("  File \"{}\", line {}", single_line(position->filename), position->line);
     if (!function.empty()) fmt::format_to(std::back_inserter(out), ", in {}", function);
     out += '\n';
   }

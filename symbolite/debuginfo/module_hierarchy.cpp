@@ -1,5 +1,7 @@
 #include "symbolite/debuginfo/module_hierarchy.h"
 
+#include "symbolite/support/printable_text.h"
+
 namespace symbolite::debuginfo {
 namespace {
 
@@ -15,26 +17,26 @@ void append_instance_label(std::string& out, const std::optional<ModuleInstance>
     out += "UNKNOWN_INSTANCE(UNKNOWN_TYPE)";
     return;
   }
-  out += instance->instance_name;
+  out += single_line(instance->instance_name);
   out += '(';
-  out += short_name(instance->type_name);
+  out += single_line(short_name(instance->type_name));
   out += ')';
 }
 
 std::string module_hierarchy(std::string_view top_type, std::string_view method,
                              const InlinedCallStack* call_stack, std::string_view node_kind) {
   std::string out = "top(";
-  out += short_name(top_type);
+  out += single_line(short_name(top_type));
   out += ")::";
-  out += method;
+  out += single_line(method);
   for (const InlinedCallStack* call = call_stack; call != nullptr; call = call->callee().get()) {
     out += '.';
     append_instance_label(out, call->module_instance());
     out += "::";
-    out += call->function_name();
+    out += single_line(call->function_name());
   }
   out += '.';
-  out += node_kind;
+  out += single_line(node_kind);
   return out;
 }
 

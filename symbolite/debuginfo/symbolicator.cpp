@@ -4,6 +4,7 @@
 
 #include "symbolite/debuginfo/context_printer.h"
 #include "symbolite/debuginfo/module_hierarchy.h"
+#include "symbolite/support/printable_text.h"
 
 namespace symbolite::debuginfo {
 namespace {
@@ -57,19 +58,20 @@ std::string short_type_name(std::string_view qualified) {
 }
 
 Symbolicator::Symbolicator(std::shared_ptr<const DebugInfoSource> source)
-    : source_(std::move(source)), top_type_short_(short_type_name(source_->top_module_type())) {}
+    : source_(std::move(source)), top_type_short_(single_line(short_type_name(source_->top_module_type()))) {}
 
 Symbolication Symbolicator::resolve_in(DebugHandle handle, bool render_traceback,
                                        std::string_view outer_function) const {
   Symbolication result;
   result.handle = handle;
   result.site = source_->site_of(handle);
+  if (result.site) result.site->function = single_line(result.site->function);
   std::optional<DebugInfo> info = source_->find(handle);
   if (!info) {
     explain_missing(result);
     return result;
   }
-  result.op = info->node_kind;
+  result.op = single_line(info->node_kind);  // names from the file stay on one line
 
   // Walk the call chain: each call site belongs to the function that made the call, and
   // the node itself belongs to the innermost function called.
@@ -88,15 +90,15 @@ Symbolication Symbolicator::resolve_in(DebugHandle handle, bool render_traceback
     hierarchy += '.';
     append_instance_label(hierarchy, call->module_instance());
     hierarchy += "::";
-    hierarchy += call->function_name();
+    hierarchy += single_line(call->function_name());
     std::string callee = hierarchy.substr(callee_start);
     result.frames.push_back(
         Frame{std::move(function), call->callsite(), call->callsite_tag(), std::move(callee)});
-    function = call->function_name();
+    function = single_line(call->function_name());
   }
   result.frames.push_back(Frame{std::move(function), info->range, info->range_tag, {}});
   hierarchy += '.';
-  hierarchy += info->node_kind;
+  hierarchy += result.op;
 
   result.status = SymbolicationStatus::kOk;
   if (render_traceback) result.traceback = "Traceback of TorchScript (most recent call last):\n";

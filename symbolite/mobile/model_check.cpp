@@ -193,6 +193,7 @@ void check_runnable(std::shared_ptr<const ModelInfo> model, const std::string& p
     CheckFinding f;
     f.code = e.kind() == ErrorKind::kUnsupported ? "unsupported" : "not-runnable";
     f.message = e.message();
+    for (const auto& line : e.details()) f.message += "\n" + line;  // one per missing operator
     f.advice = e.kind() == ErrorKind::kUnsupported
                    ? "symbolite cannot run this model until the operators are implemented "
                      "(docs/OPERATORS.md); its debug information still works"

@@ -11,6 +11,7 @@
 #include "symbolite/mobile/model_info.h"
 #include "symbolite/mobile/value_conversion.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/printable_text.h"
 
 namespace symbolite::mobile {
 namespace {
@@ -205,21 +206,23 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
     std::stable_sort(missing.begin(), missing.end(), [&](const auto& a, const auto& b) {
       return std::find(names.begin(), names.end(), a.name) < std::find(names.begin(), names.end(), b.name);
     });
-    std::string text = fmt::format("{}: {} operator{} not implemented by symbolite ({} use{}):",
-                                   path, names.size(), names.size() == 1 ? " is" : "s are",
-                                   missing.size(), missing.size() == 1 ? "" : "s");
+    Error error(ErrorKind::kUnsupported,
+                fmt::format("{}: {} operator{} not implemented by symbolite ({} use{}):", path,
+                            names.size(), names.size() == 1 ? " is" : "s are", missing.size(),
+                            missing.size() == 1 ? "" : "s"));
     std::unique_ptr<debuginfo::Symbolicator> symbolicator;
     if (model.debug) symbolicator = std::make_unique<debuginfo::Symbolicator>(model.debug);
     for (auto& m : missing) {
-      text += fmt::format("\n  {} (used in {}, instruction {}", m.name, m.function, m.instruction);
+      std::string line = fmt::format("  {} (used in {}, instruction {}", single_line(m.name),
+                                     single_line(m.function), m.instruction);
       const auto& fn = model.functions.at(m.function);
       if (symbolicator && m.instruction < fn.debug_handles.size()) {
         auto s = symbolicator->resolve(fn.debug_handles[m.instruction]);
-        if (!s.module_hierarchy.empty()) text += ": " + s.module_hierarchy;
+        if (!s.module_hierarchy.empty()) line += ": " + s.module_hierarchy;
       }
-      text += ")";
+      error.add_detail(line + ")");
     }
-    throw Error(ErrorKind::kUnsupported, text);
+    throw error;
   }
   return model;
 }

@@ -1,10 +1,12 @@
 #include "symbolite/profiler/attribution.h"
 
+#include "symbolite/support/printable_text.h"
+
 namespace symbolite::profiler {
 
 Attributor::Attributor(const debuginfo::Symbolicator* symbolicator, std::string top_type)
     : symbolicator_(symbolicator),
-      top_label_("top(" + debuginfo::short_type_name(top_type) + ")") {}
+      top_label_("top(" + single_line(debuginfo::short_type_name(top_type)) + ")") {}
 
 namespace {
 

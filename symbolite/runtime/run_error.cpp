@@ -2,19 +2,23 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/support/printable_text.h"
+
 namespace symbolite::runtime {
 
 RunError::RunError(RunErrorDetails details)
     : Error(ErrorKind::kModel, render(details)), details_(std::move(details)) {}
 
+// The model's message and the traceback's source keep their lines; names from the file
+// (class, function) are kept on one line (the module hierarchy already is).
 std::string RunError::render(const RunErrorDetails& d) {
-  std::string out = fmt::format("{}: {}", d.python_class, d.message);
+  std::string out = fmt::format("{}: {}", single_line(d.python_class), d.message);
   if (!d.module_hierarchy.empty()) {
     out += fmt::format("\n\nModule hierarchy:{}\n{}", d.module_hierarchy, d.traceback);
     while (!out.empty() && out.back() == '\n') out.pop_back();
     return out;
   }
-  out += fmt::format("\n\nat instruction {} of {}", d.instruction, d.function);
+  out += fmt::format("\n\nat instruction {} of {}", d.instruction, single_line(d.function));
   if (d.handle && d.delegate_handle) {
     out += fmt::format(" (debug handle {}), in the delegate node with debug handle {}; model id "
                        "{}. The model carries no call stacks: run `symbolite symbolicate --debug "

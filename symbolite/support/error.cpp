@@ -26,6 +26,12 @@ Error& Error::add_context(std::string where) {
   return *this;
 }
 
+Error& Error::add_detail(std::string line) {
+  details_.push_back(std::move(line));
+  render();
+  return *this;
+}
+
 void Error::render() {
   rendered_.clear();
   for (auto it = context_.rbegin(); it != context_.rend(); ++it) {
@@ -33,6 +39,11 @@ void Error::render() {
     rendered_ += ": ";
   }
   rendered_ += message_;
+  summary_size_ = rendered_.size();
+  for (const auto& line : details_) {
+    rendered_ += '\n';
+    rendered_ += line;
+  }
 }
 
 }  // namespace symbolite

@@ -47,11 +47,18 @@ class Error : public std::exception {
   // Adds an outer location ("archive entry 'x'", "method 'forward'") and returns *this so
   // that `throw e.add_context(...)` reads naturally.
   Error& add_context(std::string where);
+  // Adds a line below the message (one per missing operator, say). A message and its context
+  // are one line; details are the only line breaks an Error has, so the CLI can print every
+  // newline from a file escaped.
+  Error& add_detail(std::string line);
+  const std::vector<std::string>& details() const { return details_; }
 
-  // Context outermost first, then the message.
+  // Context outermost first, then the message, then each detail on a line of its own.
   const char* what() const noexcept override { return rendered_.c_str(); }
   // The same, whole: text from a file may hold a NUL, which would end what() early.
   const std::string& text() const noexcept { return rendered_; }
+  // Context and message, without the details.
+  std::string_view summary() const noexcept { return std::string_view(rendered_).substr(0, summary_size_); }
 
  private:
   void render();
@@ -59,7 +66,9 @@ class Error : public std::exception {
   ErrorKind kind_;
   std::string message_;
   std::vector<std::string> context_;
+  std::vector<std::string> details_;
   std::string rendered_;
+  std::size_t summary_size_ = 0;
 };
 
 // Runs `body`; if it throws an Error, adds `where` to its context and rethrows. `where` is

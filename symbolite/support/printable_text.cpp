@@ -58,4 +58,18 @@ std::string printable_text(std::string_view text, Newlines newlines) {
   return out;
 }
 
+std::string single_line(std::string_view name) {
+  if (name.find('\n') == std::string_view::npos) return std::string(name);
+  std::string out;
+  out.reserve(name.size() + 8);
+  for (char c : name) {
+    if (c == '\n') {
+      out += "\\x0a";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace symbolite

@@ -14,4 +14,10 @@ enum class Newlines { kKeep, kEscape };
 // and every byte that is not part of a valid UTF-8 sequence written as `\xNN`.
 std::string printable_text(std::string_view text, Newlines newlines = Newlines::kKeep);
 
+// A name from a file (module, type, function, file, operator) as it goes into a message or
+// a report that symbolite lays out in lines: a newline in it is written `\x0a`, so it cannot
+// start a line of its own. printable_text escapes the rest on output; multi-line text from
+// the file (source code, a model's own error message) keeps its lines.
+std::string single_line(std::string_view name);
+
 }  // namespace symbolite

@@ -664,6 +664,25 @@ def control_chars():
     (HERE / "control_chars.ptl").write_bytes(buf.getvalue())
 
 
+def newline_names():
+    """nested.ptl with a newline inside names, where the formats allow one: the module
+    instance name "level1" (data.pkl, bytecode, call stacks) and the source file name
+    (debug records); and, in a second file, inside the operator name "aten::tanh", which
+    then has no kernel. Every command must keep each of these names on one line (`\\x0a`):
+    CLI tests check no line of any output starts with what follows a newline in a name."""
+    import io
+    for name, replacements in (("newline_names.ptl", ((b"level1", b"le\nel1"), (b"model_defs.py", b"model\ndefs.py"))),
+                               ("newline_op.ptl", ((b"aten::tanh", b"aten::t\nnh"),))):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(NESTED) as src, zipfile.ZipFile(buf, "w") as dst:
+            for info in src.infolist():
+                data = src.read(info.filename)
+                for old, new in replacements:
+                    data = data.replace(old, new)
+                dst.writestr(info, data)
+        (HERE / name).write_bytes(buf.getvalue())
+
+
 def main():
     for old in HERE.glob("*"):
         if old.suffix in (".ptl", ".zip", ".symdbg"):
@@ -674,6 +693,7 @@ def main():
     verifier_cases()
     sidecar_cases()
     control_chars()
+    newline_names()
     (HERE / "expected.json").write_text(json.dumps(cases, indent=1, sort_keys=True) + "\n")
 
 
