@@ -22,8 +22,12 @@ ProfileResult::ProfileResult(std::shared_ptr<const mobile::LoadedModel> model,
   for (int i = 0; i < options.warmup; ++i) interpreter.run_method(options.method, inputs);
   {
     profiler::ProfilingScope scope(events_);
-    for (int i = 0; i < options.runs; ++i) interpreter.run_method(options.method, inputs);
+    for (int i = 0; i < options.runs; ++i) {
+      trace_options_.run_starts.push_back(events_.events().size());
+      interpreter.run_method(options.method, inputs);
+    }
   }
+  trace_options_.process_name = fmt::format("symbolite {} {}", model_->path, options.method);
   if (model_->debug) symbolicator_.emplace(model_->debug);
   attributor_.emplace(symbolicator_ ? &*symbolicator_ : nullptr, model_->top_type);
 }
@@ -44,7 +48,7 @@ std::string ProfileResult::module_tree_json() {
 }
 
 std::string ProfileResult::chrome_trace_json() {
-  return json_text(profiler::chrome_trace(events_.events(), *attributor_), -1);
+  return json_text(profiler::chrome_trace(events_.events(), *attributor_, trace_options_), -1);
 }
 
 std::string ProfileResult::folded_stacks() { return profiler::folded_stacks(events_.events(), *attributor_); }

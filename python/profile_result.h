@@ -14,6 +14,7 @@
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/ops/registry/ivalue.h"
 #include "symbolite/profiler/attribution.h"
+#include "symbolite/profiler/chrome_trace.h"
 #include "symbolite/profiler/recording_sink.h"
 
 namespace symbolite::python {
@@ -49,6 +50,7 @@ class ProfileResult {
   std::shared_ptr<const mobile::LoadedModel> model_;
   ProfileOptions options_;
   profiler::RecordingSink events_;
+  profiler::TraceOptions trace_options_;  // where each run starts, the process's name
   std::optional<debuginfo::Symbolicator> symbolicator_;
   std::optional<profiler::Attributor> attributor_;
 };

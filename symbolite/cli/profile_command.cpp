@@ -133,9 +133,13 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     interpreter.set_budget(to_run_budget(o->budget));
     for (int i = 0; i < o->warmup; ++i) interpreter.run_method(o->method, inputs);
     profiler::RecordingSink events(o->details());
+    profiler::TraceOptions trace_options;
     {
       profiler::ProfilingScope scope(events);
-      for (int i = 0; i < o->runs; ++i) interpreter.run_method(o->method, inputs);
+      for (int i = 0; i < o->runs; ++i) {
+        trace_options.run_starts.push_back(events.events().size());
+        interpreter.run_method(o->method, inputs);
+      }
     }
     std::optional<debuginfo::Symbolicator> symbolicator;
     if (model.debug) symbolicator.emplace(model.debug);
@@ -153,7 +157,8 @@ void add_profile_command(CLI::App& app, int& exit_code) {
 
     OutputFiles files;  // every file output lands together or not at all
     if (!o->trace.empty()) {
-      write_text(files, o->trace, json_text(profiler::chrome_trace(events.events(), attributor), -1));
+      trace_options.process_name = "symbolite profile " + title;
+      write_text(files, o->trace, json_text(profiler::chrome_trace(events.events(), attributor, trace_options), -1));
     }
     if (!o->folded.empty()) write_text(files, o->folded, folded);
     if (!o->svg.empty()) files.stage(o->svg, profiler::flame_graph_svg(folded, title));

@@ -1,14 +1,20 @@
 #include "symbolite/profiler/chrome_trace.h"
 
+#include <algorithm>
 #include <string>
+
+#include <fmt/format.h>
 
 namespace symbolite::profiler {
 namespace {
 
+// One process per trace; a fixed id keeps traces of the same run comparable.
+constexpr int kPid = 1;
+
 nlohmann::json slice(const std::string& name, const char* category, std::int64_t start_ns,
                      std::int64_t end_ns, std::uint32_t thread) {
   // Trace Event Format times are microseconds; keep nanosecond precision as fractions.
-  return {{"name", name}, {"cat", category}, {"ph", "X"}, {"pid", 0}, {"tid", thread},
+  return {{"name", name}, {"cat", category}, {"ph", "X"}, {"pid", kPid}, {"tid", thread},
           {"ts", static_cast<double>(start_ns) / 1e3},
           {"dur", static_cast<double>(end_ns - start_ns) / 1e3}};
 }
@@ -46,9 +52,24 @@ nlohmann::json event_args(const OpEvent& e) {
 
 }  // namespace
 
-nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attributor) {
-  nlohmann::json trace = nlohmann::json::array();
-  // Module slices still open: label, start; they close when an event leaves them.
+nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attributor,
+                            const TraceOptions& options) {
+  // Slices are collected with their nesting rank, then sorted: by start, longer first, and
+  // for equal spans by rank (run 0, modules 1.., operators last), so every parent precedes
+  // its children as viewers and trace processors expect.
+  struct Slice {
+    nlohmann::json json;
+    std::int64_t start_ns, end_ns;
+    std::size_t rank;
+  };
+  std::vector<Slice> slices;
+  slices.reserve(events.size() * 2);
+  auto add = [&](nlohmann::json j, std::int64_t start, std::int64_t end, std::size_t rank) {
+    slices.push_back({std::move(j), start, end, rank});
+  };
+
+  // Module slices still open: label, start; they close when an event leaves them, and at the
+  // end of each run.
   struct Open {
     std::string label;
     std::int64_t start_ns;
@@ -56,31 +77,58 @@ nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attr
   std::vector<Open> open;
   std::int64_t last_end = 0;
   std::uint32_t thread = events.empty() ? 0 : events.front().thread;
+  std::vector<std::uint32_t> threads;
   auto close_to = [&](std::size_t keep) {
     while (open.size() > keep) {
-      trace.push_back(slice(open.back().label, "module", open.back().start_ns, last_end, thread));
+      add(slice(open.back().label, "module", open.back().start_ns, last_end, thread), open.back().start_ns,
+          last_end, open.size());
       open.pop_back();
     }
   };
-  for (const auto& e : events) {
-    const auto& a = attributor.attribute(e.handle, e.delegate_call);
-    std::size_t common = 0;
-    while (common < open.size() && common < a.module_path.size() &&
-           open[common].label == a.module_path[common]) {
-      ++common;
+  std::vector<std::size_t> run_starts = options.run_starts;
+  if (run_starts.empty()) run_starts.push_back(0);
+  for (std::size_t run = 0; run < run_starts.size(); ++run) {
+    const std::size_t begin = std::min(run_starts[run], events.size());
+    const std::size_t end = run + 1 < run_starts.size() ? std::min(run_starts[run + 1], events.size()) : events.size();
+    if (begin >= end) continue;
+    for (std::size_t i = begin; i < end; ++i) {
+      const OpEvent& e = events[i];
+      if (e.thread != thread) close_to(0);  // another thread: its own stack of modules
+      const auto& a = attributor.attribute(e.handle, e.delegate_call);
+      std::size_t common = 0;
+      while (common < open.size() && common < a.module_path.size() && open[common].label == a.module_path[common]) {
+        ++common;
+      }
+      close_to(common);
+      thread = e.thread;
+      for (std::size_t k = common; k < a.module_path.size(); ++k) open.push_back({a.module_path[k], e.start_ns});
+      auto op = slice(std::string(e.op), "operator", e.start_ns, e.end_ns, e.thread);
+      op["args"] = event_args(e);
+      add(std::move(op), e.start_ns, e.end_ns, a.module_path.size() + 1);
+      last_end = std::max(last_end, e.end_ns);
+      if (std::find(threads.begin(), threads.end(), e.thread) == threads.end()) threads.push_back(e.thread);
     }
-    close_to(common);
-    for (std::size_t i = common; i < a.module_path.size(); ++i) {
-      open.push_back({a.module_path[i], e.start_ns});
-    }
-    auto op = slice(std::string(e.op), "operator", e.start_ns, e.end_ns, e.thread);
-    op["args"] = event_args(e);
-    trace.push_back(std::move(op));
-    last_end = e.end_ns;
-    thread = e.thread;
+    close_to(0);
+    const std::int64_t run_start = events[begin].start_ns;
+    auto marker = slice(fmt::format("run {}", run + 1), "run", run_start, last_end, events[begin].thread);
+    marker["args"] = {{"run", run + 1}, {"operators", end - begin}};
+    add(std::move(marker), run_start, last_end, 0);
   }
-  close_to(0);
-  return {{"traceEvents", trace}, {"displayTimeUnit", "ns"}};
+  std::stable_sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+    if (a.end_ns != b.end_ns) return a.end_ns > b.end_ns;
+    return a.rank < b.rank;
+  });
+
+  nlohmann::json trace = nlohmann::json::array();
+  trace.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", 0},
+                   {"args", {{"name", options.process_name}}}});
+  for (std::uint32_t t : threads) {
+    trace.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", t},
+                     {"args", {{"name", fmt::format("symbolite thread {}", t)}}}});
+  }
+  for (auto& s : slices) trace.push_back(std::move(s.json));
+  return {{"traceEvents", std::move(trace)}, {"displayTimeUnit", "ns"}};
 }
 
 }  // namespace symbolite::profiler

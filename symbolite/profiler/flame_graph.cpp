@@ -99,7 +99,8 @@ void draw(const Frame& f, double x, std::size_t row, double scale, std::int64_t 
   out += fmt::format(
       "<g><title>{} — {:.1f} µs, {:.2f} %</title><rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" "
       "height=\"{:.1f}\" fill=\"{}\" rx=\"2\"/>",
-      name, static_cast<double>(f.value), 100.0 * static_cast<double>(f.value) / static_cast<double>(total),
+      name, static_cast<double>(f.value) / 1000.0,  // folded stacks count nanoseconds
+      100.0 * static_cast<double>(f.value) / static_cast<double>(total),
       x, y, w, kRowHeight - 1, colour(f.name));
   if (w >= kMinTextWidth) {
     std::size_t fits = static_cast<std::size_t>(w / 7);

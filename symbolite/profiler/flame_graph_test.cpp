@@ -14,11 +14,12 @@ std::size_t count(const std::string& text, const std::string& needle) {
 }
 
 TEST(FlameGraph, FramesAreAsWideAsTheirTime) {
-  // 300 µs in all: top 300, level1 200 (add 150, mul 50), relu 100 directly under top.
+  // 300 µs in all: top 300, level1 200 (add 150, mul 50), relu 100 directly under top
+  // (folded stacks count nanoseconds).
   std::string folded =
-      "top(Net);level1(L1);aten::add 150\n"
-      "top(Net);level1(L1);aten::mul 50\n"
-      "top(Net);aten::relu 100\n";
+      "top(Net);level1(L1);aten::add 150000\n"
+      "top(Net);level1(L1);aten::mul 50000\n"
+      "top(Net);aten::relu 100000\n";
   std::string svg = flame_graph_svg(folded, "net <forward>");
   EXPECT_TRUE(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
   EXPECT_EQ(count(svg, "<rect"), 6u);  // all, top, level1, add, mul, relu

@@ -93,7 +93,7 @@ std::string folded_stacks(const std::vector<OpEvent>& events, Attributor& attrib
   }
   std::string out;
   for (const auto& key : order) {
-    out += fmt::format("{} {}\n", key, std::max<std::int64_t>(1, (stacks[key] + 500) / 1000));
+    out += fmt::format("{} {}\n", key, std::max<std::int64_t>(1, stacks[key]));
   }
   return out;
 }

@@ -37,8 +37,10 @@ std::string render_module_tree(const ModuleNode& root, std::uint32_t details = 0
 nlohmann::json module_tree_json(const ModuleNode& root, std::uint32_t details = 0);
 
 // Folded stacks for flame-graph tools (flamegraph.pl, speedscope, inferno): one line per
-// distinct module path + operator, with its total time in microseconds:
-//   top(Nested);level1(Level1);level2(Level2);aten::add 12
+// distinct module path + operator, with its total time in nanoseconds, so the stacks under a
+// module add up to its inclusive time in the module tree (a module's self time is its own
+// operators' lines):
+//   top(Nested);level1(Level1);level2(Level2);aten::add 12345
 std::string folded_stacks(const std::vector<OpEvent>& events, Attributor& attributor);
 
 }  // namespace symbolite::profiler

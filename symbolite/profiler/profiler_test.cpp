@@ -122,9 +122,18 @@ TEST(Profiler, FoldedStacksNameModulePathAndOperator) {
   Model m;
   Attributor attributor(&m.symbolicator, m.info.top_type());
   std::string folded = folded_stacks(synthetic_events(), attributor);
-  EXPECT_NE(folded.find("top(Nested);level1(Level1);level2(Level2);aten::add.Tensor 1\n"),
+  // Nanoseconds, summed per stack: add.Tensor ran 50 + 30 ns.
+  EXPECT_NE(folded.find("top(Nested);level1(Level1);level2(Level2);aten::add.Tensor 80\n"),
             std::string::npos) << folded;
-  EXPECT_NE(folded.find("top(Nested);aten::mm 1\n"), std::string::npos) << folded;
+  EXPECT_NE(folded.find("top(Nested);aten::mm 100\n"), std::string::npos) << folded;
+  // The stacks add up to the module tree's inclusive time.
+  std::int64_t total = 0;
+  for (std::size_t at = 0; at < folded.size();) {
+    std::size_t end = folded.find('\n', at);
+    total += std::stoll(folded.substr(folded.rfind(' ', end) + 1, end - folded.rfind(' ', end) - 1));
+    at = end + 1;
+  }
+  EXPECT_EQ(total, module_tree(synthetic_events(), attributor)->inclusive_ns);
 }
 
 TEST(Profiler, ChromeTraceNestsOperatorsInModules) {
@@ -134,6 +143,7 @@ TEST(Profiler, ChromeTraceNestsOperatorsInModules) {
   const auto& events = trace["traceEvents"];
   std::size_t ops = 0;
   for (const auto& e : events) {
+    if (e["ph"] == "M") continue;  // process and thread names
     for (const char* key : {"name", "cat", "ph", "pid", "tid", "ts", "dur"}) {
       ASSERT_TRUE(e.contains(key)) << key;
     }
@@ -153,6 +163,50 @@ TEST(Profiler, ChromeTraceNestsOperatorsInModules) {
     EXPECT_TRUE(inside) << e.dump();
   }
   EXPECT_EQ(ops, 4u);
+}
+
+TEST(Profiler, ChromeTraceIsSortedNamedAndSlicedPerRun) {
+  Model m;
+  Attributor attributor(&m.symbolicator, m.info.top_type());
+  TraceOptions options{"symbolite test", {0, 2}};  // two runs of two operators each
+  auto trace = nlohmann::json::parse(chrome_trace(synthetic_events(), attributor, options).dump());
+  const auto& events = trace["traceEvents"];
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events[0]["ph"], "M");
+  EXPECT_EQ(events[0]["name"], "process_name");
+  EXPECT_EQ(events[0]["args"]["name"], "symbolite test");
+  EXPECT_EQ(events[1]["name"], "thread_name");
+
+  std::vector<nlohmann::json> runs, slices;
+  for (const auto& e : events) {
+    if (e["ph"] != "X") continue;
+    EXPECT_EQ(e["pid"], 1);
+    slices.push_back(e);
+    if (e["cat"] == "run") runs.push_back(e);
+  }
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0]["name"], "run 1");
+  EXPECT_DOUBLE_EQ(runs[0]["ts"].get<double>(), 0.1);   // 100 ns
+  EXPECT_DOUBLE_EQ(runs[0]["dur"].get<double>(), 0.15);  // to 250 ns
+  EXPECT_DOUBLE_EQ(runs[1]["ts"].get<double>(), 0.3);
+  // Sorted by start, and a slice that contains another comes first.
+  auto end = [](const nlohmann::json& e) { return e["ts"].get<double>() + e["dur"].get<double>(); };
+  for (std::size_t i = 1; i < slices.size(); ++i) {
+    EXPECT_LE(slices[i - 1]["ts"].get<double>(), slices[i]["ts"].get<double>()) << i;
+    if (slices[i - 1]["ts"] == slices[i]["ts"]) {
+      EXPECT_GE(end(slices[i - 1]), end(slices[i])) << i;
+    }
+  }
+  // No module slice crosses a run's end: "top(Nested)" appears once per run.
+  for (const auto& s : slices) {
+    if (s["cat"] != "module") continue;
+    bool in_a_run = false;
+    for (const auto& r : runs) in_a_run |= r["ts"].get<double>() <= s["ts"].get<double>() && end(s) <= end(r) + 1e-9;
+    EXPECT_TRUE(in_a_run) << s.dump();
+  }
+  std::size_t tops = 0;
+  for (const auto& s : slices) tops += s["name"] == "top(Nested)";
+  EXPECT_EQ(tops, 2u);
 }
 
 }  // namespace
