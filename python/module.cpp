@@ -197,7 +197,8 @@ PYBIND11_MODULE(_symbolite, m) {
       .def_property_readonly("runs", [](const ProfileResult& p) { return p.options().runs; })
       .def_property_readonly("method", [](const ProfileResult& p) { return p.options().method; })
       .def_property_readonly("has_call_stacks", &ProfileResult::has_call_stacks)
-      .def("operators_json", &ProfileResult::operators_json, py::arg("sort"), py::arg("by_input_shapes"))
+      .def("operators_json", &ProfileResult::operators_json, py::arg("sort"), py::arg("by_input_shapes"),
+           py::arg("by_name"))
       .def("module_tree_json", &ProfileResult::module_tree_json)
       .def("chrome_trace_json", &ProfileResult::chrome_trace_json)
       .def("folded_stacks", &ProfileResult::folded_stacks);

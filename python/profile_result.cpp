@@ -32,13 +32,13 @@ ProfileResult::ProfileResult(std::shared_ptr<const mobile::LoadedModel> model,
   attributor_.emplace(symbolicator_ ? &*symbolicator_ : nullptr, model_->top_type);
 }
 
-std::string ProfileResult::operators_json(const std::string& sort, bool by_input_shapes) {
+std::string ProfileResult::operators_json(const std::string& sort, bool by_input_shapes, bool by_name) {
   auto key = profiler::op_sort_from_name(sort);
   if (!key) {
     throw Error(ErrorKind::kUsage,
                 fmt::format("unknown sort key '{}' (total, self, count, name, flops, memory)", sort));
   }
-  auto table = profiler::op_table(events_.events(), {*key, by_input_shapes});
+  auto table = profiler::op_table(events_.events(), {*key, by_input_shapes, by_name});
   return json_text(profiler::op_table_json(table, options_.details), -1);
 }
 

@@ -40,8 +40,9 @@ class ProfileResult {
   std::size_t events() const { return events_.events().size(); }
   bool has_call_stacks() const { return model_->debug != nullptr; }
 
-  // `sort`: total, self, count, name, flops, memory (Error(kUsage) otherwise).
-  std::string operators_json(const std::string& sort, bool by_input_shapes);
+  // `sort`: total, self, count, name, flops, memory (Error(kUsage) otherwise); `by_name`: a
+  // row per operator name without overload.
+  std::string operators_json(const std::string& sort, bool by_input_shapes, bool by_name);
   std::string module_tree_json();
   std::string chrome_trace_json();
   std::string folded_stacks();

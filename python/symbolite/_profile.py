@@ -61,13 +61,17 @@ class Profile:
         per operator and input shapes when the profile was taken with ``shapes=True``)."""
         return self._cache["operators"]
 
-    def operators_sorted(self, sort: str = "total", by_input_shapes: Union[bool, None] = None) -> List[Dict[str, Any]]:
+    def operators_sorted(self, sort: str = "total", by_input_shapes: Union[bool, None] = None,
+                         group_by: str = "overload") -> List[Dict[str, Any]]:
         """The operator table in another order: ``total``, ``self``, ``count``, ``name``,
         ``flops`` or ``memory``; ``by_input_shapes`` (default: whether shapes were recorded)
-        gives a row per operator and input shapes."""
+        gives a row per operator and input shapes; ``group_by="name"`` a row per operator
+        name without its overload (``aten::add``), as torch.profiler names operators."""
+        if group_by not in ("overload", "name"):
+            raise ValueError(f"group_by must be 'overload' or 'name', not {group_by!r}")
         if by_input_shapes is None:
             by_input_shapes = bool(self._details & _symbolite.DETAIL_SHAPES)
-        return json.loads(self._core.operators_json(sort, by_input_shapes))
+        return json.loads(self._core.operators_json(sort, by_input_shapes, group_by == "name"))
 
     @property
     def module_tree(self) -> Dict[str, Any]:

@@ -41,6 +41,7 @@ struct ProfileOptions {
   std::string svg;
   std::string report;
   std::string sort = "total";
+  std::string group_by = "overload";
   bool shapes = false;
   bool flops = false;
   bool memory = false;
@@ -107,6 +108,10 @@ void add_profile_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--svg", o->svg, "Write a flame graph (SVG: module hierarchy, then operator)");
   cmd->add_option("--report", o->report,
                   "Write a self-contained HTML report: flame graph, module tree, sortable operator table");
+  cmd->add_option("--group-by", o->group_by,
+                  "Operator table rows: overload (aten::add.Tensor, default) or name (aten::add, as "
+                  "torch.profiler names operators)")
+      ->check(CLI::IsMember({"overload", "name"}));
   cmd->add_option("--sort", o->sort, "Operator table order: total, self, count, name, flops, "
                                      "memory (default total)")
       ->check([](const std::string& key) {
@@ -146,7 +151,8 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     profiler::Attributor attributor(symbolicator ? &*symbolicator : nullptr, model.top_type);
 
     // Each view of the events is computed once, for every output that shows it.
-    auto ops = profiler::op_table(events.events(), {*profiler::op_sort_from_name(o->sort), o->shapes});
+    const bool by_name = o->group_by == "name";
+    auto ops = profiler::op_table(events.events(), {*profiler::op_sort_from_name(o->sort), o->shapes, by_name});
     auto modules = profiler::module_tree(events.events(), attributor);
     std::string folded;
     if (!o->folded.empty() || !o->svg.empty() || !o->report.empty()) {
@@ -166,7 +172,8 @@ void add_profile_command(CLI::App& app, int& exit_code) {
       // The report's table is one row per operator, whatever --shapes grouped the printed one by.
       profiler::ReportInputs report{
           title, folded, modules.get(),
-          o->shapes ? profiler::op_table(events.events(), {*profiler::op_sort_from_name(o->sort), false}) : ops,
+          o->shapes ? profiler::op_table(events.events(), {*profiler::op_sort_from_name(o->sort), false, by_name})
+                    : ops,
           profiler::hottest_sources(events.events(), attributor)};
       files.stage(o->report, profiler::profile_report_html(report));
     }

@@ -2,6 +2,7 @@
 // which PyTorch's profiler counts as 48 FLOPs: tests/fixtures/profile/expected.json): the
 // JSON tables, the Chrome trace's operator args, and usage errors.
 #include <fstream>
+#include <map>
 #include <iterator>
 
 #include <gtest/gtest.h>
@@ -65,12 +66,39 @@ TEST(ProfileCommand, JsonTablesCarryShapesFlopsAndMemory) {
 TEST(ProfileCommand, TextTablesShowTheRequestedColumns) {
   auto plain = run_cli("profile " + direct_call());
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  EXPECT_EQ(plain.out.find("MFLOPs"), std::string::npos);
+  EXPECT_EQ(plain.out.find("FLOPs"), std::string::npos);
+  // A totals row: one aten::mm call, all of the time.
+  EXPECT_NE(plain.out.find("\ntotal         1 "), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("100.00%  100.00%\n"), std::string::npos) << plain.out;
   auto detailed = run_cli("profile " + direct_call() + " --flops --memory --by module");
   ASSERT_EQ(detailed.exit_code, 0) << detailed.err;
-  EXPECT_NE(detailed.out.find("MFLOPs"), std::string::npos);
-  EXPECT_NE(detailed.out.find("alloc (KiB)"), std::string::npos);
+  EXPECT_NE(detailed.out.find("FLOPs"), std::string::npos);
+  EXPECT_NE(detailed.out.find("allocated"), std::string::npos);
   EXPECT_NE(detailed.out.find("top(Nested)"), std::string::npos);
+  // [2, 4] float32 result: 32 bytes, in bytes; the FLOPs scaled to their unit.
+  EXPECT_NE(detailed.out.find(" 32 B"), std::string::npos) << detailed.out;
+  EXPECT_NE(detailed.out.find(std::to_string(pytorch_flops_of_direct()) + " FLOP"), std::string::npos) << detailed.out;
+}
+
+TEST(ProfileCommand, GroupByNameJoinsOverloadsAsTorchProfilerNamesThem) {
+  std::string dir = fixture_path("run/nested/valid_0/");
+  std::string call = "profile " + fixture_path("models/nested.ptl") + " --input " + dir + "input_0.npy " + dir +
+                     "input_1.npy --json";
+  auto overloads = nlohmann::json::parse(run_cli(call).out)["operators"];
+  auto names = nlohmann::json::parse(run_cli(call + " --group-by name").out)["operators"];
+  std::map<std::string, std::uint64_t> expected;
+  for (const auto& row : overloads) {
+    std::string op = row["op"];
+    auto dot = op.find('.', op.find("::") + 2);
+    expected[op.substr(0, dot)] += row["count"].get<std::uint64_t>();
+  }
+  std::map<std::string, std::uint64_t> got;
+  for (const auto& row : names) got[row["op"]] += row["count"].get<std::uint64_t>();
+  EXPECT_EQ(got, expected);
+  EXPECT_TRUE(got.count("aten::add")) << names.dump();
+  EXPECT_FALSE(got.count("aten::add.Tensor"));
+  auto bad = run_cli(call + " --group-by module");
+  EXPECT_EQ(bad.exit_code, 2);
 }
 
 TEST(ProfileCommand, UnknownSortKeyIsAUsageError) {

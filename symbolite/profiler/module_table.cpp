@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/profiler/units.h"
+
 namespace symbolite::profiler {
 
 ModuleNode& ModuleNode::child(const std::string& child_label) {
@@ -44,25 +46,22 @@ namespace {
 
 void render(const ModuleNode& node, int depth, std::int64_t total, std::uint32_t details,
             std::string& out) {
-  out += fmt::format("{:{}}{:<{}}  {:>12.1f}  {:>12.1f}  {:>6.2f}%  {:>7}", "", depth * 2,
-                     node.label, std::max(1, 48 - depth * 2), node.inclusive_ns / 1e3,
-                     node.exclusive_ns / 1e3,
+  out += fmt::format("{:{}}{:<{}}  {:>11}  {:>11}  {:>6.2f}%  {:>7}", "", depth * 2, node.label,
+                     std::max(1, 48 - depth * 2), format_time(node.inclusive_ns), format_time(node.exclusive_ns),
                      total > 0 ? 100.0 * static_cast<double>(node.inclusive_ns) / static_cast<double>(total) : 0.0,
                      node.ops);
-  if (details & kDetailFlops) out += fmt::format("  {:>12.3f}", node.flops / 1e6);
-  if (details & kDetailMemory) out += fmt::format("  {:>12.1f}", node.bytes_allocated / 1024.0);
+  if (details & kDetailFlops) out += fmt::format("  {:>11}", format_flops(node.flops));
+  if (details & kDetailMemory) out += fmt::format("  {:>11}", format_bytes(node.bytes_allocated));
   out += "\n";
   for (const auto& child : node.children) render(*child, depth + 1, total, details, out);
 }
 
-
 }  // namespace
 
 std::string render_module_tree(const ModuleNode& root, std::uint32_t details) {
-  std::string out = fmt::format("{:<48}  {:>12}  {:>12}  {:>7}  {:>7}", "module",
-                                "incl. (us)", "excl. (us)", "%", "ops");
-  if (details & kDetailFlops) out += fmt::format("  {:>12}", "MFLOPs");
-  if (details & kDetailMemory) out += fmt::format("  {:>12}", "alloc (KiB)");
+  std::string out = fmt::format("{:<48}  {:>11}  {:>11}  {:>7}  {:>7}", "module", "inclusive", "self", "%", "ops");
+  if (details & kDetailFlops) out += fmt::format("  {:>11}", "FLOPs");
+  if (details & kDetailMemory) out += fmt::format("  {:>11}", "allocated");
   out += "\n";
   render(root, 0, root.inclusive_ns, details, out);
   return out;

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "symbolite/profiler/units.h"
+
 namespace symbolite::profiler {
 
 std::string format_input_shapes(const std::vector<ValueMeta>& inputs) {
@@ -16,14 +18,21 @@ std::string format_input_shapes(const std::vector<ValueMeta>& inputs) {
   return fmt::format("[{}]", fmt::join(parts, ", "));
 }
 
+std::string_view operator_name(std::string_view op) {
+  const auto ns = op.find("::");
+  const auto dot = op.find('.', ns == std::string_view::npos ? 0 : ns + 2);
+  return dot == std::string_view::npos ? op : op.substr(0, dot);
+}
+
 std::vector<OpStats> op_table(const std::vector<OpEvent>& events, OpTableOptions options) {
   std::map<std::pair<std::string_view, std::string>, OpStats> rows;
   std::int64_t total = 0;
   for (const auto& e : events) {
     std::string shapes = options.by_input_shapes ? format_input_shapes(e.inputs) : std::string();
-    auto& s = rows[{e.op, shapes}];
+    const std::string_view op = options.by_name ? operator_name(e.op) : e.op;
+    auto& s = rows[{op, shapes}];
     if (s.count == 0) {
-      s.op = std::string(e.op);
+      s.op = std::string(op);
       s.input_shapes = std::move(shapes);
     }
     ++s.count;
@@ -59,32 +68,50 @@ std::string render_op_table(const std::vector<OpStats>& table, std::uint32_t det
   const bool shapes = !table.empty() && !table.front().input_shapes.empty();
   std::size_t width = 8;
   for (const auto& s : table) width = std::max(width, s.op.size());
-  std::string out = fmt::format("{:<{}}  {:>7}  {:>12}  {:>12}  {:>12}  {:>7}", "operator",
-                                width, "count", "total (us)", "self (us)", "avg (us)", "%");
-  if (flops) out += fmt::format("  {:>12}  {:>9}", "MFLOPs", "GFLOP/s");
-  if (memory) out += fmt::format("  {:>12}  {:>12}", "alloc (KiB)", "net (KiB)");
+  // Operators do not nest, so self and total agree; both are shown, as torch.profiler does.
+  std::string out = fmt::format("{:<{}}  {:>7}  {:>11}  {:>11}  {:>11}  {:>7}  {:>7}", "operator", width, "count",
+                                "total", "self", "avg", "self %", "total %");
+  if (flops) out += fmt::format("  {:>11}  {:>8}", "FLOPs", "GFLOP/s");
+  if (memory) out += fmt::format("  {:>11}  {:>11}", "allocated", "net");
   if (shapes) out += "  input shapes";
   out += "\n";
+  OpStats sum;
+  std::int64_t sum_flops = -1;
   for (const auto& s : table) {
-    out += fmt::format("{:<{}}  {:>7}  {:>12.1f}  {:>12.1f}  {:>12.2f}  {:>6.2f}%", s.op, width,
-                       s.count, s.total_ns / 1e3, s.self_ns / 1e3,
-                       s.count ? s.total_ns / 1e3 / static_cast<double>(s.count) : 0.0,
-                       s.percent);
+    const std::int64_t avg = s.count ? s.total_ns / static_cast<std::int64_t>(s.count) : 0;
+    out += fmt::format("{:<{}}  {:>7}  {:>11}  {:>11}  {:>11}  {:>6.2f}%  {:>6.2f}%", s.op, width, s.count,
+                       format_time(s.total_ns), format_time(s.self_ns), format_time(avg), s.percent, s.percent);
     if (flops) {
-      if (s.flops < 0) {
-        out += fmt::format("  {:>12}  {:>9}", "-", "-");
-      } else {
-        out += fmt::format("  {:>12.3f}  {:>9.2f}", s.flops / 1e6,
-                           s.total_ns > 0 ? static_cast<double>(s.flops) / static_cast<double>(s.total_ns) : 0.0);
-      }
+      out += s.flops < 0 ? fmt::format("  {:>11}  {:>8}", "-", "-")
+                         : fmt::format("  {:>11}  {:>8}", format_flops(s.flops), format_rate(s.flops, s.total_ns));
     }
     if (memory) {
-      out += fmt::format("  {:>12.1f}  {:>12.1f}", s.bytes_allocated / 1024.0,
-                         (s.bytes_allocated - s.bytes_freed) / 1024.0);
+      out += fmt::format("  {:>11}  {:>11}", format_bytes(s.bytes_allocated),
+                         format_bytes(s.bytes_allocated - s.bytes_freed));
     }
     if (shapes) out += "  " + s.input_shapes;
     out += "\n";
+    sum.count += s.count;
+    sum.total_ns += s.total_ns;
+    sum.self_ns += s.self_ns;
+    if (s.flops >= 0) sum_flops = std::max<std::int64_t>(sum_flops, 0) + s.flops;
+    sum.bytes_allocated += s.bytes_allocated;
+    sum.bytes_freed += s.bytes_freed;
   }
+  // The totals footer: what every row above adds up to.
+  out += fmt::format("{:<{}}  {:>7}  {:>11}  {:>11}  {:>11}  {:>6.2f}%  {:>6.2f}%", "total", width, sum.count,
+                     format_time(sum.total_ns), format_time(sum.self_ns),
+                     format_time(sum.count ? sum.total_ns / static_cast<std::int64_t>(sum.count) : 0),
+                     table.empty() ? 0.0 : 100.0, table.empty() ? 0.0 : 100.0);
+  if (flops) {
+    out += sum_flops < 0 ? fmt::format("  {:>11}  {:>8}", "-", "-")
+                         : fmt::format("  {:>11}  {:>8}", format_flops(sum_flops), format_rate(sum_flops, sum.total_ns));
+  }
+  if (memory) {
+    out += fmt::format("  {:>11}  {:>11}", format_bytes(sum.bytes_allocated),
+                       format_bytes(sum.bytes_allocated - sum.bytes_freed));
+  }
+  out += "\n";
   return out;
 }
 

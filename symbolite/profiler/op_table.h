@@ -34,10 +34,17 @@ std::optional<OpSort> op_sort_from_name(std::string_view name);
 struct OpTableOptions {
   OpSort sort = OpSort::kTotal;
   bool by_input_shapes = false;  // one row per operator and input shapes
+  // One row per operator name without its overload ("aten::add" for "aten::add.Tensor" and
+  // "aten::add.Scalar"), as torch.profiler names operators, so the tables can be joined.
+  bool by_name = false;
 };
 
+// "aten::add" for "aten::add.Tensor"; names without an overload unchanged.
+std::string_view operator_name(std::string_view op);
+
 std::vector<OpStats> op_table(const std::vector<OpEvent>& events, OpTableOptions options = {});
-// `details` (EventDetail bits the events were recorded with) picks the columns shown.
+// `details` (EventDetail bits the events were recorded with) picks the columns shown; each
+// figure in its own unit (units.h); a totals row at the end.
 std::string render_op_table(const std::vector<OpStats>& table, std::uint32_t details = 0);
 nlohmann::json op_table_json(const std::vector<OpStats>& table, std::uint32_t details = 0);
 

@@ -105,6 +105,29 @@ void expect_consistent(const ModuleNode& node) {
   EXPECT_EQ(node.inclusive_ns, node.exclusive_ns + children) << node.label;
 }
 
+TEST(Profiler, OperatorNamesWithoutOverloadsGroupAsTorchProfilerDoes) {
+  EXPECT_EQ(operator_name("aten::add.Tensor"), "aten::add");
+  EXPECT_EQ(operator_name("aten::linear"), "aten::linear");
+  EXPECT_EQ(operator_name("prim::TupleConstruct"), "prim::TupleConstruct");
+  auto events = synthetic_events();
+  events.push_back({.op = "aten::add.Scalar", .handle = 28, .start_ns = 500, .end_ns = 520});
+  auto table = op_table(events, {OpSort::kName, false, true});
+  ASSERT_EQ(table.size(), 3u);
+  EXPECT_EQ(table[0].op, "aten::add");
+  EXPECT_EQ(table[0].count, 3u);
+  EXPECT_EQ(table[0].total_ns, 50 + 30 + 20);
+}
+
+TEST(Profiler, TheTextTableEndsWithTotals) {
+  auto text = render_op_table(op_table(synthetic_events()));
+  auto last = text.substr(text.rfind('\n', text.size() - 2) + 1);
+  EXPECT_TRUE(last.starts_with("total ")) << text;
+  EXPECT_NE(last.find(" 4 "), std::string::npos) << last;          // calls
+  EXPECT_NE(last.find("280 ns"), std::string::npos) << last;       // time
+  EXPECT_NE(text.find("aten::linear"), std::string::npos);
+  EXPECT_NE(text.find("100 ns"), std::string::npos) << text;
+}
+
 TEST(Profiler, ModuleTreeInclusiveIsExclusivePlusChildren) {
   Model m;
   Attributor attributor(&m.symbolicator, m.info.top_type());
