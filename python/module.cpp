@@ -25,6 +25,7 @@
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/parallel_for.h"
 #include "symbolite/version.h"
 
 namespace py = pybind11;
@@ -228,4 +229,6 @@ PYBIND11_MODULE(_symbolite, m) {
   m.def("split", &symbolite::python::split, py::arg("model"), py::arg("out"), py::arg("debug"));
   m.def("find_handles", &symbolite::python::find_handles, py::arg("text"));
   m.def("version", [] { return std::string(symbolite::version()); });
+  m.def("threads", &symbolite::intra_op_threads);
+  m.def("set_threads", &symbolite::set_intra_op_threads, py::arg("threads"));
 }

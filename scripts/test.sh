@@ -18,6 +18,10 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYMBOLITE_WERROR=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
+# ctest ran every test at the machine's thread count (support/parallel_for.h); the unit and
+# thread tests again on one thread, where no kernel splits its work.
+SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_tests --gtest_brief=1
+SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_thread_tests --gtest_brief=1
 
 # The unit tests run as one process per shard here rather than one per test case through
 # ctest: a sanitizer process takes a second to start, and there are over a thousand cases.
@@ -42,7 +46,7 @@ done
 build-asan/bin/symbolite_thread_tests --gtest_brief=1
 ctest --test-dir build-asan --output-on-failure -j"$jobs" -R "^(fuzz\.replay|layering)"
 
-echo "== ThreadSanitizer: one model run from many threads, a run cancelled from another"
+echo "== ThreadSanitizer: the worker pool and threaded kernels, one model run from many threads, a run cancelled from another"
 scripts/tsan.sh
 
 if [ "${FUZZ_SECONDS:-0}" != 0 ]; then

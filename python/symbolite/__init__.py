@@ -29,7 +29,8 @@ from ._profile import Profile, profile as _profile
 from ._symbolite import Error
 
 __all__ = ["Error", "ModelError", "Model", "Profile", "Symbolication", "DebugInfo", "load",
-           "symbolicate", "open_debug_info", "find_handles", "split", "__version__"]
+           "symbolicate", "open_debug_info", "find_handles", "split", "threads", "set_threads",
+           "__version__"]
 __version__ = _symbolite.version()
 
 
@@ -176,6 +177,20 @@ def split(model: Union[str, PathLike], out: Union[str, PathLike], debug: Union[s
     are written. Returns ``model_id``, ``model_size``, ``stripped_size``, ``sidecar_size``,
     ``removed_records``, ``debug_record_bytes``."""
     return _symbolite.split(str(model), str(out), str(debug))
+
+
+def threads() -> int:
+    """Threads each operator may use (process-wide; default: the machine's hardware threads,
+    or the SYMBOLITE_NUM_THREADS environment variable)."""
+    return _symbolite.threads()
+
+
+def set_threads(threads: int) -> None:
+    """Sets the threads each operator may use, for every model in the process (``0``: the
+    default). Results do not depend on it."""
+    if not isinstance(threads, int) or threads < 0:
+        raise ValueError(f"threads must be a non-negative int, not {threads!r}")
+    _symbolite.set_threads(threads)
 
 
 def find_handles(text: str) -> List[int]:

@@ -208,3 +208,20 @@ def test_delegate_node_handles_symbolicate_as_the_cli_does():
     theirs = json.loads(r.stdout)["results"]
     assert ours == theirs
     assert any(any("a delegate node of" in n for n in s["notes"]) for s in ours)
+
+
+def test_the_thread_setting_is_process_wide_and_checked():
+    model = symbolite.load(MODELS / "nested.ptl")
+    args = inputs("nested/valid_0")
+    before = symbolite.threads()
+    try:
+        symbolite.set_threads(1)
+        assert symbolite.threads() == 1
+        one = model.run(*args)
+        symbolite.set_threads(3)
+        assert symbolite.threads() == 3
+        np.testing.assert_array_equal(model.run(*args), one)
+        with pytest.raises(ValueError):
+            symbolite.set_threads(-1)
+    finally:
+        symbolite.set_threads(before)

@@ -17,11 +17,13 @@
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/cli/run_budget_options.h"
+#include "symbolite/cli/threads_option.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/support/json_text.h"
+#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::cli {
 namespace {
@@ -97,6 +99,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--profile-details", o->profile_details,
                 "With --profile: also record shapes, FLOPs and memory per event");
   add_run_budget_options(cmd, o->budget);
+  add_threads_option(cmd);
   cmd->add_flag("--json", o->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([o, &exit_code] {
     require_at_least("--runs", o->runs, 1);
@@ -129,16 +132,16 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       nlohmann::json out = {{"schema_version", 1}, {"model", o->model}, {"method", o->method},
                             {"load_ms", load_ms}, {"warmup", o->warmup}, {"runs", ms.size()},
                             {"min_ms", ms.front()}, {"median_ms", at(0.5)}, {"p90_ms", at(0.9)},
-                            {"peak_rss_mib", peak_rss_mib()},
+                            {"peak_rss_mib", peak_rss_mib()}, {"threads", intra_op_threads()},
                             {"profile", o->profile_details ? "details" : o->profile ? "time" : "off"}};
       std::cout << json_text(out, 2) << "\n";
       exit_code = kExitOk;
       return;
     }
     fmt::print("{} {}: load {:.2f} ms; {} runs: min {:.3f} ms, median {:.3f} ms, p90 {:.3f} ms; "
-               "peak RSS {:.1f} MiB\n",
+               "peak RSS {:.1f} MiB; {} thread{}\n",
                o->model, o->method, load_ms, ms.size(), ms.front(), at(0.5), at(0.9),
-               peak_rss_mib());
+               peak_rss_mib(), intra_op_threads(), intra_op_threads() == 1 ? "" : "s");
     exit_code = kExitOk;
   });
 }

@@ -11,6 +11,7 @@
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/cli/run_budget_options.h"
+#include "symbolite/cli/threads_option.h"
 #include "symbolite/mobile/attach_sidecar.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/profiler/chrome_trace.h"
@@ -127,6 +128,7 @@ void add_profile_command(CLI::App& app, int& exit_code) {
                   "Sidecar of a stripped model (made by `symbolite split`): failures and profiles get "
                   "module hierarchies and tracebacks");
   add_run_budget_options(cmd, o->budget);
+  add_threads_option(cmd);
   cmd->add_flag("--json", o->json, "Print the tables as JSON");
   cmd->callback([o, &exit_code] {
     validate(*o);

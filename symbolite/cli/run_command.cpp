@@ -10,6 +10,7 @@
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/cli/options.h"
 #include "symbolite/cli/run_budget_options.h"
+#include "symbolite/cli/threads_option.h"
 #include "symbolite/mobile/attach_sidecar.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/runtime/input_files.h"
@@ -81,6 +82,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Sidecar of a stripped model (made by `symbolite split`): failures get "
                   "module hierarchies and tracebacks");
   add_run_budget_options(cmd, options->budget);
+  add_threads_option(cmd);
   cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
     if (!options->output_dir.empty()) prepare_output_dir(options->output_dir);

@@ -12,8 +12,14 @@
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/tensor/broadcast.h"
 #include "symbolite/tensor/tensor.h"
+#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
+
+// Contiguous element loops split across threads in ranges of at least this many elements
+// (support/parallel_for.h); every element is computed alone, so results do not depend on
+// the thread count.
+inline constexpr std::int64_t kElementsPerThread = 65536;
 
 // out[i] = op(a[i], b[i]) over the broadcast shape, computing in T (a and b are converted
 // first when their dtype differs); the result's dtype is that of op's return type. Callers
@@ -32,7 +38,9 @@ tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0,
   const T* pa = a.template data<T>();
   const T* pb = b.template data<T>();
   if (a.is_contiguous() && b.is_contiguous() && a.sizes() == shape && b.sizes() == shape) {
-    for (std::int64_t i = 0; i < out.numel(); ++i) dst[i] = op(pa[i], pb[i]);
+    parallel_for(out.numel(), kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) dst[i] = op(pa[i], pb[i]);
+    });
     return out;
   }
   if (out.numel() == 0) return out;
@@ -76,7 +84,9 @@ tensor::Tensor unary_map(const tensor::Tensor& x0, Op op) {
   Out* dst = out.template mutable_data<Out>();
   const T* src = x0.template data<T>();
   if (x0.is_contiguous()) {
-    for (std::int64_t i = 0; i < out.numel(); ++i) dst[i] = op(src[i]);
+    parallel_for(out.numel(), kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) dst[i] = op(src[i]);
+    });
     return out;
   }
   std::array<const std::int64_t*, 1> strides{x0.strides().data()};

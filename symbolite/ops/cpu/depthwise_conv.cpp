@@ -2,8 +2,11 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
+
+#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops::nn {
 namespace {
@@ -170,34 +173,40 @@ TapSum tap_sum() {
 
 void depthwise_conv2d(const float* in, const float* weight, const float* bias, float* out,
                       const ConvGeometry& g) {
-  std::int64_t mult = g.o / g.c;  // output channels per input channel
-  std::int64_t taps = g.kh * g.kw;
-  // Scratch kept per thread: freshly allocated, these buffers (hundreds of KiB) come from
-  // mmap and page-fault on every call.
-  thread_local Phases phases;
-  thread_local std::vector<float> wide;  // the output plane at the phases' row pitch
-  prepare_phases(g, phases);
-  TapSum sum = tap_sum();
-  // Each tap's address in the phases: the same for every channel, since every channel is
-  // written into the same phases.
-  std::vector<const float*> tap(static_cast<std::size_t>(taps));
-  std::int64_t plane = phases.rows * phases.cols;
-  for (std::int64_t ki = 0; ki < g.kh; ++ki) {
-    for (std::int64_t kj = 0; kj < g.kw; ++kj) {
-      std::int64_t dy = ki * g.dh;
-      std::int64_t dx = kj * g.dw;
-      std::int64_t phase = (dy % g.sh) * g.sw + dx % g.sw;
-      tap[static_cast<std::size_t>(ki * g.kw + kj)] =
-          phases.data.data() + phase * plane + (dy / g.sh) * phases.cols + dx / g.sw;
+  const std::int64_t mult = g.o / g.c;  // output channels per input channel
+  const std::int64_t taps = g.kh * g.kw;
+  const TapSum sum = tap_sum();
+  // Input planes (image, channel) are independent: split them across threads, each with its
+  // own scratch, so the result does not depend on the thread count.
+  const std::int64_t work_per_plane = std::max<std::int64_t>(1, g.oh * g.ow * taps * mult);
+  parallel_for(g.n * g.c, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / work_per_plane),
+               [&](std::int64_t first, std::int64_t last) {
+    // Scratch kept per thread: freshly allocated, these buffers (hundreds of KiB) come from
+    // mmap and page-fault on every call.
+    thread_local Phases phases;
+    thread_local std::vector<float> wide;  // the output plane at the phases' row pitch
+    prepare_phases(g, phases);
+    // Each tap's address in the phases: the same for every channel, since every channel is
+    // written into the same phases.
+    std::vector<const float*> tap(static_cast<std::size_t>(taps));
+    const std::int64_t plane = phases.rows * phases.cols;
+    for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+      for (std::int64_t kj = 0; kj < g.kw; ++kj) {
+        std::int64_t dy = ki * g.dh;
+        std::int64_t dx = kj * g.dw;
+        std::int64_t phase = (dy % g.sh) * g.sw + dx % g.sw;
+        tap[static_cast<std::size_t>(ki * g.kw + kj)] =
+            phases.data.data() + phase * plane + (dy / g.sh) * phases.cols + dx / g.sw;
+      }
     }
-  }
-  // Only the last output row is cut at the output width: reads stay inside the phase plus
-  // its slack row.
-  std::int64_t span = (g.oh - 1) * phases.cols + g.ow;
-  bool direct = phases.cols == g.ow;
-  if (!direct) wide.resize(static_cast<std::size_t>(span));
-  for (std::int64_t n = 0; n < g.n; ++n) {
-    for (std::int64_t c = 0; c < g.c; ++c) {
+    // Only the last output row is cut at the output width: reads stay inside the phase plus
+    // its slack row.
+    const std::int64_t span = (g.oh - 1) * phases.cols + g.ow;
+    const bool direct = phases.cols == g.ow;
+    if (!direct) wide.resize(static_cast<std::size_t>(span));
+    for (std::int64_t index = first; index < last; ++index) {
+      const std::int64_t n = index / g.c;
+      const std::int64_t c = index % g.c;
       fill_phases(in + (n * g.c + c) * g.h * g.w, g, phases);
       for (std::int64_t m = 0; m < mult; ++m) {
         std::int64_t oc = c * mult + m;
@@ -211,7 +220,7 @@ void depthwise_conv2d(const float* in, const float* weight, const float* bias, f
         }
       }
     }
-  }
+  });
 }
 
 }  // namespace symbolite::ops::nn

@@ -3,15 +3,20 @@
 #include <cblas.h>
 #include <dnnl.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "symbolite/support/error.h"
+#include "symbolite/support/parallel_for.h"
 
 // oneDNN as Debian builds it runs its parallel regions on OpenMP (libgomp, which it loads
-// anyway). The thread count is a per-thread OpenMP setting, so each product sets it to one
-// for the calling thread only and restores it: a host application's own OpenMP use keeps its
-// setting. Declared here rather than through <omp.h>, which clang does not ship without
-// libomp-dev; these are the OpenMP C API's own signatures.
+// anyway). Its threads would be a second pool beside symbolite's, and OpenMP's idle threads
+// spin for a while after each product, taking the cores symbolite's workers need for the
+// next operator. So each product runs oneDNN on one OpenMP thread (a per-thread setting, set
+// for the calling thread only and restored: a host application's own OpenMP use keeps its
+// setting), and symbolite splits large products into blocks of rows or columns across its
+// own pool (support/parallel_for.h). Declared here rather than through <omp.h>, which clang
+// does not ship without libomp-dev; these are the OpenMP C API's own signatures.
 extern "C" {
 int omp_get_max_threads(void);
 void omp_set_num_threads(int num_threads);
@@ -29,32 +34,60 @@ int blas_dim(std::int64_t v) {
   return static_cast<int>(v);
 }
 
-class SingleThread {
+// Multiply-adds below which a product runs on one thread: handing blocks to workers costs
+// more than it saves (a 64x64x64 product takes ~10 us on one core).
+constexpr std::int64_t kMultiplyAddsPerThread = std::int64_t{1} << 18;
+
+class SingleOpenMpThread {
  public:
-  SingleThread() : previous_(omp_get_max_threads()) {
+  SingleOpenMpThread() : previous_(omp_get_max_threads()) {
     if (previous_ != 1) omp_set_num_threads(1);
   }
-  ~SingleThread() {
+  ~SingleOpenMpThread() {
     if (previous_ != 1) omp_set_num_threads(previous_);
   }
-  SingleThread(const SingleThread&) = delete;
-  SingleThread& operator=(const SingleThread&) = delete;
+  SingleOpenMpThread(const SingleOpenMpThread&) = delete;
+  SingleOpenMpThread& operator=(const SingleOpenMpThread&) = delete;
 
  private:
   int previous_;
 };
+
+void sgemm_block(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                 const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+                 std::int64_t ldc) {
+  SingleOpenMpThread one;
+  dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a,
+                                    lda, b, ldb, beta, c, ldc);
+  if (status != dnnl_success) {
+    throw Error(ErrorKind::kInternal,
+                "oneDNN sgemm failed with status " + std::to_string(static_cast<int>(status)));
+  }
+}
 
 }  // namespace
 
 void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
            float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
            float beta, float* c, std::int64_t ldc) {
-  SingleThread one;
-  dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a,
-                                    lda, b, ldb, beta, c, ldc);
-  if (status != dnnl_success) {
-    throw Error(ErrorKind::kInternal,
-                "oneDNN sgemm failed with status " + std::to_string(static_cast<int>(status)));
+  const int threads = threads_for(m * n * k, kMultiplyAddsPerThread);
+  if (threads <= 1) return sgemm_block(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  // Blocks of C's rows (with A's) or of its columns (with B's), whichever is longer; each
+  // element of C is still one dot product over all of k.
+  if (m >= n) {
+    parallel_for(m, (m + threads - 1) / threads, [&](std::int64_t begin, std::int64_t end) {
+      const float* a_block = trans_a ? a + begin : a + begin * lda;
+      sgemm_block(trans_a, trans_b, end - begin, n, k, alpha, a_block, lda, b, ldb, beta, c + begin * ldc, ldc);
+    });
+  } else {
+    // Column blocks in multiples of 16 floats, so each block's rows start on a vector.
+    const std::int64_t blocks = (n + 15) / 16;
+    parallel_for(blocks, (blocks + threads - 1) / threads, [&](std::int64_t begin, std::int64_t end) {
+      const std::int64_t first = begin * 16;
+      const std::int64_t last = std::min(n, end * 16);
+      const float* b_block = trans_b ? b + first * ldb : b + first;
+      sgemm_block(trans_a, trans_b, m, last - first, k, alpha, a, lda, b_block, ldb, beta, c + first, ldc);
+    });
   }
 }
 

@@ -5,7 +5,9 @@
 // linear-shaped products oneDNN runs 1.5-3.5x faster than OpenBLAS here (it has AVX-512
 // kernels picked at run time; Debian's OpenBLAS 0.3.21 takes its Haswell kernels on this
 // CPU), and has no float64 product. bench/gemm_bench.cpp measures both; the figures are in
-// docs/PERFORMANCE.md. Both run on the calling thread only.
+// docs/PERFORMANCE.md. large float32 products are split into
+// blocks across intra_op_threads() threads (support/parallel_for.h); float64 runs on the
+// calling thread.
 #pragma once
 
 #include <cstdint>

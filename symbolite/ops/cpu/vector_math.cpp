@@ -5,6 +5,7 @@
 #include <sleef.h>
 
 #include "symbolite/ops/cpu/vector_math_isa.h"
+#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops::vec {
 namespace {
@@ -35,15 +36,14 @@ Isa isa() {
   return best;
 }
 
-}  // namespace
 
-void exp_f32(const float* in, float* out, std::int64_t n) {
+void exp_f32_serial(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::exp_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::exp_f32(in, out, n);
   map4(in, out, n, [](__m128 x) { return Sleef_expf4_u10(x); });
 }
 
-void sigmoid_f32(const float* in, float* out, std::int64_t n) {
+void sigmoid_f32_serial(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::sigmoid_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::sigmoid_f32(in, out, n);
   const __m128 one = _mm_set1_ps(1.0f);
@@ -53,7 +53,7 @@ void sigmoid_f32(const float* in, float* out, std::int64_t n) {
   });
 }
 
-void silu_f32(const float* in, float* out, std::int64_t n) {
+void silu_f32_serial(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::silu_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::silu_f32(in, out, n);
   const __m128 one = _mm_set1_ps(1.0f);
@@ -63,13 +63,13 @@ void silu_f32(const float* in, float* out, std::int64_t n) {
   });
 }
 
-void tanh_f32(const float* in, float* out, std::int64_t n) {
+void tanh_f32_serial(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::tanh_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::tanh_f32(in, out, n);
   map4(in, out, n, [](__m128 x) { return Sleef_tanhf4_u10(x); });
 }
 
-void hardswish_f32(const float* in, float* out, std::int64_t n) {
+void hardswish_f32_serial(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::hardswish_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::hardswish_f32(in, out, n);
   const __m128 three = _mm_set1_ps(3.0f);
@@ -80,5 +80,23 @@ void hardswish_f32(const float* in, float* out, std::int64_t n) {
     return _mm_div_ps(_mm_mul_ps(x, clamped), six);
   });
 }
+
+// Elements are independent, so the array is split across threads with the same result at
+// any thread count.
+constexpr std::int64_t kElementsPerThread = 32768;
+
+void split(const float* in, float* out, std::int64_t n, void (*serial)(const float*, float*, std::int64_t)) {
+  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+    serial(in + begin, out + begin, end - begin);
+  });
+}
+
+}  // namespace
+
+void exp_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, exp_f32_serial); }
+void sigmoid_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, sigmoid_f32_serial); }
+void silu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, silu_f32_serial); }
+void tanh_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, tanh_f32_serial); }
+void hardswish_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, hardswish_f32_serial); }
 
 }  // namespace symbolite::ops::vec

@@ -20,6 +20,7 @@
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops::nn {
 namespace {
@@ -56,49 +57,58 @@ void valid_range(std::int64_t offset, std::int64_t stride, std::int64_t size, st
   lo = std::min(lo, hi);
 }
 
+// Planes and channels are independent: split across threads in pieces of about this many
+// elements (support/parallel_for.h).
+constexpr std::int64_t kElementsPerThread = 32768;
+
 template <typename T>
 void fill_bias(T* out, const Geometry& g, const T* bias) {
-  std::int64_t plane = g.oh * g.ow;
-  for (std::int64_t n = 0; n < g.n; ++n) {
-    for (std::int64_t o = 0; o < g.o; ++o) {
-      T b = bias == nullptr ? T(0) : bias[o];
-      std::fill_n(out + (n * g.o + o) * plane, plane, b);
+  const std::int64_t plane = g.oh * g.ow;
+  parallel_for(g.n * g.o, std::max<std::int64_t>(1, kElementsPerThread / std::max<std::int64_t>(1, plane)),
+               [&](std::int64_t first, std::int64_t last) {
+    for (std::int64_t index = first; index < last; ++index) {
+      T b = bias == nullptr ? T(0) : bias[index % g.o];
+      std::fill_n(out + index * plane, plane, b);
     }
-  }
+  });
 }
 
 // Columns of one group's input: row (c, ki, kj), column (oh, ow).
 template <typename T>
 void im2col(const T* in, const Geometry& g, T* col) {
-  std::int64_t out_plane = g.oh * g.ow;
-  for (std::int64_t c = 0; c < g.cg; ++c) {
-    const T* plane = in + c * g.h * g.w;
-    for (std::int64_t ki = 0; ki < g.kh; ++ki) {
-      for (std::int64_t kj = 0; kj < g.kw; ++kj) {
-        T* row = col + ((c * g.kh + ki) * g.kw + kj) * out_plane;
-        std::int64_t off = kj * g.dw - g.pw;
-        std::int64_t lo = 0;
-        std::int64_t hi = 0;
-        valid_range(off, g.sw, g.w, g.ow, lo, hi);
-        for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-          T* dst = row + oh * g.ow;
-          std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-          if (ih < 0 || ih >= g.h) {
-            std::fill_n(dst, g.ow, T(0));
-            continue;
+  const std::int64_t out_plane = g.oh * g.ow;
+  const std::int64_t per_channel = std::max<std::int64_t>(1, g.kh * g.kw * out_plane);
+  parallel_for(g.cg, std::max<std::int64_t>(1, kElementsPerThread / per_channel),
+               [&](std::int64_t first, std::int64_t last) {
+    for (std::int64_t c = first; c < last; ++c) {
+      const T* plane = in + c * g.h * g.w;
+      for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+        for (std::int64_t kj = 0; kj < g.kw; ++kj) {
+          T* row = col + ((c * g.kh + ki) * g.kw + kj) * out_plane;
+          std::int64_t off = kj * g.dw - g.pw;
+          std::int64_t lo = 0;
+          std::int64_t hi = 0;
+          valid_range(off, g.sw, g.w, g.ow, lo, hi);
+          for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+            T* dst = row + oh * g.ow;
+            std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+            if (ih < 0 || ih >= g.h) {
+              std::fill_n(dst, g.ow, T(0));
+              continue;
+            }
+            const T* src = plane + ih * g.w + off;
+            std::fill_n(dst, lo, T(0));
+            if (g.sw == 1) {
+              std::copy(src + lo, src + hi, dst + lo);
+            } else {
+              for (std::int64_t x = lo; x < hi; ++x) dst[x] = src[x * g.sw];
+            }
+            std::fill(dst + hi, dst + g.ow, T(0));
           }
-          const T* src = plane + ih * g.w + off;
-          std::fill_n(dst, lo, T(0));
-          if (g.sw == 1) {
-            std::copy(src + lo, src + hi, dst + lo);
-          } else {
-            for (std::int64_t x = lo; x < hi; ++x) dst[x] = src[x * g.sw];
-          }
-          std::fill(dst + hi, dst + g.ow, T(0));
         }
       }
     }
-  }
+  });
 }
 
 // out = conv(in, weight), or out += conv(...) when `accumulate`.

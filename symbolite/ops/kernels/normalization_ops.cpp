@@ -1,6 +1,7 @@
 // Normalization: aten::batch_norm (evaluation mode, running statistics) and
 // aten::layer_norm, both float32 and float64. Checks and messages follow PyTorch 1.13
 // (_batch_norm_impl_index, batch_norm_cpu, _check_layer_norm_inputs).
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -9,6 +10,7 @@
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops::nn {
 namespace {
@@ -74,14 +76,17 @@ void scale_shift_channels(const Tensor& x, const std::vector<double>& scale,
   std::int64_t outer = x.sizes()[0];
   const T* src = x.data<T>();
   T* dst = out.mutable_data<T>();
-  for (std::int64_t n = 0; n < outer; ++n) {
-    for (std::int64_t c = 0; c < features; ++c) {
-      auto sc = static_cast<T>(scale[static_cast<std::size_t>(c)]);
-      auto sh = static_cast<T>(shift[static_cast<std::size_t>(c)]);
-      std::int64_t base = (n * features + c) * inner;
+  // (image, channel) planes are independent: split across threads.
+  parallel_for(outer * features, std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(1, inner)),
+               [&](std::int64_t first, std::int64_t last) {
+    for (std::int64_t plane = first; plane < last; ++plane) {
+      const auto c = static_cast<std::size_t>(plane % features);
+      auto sc = static_cast<T>(scale[c]);
+      auto sh = static_cast<T>(shift[c]);
+      const std::int64_t base = plane * inner;
       for (std::int64_t i = 0; i < inner; ++i) dst[base + i] = src[base + i] * sc + sh;
     }
-  }
+  });
 }
 
 // aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,

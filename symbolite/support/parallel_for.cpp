@@ -1,0 +1,187 @@
+#include "symbolite/support/parallel_for.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace symbolite {
+namespace {
+
+// Standard threads, mutex and condition variable rather than Debian's pthreadpool: its
+// synchronization is compiled outside ThreadSanitizer's view, which would then report every
+// hand-off of data between a kernel and its workers as a race.
+// How long an idle worker watches for the next job before it sleeps.
+constexpr std::chrono::microseconds kSpin{50};
+
+inline void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+class WorkerPool {
+ public:
+  explicit WorkerPool(int workers) {
+    threads_.reserve(static_cast<std::size_t>(workers));
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  int workers() const { return static_cast<int>(threads_.size()); }
+
+  // Runs chunk(i) for i in [0, chunks) on the workers and the caller.
+  void run(int chunks, const std::function<void(int)>& chunk) {
+    auto job = std::make_shared<Job>(chunk, chunks);
+    {
+      std::lock_guard lock(mutex_);
+      job_ = job;
+      ++generation_;
+      published_.store(generation_, std::memory_order_release);
+    }
+    wake_.notify_all();
+    take_chunks(*job);
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return job->pending.load() == 0; });
+    job_.reset();
+  }
+
+ private:
+  // One parallel_for's chunks. A worker that wakes late holds the job it woke for, whose
+  // chunks are all taken by then, so it can never run a finished job's function.
+  struct Job {
+    Job(const std::function<void(int)>& f, int n) : chunk(f), chunks(n), pending(n) {}
+    const std::function<void(int)>& chunk;
+    const int chunks;
+    std::atomic<int> next{0};
+    std::atomic<int> pending;
+  };
+
+  void take_chunks(Job& job) {
+    for (int i = job.next.fetch_add(1); i < job.chunks; i = job.next.fetch_add(1)) {
+      job.chunk(i);
+      if (job.pending.fetch_sub(1) == 1) {
+        std::lock_guard lock(mutex_);  // the waiter checks `pending` under it: no lost wake-up
+        done_.notify_all();
+      }
+    }
+  }
+
+  void work() {
+    std::uint64_t seen = 0;
+    for (;;) {
+      // Operators come microseconds apart: a worker that slept would need a futex wake-up
+      // (tens of microseconds) for each, more than many operators take. So it watches for the
+      // next job a short while before sleeping.
+      const auto until = std::chrono::steady_clock::now() + kSpin;
+      while (published_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until) {
+        for (int i = 0; i < 64; ++i) pause();
+      }
+      std::shared_ptr<Job> job;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+        job = job_;
+      }
+      if (job) take_chunks(*job);
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::shared_ptr<Job> job_;
+  std::uint64_t generation_ = 0;
+  std::atomic<std::uint64_t> published_{0};  // generation_, for workers watching without the lock
+  bool stopping_ = false;
+};
+
+int default_threads() {
+  if (const char* env = std::getenv("SYMBOLITE_NUM_THREADS")) {
+    int n = std::atoi(env);
+    if (n > 0) return std::min(n, 1024);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::atomic<int>& thread_setting() {
+  static std::atomic<int> threads{default_threads()};
+  return threads;
+}
+
+// One pool at a time; a caller that finds it busy runs inline instead of waiting.
+std::mutex& pool_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::unique_ptr<WorkerPool>& pool() {
+  static std::unique_ptr<WorkerPool> p;
+  return p;
+}
+
+thread_local bool inside_parallel_for = false;
+
+}  // namespace
+
+int intra_op_threads() { return thread_setting().load(std::memory_order_relaxed); }
+
+void set_intra_op_threads(int threads) {
+  thread_setting().store(threads <= 0 ? default_threads() : std::min(threads, 1024));
+}
+
+int threads_for(std::int64_t n, std::int64_t grain) {
+  if (inside_parallel_for) return 1;
+  const std::int64_t pieces = grain <= 0 ? n : n / grain;
+  return static_cast<int>(std::clamp<std::int64_t>(pieces, 1, intra_op_threads()));
+}
+
+void parallel_for(std::int64_t n, std::int64_t grain,
+                  const std::function<void(std::int64_t begin, std::int64_t end)>& body) {
+  if (n <= 0) return;
+  const int threads = threads_for(n, grain);
+  std::unique_lock lock(pool_mutex(), std::defer_lock);
+  if (threads <= 1 || !lock.try_lock()) {
+    body(0, n);
+    return;
+  }
+  if (!pool() || pool()->workers() != threads - 1) {
+    pool().reset();  // a different thread count: new workers
+    pool() = std::make_unique<WorkerPool>(threads - 1);
+  }
+  const std::int64_t step = (n + threads - 1) / threads;
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  pool()->run(threads, [&](int i) {
+    const std::int64_t begin = step * i;
+    const std::int64_t end = std::min(n, begin + step);
+    if (begin >= end) return;
+    inside_parallel_for = true;
+    try {
+      body(begin, end);
+    } catch (...) {
+      std::lock_guard guard(failure_mutex);
+      if (!failure) failure = std::current_exception();
+    }
+    inside_parallel_for = false;
+  });
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace symbolite

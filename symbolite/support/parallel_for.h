@@ -1,0 +1,36 @@
+// Intra-op parallelism: one process-wide pool of worker threads that kernels split their
+// loops over (`parallel_for`), and the thread count everything follows — the pool, and the
+// GEMM library's own threads (ops/cpu/gemm.cpp), so the two never run more threads than
+// asked for between them.
+//
+// Default: the machine's hardware threads (as PyTorch uses its cores), or
+// SYMBOLITE_NUM_THREADS when set; `symbolite run|profile|bench --threads N` and the library's
+// set_intra_op_threads change it. Loops split over independent output elements, so results
+// do not depend on the thread count; only the GEMM library's products may round differently
+// (docs/PERFORMANCE.md, "Threads").
+//
+// A parallel_for inside another (a kernel called from a worker), or one started while another
+// thread's parallel_for holds the pool (two models run at once), runs inline on its caller:
+// never a deadlock, never more threads than the setting.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace symbolite {
+
+// Threads a kernel may use, counting the caller (at least 1).
+int intra_op_threads();
+// `threads` <= 0: the default (SYMBOLITE_NUM_THREADS, else the hardware threads).
+void set_intra_op_threads(int threads);
+// The thread count a loop of `n` items in grains of `grain` would use here and now: 1 when
+// nested inside a parallel_for or when the work is too small to split.
+int threads_for(std::int64_t n, std::int64_t grain);
+
+// Calls body(begin, end) over disjoint ranges covering [0, n), each at least `grain` long
+// (but the last), on up to intra_op_threads() threads; returns when all are done. The first
+// exception a range throws is rethrown here after every range has finished.
+void parallel_for(std::int64_t n, std::int64_t grain,
+                  const std::function<void(std::int64_t begin, std::int64_t end)>& body);
+
+}  // namespace symbolite

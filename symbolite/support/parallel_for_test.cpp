@@ -1,0 +1,92 @@
+// parallel_for: every index once, any thread count, nested and concurrent calls inline, the
+// first exception rethrown after the other ranges finish.
+#include "symbolite/support/parallel_for.h"
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace symbolite {
+namespace {
+
+// Restores the process-wide setting a test changes.
+struct ThreadSetting {
+  explicit ThreadSetting(int n) : previous(intra_op_threads()) { set_intra_op_threads(n); }
+  ~ThreadSetting() { set_intra_op_threads(previous); }
+  int previous;
+};
+
+TEST(ParallelFor, CoversEveryIndexOnceAtAnyThreadCount) {
+  for (int threads : {1, 2, 3, 8}) {
+    ThreadSetting setting(threads);
+    for (std::int64_t n : {0, 1, 7, 1000, 100003}) {
+      std::vector<std::atomic<int>> seen(static_cast<std::size_t>(n));
+      parallel_for(n, 10, [&](std::int64_t begin, std::int64_t end) {
+        EXPECT_LT(begin, end);
+        for (std::int64_t i = begin; i < end; ++i) seen[static_cast<std::size_t>(i)]++;
+      });
+      for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(seen[static_cast<std::size_t>(i)].load(), 1) << threads << " " << n;
+    }
+  }
+}
+
+TEST(ParallelFor, SmallWorkAndNestedCallsStayOnTheCaller) {
+  ThreadSetting setting(4);
+  EXPECT_EQ(threads_for(100, 1000), 1);
+  EXPECT_EQ(threads_for(100000, 1000), 4);
+  const auto caller = std::this_thread::get_id();
+  parallel_for(5, 1000, [&](std::int64_t, std::int64_t) { EXPECT_EQ(std::this_thread::get_id(), caller); });
+  std::atomic<int> inner_threads{0};
+  parallel_for(4000, 1000, [&](std::int64_t, std::int64_t) {
+    inner_threads = threads_for(100000, 1000);
+    const auto outer = std::this_thread::get_id();
+    parallel_for(100000, 1000, [&](std::int64_t, std::int64_t) { EXPECT_EQ(std::this_thread::get_id(), outer); });
+  });
+  EXPECT_EQ(inner_threads.load(), 1);
+}
+
+TEST(ParallelFor, TheFirstExceptionReachesTheCaller) {
+  ThreadSetting setting(3);
+  std::atomic<int> ranges{0};
+  EXPECT_THROW(parallel_for(3000, 1000,
+                            [&](std::int64_t begin, std::int64_t) {
+                              ++ranges;
+                              if (begin == 0) throw std::runtime_error("range 0");
+                            }),
+               std::runtime_error);
+  EXPECT_EQ(ranges.load(), 3);  // the others still ran to the end
+  // The pool is usable after a failure.
+  std::atomic<std::int64_t> sum{0};
+  parallel_for(3000, 1000, [&](std::int64_t b, std::int64_t e) { sum += e - b; });
+  EXPECT_EQ(sum.load(), 3000);
+}
+
+TEST(ParallelFor, ConcurrentCallersEachFinishTheirOwnWork) {
+  ThreadSetting setting(2);
+  std::vector<std::thread> callers;
+  std::atomic<std::int64_t> total{0};
+  for (int t = 0; t < 4; ++t) {
+    callers.emplace_back([&] {
+      for (int round = 0; round < 50; ++round) {
+        parallel_for(10000, 100, [&](std::int64_t b, std::int64_t e) { total += e - b; });
+      }
+    });
+  }
+  for (auto& c : callers) c.join();
+  EXPECT_EQ(total.load(), 4 * 50 * 10000);
+}
+
+TEST(ParallelFor, TheSettingIsClampedAndResets) {
+  ThreadSetting setting(1);
+  EXPECT_EQ(intra_op_threads(), 1);
+  set_intra_op_threads(5000);
+  EXPECT_EQ(intra_op_threads(), 1024);
+  set_intra_op_threads(0);  // the default
+  EXPECT_GE(intra_op_threads(), 1);
+}
+
+}  // namespace
+}  // namespace symbolite
