@@ -9,6 +9,15 @@ constexpr std::string_view kCallstackMap = "callstack_debug_map.pkl";
 constexpr std::string_view kHandleTable = "mobile_debug_handles.pkl";
 constexpr std::string_view kSourceRangeSuffix = ".debug_pkl";
 
+void read_handle_table_record(const archive::ModelArchive& archive, ModelDebugInfo& info) {
+  if (!archive.has_record(kHandleTable)) return;
+  info.has_handle_table = true;
+  info.handle_table_size = archive.record_size(kHandleTable).value_or(0);
+  info.handles = decode_pickle_record(archive, kHandleTable, [](const pickle::Value& v) {
+    return read_handle_table(v);
+  });
+}
+
 }  // namespace
 
 ModelDebugInfo ModelDebugInfo::load(const archive::ModelArchive& archive) {
@@ -37,13 +46,17 @@ ModelDebugInfo ModelDebugInfo::load(const archive::ModelArchive& archive) {
       return read_callstack_map(v, info.tags, &info.callstack_stats);
     });
   }
-  if (archive.has_record(kHandleTable)) {
-    info.has_handle_table = true;
-    info.handle_table_size = archive.record_size(kHandleTable).value_or(0);
-    info.handles = decode_pickle_record(archive, kHandleTable, [](const pickle::Value& v) {
-      return read_handle_table(v);
-    });
+  read_handle_table_record(archive, info);
+  return info;
+}
+
+ModelDebugInfo ModelDebugInfo::load_handles(const archive::ModelArchive& archive) {
+  ModelDebugInfo info;
+  if (archive.has_record(kCallstackMap)) {
+    info.has_callstack_map = true;
+    info.callstack_map_size = archive.record_size(kCallstackMap).value_or(0);
   }
+  read_handle_table_record(archive, info);
   return info;
 }
 

@@ -37,6 +37,9 @@ struct ModelDebugInfo {
   // Reads whatever debug records `archive` holds. Throws Error (naming archive and entry)
   // when a record that is present is malformed.
   static ModelDebugInfo load(const archive::ModelArchive& archive);
+  // What running needs: the per-instruction handle table, and whether a call-stack map is
+  // there (has_callstack_map, callstack_map_size); source ranges and call stacks are not read.
+  static ModelDebugInfo load_handles(const archive::ModelArchive& archive);
 };
 
 }  // namespace symbolite::debuginfo

@@ -45,17 +45,21 @@ ModelInfo ModelInfo::load(const std::string& path) {
   return from_archive(archive::ModelArchive::open(path));
 }
 
-ModelInfo ModelInfo::from_archive(archive::ModelArchive archive) {
+ModelInfo ModelInfo::from_archive(archive::ModelArchive archive, Contents contents) {
   check_version_record(archive);
-  ModuleNode modules = debuginfo::decode_pickle_record(
-      archive, "data.pkl", [](const pickle::Value& v) { return read_module_tree(v); });
+  const bool all = contents == Contents::kAll;
+  ModuleNode modules;
+  if (all) {
+    modules = debuginfo::decode_pickle_record(
+        archive, "data.pkl", [](const pickle::Value& v) { return read_module_tree(v); });
+  }
   std::optional<Bytecode> bytecode;
   if (archive.has_record("bytecode.pkl")) {
     bytecode = debuginfo::decode_pickle_record(
         archive, "bytecode.pkl", [](const pickle::Value& v) { return read_bytecode(v); });
   }
-  auto debug = debuginfo::ModelDebugInfo::load(archive);
-  return ModelInfo{std::move(archive), std::move(bytecode), std::move(modules), std::move(debug)};
+  auto debug = all ? debuginfo::ModelDebugInfo::load(archive) : debuginfo::ModelDebugInfo::load_handles(archive);
+  return ModelInfo{std::move(archive), std::move(bytecode), std::move(modules), std::move(debug), contents};
 }
 
 debuginfo::Symbolicator ModelInfo::symbolicator() const {

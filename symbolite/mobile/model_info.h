@@ -20,12 +20,18 @@ struct ModelInfo {
   ModuleNode modules;
   debuginfo::ModelDebugInfo debug;
 
+  // What to read: everything (inspection, symbolication), or what running needs — the
+  // bytecode and the handle table, with data.pkl left to the loader and the debug records to
+  // when they are first needed (mobile/lazy_debug_source.h).
+  enum class Contents { kAll, kForRunning };
+  Contents contents = Contents::kAll;
+
   // Opens and reads `path`. Throws Error naming the file, entry and byte offset.
   static ModelInfo load(const std::string& path);
   // Reads an archive already opened (e.g. from bytes in memory).
-  static ModelInfo from_archive(archive::ModelArchive archive);
+  static ModelInfo from_archive(archive::ModelArchive archive, Contents contents = Contents::kAll);
 
-  // The root module's qualified type ("__torch__.Top").
+  // The root module's qualified type ("__torch__.Top"); empty when read kForRunning.
   const std::string& top_type() const { return modules.type; }
 
   // A symbolicator over this model's debug info; valid while this ModelInfo lives and is

@@ -6,6 +6,7 @@
 #include "symbolite/debuginfo/symbolicator.h"
 #include "symbolite/debuginfo/table_debug_info_source.h"
 #include "symbolite/mobile/bytecode_verifier.h"
+#include "symbolite/mobile/lazy_debug_source.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/mobile/model_id.h"
 #include "symbolite/mobile/model_info.h"
@@ -105,7 +106,8 @@ LoadedModel LoadedModel::load_bytes(Bytes bytes, const std::string& display_name
 
 LoadedModel LoadedModel::from_archive(archive::ModelArchive archive, const std::string& path,
                                       const ops::OperatorRegistry& registry) {
-  return from_info(std::make_shared<const ModelInfo>(ModelInfo::from_archive(std::move(archive))),
+  return from_info(std::make_shared<const ModelInfo>(
+                       ModelInfo::from_archive(std::move(archive), ModelInfo::Contents::kForRunning)),
                    path, registry);
 }
 
@@ -119,7 +121,6 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
   }
   LoadedModel model;
   model.path = path;
-  model.top_type = info->top_type();
   model.bytecode_version = info->bytecode->version;
   if (model.bytecode_version < 5 || model.bytecode_version > 8) {
     throw Error(ErrorKind::kUnsupported,
@@ -127,9 +128,6 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
                             model.bytecode_version));
   }
   model.model_id = compute_model_id(info->archive);
-  if (info->debug.has_callstack_map) {
-    model.debug = std::make_shared<ModelDebugSource>(info);
-  }
 
   ValueConverter data(info->archive, "data");
   data.allow_setstate([&](const std::string& type) {
@@ -144,6 +142,17 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
 
   for (auto& call : data.take_setstate_calls()) {
     model.pending_setstate.push_back({std::move(call.object), std::move(call.state)});
+  }
+  // data.pkl is read once: the root object's class is the top module's type.
+  model.top_type = info->contents == ModelInfo::Contents::kAll ? info->top_type()
+                   : model.root.is(ops::IValue::Kind::kObject) ? model.root.to_object().type_name
+                                                                : std::string();
+  if (info->debug.has_callstack_map) {
+    if (info->contents == ModelInfo::Contents::kAll) {
+      model.debug = std::make_shared<ModelDebugSource>(info);
+    } else {
+      model.debug = std::make_shared<LazyDebugSource>(info->archive, model.top_type);
+    }
   }
 
   ValueConverter constants(info->archive, "constants");
@@ -212,16 +221,22 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
                             missing.size() == 1 ? "" : "s"));
     std::unique_ptr<debuginfo::Symbolicator> symbolicator;
     if (model.debug) symbolicator = std::make_unique<debuginfo::Symbolicator>(model.debug);
+    std::string debug_error;  // damaged debug records: the list goes without hierarchies
     for (auto& m : missing) {
       std::string line = fmt::format("  {} (used in {}, instruction {}", single_line(m.name),
                                      single_line(m.function), m.instruction);
       const auto& fn = model.functions.at(m.function);
-      if (symbolicator && m.instruction < fn.debug_handles.size()) {
-        auto s = symbolicator->resolve(fn.debug_handles[m.instruction]);
-        if (!s.module_hierarchy.empty()) line += ": " + s.module_hierarchy;
+      if (symbolicator && debug_error.empty() && m.instruction < fn.debug_handles.size()) {
+        try {
+          auto s = symbolicator->resolve(fn.debug_handles[m.instruction]);
+          if (!s.module_hierarchy.empty()) line += ": " + s.module_hierarchy;
+        } catch (const Error& e) {
+          debug_error = e.text();
+        }
       }
       error.add_detail(line + ")");
     }
+    if (!debug_error.empty()) error.add_detail("(module hierarchies left out: " + debug_error + ")");
     throw error;
   }
   return model;

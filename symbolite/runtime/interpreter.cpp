@@ -137,11 +137,17 @@ void Interpreter::fail(const mobile::LoadedFunction& fn, std::size_t pc, std::st
   if (pc < fn.debug_handles.size()) d.handle = fn.debug_handles[pc];
   d.delegate_handle = delegate_handle;
   if (d.handle && symbolicator_) {
-    auto s = delegate_handle ? symbolicator_->symbolicate_delegated(*d.handle, *delegate_handle)
-                             : symbolicator_->symbolicate(*d.handle);
-    if (s.status != debuginfo::SymbolicationStatus::kNotFound) {
-      d.module_hierarchy = std::move(s.module_hierarchy);
-      d.traceback = std::move(s.traceback);
+    try {
+      auto s = delegate_handle ? symbolicator_->symbolicate_delegated(*d.handle, *delegate_handle)
+                               : symbolicator_->symbolicate(*d.handle);
+      if (s.status != debuginfo::SymbolicationStatus::kNotFound) {
+        d.module_hierarchy = std::move(s.module_hierarchy);
+        d.traceback = std::move(s.traceback);
+      }
+    } catch (const Error& e) {
+      // Debug records are decoded on the first failure (mobile/lazy_debug_source.h): damaged
+      // ones must not hide the model's own error.
+      d.debug_info_error = e.text();
     }
   }
   throw RunError(std::move(d));

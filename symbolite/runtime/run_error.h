@@ -26,6 +26,9 @@ struct RunErrorDetails {
   std::string model_id;       // 32 hex digits
   std::string module_hierarchy;  // empty without debug info
   std::string traceback;         // empty without debug info
+  // The model has debug records but they could not be decoded (they are read on the first
+  // failure): why, so the failure is still reported whole, with its handle.
+  std::string debug_info_error;
 };
 
 class RunError : public Error {

@@ -670,7 +670,6 @@ def newline_names():
     (debug records); and, in a second file, inside the operator name "aten::tanh", which
     then has no kernel. Every command must keep each of these names on one line (`\\x0a`):
     CLI tests check no line of any output starts with what follows a newline in a name."""
-    import io
     for name, replacements in (("newline_names.ptl", ((b"level1", b"le\nel1"), (b"model_defs.py", b"model\ndefs.py"))),
                                ("newline_op.ptl", ((b"aten::tanh", b"aten::t\nnh"),))):
         buf = io.BytesIO()
@@ -681,6 +680,21 @@ def newline_names():
                     data = data.replace(old, new)
                 dst.writestr(info, data)
         (HERE / name).write_bytes(buf.getvalue())
+
+
+def damaged_call_stacks():
+    """nested.ptl whose callstack_debug_map.pkl is damaged (a pickle cut short). Running reads
+    debug records only when a failure needs them: the model runs, and a failure is reported
+    whole with its handle and why it is not symbolicated; inspect and symbolicate refuse the
+    file. Not in expected.json (running it succeeds)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(NESTED) as src, zipfile.ZipFile(buf, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename.endswith("callstack_debug_map.pkl"):
+                data = data[: len(data) // 2]
+            dst.writestr(info, data)
+    (HERE / "damaged_call_stacks.ptl").write_bytes(buf.getvalue())
 
 
 def main():
@@ -694,6 +708,7 @@ def main():
     sidecar_cases()
     control_chars()
     newline_names()
+    damaged_call_stacks()
     (HERE / "expected.json").write_text(json.dumps(cases, indent=1, sort_keys=True) + "\n")
 
 

@@ -1,0 +1,62 @@
+// Debug records are decoded on the first failure, not at load (mobile/lazy_debug_source.h):
+// a model whose call-stack map is damaged (tests/hostile/damaged_call_stacks.ptl, nested.ptl
+// with that record cut in half) loads and runs, and its failure is still reported whole — the
+// model's message, the handle, and why it is not symbolicated — while the intact model's
+// failure carries PyTorch's module hierarchy (tests/fixtures/run/manifest.json).
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "symbolite/mobile/loaded_model.h"
+#include "symbolite/runtime/input_files.h"
+#include "symbolite/runtime/interpreter.h"
+#include "symbolite/runtime/run_error.h"
+#include "tests/test_support/fixtures.h"
+
+namespace symbolite::runtime {
+namespace {
+
+using symbolite::testing::fixture_path;
+
+std::vector<ops::IValue> inputs(const std::string& case_dir) {
+  const std::string dir = fixture_path("run/" + case_dir + "/");
+  return {read_input_file(dir + "input_0.npy"), read_input_file(dir + "input_1.npy")};
+}
+
+RunErrorDetails failure_of(const mobile::LoadedModel& model) {
+  Interpreter interpreter(model);
+  try {
+    interpreter.run_method("forward", inputs("nested/broadcast_three_deep"));
+  } catch (const RunError& e) {
+    return e.details();
+  }
+  ADD_FAILURE() << "no failure";
+  return {};
+}
+
+TEST(LazyDebug, ADamagedCallStackMapLoadsRunsAndStillReportsTheFailure) {
+  auto model = mobile::LoadedModel::load(symbolite::testing::source_path("tests/hostile/damaged_call_stacks.ptl"));
+  ASSERT_NE(model.debug, nullptr);
+  EXPECT_EQ(model.top_type, "__torch__.model_defs.Nested");
+  Interpreter(model).run_method("forward", inputs("nested/valid_0"));  // runs
+
+  RunErrorDetails d = failure_of(model);
+  EXPECT_EQ(d.message, "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
+  ASSERT_TRUE(d.handle.has_value());
+  EXPECT_TRUE(d.module_hierarchy.empty());
+  EXPECT_NE(d.debug_info_error.find("callstack_debug_map.pkl"), std::string::npos) << d.debug_info_error;
+  const std::string text = RunError(d).text();
+  EXPECT_NE(text.find("(debug handle " + std::to_string(*d.handle) + ")"), std::string::npos) << text;
+  EXPECT_NE(text.find("debug info could not be read"), std::string::npos) << text;
+
+  // The intact model: the same handle, symbolicated on this first failure.
+  auto intact = mobile::LoadedModel::load(fixture_path("models/nested.ptl"));
+  RunErrorDetails full = failure_of(intact);
+  EXPECT_EQ(full.handle, d.handle);
+  EXPECT_EQ(full.module_hierarchy, "top(Nested)::forward.level1(Level1)::forward.level2(Level2)::forward.aten::add");
+  EXPECT_TRUE(full.debug_info_error.empty());
+}
+
+}  // namespace
+}  // namespace symbolite::runtime
