@@ -403,8 +403,10 @@ void floating_only_(Stack& s) {
     if constexpr (HasVectorF32<Op>) {
       Op::vector_f32(p, p, t.numel());
     } else {
-      Op op;
-      for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<float>(op(p[i]));
+      parallel_for(t.numel(), kElementsPerThread, [p](std::int64_t begin, std::int64_t end) {
+        Op op;
+        for (std::int64_t i = begin; i < end; ++i) p[i] = static_cast<float>(op(p[i]));
+      });
     }
     s.push_back(std::move(self));
     return;
@@ -424,7 +426,9 @@ void relu_(Stack& s) {
   const Tensor& t = self.to_tensor();
   if (writes_in_place(t)) {
     float* p = t.mutable_data<float>();
-    for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = p[i] < 0.0f ? 0.0f : p[i];
+    parallel_for(t.numel(), kElementsPerThread, [p](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) p[i] = p[i] < 0.0f ? 0.0f : p[i];
+    });
     s.push_back(std::move(self));
     return;
   }

@@ -62,6 +62,8 @@ std::vector<Case> cases() {
       {"add", [=] { return run_op("aten::add.Tensor", {x, wave({2, 32, 40, 40}, 1.7f)}).to_tensor(); }},
       {"mul_broadcast", [=] { return run_op("aten::mul.Tensor", {x, wave({1, 32, 1, 1}, 1.8f)}).to_tensor(); }},
       {"relu", [=] { return run_op("aten::relu", {x}).to_tensor(); }},
+      {"relu_", [=] { return run_op("aten::relu_", {run_op("aten::clone", {x, IValue()})}).to_tensor(); }},
+      {"hardsigmoid_", [=] { return run_op("aten::hardsigmoid_", {run_op("aten::clone", {x, IValue()})}).to_tensor(); }},
       {"sigmoid", [=] { return run_op("aten::sigmoid", {x}).to_tensor(); }},
       {"hardswish", [=] { return run_op("aten::hardswish", {x}).to_tensor(); }},
       {"silu", [=] { return run_op("aten::silu", {x}).to_tensor(); }},
