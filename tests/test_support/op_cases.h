@@ -55,6 +55,13 @@ inline ops::IValue op_case_arg(const nlohmann::json& a) {
     for (const auto& v : a["ints"]) items.emplace_back(v.get<std::int64_t>());
     return IValue::list(std::move(items));
   }
+  if (a.contains("floats")) {
+    ops::IValueList items;
+    for (const auto& v : a["floats"]) {
+      items.emplace_back(v.is_string() ? std::stod(v.get<std::string>()) : v.get<double>());
+    }
+    return IValue::list(std::move(items));
+  }
   if (a.contains("tensors")) {
     ops::IValueList items;
     for (const auto& v : a["tensors"]) items.push_back(op_case_arg(v));
@@ -159,7 +166,18 @@ inline void run_op_cases(const std::string& family, double rtol, double atol) {
     for (std::size_t k = 0; k < outs.size(); ++k) {
       const auto& e = expected[k];
       if (e.contains("int")) {
+        ASSERT_TRUE(outs[k].is(ops::IValue::Kind::kInt));
         EXPECT_EQ(outs[k].to_int(), e["int"].get<std::int64_t>());
+      } else if (e.contains("bool")) {
+        ASSERT_TRUE(outs[k].is(ops::IValue::Kind::kBool));
+        EXPECT_EQ(outs[k].to_bool(), e["bool"].get<bool>());
+      } else if (e.contains("float")) {
+        ASSERT_TRUE(outs[k].is(ops::IValue::Kind::kDouble));
+        double want = e["float"].is_string() ? std::stod(e["float"].get<std::string>())
+                                             : e["float"].get<double>();
+        double got = outs[k].to_double();
+        EXPECT_TRUE(got == want || (std::isnan(got) && std::isnan(want))) << got << " vs " << want;
+        EXPECT_EQ(std::signbit(got), std::signbit(want));
       } else if (e.contains("tensors")) {
         const auto& items = outs[k].to_list();
         ASSERT_EQ(items.size(), e["tensors"].size());

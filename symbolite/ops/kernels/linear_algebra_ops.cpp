@@ -257,6 +257,47 @@ Tensor addmm_impl(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
   });
 }
 
+// baddbmm(self, batch1, batch2, *, beta, alpha): beta * self (expanded to [b, m, n]) +
+// alpha * bmm(batch1, batch2); self is not read when beta is 0 (its NaNs do not propagate).
+Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, const IValue& beta,
+                    const IValue& alpha) {
+  // PyTorch expands self to [batch1.size(0), batch1.size(1), batch2.size(2)] first.
+  Tensor bias;
+  if (b1.dim() >= 2 && b2.dim() >= 3) {
+    bias = expand_copy(self, {b1.sizes()[0], b1.sizes()[1], b2.sizes()[2]});
+  }
+  if (b1.dim() != 3) fail("batch1 must be a 3D tensor");
+  if (b2.dim() != 3) fail("batch2 must be a 3D tensor");
+  std::int64_t bs = b1.sizes()[0], m = b1.sizes()[1], k = b1.sizes()[2], n = b2.sizes()[2];
+  if (b2.sizes()[0] != bs || b2.sizes()[1] != k) {
+    fail(fmt::format("Expected size for first two dimensions of batch2 tensor to be: [{}, {}] "
+                     "but got: [{}, {}].",
+                     bs, k, b2.sizes()[0], b2.sizes()[1]));
+  }
+  // The result has batch1's dtype; self is converted to it (a float64 self with float32
+  // batches gives float32), the batches must agree.
+  if (b1.dtype() != b2.dtype()) {
+    fail(fmt::format("expected scalar type {} but found {}", tensor::scalar_type_name(b1.dtype()),
+                     tensor::scalar_type_name(b2.dtype())));
+  }
+  if (bias.dtype() != b1.dtype()) bias = to_dtype(bias, b1.dtype());
+  Sizes out_sizes{bs, m, n};
+  return dispatch_gemm(b1.dtype(), "baddbmm", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    T b = scalar_as<T>(beta), a = scalar_as<T>(alpha);
+    Tensor out = b == T(0) ? Tensor::empty(out_sizes, b1.dtype()) : bias;
+    T* dst = out.template mutable_data<T>();
+    for (std::int64_t i = 0; i < bs; ++i) {
+      Tensor ai = view_as(b1, {m, k}, {b1.strides()[1], b1.strides()[2]},
+                          b1.storage_offset() + i * b1.strides()[0]);
+      Tensor bi = view_as(b2, {k, n}, {b2.strides()[1], b2.strides()[2]},
+                          b2.storage_offset() + i * b2.strides()[0]);
+      gemm<T>(ai, bi, a, b, dst + i * m * n);
+    }
+    return out;
+  });
+}
+
 // PyTorch 1.13's should_fold: multiply a batch of matrices by one matrix (or vector) as one
 // big mm, unless the batch is a transposed layout better left to bmm.
 bool should_fold(const Tensor& t1, std::int64_t dim2) {
@@ -362,6 +403,10 @@ void addmm(Stack& s) {
   IValue alpha = pop(s), beta = pop(s), mat2 = pop(s), mat1 = pop(s), self = pop(s);
   s.emplace_back(addmm_impl(self.to_tensor(), mat1.to_tensor(), mat2.to_tensor(), beta, alpha));
 }
+void baddbmm(Stack& s) {
+  IValue alpha = pop(s), beta = pop(s), b2 = pop(s), b1 = pop(s), self = pop(s);
+  s.emplace_back(baddbmm_impl(self.to_tensor(), b1.to_tensor(), b2.to_tensor(), beta, alpha));
+}
 void linear(Stack& s) {
   IValue bias = pop(s), weight = pop(s), input = pop(s);
   s.emplace_back(linear_impl(input.to_tensor(), weight.to_tensor(), bias));
@@ -375,6 +420,7 @@ void register_linear_algebra_ops(OperatorRegistry& r) {
   r.add({"aten::matmul", 2, {}, matmul});
   r.add({"aten::bmm", 2, {}, bmm});
   r.add({"aten::addmm", 5, {one, one}, addmm});
+  r.add({"aten::baddbmm", 5, {one, one}, baddbmm});
   r.add({"aten::linear", 3, {IValue()}, linear});
 }
 

@@ -1,4 +1,4 @@
-// Boolean and bitwise operators: `&` (__and__.Tensor), logical_not, and where (selection by
+// Boolean and bitwise operators: `&` (__and__.Tensor), logical_not/and/or/xor, and where (selection by
 // a boolean condition), with PyTorch 1.13's promotion, broadcasting and messages.
 #include <array>
 #include <type_traits>
@@ -43,6 +43,31 @@ void logical_not(Stack& s) {
     using T = decltype(tag);
     return unary_map<T>(x, [](T v) -> bool { return v == T{}; });
   }));
+}
+
+// logical_and / logical_or / logical_xor: each operand (any dtype) is true where nonzero (NaN
+// is), the two broadcast; the result is bool. The in-place forms write the bool result into
+// self, converted to self's dtype (1 or 0).
+template <typename Op>
+Tensor logical_binary(const Tensor& a, const Tensor& b) {
+  auto as_bool = [](const Tensor& t) { return t.dtype() == DType::kBool ? t : to_dtype(t, DType::kBool); };
+  return binary_kernel<bool>(as_bool(a), as_bool(b), Op{});
+}
+struct LogicalAnd { bool operator()(bool x, bool y) const { return x && y; } };
+struct LogicalOr { bool operator()(bool x, bool y) const { return x || y; } };
+struct LogicalXor { bool operator()(bool x, bool y) const { return x != y; } };
+
+template <typename Op>
+void logical_op(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  s.emplace_back(logical_binary<Op>(self.to_tensor(), other.to_tensor()));
+}
+template <typename Op>
+void logical_op_(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  Tensor result = logical_binary<Op>(t, other.to_tensor());
+  push_in_place(s, self, t.dtype() == DType::kBool ? result : to_dtype(result, t.dtype()));
 }
 
 // where.self(condition, self, other): the condition (bool, or uint8 as PyTorch still
@@ -90,6 +115,12 @@ void where_self(Stack& s) {
 void register_logical_ops(OperatorRegistry& r) {
   r.add({"aten::__and__.Tensor", 2, {}, and_tensor});
   r.add({"aten::logical_not", 1, {}, logical_not});
+  r.add({"aten::logical_and", 2, {}, logical_op<LogicalAnd>});
+  r.add({"aten::logical_or", 2, {}, logical_op<LogicalOr>});
+  r.add({"aten::logical_xor", 2, {}, logical_op<LogicalXor>});
+  r.add({"aten::logical_and_", 2, {}, logical_op_<LogicalAnd>});
+  r.add({"aten::logical_or_", 2, {}, logical_op_<LogicalOr>});
+  r.add({"aten::logical_xor_", 2, {}, logical_op_<LogicalXor>});
   r.add({"aten::where.self", 3, {}, where_self});
 }
 

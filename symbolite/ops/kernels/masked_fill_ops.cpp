@@ -1,5 +1,5 @@
-// aten::masked_fill (.Scalar and .Tensor): `self` broadcast with `mask`, copied, and `value`
-// written where the mask is set. PyTorch 1.13's order of checks and messages: broadcasting
+// aten::masked_fill and masked_fill_ (.Scalar and .Tensor): `self` broadcast with `mask`,
+// copied, and `value` written where the mask is set. PyTorch 1.13's order of checks and messages: broadcasting
 // (mask is tensor a), the 0-dim value tensor, then the checked conversion of the value to
 // self's dtype ("value cannot be converted to type int64_t without overflow").
 #include <cmath>
@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/checked_scalar.h"
+#include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_loops.h"
@@ -93,11 +94,26 @@ void masked_fill_tensor(Stack& s) {
   s.emplace_back(masked_fill_impl(self.to_tensor(), mask.to_tensor(), value_of(value.to_tensor())));
 }
 
+// masked_fill_ (.Scalar and .Tensor): the out-of-place result written into self; the mask
+// must broadcast to self's shape (self does not grow).
+void masked_fill__scalar(Stack& s) {
+  IValue value = pop(s), mask = pop(s), self = pop(s);
+  push_in_place(s, self, masked_fill_impl(self.to_tensor(), mask.to_tensor(), value));
+}
+void masked_fill__tensor(Stack& s) {
+  IValue value = pop(s), mask = pop(s), self = pop(s);
+  broadcast_mask(mask.to_tensor(), self.to_tensor());
+  push_in_place(s, self,
+                masked_fill_impl(self.to_tensor(), mask.to_tensor(), value_of(value.to_tensor())));
+}
+
 }  // namespace
 
 void register_masking_ops(OperatorRegistry& r) {
   r.add({"aten::masked_fill.Scalar", 3, {}, masked_fill_scalar});
   r.add({"aten::masked_fill.Tensor", 3, {}, masked_fill_tensor});
+  r.add({"aten::masked_fill_.Scalar", 3, {}, masked_fill__scalar});
+  r.add({"aten::masked_fill_.Tensor", 3, {}, masked_fill__tensor});
 }
 
 }  // namespace symbolite::ops

@@ -1,4 +1,5 @@
-// Elementwise math beyond arithmetic: abs, exp, remainder (by a Scalar) and clamp_, with
+// Elementwise math beyond arithmetic: abs, exp, remainder (by a Scalar), clamp_, pow (by a
+// Scalar) and sign, with
 // PyTorch 1.13's dtypes, promotion and messages.
 #include <cmath>
 #include <type_traits>
@@ -138,6 +139,68 @@ void clamp_(Stack& s) {
   push_in_place(s, self, out);
 }
 
+// pow.Tensor_Scalar: in the promoted dtype of self and the exponent (an int tensor to a
+// float power is float32); integers by repeated multiplication (wrapping), and never to a
+// negative integer power.
+Tensor pow_scalar_impl(const Tensor& self, const IValue& exponent) {
+  DType common = ResultType().tensor(self).scalar(exponent).result();
+  Tensor x = self.dtype() == common ? self : to_dtype(self, common);
+  if (common == DType::kBool) not_implemented("pow", common);
+  return dispatch_numeric(common, "pow", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      T e = scalar_as<T>(exponent);
+      if (e == T(2)) return unary_same<T>(x, [](T v) { return v * v; });
+      if (e == T(0.5)) return unary_same<T>(x, [](T v) { return std::sqrt(v); });
+      if (e == T(1)) return unary_same<T>(x, [](T v) { return v; });
+      return unary_same<T>(x, [e](T v) { return std::pow(v, e); });
+    } else {
+      std::int64_t e = scalar_as<std::int64_t>(exponent);
+      if (e < 0) fail("Integers to negative integer powers are not allowed.");
+      return unary_same<T>(x, [e](T v) {
+        T result = 1;
+        T base = v;
+        for (std::int64_t k = e; k > 0; k >>= 1) {
+          if (k & 1) result = static_cast<T>(result * base);
+          base = static_cast<T>(base * base);
+        }
+        return result;
+      });
+    }
+  });
+}
+
+// sign: -1, 0 or 1 in self's dtype (NaN gives 0); bool is itself.
+Tensor sign_impl(const Tensor& x) {
+  if (x.dtype() == DType::kBool) return x.contiguous();
+  return dispatch_numeric(x.dtype(), "sign_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return unary_same<T>(x, [](T v) {
+      return static_cast<T>(static_cast<int>(T(0) < v) - static_cast<int>(v < T(0)));
+    });
+  });
+}
+
+void pow_tensor_scalar(Stack& s) {
+  IValue exponent = pop(s), self = pop(s);
+  s.emplace_back(pow_scalar_impl(self.to_tensor(), exponent));
+}
+void pow__scalar(Stack& s) {
+  IValue exponent = pop(s), self = pop(s);
+  Tensor result = pow_scalar_impl(self.to_tensor(), exponent);
+  if (result.dtype() != self.to_tensor().dtype()) {
+    fail(fmt::format("Found dtype {} but expected {}",
+                     tensor::scalar_type_name(self.to_tensor().dtype()),
+                     tensor::scalar_type_name(result.dtype())));
+  }
+  push_in_place(s, self, result);
+}
+void sign(Stack& s) { s.emplace_back(sign_impl(pop(s).to_tensor())); }
+void sign_(Stack& s) {
+  IValue self = pop(s);
+  push_in_place(s, self, sign_impl(self.to_tensor()));
+}
+
 void abs(Stack& s) { s.emplace_back(abs_impl(pop(s).to_tensor())); }
 void exp(Stack& s) { s.emplace_back(exp_impl(pop(s).to_tensor())); }
 void remainder_scalar(Stack& s) {
@@ -150,6 +213,10 @@ void remainder_scalar(Stack& s) {
 void register_math_ops(OperatorRegistry& r) {
   IValue none;
   r.add({"aten::abs", 1, {}, abs});
+  r.add({"aten::pow.Tensor_Scalar", 2, {}, pow_tensor_scalar});
+  r.add({"aten::pow_.Scalar", 2, {}, pow__scalar});
+  r.add({"aten::sign", 1, {}, sign});
+  r.add({"aten::sign_", 1, {}, sign_});
   r.add({"aten::exp", 1, {}, exp});
   r.add({"aten::remainder.Scalar", 2, {}, remainder_scalar});
   r.add({"aten::clamp_", 3, {none, none}, clamp_});

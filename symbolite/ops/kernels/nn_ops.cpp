@@ -114,7 +114,7 @@ double load_as_double(const Tensor& t, std::int64_t i) {
 }
 
 template <typename T>
-Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype) {
+Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool log) {
   Tensor out = Tensor::empty(x.sizes(), out_dtype);
   T* y = out.mutable_data<T>();
   std::int64_t n = x.numel();
@@ -140,8 +140,13 @@ Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype) {
       T sum = 0;
       for (std::int64_t k = 0; k < len; ++k) {
         T e = std::exp(row[k * inner] - max);
-        row[k * inner] = e;
+        if (!log) row[k * inner] = e;
         sum += e;
+      }
+      if (log) {  // log_softmax: x - max - log(sum(exp(x - max)))
+        T log_sum = std::log(sum);
+        for (std::int64_t k = 0; k < len; ++k) row[k * inner] = row[k * inner] - max - log_sum;
+        continue;
       }
       T inv = T(1) / sum;
       for (std::int64_t k = 0; k < len; ++k) row[k * inner] *= inv;
@@ -150,8 +155,8 @@ Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype) {
   return out;
 }
 
-// aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None)
-void softmax(Stack& s) {
+// aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None), and log_softmax.int.
+void softmax_or_log(Stack& s, bool log) {
   IValue dtype_arg = pop(s);
   std::int64_t dim_arg = pop(s).to_int();
   IValue input = pop(s);
@@ -173,17 +178,19 @@ void softmax(Stack& s) {
       nn::unsupported_dtype("aten::softmax", out_dtype);
     }
     bool last = raw.dim() == 0 || dim == raw.dim() - 1;
-    fail(fmt::format("\"{}\" not implemented for '{}'",
+    fail(fmt::format("\"{}{}\" not implemented for '{}'", log ? "log_" : "",
                      last ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl",
                      tensor::scalar_type_name(out_dtype)));
   }
   Tensor x = raw.contiguous();
   if (out_dtype == DType::kFloat32) {
-    s.emplace_back(softmax_typed<float>(x, dim, out_dtype));
+    s.emplace_back(softmax_typed<float>(x, dim, out_dtype, log));
   } else {
-    s.emplace_back(softmax_typed<double>(x, dim, out_dtype));
+    s.emplace_back(softmax_typed<double>(x, dim, out_dtype, log));
   }
 }
+void softmax(Stack& s) { softmax_or_log(s, false); }
+void log_softmax(Stack& s) { softmax_or_log(s, true); }
 
 // PyTorch's legacy type name, as checkScalarTypes prints it.
 std::string_view legacy_type_name(DType dtype) {
@@ -253,6 +260,7 @@ void register_nn_ops(OperatorRegistry& r) {
   r.add({"aten::dropout", 3, {}, dropout});
   r.add({"aten::dropout_", 3, {}, dropout_inplace});
   r.add({"aten::softmax.int", 3, {IValue()}, softmax});
+  r.add({"aten::log_softmax.int", 3, {IValue()}, log_softmax});
   r.add({"aten::embedding", 5, {IValue(-1), IValue(false), IValue(false)}, embedding});
 }
 

@@ -136,6 +136,12 @@ TEST(NnOps, TrainingModeIsUnsupported) {
   Tensor ones = Tensor::empty({3}, DType::kFloat32);
   expect_unsupported("aten::batch_norm", {x, IValue(), IValue(), ones, ones, true, 0.1, 1e-5, true},
                      "training mode");
+  // Without running statistics, training mode is a pure function: the batch's own statistics
+  // (nn_extra_cases.json: batch_norm_batch_stats*). instance_norm with running statistics
+  // and use_input_stats would update them.
+  Tensor x3 = iota({2, 3, 4});
+  expect_unsupported("aten::instance_norm",
+                     {x3, IValue(), IValue(), ones, ones, true, 0.1, 1e-5, true}, "training mode");
 }
 
 // float32 and float64 run; float16 is refused with symbolite's own error, as are integer

@@ -103,6 +103,23 @@ void str_list_contains(Stack& s) {
   s.emplace_back(found);
 }
 
+// __contains__.int_list / .float_list: `item in list` (floats compare as Python's ==, so NaN
+// is never found).
+void int_list_contains(Stack& s) {
+  std::int64_t needle = pop(s).to_int();
+  IValue list = pop(s);
+  bool found = false;
+  for (const auto& item : list.to_list()) found |= item.to_int() == needle;
+  s.emplace_back(found);
+}
+void float_list_contains(Stack& s) {
+  double needle = pop(s).to_double();
+  IValue list = pop(s);
+  bool found = false;
+  for (const auto& item : list.to_list()) found |= item.to_double() == needle;
+  s.emplace_back(found);
+}
+
 void str_eq(Stack& s) {
   IValue b = pop(s);
   IValue a = pop(s);
@@ -200,6 +217,48 @@ void is_nested(Stack& s) {
   s.emplace_back(false);
 }
 
+void is_floating_point(Stack& s) {
+  IValue t = pop(s);
+  tensor::DType d = t.to_tensor().dtype();
+  s.emplace_back(d == tensor::DType::kFloat32 || d == tensor::DType::kFloat64 ||
+                 d == tensor::DType::kFloat16 || d == tensor::DType::kBFloat16);
+}
+void numel(Stack& s) {
+  IValue t = pop(s);
+  s.emplace_back(t.to_tensor().numel());
+}
+void bool_from_int(Stack& s) { s.emplace_back(pop(s).to_int() != 0); }
+void float_neg(Stack& s) { s.emplace_back(-pop(s).to_double()); }
+// div.float: IEEE division, as PyTorch's kernel (1.0 / 0.0 is inf, not ZeroDivisionError).
+void float_div(Stack& s) {
+  double b = pop(s).to_double();
+  double a = pop(s).to_double();
+  s.emplace_back(a / b);
+}
+
+// __range_length(lo, hi, step): how many values range(lo, hi, step) yields; what TorchScript
+// compiles a `for i in range(lo, hi, step)` loop's trip count to.
+void range_length(Stack& s) {
+  std::int64_t step = pop(s).to_int();
+  std::int64_t hi = pop(s).to_int();
+  std::int64_t lo = pop(s).to_int();
+  if (step == 0) fail("range() arg 3 must not be zero");
+  if (step > 0 && lo < hi) {
+    s.emplace_back(1 + (hi - 1 - lo) / step);
+  } else if (step < 0 && lo > hi) {
+    s.emplace_back(1 + (lo - 1 - hi) / (0 - step));
+  } else {
+    s.emplace_back(std::int64_t{0});
+  }
+}
+// __derive_index(index, start, step): the loop variable of iteration `index`.
+void derive_index(Stack& s) {
+  std::int64_t step = pop(s).to_int();
+  std::int64_t start = pop(s).to_int();
+  std::int64_t index = pop(s).to_int();
+  s.emplace_back(start + index * step);
+}
+
 void int_from_float(Stack& s) { s.emplace_back(static_cast<std::int64_t>(pop(s).to_double())); }
 void float_from_int(Stack& s) { s.emplace_back(pop(s).to_double()); }
 
@@ -264,6 +323,15 @@ void register_scalar_ops(OperatorRegistry& r) {
   r.add({"aten::add.t", 2, {}, list_concat});
   r.add({"aten::mul.left_t", 2, {}, list_repeat});
   r.add({"aten::__contains__.str_list", 2, {}, str_list_contains});
+  r.add({"aten::__contains__.int_list", 2, {}, int_list_contains});
+  r.add({"aten::__contains__.float_list", 2, {}, float_list_contains});
+  r.add({"aten::is_floating_point", 1, {}, is_floating_point});
+  r.add({"aten::numel", 1, {}, numel});
+  r.add({"aten::Bool.int", 1, {}, bool_from_int});
+  r.add({"aten::neg.float", 1, {}, float_neg});
+  r.add({"aten::div.float", 2, {}, float_div});
+  r.add({"aten::__range_length", 3, {}, range_length});
+  r.add({"aten::__derive_index", 3, {}, derive_index});
   r.add({"aten::size", 1, {}, tensor_size});
   r.add({"aten::size.int", 2, {}, tensor_size_dim});
   r.add({"aten::dim", 1, {}, tensor_dim});

@@ -6,6 +6,7 @@
 
 #include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/tensor/tensor.h"
+#include "tests/test_support/op_cases.h"
 
 namespace symbolite::ops {
 namespace {
@@ -45,6 +46,10 @@ TEST(ScalarOps, BooleanOperators) {
     }
   }
 }
+
+// __contains__ on int and float lists, is_floating_point, numel, Bool.int, div.float,
+// neg.float, __range_length and __derive_index (tests/fixtures/ops/op_cases.json).
+TEST(ScalarOps, MatchPyTorch) { testing::run_op_cases("scalar", 0, 0); }
 
 TEST(ScalarOps, NoTensorRequiresGrad) {
   tensor::Tensor t = tensor::Tensor::empty({2}, tensor::DType::kFloat32);

@@ -4,12 +4,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <type_traits>
 #include <limits>
 
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/support/error.h"
+#include "symbolite/tensor/broadcast.h"
 
 namespace symbolite::ops {
 namespace {
@@ -563,6 +567,85 @@ void number_tensor(Stack& s) {
   s.emplace_back(scalar_tensor(v, dtype.value_or(natural)));
 }
 
+// arange(start, end, step, dtype, layout, device, pin_memory) and its shorter overloads:
+// int64 when start, end and step are all ints, else the default float32, unless dtype is
+// given. PyTorch's checks and size: ceil((end - start) / step) in double, the values
+// start + i * step in the accumulate type (double for floating dtypes, int64 for integers).
+Tensor arange_impl(const IValue& start, const IValue& end, const IValue& step,
+                   const IValue& dtype_v) {
+  bool any_float = start.is(IValue::Kind::kDouble) || end.is(IValue::Kind::kDouble) ||
+                   step.is(IValue::Kind::kDouble);
+  DType dtype = dtype_arg(dtype_v).value_or(any_float ? DType::kFloat32 : DType::kInt64);
+  if (dtype == DType::kBool) not_implemented("arange_cpu", dtype);
+  return dispatch_numeric(dtype, "arange_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+    Acc xstart = scalar_as<Acc>(start), xend = scalar_as<Acc>(end), xstep = scalar_as<Acc>(step);
+    double size_d;
+    if constexpr (std::is_floating_point_v<T>) {
+      size_d = std::ceil((end.to_double() - start.to_double()) / step.to_double());
+    } else {
+      size_d = std::ceil(static_cast<double>(xend - xstart) / static_cast<double>(xstep));
+    }
+    if (!(xstep > 0 || xstep < 0)) fail("step must be nonzero");
+    if (!std::isfinite(static_cast<double>(xstart)) || !std::isfinite(static_cast<double>(xend))) {
+      fail(fmt::format("unsupported range: {} -> {}", static_cast<double>(xstart),
+                       static_cast<double>(xend)));
+    }
+    if (!((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart))) {
+      fail("upper bound and larger bound inconsistent with step sign");
+    }
+    if (!(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<std::int64_t>::max()))) {
+      fail("invalid size, possible overflow?");
+    }
+    auto n = static_cast<std::int64_t>(size_d);
+    Tensor out = Tensor::uninitialized({n}, dtype);
+    T* p = out.template mutable_data<T>();
+    for (std::int64_t i = 0; i < n; ++i) {
+      p[i] = static_cast<T>(xstart + static_cast<Acc>(i) * xstep);
+    }
+    return out;
+  });
+}
+void arange(Stack& s) {
+  IValue* a = last(s, 5);
+  Tensor out = arange_impl(IValue(std::int64_t{0}), a[0], IValue(std::int64_t{1}), a[1]);
+  drop(s, 5);
+  s.emplace_back(std::move(out));
+}
+void arange_start(Stack& s) {
+  IValue* a = last(s, 6);
+  Tensor out = arange_impl(a[0], a[1], IValue(std::int64_t{1}), a[2]);
+  drop(s, 6);
+  s.emplace_back(std::move(out));
+}
+void arange_start_step(Stack& s) {
+  IValue* a = last(s, 7);
+  Tensor out = arange_impl(a[0], a[1], a[2], a[3]);
+  drop(s, 7);
+  s.emplace_back(std::move(out));
+}
+
+// broadcast_tensors: every tensor expanded (a view) to the broadcast shape of all.
+void broadcast_tensors(Stack& s) {
+  IValue list = pop(s);
+  Sizes shape;
+  try {
+    for (const auto& t : list.to_list()) shape = tensor::broadcast_shapes(shape, t.to_tensor().sizes());
+  } catch (const Error& e) {
+    fail(e.message());
+  }
+  IValueList sizes;
+  for (auto d : shape) sizes.emplace_back(d);
+  IValueList out;
+  for (const auto& t : list.to_list()) {
+    Stack args{t, IValue::list(sizes), IValue(false)};
+    expand(args);
+    out.push_back(std::move(args.back()));
+  }
+  s.push_back(IValue::list(std::move(out)));
+}
+
 }  // namespace
 
 void register_shape_ops(OperatorRegistry& r) {
@@ -589,6 +672,11 @@ void register_shape_ops(OperatorRegistry& r) {
   r.add({"aten::ones", 5, {none, none, none, none}, ones});
   r.add({"aten::empty.memory_format", 6, {none, none, none, none, none}, empty});
   r.add({"aten::Int.Tensor", 1, {}, int_tensor});
+  r.add({"aten::arange", 5, {none, none, none, none}, arange});
+  r.add({"aten::arange.start", 6, {none, none, none, none}, arange_start});
+  r.add({"aten::arange.start_step", 7, {IValue(std::int64_t{1}), none, none, none, none},
+         arange_start_step});
+  r.add({"aten::broadcast_tensors", 1, {}, broadcast_tensors});
   r.add({"aten::item", 1, {}, item});
   for (const char* type : {"int", "float", "bool"}) {
     r.add({std::string("aten::tensor.") + type, 4, {none, none, IValue(false)}, number_tensor});

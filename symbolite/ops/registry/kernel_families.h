@@ -10,26 +10,26 @@ namespace symbolite::ops {
 void register_scalar_ops(OperatorRegistry& registry);
 // Elementwise tensor arithmetic and activations: add, mul, relu, sigmoid, ... (+ in-place).
 void register_elementwise_ops(OperatorRegistry& registry);
-// Elementwise math: abs, exp, remainder, clamp_.
+// Elementwise math: abs, exp, remainder, clamp_, pow.Tensor_Scalar, sign.
 void register_math_ops(OperatorRegistry& registry);
-// Boolean and bitwise: __and__, logical_not, where.
+// Boolean and bitwise: __and__, logical_not/and/or/xor, where.
 void register_logical_ops(OperatorRegistry& registry);
 // Reductions: sum, mean, max, min, argmax, ...
 void register_reduction_ops(OperatorRegistry& registry);
 // Shape and views: view, reshape, select, slice, cat, flatten, expand, split, ... and
-// factories (zeros).
+// factories (zeros, arange), broadcast_tensors.
 void register_shape_ops(OperatorRegistry& registry);
 // Advanced indexing: index.Tensor, index_select.
 void register_indexing_ops(OperatorRegistry& registry);
 // Copies like self: clone, to.dtype, zeros_like.
 void register_copy_ops(OperatorRegistry& registry);
-// Matrix products: mm, matmul, linear, addmm, bmm.
+// Matrix products: mm, matmul, linear, addmm, bmm, baddbmm.
 void register_linear_algebra_ops(OperatorRegistry& registry);
 // Neural-network layers: conv, batch_norm, pooling, dropout, ...
 void register_nn_ops(OperatorRegistry& registry);
 // Random sampling: bernoulli_, ...
 void register_random_ops(OperatorRegistry& registry);
-// Masking: masked_fill.
+// Masking: masked_fill, masked_fill_.
 void register_masking_ops(OperatorRegistry& registry);
 // Lists and tuples as operators: list.t, eq/ne.int_list, prim::TupleUnpack.
 void register_list_ops(OperatorRegistry& registry);
@@ -41,6 +41,11 @@ void register_einsum_ops(OperatorRegistry& registry);
 void register_dict_ops(OperatorRegistry& registry);
 // Strings: add.str, comparisons, len, indexing, str(x), case, strip, split, join, replace, find.
 void register_string_ops(OperatorRegistry& registry);
+
+// Activations beyond the elementwise ones: elu, leaky_relu, prelu, glu, mish, softplus, ...
+void register_activation_ops(OperatorRegistry& registry);
+// Channel rearrangements: pixel_shuffle, pixel_unshuffle, channel_shuffle.
+void register_pixel_shuffle_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -60,6 +65,8 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_einsum_ops(registry);
   register_dict_ops(registry);
   register_string_ops(registry);
+  register_activation_ops(registry);
+  register_pixel_shuffle_ops(registry);
 }
 
 }  // namespace symbolite::ops

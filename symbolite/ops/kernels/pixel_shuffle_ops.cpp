@@ -1,0 +1,129 @@
+// Channel rearrangements: pixel_shuffle and pixel_unshuffle (sub-pixel convolution's depth to
+// space and back) and channel_shuffle (ShuffleNet), each a reshape, a permute and a copy,
+// with PyTorch 1.13's checks and messages.
+#include <string>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/kernel_runner.h"
+#include "symbolite/ops/registry/op_error.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::Tensor;
+using Sizes = std::vector<std::int64_t>;
+
+IValue int_list(const Sizes& v) {
+  IValueList out;
+  for (auto d : v) out.emplace_back(d);
+  return IValue::list(std::move(out));
+}
+
+// x viewed as `view`, permuted by `perm`, copied contiguous and reshaped to `out`.
+IValue rearranged(const IValue& x, const Sizes& view, const Sizes& perm, const Sizes& out) {
+  IValue v = run_op("aten::reshape", {x, int_list(view)});
+  IValue p = run_op("aten::permute", {v, int_list(perm)});
+  IValue c = IValue(p.to_tensor().contiguous());
+  return run_op("aten::reshape", {c, int_list(out)});
+}
+
+// pixel_shuffle(self, r): (*, C * r * r, H, W) to (*, C, H * r, W * r).
+void pixel_shuffle(Stack& s) {
+  std::int64_t r = pop(s).to_int();
+  IValue self = pop(s);
+  const Tensor& x = self.to_tensor();
+  if (x.dim() < 3) {
+    fail(fmt::format("pixel_shuffle expects input to have at least 3 dimensions, but got input "
+                     "with {} dimension(s)", x.dim()));
+  }
+  if (r <= 0) fail(fmt::format("pixel_shuffle expects a positive upscale_factor, but got {}", r));
+  const Sizes& sz = x.sizes();
+  std::size_t nd = sz.size();
+  std::int64_t c = sz[nd - 3], h = sz[nd - 2], w = sz[nd - 1];
+  if (c % (r * r) != 0) {
+    fail(fmt::format("pixel_shuffle expects its input's 'channel' dimension to be divisible by "
+                     "the square of upscale_factor, but input.size(-3)={} is not divisible by {}",
+                     c, r * r));
+  }
+  Sizes batch(sz.begin(), sz.end() - 3);
+  Sizes view = batch, perm, out = batch;
+  view.insert(view.end(), {c / (r * r), r, r, h, w});
+  auto b = static_cast<std::int64_t>(batch.size());
+  for (std::int64_t i = 0; i < b; ++i) perm.push_back(i);
+  perm.insert(perm.end(), {b, b + 3, b + 1, b + 4, b + 2});
+  out.insert(out.end(), {c / (r * r), h * r, w * r});
+  s.push_back(rearranged(self, view, perm, out));
+}
+
+// pixel_unshuffle(self, r): (*, C, H * r, W * r) to (*, C * r * r, H, W).
+void pixel_unshuffle(Stack& s) {
+  std::int64_t r = pop(s).to_int();
+  IValue self = pop(s);
+  const Tensor& x = self.to_tensor();
+  if (x.dim() < 3) {
+    fail(fmt::format("pixel_unshuffle expects input to have at least 3 dimensions, but got "
+                     "input with {} dimension(s)", x.dim()));
+  }
+  if (r <= 0) {
+    fail(fmt::format("pixel_unshuffle expects a positive downscale_factor, but got {}", r));
+  }
+  const Sizes& sz = x.sizes();
+  std::size_t nd = sz.size();
+  std::int64_t c = sz[nd - 3], h = sz[nd - 2], w = sz[nd - 1];
+  if (h % r != 0) {
+    fail(fmt::format("pixel_unshuffle expects height to be divisible by downscale_factor, but "
+                     "input.size(-2)={} is not divisible by {}", h, r));
+  }
+  if (w % r != 0) {
+    fail(fmt::format("pixel_unshuffle expects width to be divisible by downscale_factor, but "
+                     "input.size(-1)={} is not divisible by {}", w, r));
+  }
+  Sizes batch(sz.begin(), sz.end() - 3);
+  Sizes view = batch, perm, out = batch;
+  view.insert(view.end(), {c, h / r, r, w / r, r});
+  auto b = static_cast<std::int64_t>(batch.size());
+  for (std::int64_t i = 0; i < b; ++i) perm.push_back(i);
+  perm.insert(perm.end(), {b, b + 2, b + 4, b + 1, b + 3});
+  out.insert(out.end(), {c * r * r, h / r, w / r});
+  s.push_back(rearranged(self, view, perm, out));
+}
+
+// channel_shuffle(self, groups): (N, C, *) viewed as (N, g, C / g, *), the two group
+// dimensions swapped.
+void channel_shuffle(Stack& s) {
+  std::int64_t groups = pop(s).to_int();
+  IValue self = pop(s);
+  const Tensor& x = self.to_tensor();
+  if (x.dim() <= 2) {
+    fail(fmt::format("channel_shuffle expects input to have at least 3 dimensions, but got input "
+                     "with {} dimension(s)", x.dim()));
+  }
+  if (groups <= 0) {
+    fail(fmt::format("Number of groups to divide channels in must be positive. Value of "
+                     "groups:{}", groups));
+  }
+  std::int64_t c = x.sizes()[1];
+  if (c % groups != 0) {
+    fail(fmt::format("Number of channels must be divisible by groups. Got {} channels and {} "
+                     "groups.", c, groups));
+  }
+  const Sizes& sz = x.sizes();
+  Sizes view{sz[0], groups, c / groups}, perm{0, 2, 1};
+  for (std::size_t d = 2; d < sz.size(); ++d) {
+    view.push_back(sz[d]);
+    perm.push_back(static_cast<std::int64_t>(d) + 1);
+  }
+  s.push_back(rearranged(self, view, perm, sz));
+}
+
+}  // namespace
+
+void register_pixel_shuffle_ops(OperatorRegistry& r) {
+  r.add({"aten::pixel_shuffle", 2, {}, pixel_shuffle});
+  r.add({"aten::pixel_unshuffle", 2, {}, pixel_unshuffle});
+  r.add({"aten::channel_shuffle", 2, {}, channel_shuffle});
+}
+
+}  // namespace symbolite::ops
