@@ -41,6 +41,7 @@ void register_pooling1d_ops(OperatorRegistry& registry);
 void register_pooling3d_ops(OperatorRegistry& registry);
 void register_upsample_ops(OperatorRegistry& registry);
 void register_attention_ops(OperatorRegistry& registry);
+void register_transformer_ops(OperatorRegistry& registry);
 void register_adaptive_max_pooling_ops(OperatorRegistry& registry);
 
 }  // namespace symbolite::ops::nn

@@ -256,6 +256,7 @@ void register_nn_ops(OperatorRegistry& r) {
   nn::register_pooling3d_ops(r);
   nn::register_upsample_ops(r);
   nn::register_attention_ops(r);
+  nn::register_transformer_ops(r);
   nn::register_adaptive_max_pooling_ops(r);
   r.add({"aten::dropout", 3, {}, dropout});
   r.add({"aten::dropout_", 3, {}, dropout_inplace});

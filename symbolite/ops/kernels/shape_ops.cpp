@@ -490,18 +490,23 @@ void split_sizes(Stack& s) {
 }
 
 // zeros / ones / empty: (size, dtype, layout, device, pin_memory[, memory_format]).
-Tensor factory(Stack& s, std::size_t num_args, bool ones) {
-  IValue* args = last(s, num_args);
-  Sizes size = int_list_arg(args[0]);
-  DType dtype = dtype_arg(args[1]).value_or(DType::kFloat32);
-  drop(s, num_args);
+// A new tensor of `size` (PyTorch's message for a negative dimension).
+Tensor new_tensor(const Sizes& size, DType dtype) {
   for (std::int64_t n : size) {
     if (n < 0) {
       fail(fmt::format("Trying to create tensor with negative dimension {}: {}", n,
                        tensor::format_sizes(size)));
     }
   }
-  Tensor out = Tensor::empty(size, dtype);
+  return Tensor::empty(size, dtype);
+}
+
+Tensor factory(Stack& s, std::size_t num_args, bool ones) {
+  IValue* args = last(s, num_args);
+  Sizes size = int_list_arg(args[0]);
+  DType dtype = dtype_arg(args[1]).value_or(DType::kFloat32);
+  drop(s, num_args);
+  Tensor out = new_tensor(size, dtype);
   if (ones) {
     dispatch_all(dtype, "fill_", [&](auto tag) {
       using T = decltype(tag);
@@ -513,6 +518,27 @@ Tensor factory(Stack& s, std::size_t num_args, bool ones) {
 }
 
 void zeros(Stack& s) { s.emplace_back(factory(s, 5, false)); }
+
+// full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None,
+// Device? device=None, bool? pin_memory=None): the default float32 for a float value, else
+// int64 (a bool too: the operator's own inference, where Python's torch.full says bool),
+// unless a dtype is given.
+void full(Stack& s) {
+  IValue* args = last(s, 6);
+  const IValue value = args[1];
+  const DType natural = value.is(IValue::Kind::kDouble) ? DType::kFloat32 : DType::kInt64;
+  const DType dtype = dtype_arg(args[2]).value_or(natural);
+  const Sizes size = int_list_arg(args[0]);
+  drop(s, 6);
+  Tensor out = new_tensor(size, dtype);
+  const Tensor one = scalar_tensor(value, dtype);
+  dispatch_all(dtype, "fill_", [&](auto tag) {
+    using T = decltype(tag);
+    T* p = out.template mutable_data<T>();
+    std::fill(p, p + out.numel(), *one.template data<T>());
+  });
+  s.emplace_back(std::move(out));
+}
 void ones(Stack& s) { s.emplace_back(factory(s, 5, true)); }
 void empty(Stack& s) { s.emplace_back(factory(s, 6, false)); }
 
@@ -669,6 +695,7 @@ void register_shape_ops(OperatorRegistry& r) {
   r.add({"aten::expand", 3, {IValue(false)}, expand});
   r.add({"aten::split.sizes", 3, {zero}, split_sizes});
   r.add({"aten::zeros", 5, {none, none, none, none}, zeros});
+  r.add({"aten::full", 6, {none, none, none, none}, full});
   r.add({"aten::ones", 5, {none, none, none, none}, ones});
   r.add({"aten::empty.memory_format", 6, {none, none, none, none, none}, empty});
   r.add({"aten::Int.Tensor", 1, {}, int_tensor});

@@ -134,12 +134,18 @@ const void* IValue::identity() const {
 namespace {
 
 // Python's repr of a float: shortest round-trip digits, always with a '.' or exponent.
+// A float as TorchScript's str(), print and format show it (PyTorch 1.13's IValue printing,
+// tests/fixtures/ops/str_cases.json): a whole number that fits int64 as that integer and a
+// point ("3.", "0." for -0.0 too), anything else with 17 significant digits — str(0.1) is
+// "0.10000000000000001", not Python's "0.1".
 std::string float_repr(double d) {
   if (std::isnan(d)) return "nan";
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-  std::string s = fmt::format("{}", d);
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
+  constexpr double kInt64Limit = 9223372036854775808.0;  // 2^63
+  if (d == std::trunc(d) && d >= -kInt64Limit && d < kInt64Limit) {
+    return fmt::format("{}.", static_cast<std::int64_t>(d));
+  }
+  return fmt::format("{:.17g}", d);
 }
 
 }  // namespace

@@ -19,6 +19,8 @@ void register_reduction_ops(OperatorRegistry& registry);
 // Shape and views: view, reshape, select, slice, cat, flatten, expand, split, ... and
 // factories (zeros, arange), broadcast_tensors.
 void register_shape_ops(OperatorRegistry& registry);
+// triu, tril: a matrix's upper or lower triangle.
+void register_triangle_ops(OperatorRegistry& registry);
 // Advanced indexing: index.Tensor, index_select.
 void register_indexing_ops(OperatorRegistry& registry);
 // Copies like self: clone, to.dtype, zeros_like.
@@ -54,6 +56,7 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_logical_ops(registry);
   register_reduction_ops(registry);
   register_shape_ops(registry);
+  register_triangle_ops(registry);
   register_indexing_ops(registry);
   register_copy_ops(registry);
   register_linear_algebra_ops(registry);
