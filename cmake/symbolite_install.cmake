@@ -39,7 +39,8 @@ set(public_headers
   mobile/delegate_program.h mobile/bytecode_writer.h backends/register_backends.h
   archive/model_archive.h archive/model_archive_writer.h pickle/unpickler.h
   ops/schema/schema_parser.h ops/schema/necessary_args.h support/error.h support/output_files.h
-  profiler/flame_graph.h)
+  profiler/flame_graph.h mobile/symbolication_target.h mobile/attach_sidecar.h
+  support/parallel_for.h)
 set(installed_headers)
 set(pending ${public_headers})
 while(pending)
