@@ -171,12 +171,12 @@ TEST(Profiler, ChromeTraceNestsOperatorsInModules) {
       ASSERT_TRUE(e.contains(key)) << key;
     }
     EXPECT_EQ(e["ph"], "X");
-    if (e["cat"] != "operator") continue;
+    if (e.value("cat", "") != "operator") continue;
     ++ops;
     // Every operator lies inside a "top(Nested)" module slice.
     bool inside = false;
     for (const auto& s : events) {
-      if (s["cat"] == "module" && s["name"] == "top(Nested)" &&
+      if (s.value("cat", "") == "module" && s["name"] == "top(Nested)" &&
           s["ts"].get<double>() <= e["ts"].get<double>() &&
           s["ts"].get<double>() + s["dur"].get<double>() >=
               e["ts"].get<double>() + e["dur"].get<double>()) {
@@ -205,7 +205,7 @@ TEST(Profiler, ChromeTraceIsSortedNamedAndSlicedPerRun) {
     if (e["ph"] != "X") continue;
     EXPECT_EQ(e["pid"], 1);
     slices.push_back(e);
-    if (e["cat"] == "run") runs.push_back(e);
+    if (e.value("cat", "") == "run") runs.push_back(e);
   }
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0]["name"], "run 1");
@@ -222,7 +222,7 @@ TEST(Profiler, ChromeTraceIsSortedNamedAndSlicedPerRun) {
   }
   // No module slice crosses a run's end: "top(Nested)" appears once per run.
   for (const auto& s : slices) {
-    if (s["cat"] != "module") continue;
+    if (s.value("cat", "") != "module") continue;
     bool in_a_run = false;
     for (const auto& r : runs) in_a_run |= r["ts"].get<double>() <= s["ts"].get<double>() && end(s) <= end(r) + 1e-9;
     EXPECT_TRUE(in_a_run) << s.dump();

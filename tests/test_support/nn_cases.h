@@ -90,6 +90,7 @@ inline double nn_element(const tensor::Tensor& t, std::int64_t i) {
     case DType::kFloat32: return t.data<float>()[i];
     case DType::kFloat64: return t.data<double>()[i];
     case DType::kInt64: return static_cast<double>(t.data<std::int64_t>()[i]);
+    case DType::kInt32: return t.data<std::int32_t>()[i];
     default: throw std::runtime_error("unexpected output dtype");
   }
 }

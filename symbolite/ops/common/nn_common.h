@@ -32,6 +32,12 @@ void require_floating(std::string_view op, std::string_view kernel_name, tensor:
 inline tensor::Tensor empty_float(std::vector<std::int64_t> sizes) {
   return tensor::Tensor::empty(std::move(sizes), tensor::DType::kFloat32);
 }
+// A contiguous tensor's data under new sizes with the same element count (a view).
+inline tensor::Tensor view_as(const tensor::Tensor& contiguous, std::vector<std::int64_t> sizes) {
+  auto strides = tensor::contiguous_strides(sizes);
+  return tensor::Tensor::from_storage(contiguous.storage(), contiguous.dtype(), std::move(sizes),
+                                      std::move(strides), contiguous.storage_offset());
+}
 
 void register_conv_ops(OperatorRegistry& registry);
 void register_pooling_ops(OperatorRegistry& registry);
@@ -43,5 +49,9 @@ void register_upsample_ops(OperatorRegistry& registry);
 void register_attention_ops(OperatorRegistry& registry);
 void register_transformer_ops(OperatorRegistry& registry);
 void register_adaptive_max_pooling_ops(OperatorRegistry& registry);
+void register_embedding_bag_ops(OperatorRegistry& registry);
+void register_conv_transpose_ops(OperatorRegistry& registry);
+void register_pooling_nd_ops(OperatorRegistry& registry);
+void register_rnn_gru_ops(OperatorRegistry& registry);
 
 }  // namespace symbolite::ops::nn

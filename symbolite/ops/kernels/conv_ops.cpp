@@ -29,13 +29,6 @@ using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
-// A contiguous tensor's data under new sizes with the same element count.
-Tensor view_as(const Tensor& contiguous, Ints sizes) {
-  auto strides = tensor::contiguous_strides(sizes);
-  return Tensor::from_storage(contiguous.storage(), contiguous.dtype(), std::move(sizes),
-                              std::move(strides), contiguous.storage_offset());
-}
-
 Ints expand_param(const Ints& param, const char* name, std::int64_t dim) {
   if (param.size() == 1) return Ints(static_cast<std::size_t>(dim), param[0]);
   if (static_cast<std::int64_t>(param.size()) != dim) {

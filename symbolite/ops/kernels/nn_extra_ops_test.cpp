@@ -60,6 +60,26 @@ TEST(NnExtraOps, LstmRefusesWhatItDoesNotImplement) {
   expect_unsupported("aten::lstm.input", {zeros({3, 1, 5}), hx, params, true, 1, 0.0, false, false, false});
 }
 
+TEST(NnExtraOps, RandomAndUnimplementedFormsRefuse) {
+  auto zeros = [](std::vector<std::int64_t> s) { return Tensor::empty(std::move(s), DType::kFloat32); };
+  // Training-mode dropout is random.
+  for (const char* op : {"aten::feature_dropout", "aten::feature_dropout_", "aten::alpha_dropout",
+                         "aten::feature_alpha_dropout_"}) {
+    expect_unsupported(op, {zeros({2, 3, 4}), 0.5, true});
+  }
+  // A GRU's dropout between layers in training.
+  std::vector<Tensor> layer = {zeros({9, 2}), zeros({9, 3}), zeros({9}), zeros({9})};
+  std::vector<Tensor> two_layers = layer;
+  two_layers.insert(two_layers.end(), {zeros({9, 3}), zeros({9, 3}), zeros({9}), zeros({9})});
+  expect_unsupported("aten::gru.input", {zeros({4, 1, 2}), zeros({2, 1, 3}), tensors(two_layers),
+                                         true, 2, 0.5, true, false, false});
+  // embedding_bag takes the 1-d indices F.embedding_bag passes (it flattens 2-d ones).
+  Tensor idx = Tensor::empty({2, 2}, DType::kInt64);
+  Tensor offsets = Tensor::empty({2}, DType::kInt64);
+  expect_unsupported("aten::embedding_bag.padding_idx",
+                     {zeros({5, 3}), idx, offsets, false, 0, false, IValue(), false, IValue()});
+}
+
 TEST(NnExtraOps, MaskedFillRefusesOtherMaskTypes) {
   Tensor x = Tensor::empty({3}, DType::kFloat32);
   expect_unsupported("aten::masked_fill.Scalar", {x, Tensor::empty({3}, DType::kFloat32), 1.0});

@@ -66,7 +66,7 @@ using tensor::Tensor;
 
 // aten::dropout(Tensor input, float p, bool train) and dropout_: identity in eval mode (the
 // input itself, as PyTorch returns it). Training mode (random) is not supported.
-void dropout_impl(Stack& s, bool in_place) {
+void dropout_impl(Stack& s, const char* name) {
   bool train = pop(s).to_bool();
   double p = pop(s).to_double();
   IValue input = pop(s);
@@ -79,12 +79,20 @@ void dropout_impl(Stack& s, bool in_place) {
     return;
   }
   throw Error(ErrorKind::kUnsupported,
-              in_place ? "aten::dropout_ in training mode is not supported (random)"
-                       : "aten::dropout in training mode is not supported (random)");
+              fmt::format("{} in training mode is not supported (random)", name));
 }
 
-void dropout(Stack& s) { dropout_impl(s, false); }
-void dropout_inplace(Stack& s) { dropout_impl(s, true); }
+void dropout(Stack& s) { dropout_impl(s, "aten::dropout"); }
+void dropout_inplace(Stack& s) { dropout_impl(s, "aten::dropout_"); }
+// aten::feature_dropout(Tensor input, float p, bool train) and feature_dropout_ (nn.Dropout1d,
+// 2d, 3d): the same in evaluation mode; whole channels dropped at random in training.
+void feature_dropout(Stack& s) { dropout_impl(s, "aten::feature_dropout"); }
+void feature_dropout_inplace(Stack& s) { dropout_impl(s, "aten::feature_dropout_"); }
+// alpha_dropout / feature_alpha_dropout (nn.AlphaDropout, FeatureAlphaDropout): likewise.
+void alpha_dropout(Stack& s) { dropout_impl(s, "aten::alpha_dropout"); }
+void alpha_dropout_inplace(Stack& s) { dropout_impl(s, "aten::alpha_dropout_"); }
+void feature_alpha_dropout(Stack& s) { dropout_impl(s, "aten::feature_alpha_dropout"); }
+void feature_alpha_dropout_inplace(Stack& s) { dropout_impl(s, "aten::feature_alpha_dropout_"); }
 
 // The dimension `dim` of a tensor with `ndim` dimensions, wrapped as PyTorch's
 // maybe_wrap_dim (a 0-d tensor takes -1 and 0).
@@ -258,8 +266,18 @@ void register_nn_ops(OperatorRegistry& r) {
   nn::register_attention_ops(r);
   nn::register_transformer_ops(r);
   nn::register_adaptive_max_pooling_ops(r);
+  nn::register_embedding_bag_ops(r);
+  nn::register_conv_transpose_ops(r);
+  nn::register_pooling_nd_ops(r);
+  nn::register_rnn_gru_ops(r);
   r.add({"aten::dropout", 3, {}, dropout});
   r.add({"aten::dropout_", 3, {}, dropout_inplace});
+  r.add({"aten::feature_dropout", 3, {}, feature_dropout});
+  r.add({"aten::feature_dropout_", 3, {}, feature_dropout_inplace});
+  r.add({"aten::alpha_dropout", 3, {}, alpha_dropout});
+  r.add({"aten::alpha_dropout_", 3, {}, alpha_dropout_inplace});
+  r.add({"aten::feature_alpha_dropout", 3, {}, feature_alpha_dropout});
+  r.add({"aten::feature_alpha_dropout_", 3, {}, feature_alpha_dropout_inplace});
   r.add({"aten::softmax.int", 3, {IValue()}, softmax});
   r.add({"aten::log_softmax.int", 3, {IValue()}, log_softmax});
   r.add({"aten::embedding", 5, {IValue(-1), IValue(false), IValue(false)}, embedding});

@@ -9,6 +9,7 @@
 
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/common/nn_common.h"
+#include "symbolite/ops/common/pooling_shape.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_loops.h"
 
@@ -23,22 +24,6 @@ IValue ints(std::initializer_list<std::int64_t> values) {
   IValueList items;
   for (auto v : values) items.emplace_back(v);
   return IValue::list(std::move(items));
-}
-
-// div_rtn: division rounding toward negative infinity.
-std::int64_t div_floor(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-// PyTorch's pooling_output_shape, after the caller's own checks of its arguments.
-std::int64_t output_length(std::int64_t input, std::int64_t kernel, std::int64_t pad,
-                           std::int64_t stride, std::int64_t dilation, bool ceil_mode) {
-  std::int64_t out =
-      div_floor(input + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0),
-                stride) + 1;
-  if (ceil_mode && (out - 1) * stride >= input + pad) --out;
-  return out;
 }
 
 // A view of `t` with a size-1 dimension inserted before the last (unsqueeze(-2)).
@@ -125,7 +110,7 @@ void max_pool1d(Stack& s) {
   }
   if (dil <= 0) fail(fmt::format("max_pool1d() dilation must be greater than zero, but got {}", dil));
   std::int64_t width = is.back();
-  std::int64_t out_width = output_length(width, k, pad, st, dil, ceil_mode);
+  std::int64_t out_width = pooling_output_length(width, k, pad, st, dil, ceil_mode);
   if (out_width < 0) fail(fmt::format("max_pool1d() Invalid computed output size: {}", out_width));
 
   Ints out_sizes = is;

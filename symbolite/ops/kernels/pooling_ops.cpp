@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/nn_common.h"
+#include "symbolite/ops/common/pooling_shape.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/support/parallel_for.h"
@@ -20,27 +21,6 @@ namespace {
 using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
-
-// div_rtn: division rounding toward negative infinity.
-std::int64_t div_floor(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-std::int64_t pooling_output_shape(std::int64_t input, std::int64_t kernel, std::int64_t pad,
-                                  std::int64_t stride, std::int64_t dilation, bool ceil_mode) {
-  if (stride == 0) fail("stride should not be zero");
-  if (pad < 0) fail(fmt::format("pad must be non-negative, but got pad: {}", pad));
-  if (pad > kernel / 2) {
-    fail(fmt::format("pad should be at most half of kernel size, but got pad={} and kernel_size={}",
-                     pad, kernel));
-  }
-  std::int64_t out =
-      div_floor(input + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0),
-                stride) + 1;
-  if (ceil_mode && (out - 1) * stride >= input + pad) --out;
-  return out;
-}
 
 // Size of dimension `dim` (negative counts from the end), with PyTorch's IndexError.
 std::int64_t size_at(const Tensor& t, std::int64_t dim) {
@@ -182,8 +162,8 @@ void max_pool2d(Stack& s) {
   p.channels = size_at(input, -3);
   p.h = size_at(input, -2);
   p.w = size_at(input, -1);
-  p.oh = pooling_output_shape(p.h, p.kh, p.ph, p.sh, p.dh, ceil_mode);
-  p.ow = pooling_output_shape(p.w, p.kw, p.pw, p.sw, p.dw, ceil_mode);
+  p.oh = checked_pooling_output_length(p.h, p.kh, p.ph, p.sh, p.dh, ceil_mode);
+  p.ow = checked_pooling_output_length(p.w, p.kw, p.pw, p.sw, p.dw, ceil_mode);
   pool2d_shape_check(input, p);
   require_floating("aten::max_pool2d", "max_pool2d", input.dtype());
 
@@ -256,8 +236,8 @@ void avg_pool2d(Stack& s) {
   p.channels = size_at(input, -3);
   p.h = size_at(input, -2);
   p.w = size_at(input, -1);
-  p.oh = pooling_output_shape(p.h, p.kh, p.ph, p.sh, 1, ceil_mode);
-  p.ow = pooling_output_shape(p.w, p.kw, p.pw, p.sw, 1, ceil_mode);
+  p.oh = checked_pooling_output_length(p.h, p.kh, p.ph, p.sh, 1, ceil_mode);
+  p.ow = checked_pooling_output_length(p.w, p.kw, p.pw, p.sw, 1, ceil_mode);
   pool2d_shape_check(input, p);
   // PyTorch also averages integer tensors; symbolite does floating point only.
   if (input.dtype() != DType::kFloat32 && input.dtype() != DType::kFloat64) {
