@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,13 @@ void require_floating(std::string_view op, std::string_view kernel_name, tensor:
 inline tensor::Tensor empty_float(std::vector<std::int64_t> sizes) {
   return tensor::Tensor::empty(std::move(sizes), tensor::DType::kFloat32);
 }
+// An int[] argument: ints({1, 1}) for a kernel's defaults or a nested run_op call.
+inline IValue ints(std::initializer_list<std::int64_t> values) {
+  IValueList items;
+  for (auto v : values) items.emplace_back(v);
+  return IValue::list(std::move(items));
+}
+
 // A contiguous tensor's data under new sizes with the same element count (a view).
 inline tensor::Tensor view_as(const tensor::Tensor& contiguous, std::vector<std::int64_t> sizes) {
   auto strides = tensor::contiguous_strides(sizes);

@@ -18,12 +18,6 @@ namespace {
 
 using tensor::Tensor;
 
-IValue ints(std::initializer_list<std::int64_t> values) {
-  IValueList items;
-  for (auto v : values) items.emplace_back(v);
-  return IValue::list(std::move(items));
-}
-
 // Rows [part*d, (part+1)*d) of a [3d, ...] weight or [3d] bias.
 IValue third(const Tensor& t, std::int64_t part, std::int64_t d) {
   return run_op("aten::slice.Tensor", {t, std::int64_t{0}, part * d, (part + 1) * d, std::int64_t{1}});

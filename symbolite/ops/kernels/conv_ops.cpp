@@ -515,12 +515,6 @@ void underscore_convolution(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
-IValue ints(std::initializer_list<std::int64_t> values) {
-  IValueList items;
-  for (auto v : values) items.emplace_back(v);
-  return IValue::list(std::move(items));
-}
-
 }  // namespace
 
 void register_conv_ops(OperatorRegistry& r) {

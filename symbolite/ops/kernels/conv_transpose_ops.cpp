@@ -228,12 +228,6 @@ void conv_transpose(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
-IValue ints(std::initializer_list<std::int64_t> values) {
-  IValueList items;
-  for (auto v : values) items.emplace_back(v);
-  return IValue::list(std::move(items));
-}
-
 }  // namespace
 
 void register_conv_transpose_ops(OperatorRegistry& r) {

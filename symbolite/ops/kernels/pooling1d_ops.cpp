@@ -20,12 +20,6 @@ using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
-IValue ints(std::initializer_list<std::int64_t> values) {
-  IValueList items;
-  for (auto v : values) items.emplace_back(v);
-  return IValue::list(std::move(items));
-}
-
 // A view of `t` with a size-1 dimension inserted before the last (unsqueeze(-2)).
 Tensor unsqueeze_last_but_one(const Tensor& t) {
   Ints sizes = t.sizes();

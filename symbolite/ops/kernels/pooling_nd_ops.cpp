@@ -335,12 +335,6 @@ void max_unpool3d(Stack& s) {
   s.emplace_back(max_unpool(self.to_tensor(), indices.to_tensor(), output_size, 3, "max_unpool3d"));
 }
 
-IValue ints(std::initializer_list<std::int64_t> values) {
-  IValueList items;
-  for (auto v : values) items.emplace_back(v);
-  return IValue::list(std::move(items));
-}
-
 }  // namespace
 
 void register_pooling_nd_ops(OperatorRegistry& r) {

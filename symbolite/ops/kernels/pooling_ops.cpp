@@ -356,12 +356,6 @@ void adaptive_avg_pool2d(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
-IValue ints(std::initializer_list<std::int64_t> values) {
-  IValueList items;
-  for (auto v : values) items.emplace_back(v);
-  return IValue::list(std::move(items));
-}
-
 }  // namespace
 
 void register_pooling_ops(OperatorRegistry& r) {
