@@ -19,6 +19,8 @@ void register_reduction_ops(OperatorRegistry& registry);
 // Shape and views: view, reshape, select, slice, cat, flatten, expand, split, ... and
 // factories (zeros, arange), broadcast_tensors.
 void register_shape_ops(OperatorRegistry& registry);
+// Unary float functions (sqrt, log, sin, erf, ... + in place) and clamp, clamp_min, clamp_max.
+void register_unary_float_ops(OperatorRegistry& registry);
 // triu, tril: a matrix's upper or lower triangle.
 void register_triangle_ops(OperatorRegistry& registry);
 // Advanced indexing: index.Tensor, index_select.
@@ -57,6 +59,7 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_reduction_ops(registry);
   register_shape_ops(registry);
   register_triangle_ops(registry);
+  register_unary_float_ops(registry);
   register_indexing_ops(registry);
   register_copy_ops(registry);
   register_linear_algebra_ops(registry);
