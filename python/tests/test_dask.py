@@ -359,9 +359,11 @@ def test_profiles_of_many_runs_sum_into_one_module_table(client, tmp_path):
     assert {row["path"]: row["ops"] for row in with_sidecar} == {p: 20 * r["ops"] for p, r in one_run.items()}
     without = sd.aggregate_profiles(sd.profile_bag(stripped, inputs[:20]))
     assert [(row["path"], row["ops"]) for row in without] == [(top["path"], 20 * one_run[top["path"]]["ops"])]
-    # Each model was loaded once per worker.
-    for worker in client.run(sd.cache_stats).values():
-        assert set(worker["models"].values()) <= {1}
+    # Each model (nested.ptl, the stripped one alone and with its sidecar) was loaded once per
+    # worker that ran it.
+    loaded = [worker["models"] for worker in client.run(sd.cache_stats).values()]
+    assert all(set(counts.values()) <= {1} for counts in loaded)
+    assert len(set().union(*loaded)) == 3
 
     # Tables computed elsewhere combine with it: Profile objects, their rows, tables.
     again = sd.aggregate_profiles([table, single, single.modules])
