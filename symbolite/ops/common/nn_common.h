@@ -61,5 +61,6 @@ void register_embedding_bag_ops(OperatorRegistry& registry);
 void register_conv_transpose_ops(OperatorRegistry& registry);
 void register_pooling_nd_ops(OperatorRegistry& registry);
 void register_rnn_gru_ops(OperatorRegistry& registry);
+void register_loss_ops(OperatorRegistry& registry);
 
 }  // namespace symbolite::ops::nn

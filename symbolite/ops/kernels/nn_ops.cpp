@@ -270,6 +270,7 @@ void register_nn_ops(OperatorRegistry& r) {
   nn::register_conv_transpose_ops(r);
   nn::register_pooling_nd_ops(r);
   nn::register_rnn_gru_ops(r);
+  nn::register_loss_ops(r);
   r.add({"aten::dropout", 3, {}, dropout});
   r.add({"aten::dropout_", 3, {}, dropout_inplace});
   r.add({"aten::feature_dropout", 3, {}, feature_dropout});
