@@ -22,6 +22,10 @@ std::vector<std::int64_t> int_list(const IValue& value);
 const tensor::Tensor* optional_tensor(const IValue& value);
 // "[1, 2]", as PyTorch prints an IntArrayRef.
 std::string format_ints(const std::vector<std::int64_t>& values);
+// A convolution's stride, padding, dilation, ... for `dim` spatial dimensions: one value
+// repeated, or exactly `dim` (PyTorch's message otherwise).
+std::vector<std::int64_t> expand_conv_param(const std::vector<std::int64_t>& param, const char* name,
+                                            std::int64_t dim);
 // Error(kUnsupported) "<op>: symbolite implements float32 only, got Double".
 [[noreturn]] void unsupported_dtype(std::string_view op, tensor::DType dtype);
 // Error(kUnsupported) "<op>: symbolite implements float32 and float64 only, got Half".

@@ -29,16 +29,6 @@ using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
-Ints expand_param(const Ints& param, const char* name, std::int64_t dim) {
-  if (param.size() == 1) return Ints(static_cast<std::size_t>(dim), param[0]);
-  if (static_cast<std::int64_t>(param.size()) != dim) {
-    fail(fmt::format("expected {0} to be a single integer value or a list of {1} values to match "
-                     "the convolution dimensions, but got {0}={2}",
-                     name, dim, format_ints(param)));
-  }
-  return param;
-}
-
 using Geometry = ConvGeometry;
 
 // Output rows [lo, hi) whose input column ow*stride + offset lies in [0, size).
@@ -246,10 +236,10 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   std::int64_t dim = k - 2;
   if (dim <= 0) fail("weight should have at least three dimensions");
   if (groups <= 0) fail("non-positive groups is not supported");
-  Ints stride = expand_param(stride_arg, "stride", dim);
-  Ints padding = expand_param(padding_arg, "padding", dim);
-  Ints dilation = expand_param(dilation_arg, "dilation", dim);
-  Ints output_padding = expand_param(output_padding_arg, "output_padding", dim);
+  Ints stride = expand_conv_param(stride_arg, "stride", dim);
+  Ints padding = expand_conv_param(padding_arg, "padding", dim);
+  Ints dilation = expand_conv_param(dilation_arg, "dilation", dim);
+  Ints output_padding = expand_conv_param(output_padding_arg, "output_padding", dim);
 
   // check_shape_forward
   const Ints& ws = weight.sizes();

@@ -20,17 +20,6 @@ using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
-Ints expand(const IValue& arg, const char* name, std::int64_t dim) {
-  Ints v = int_list(arg);
-  if (v.size() == 1 && dim > 1) v.assign(static_cast<std::size_t>(dim), v[0]);
-  if (static_cast<std::int64_t>(v.size()) != dim) {
-    fail(fmt::format("expected {0} to be a single integer value or a list of {1} values to match "
-                     "the convolution dimensions, but got {0}={2}",
-                     name, dim, format_ints(v)));
-  }
-  return v;
-}
-
 // Spatial sizes padded to three (leading ones).
 Ints to3(const Ints& v, std::int64_t fill) {
   Ints out(3 - v.size(), fill);
@@ -124,10 +113,10 @@ void conv_transpose(Stack& s) {
     sizes.insert(sizes.begin(), 1);
     x = view_as(x, sizes);
   }
-  const Ints stride = expand(stride_arg, "stride", Spatial);
-  const Ints padding = expand(padding_arg, "padding", Spatial);
-  const Ints output_padding = expand(output_padding_arg, "output_padding", Spatial);
-  const Ints dilation = expand(dilation_arg, "dilation", Spatial);
+  const Ints stride = expand_conv_param(int_list(stride_arg), "stride", Spatial);
+  const Ints padding = expand_conv_param(int_list(padding_arg), "padding", Spatial);
+  const Ints output_padding = expand_conv_param(int_list(output_padding_arg), "output_padding", Spatial);
+  const Ints dilation = expand_conv_param(int_list(dilation_arg), "dilation", Spatial);
   const Ints& ws = weight.sizes();
   const Ints& is = x.sizes();
   if (weight.dim() != Spatial + 2) {

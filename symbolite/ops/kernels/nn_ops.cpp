@@ -31,6 +31,17 @@ std::string format_ints(const std::vector<std::int64_t>& values) {
   return tensor::format_sizes(values);
 }
 
+std::vector<std::int64_t> expand_conv_param(const std::vector<std::int64_t>& param, const char* name,
+                                            std::int64_t dim) {
+  if (param.size() == 1) return std::vector<std::int64_t>(static_cast<std::size_t>(dim), param[0]);
+  if (static_cast<std::int64_t>(param.size()) != dim) {
+    fail(fmt::format("expected {0} to be a single integer value or a list of {1} values to match "
+                     "the convolution dimensions, but got {0}={2}",
+                     name, dim, format_ints(param)));
+  }
+  return param;
+}
+
 void unsupported_dtype(std::string_view op, DType dtype) {
   throw Error(ErrorKind::kUnsupported,
               fmt::format("{}: symbolite implements float32 only, got {}", op,
