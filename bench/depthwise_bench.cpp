@@ -1,0 +1,69 @@
+// Chooses between the two depthwise convolution kernels behind ops/cpu/depthwise_conv.h:
+// channel planes one at a time (depthwise_by_plane.h) against channels interleaved in vector
+// lanes (depthwise_interleaved.h), one thread, on the depthwise shapes of MobileNet v2/v3,
+// MNASNet, ShuffleNet and EfficientNet at 224x224 and a few in between. Both give the same
+// bits; depthwise_conv.cpp's `interleave` encodes where each wins. Google Benchmark prints the
+// time per shape; docs/PERFORMANCE.md records a run.
+//
+//   SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_depthwise_bench --benchmark_min_time=0.1
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "symbolite/ops/cpu/depthwise_by_plane.h"
+#include "symbolite/ops/cpu/depthwise_interleaved.h"
+
+namespace {
+
+using symbolite::ops::nn::ConvGeometry;
+
+struct Shape {
+  std::int64_t channels, size, kernel, stride;
+};
+
+const Shape kShapes[] = {
+    {16, 112, 3, 2}, {32, 112, 3, 1}, {72, 56, 3, 2},  {144, 56, 3, 1}, {88, 28, 3, 1},
+    {32, 28, 3, 1},  {64, 24, 3, 1},  {64, 24, 5, 1},  {128, 17, 3, 1}, {96, 28, 5, 1},
+    {128, 35, 3, 1}, {128, 35, 5, 1}, {240, 20, 3, 1}, {240, 20, 5, 1}, {240, 14, 5, 1},
+    {288, 14, 5, 2}, {576, 7, 5, 1},  {960, 7, 3, 1},
+};
+
+template <bool kInterleaved>
+void BM_depthwise(benchmark::State& state) {
+  const Shape& s = kShapes[state.range(0)];
+  const std::int64_t pad = s.kernel / 2;
+  ConvGeometry g{1, s.channels, s.size, s.size, s.channels, 1, s.kernel, s.kernel, 0, 0,
+                 s.stride, s.stride, pad, pad, 1, 1, s.channels};
+  g.oh = g.ow = (s.size + 2 * pad - s.kernel) / s.stride + 1;
+  std::vector<float> in(static_cast<std::size_t>(s.channels * s.size * s.size));
+  std::vector<float> weight(static_cast<std::size_t>(s.channels * s.kernel * s.kernel));
+  std::vector<float> bias(static_cast<std::size_t>(s.channels), 0.5f);
+  std::vector<float> out(static_cast<std::size_t>(s.channels * g.oh * g.ow));
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::sin(0.37f * static_cast<float>(i));
+  for (std::size_t i = 0; i < weight.size(); ++i) weight[i] = std::cos(0.11f * static_cast<float>(i));
+  for (auto _ : state) {
+    if constexpr (kInterleaved) {
+      symbolite::ops::nn::depthwise_conv2d_interleaved(in.data(), weight.data(), bias.data(),
+                                                       out.data(), g);
+    } else {
+      symbolite::ops::nn::depthwise_conv2d_by_plane(in.data(), weight.data(), bias.data(),
+                                                    out.data(), g);
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetLabel(std::to_string(s.channels) + "x" + std::to_string(s.size) + "^2 k" +
+                 std::to_string(s.kernel) + " s" + std::to_string(s.stride));
+}
+
+void shapes(benchmark::internal::Benchmark* b) {
+  for (std::size_t i = 0; i < std::size(kShapes); ++i) b->Arg(static_cast<std::int64_t>(i));
+}
+
+BENCHMARK(BM_depthwise<false>)->Name("by_plane")->Apply(shapes);
+BENCHMARK(BM_depthwise<true>)->Name("interleaved")->Apply(shapes);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,271 @@
+#include "symbolite/ops/cpu/depthwise_interleaved.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "symbolite/support/parallel_for.h"
+
+namespace symbolite::ops::nn {
+namespace {
+
+// Output channels are taken in blocks of one vector register's width (16 floats with
+// AVX-512, 8 with AVX2, 4 otherwise), each lane one channel: the block's input planes are
+// interleaved into a zero-padded (rows, cols, lanes) image, so every tap of every output
+// pixel is one vector load and one FMA whatever the stride, dilation or plane size (MobileNets
+// end at 7x7 planes, where loops along a plane's rows spend their time on edges). The output
+// is computed interleaved the same way and written back plane by plane. Interleaving is a
+// lanes x lanes transpose of register tiles. Lanes never mix, so the result does not depend
+// on how channels are blocked or on the thread count.
+//
+// Every member is inlined into the per-instruction-set functions below, so no vector value
+// crosses a call between code built for different instruction sets (what -Wpsabi warns of).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef float Vec16 __attribute__((vector_size(64)));
+typedef float Vec8 __attribute__((vector_size(32)));
+typedef float Vec4 __attribute__((vector_size(16)));
+typedef std::int32_t Index16 __attribute__((vector_size(64)));
+typedef std::int32_t Index8 __attribute__((vector_size(32)));
+typedef std::int32_t Index4 __attribute__((vector_size(16)));
+
+template <typename Vec, typename Index>
+struct Block {
+  static constexpr int L = sizeof(Vec) / sizeof(float);
+  static constexpr int kPixels = 4;  // output pixels computed together, to hide FMA latency
+
+  [[gnu::always_inline]] static inline Vec load(const float* p) {
+    Vec v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+  }
+  [[gnu::always_inline]] static inline void store(float* p, Vec v) {
+    __builtin_memcpy(p, &v, sizeof v);
+  }
+
+  // Transposes the L x L tile in `r` (row i = r[i]) in place: log2(L) rounds of interleaving
+  // row j with row j + L/2 (the perfect-shuffle transpose).
+  [[gnu::always_inline]] static inline void transpose(Vec* r) {
+    Index lo, hi;
+    for (int i = 0; i < L / 2; ++i) {
+      lo[2 * i] = i;
+      lo[2 * i + 1] = i + L;
+      hi[2 * i] = i + L / 2;
+      hi[2 * i + 1] = i + L / 2 + L;
+    }
+    for (int round = 1; round < L; round *= 2) {
+      Vec next[L];
+      for (int j = 0; j < L / 2; ++j) {
+        next[2 * j] = __builtin_shuffle(r[j], r[j + L / 2], lo);
+        next[2 * j + 1] = __builtin_shuffle(r[j], r[j + L / 2], hi);
+      }
+      for (int j = 0; j < L; ++j) r[j] = next[j];
+    }
+  }
+
+  // Interleaves the planes `src[0..L)` (h x w each) into the interior of `padded`.
+  [[gnu::always_inline]] static inline void pack(const float* const* src, const ConvGeometry& g,
+                                                 std::int64_t cols, float* padded) {
+    for (std::int64_t y = 0; y < g.h; ++y) {
+      float* row = padded + ((y + g.ph) * cols + g.pw) * L;
+      std::int64_t x = 0;
+      for (; x + L <= g.w; x += L) {
+        Vec tile[L];
+        for (int l = 0; l < L; ++l) tile[l] = load(src[l] + y * g.w + x);
+        transpose(tile);
+        for (int i = 0; i < L; ++i) store(row + (x + i) * L, tile[i]);
+      }
+      for (; x < g.w; ++x) {
+        for (int l = 0; l < L; ++l) row[x * L + l] = src[l][y * g.w + x];
+      }
+    }
+  }
+
+  // Zeroes the padding around the interior of a (rows, cols, L) image.
+  [[gnu::always_inline]] static inline void zero_border(const ConvGeometry& g, std::int64_t rows,
+                                                        std::int64_t cols, float* padded) {
+    const Vec zero = {};
+    for (std::int64_t y = 0; y < rows; ++y) {
+      float* row = padded + y * cols * L;
+      bool inside = y >= g.ph && y < g.ph + g.h;
+      std::int64_t left = inside ? g.pw : cols;
+      for (std::int64_t x = 0; x < left; ++x) store(row + x * L, zero);
+      if (!inside) continue;
+      for (std::int64_t x = g.pw + g.w; x < cols; ++x) store(row + x * L, zero);
+    }
+  }
+
+  // result[(oy, ox)] = bias + sum over taps of w[tap] * padded[tap's pixel]. KH and KW are
+  // the kernel size when known at compile time (fully unrolled), 0 otherwise.
+  template <int KH, int KW>
+  [[gnu::always_inline]] static inline void compute(const float* padded, std::int64_t cols,
+                                                    const float* w, Vec bias,
+                                                    const ConvGeometry& g, float* result) {
+    const std::int64_t kh = KH != 0 ? KH : g.kh;
+    const std::int64_t kw = KW != 0 ? KW : g.kw;
+    const std::int64_t step = g.sw * L;  // from one output pixel's taps to the next's
+    const std::int64_t row_step = g.dh * cols * L;
+    const std::int64_t col_step = g.dw * L;
+    for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+      float* dst = result + oy * g.ow * L;
+      const float* top = padded + oy * g.sh * cols * L;
+      std::int64_t ox = 0;
+      for (; ox + kPixels <= g.ow; ox += kPixels) {
+        Vec a0 = bias, a1 = bias, a2 = bias, a3 = bias;
+        const float* base = top + ox * step;
+        for (std::int64_t ky = 0; ky < kh; ++ky) {
+          for (std::int64_t kx = 0; kx < kw; ++kx) {
+            const Vec wt = load(w + (ky * kw + kx) * L);
+            const float* p = base + ky * row_step + kx * col_step;
+            a0 += wt * load(p);
+            a1 += wt * load(p + step);
+            a2 += wt * load(p + 2 * step);
+            a3 += wt * load(p + 3 * step);
+          }
+        }
+        store(dst + ox * L, a0);
+        store(dst + (ox + 1) * L, a1);
+        store(dst + (ox + 2) * L, a2);
+        store(dst + (ox + 3) * L, a3);
+      }
+      for (; ox < g.ow; ++ox) {
+        Vec a = bias;
+        const float* base = top + ox * step;
+        for (std::int64_t ky = 0; ky < kh; ++ky) {
+          for (std::int64_t kx = 0; kx < kw; ++kx) {
+            a += load(w + (ky * kw + kx) * L) * load(base + ky * row_step + kx * col_step);
+          }
+        }
+        store(dst + ox * L, a);
+      }
+    }
+  }
+
+  // Writes the first `lanes` channels of the interleaved `result` to their planes `dst`.
+  [[gnu::always_inline]] static inline void unpack(const float* result, std::int64_t plane,
+                                                   std::int64_t lanes, float* const* dst) {
+    std::int64_t p = 0;
+    for (; p + L <= plane; p += L) {
+      Vec tile[L];
+      for (int i = 0; i < L; ++i) tile[i] = load(result + (p + i) * L);
+      transpose(tile);
+      for (std::int64_t l = 0; l < lanes; ++l) store(dst[l] + p, tile[l]);
+    }
+    for (; p < plane; ++p) {
+      for (std::int64_t l = 0; l < lanes; ++l) dst[l][p] = result[p * L + l];
+    }
+  }
+
+  // Writes output channels [oc0, oc0 + lanes) of image `n`.
+  [[gnu::always_inline]] static inline void run(const float* in, const float* weight,
+                                                const float* bias, float* out,
+                                                const ConvGeometry& g, std::int64_t n,
+                                                std::int64_t oc0, std::int64_t lanes,
+                                                std::vector<float>& padded,
+                                                std::vector<float>& result) {
+    const std::int64_t mult = g.o / g.c;
+    const std::int64_t taps = g.kh * g.kw;
+    const std::int64_t rows = g.h + 2 * g.ph;
+    const std::int64_t cols = g.w + 2 * g.pw;
+    const std::int64_t plane = g.oh * g.ow;
+    // Lanes past the last channel (in the last block only) repeat its input and are dropped.
+    const float* src[L];
+    float* dst[L];
+    for (std::int64_t l = 0; l < L; ++l) {
+      std::int64_t oc = oc0 + std::min<std::int64_t>(l, lanes - 1);
+      src[l] = in + (n * g.c + oc / mult) * g.h * g.w;
+      dst[l] = out + (n * g.o + oc) * plane;
+    }
+    padded.resize(static_cast<std::size_t>(rows * cols * L));
+    zero_border(g, rows, cols, padded.data());
+    pack(src, g, cols, padded.data());
+
+    // Weights and bias interleaved the same way: one vector per tap.
+    thread_local std::vector<float> w;
+    w.assign(static_cast<std::size_t>(taps * L), 0.0f);
+    Vec b = {};
+    for (std::int64_t l = 0; l < lanes; ++l) {
+      for (std::int64_t t = 0; t < taps; ++t) w[t * L + l] = weight[(oc0 + l) * taps + t];
+      if (bias != nullptr) b[l] = bias[oc0 + l];
+    }
+
+    result.resize(static_cast<std::size_t>(plane * L));
+    if (g.kh == 3 && g.kw == 3) {
+      compute<3, 3>(padded.data(), cols, w.data(), b, g, result.data());
+    } else if (g.kh == 5 && g.kw == 5) {
+      compute<5, 5>(padded.data(), cols, w.data(), b, g, result.data());
+    } else {
+      compute<0, 0>(padded.data(), cols, w.data(), b, g, result.data());
+    }
+    unpack(result.data(), plane, lanes, dst);
+  }
+};
+#pragma GCC diagnostic pop
+
+using BlockFn = void (*)(const float*, const float*, const float*, float*, const ConvGeometry&,
+                         std::int64_t, std::int64_t, std::int64_t, std::vector<float>&,
+                         std::vector<float>&);
+
+// One copy of the block per instruction set, picked at run time. `a += w * x` contracts to
+// an FMA where the target has one (GCC contracts across statements' operands by default).
+__attribute__((target("avx512f"))) void block_avx512(
+    const float* in, const float* weight, const float* bias, float* out, const ConvGeometry& g,
+    std::int64_t n, std::int64_t oc0, std::int64_t lanes, std::vector<float>& padded,
+    std::vector<float>& result) {
+  Block<Vec16, Index16>::run(in, weight, bias, out, g, n, oc0, lanes, padded, result);
+}
+
+__attribute__((target("avx2,fma"))) void block_avx2(
+    const float* in, const float* weight, const float* bias, float* out, const ConvGeometry& g,
+    std::int64_t n, std::int64_t oc0, std::int64_t lanes, std::vector<float>& padded,
+    std::vector<float>& result) {
+  Block<Vec8, Index8>::run(in, weight, bias, out, g, n, oc0, lanes, padded, result);
+}
+
+void block_baseline(const float* in, const float* weight, const float* bias, float* out,
+                    const ConvGeometry& g, std::int64_t n, std::int64_t oc0, std::int64_t lanes,
+                    std::vector<float>& padded, std::vector<float>& result) {
+  Block<Vec4, Index4>::run(in, weight, bias, out, g, n, oc0, lanes, padded, result);
+}
+
+struct Kernel {
+  BlockFn fn;
+  std::int64_t lanes;
+};
+
+// The widest version this CPU runs, chosen once.
+Kernel best_kernel() {
+  static const Kernel best = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return Kernel{&block_avx512, 16};
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      return Kernel{&block_avx2, 8};
+    }
+    return Kernel{&block_baseline, 4};
+  }();
+  return best;
+}
+
+}  // namespace
+
+void depthwise_conv2d_interleaved(const float* in, const float* weight, const float* bias,
+                                  float* out, const ConvGeometry& g) {
+  const Kernel kernel = best_kernel();
+  const std::int64_t blocks = (g.o + kernel.lanes - 1) / kernel.lanes;
+  const std::int64_t work_per_block =
+      std::max<std::int64_t>(1, g.oh * g.ow * g.kh * g.kw * kernel.lanes);
+  parallel_for(g.n * blocks, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / work_per_block),
+               [&](std::int64_t first, std::int64_t last) {
+    // Scratch kept per thread: freshly allocated, these buffers (up to a few MiB) come from
+    // mmap and page-fault on every call.
+    thread_local std::vector<float> padded;
+    thread_local std::vector<float> result;
+    for (std::int64_t index = first; index < last; ++index) {
+      const std::int64_t n = index / blocks;
+      const std::int64_t oc0 = (index % blocks) * kernel.lanes;
+      kernel.fn(in, weight, bias, out, g, n, oc0, std::min(kernel.lanes, g.o - oc0), padded,
+                result);
+    }
+  });
+}
+
+}  // namespace symbolite::ops::nn
