@@ -3,7 +3,8 @@
 #   build: compiler, CMake, the libraries symbolite links, and pybind11 with Python's headers
 #          and numpy for the Python module (enough to build and run it all)
 #   test:  also GoogleTest, clang for the fuzz harnesses, PyTorch 1.13 for the interop suite,
-#          pytest, Valgrind, and Chromium to open the profile report headless
+#          pytest, Valgrind, Chromium to open the profile report headless, and speedscope
+#          (from npm, into .deps/) to open its trace
 # Runs apt-get only when something is missing, so repeated runs are quick.
 set -euo pipefail
 
@@ -27,4 +28,37 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The test profile also fetches speedscope (a flame-graph viewer that reads Chrome traces, MIT)
+# from npm's registry, for tests/report/check_trace_in_viewer.py: Perfetto's UI and trace
+# processor are in neither Debian nor npm, and Chromium 156 has no chrome://tracing. The
+# tarball is checked against npm's sha512 and unpacked into .deps/ (ignored by git).
+if [ "$profile" = test ]; then
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  version=1.25.0
+  dest="$root/.deps/speedscope-$version"
+  if [ ! -f "$dest/dist/release/index.html" ]; then
+    echo "fetching speedscope $version from registry.npmjs.org"
+    /usr/bin/python3 - "$version" "$dest" <<'PY'
+import base64, hashlib, io, os, sys, tarfile, urllib.request
+version, dest = sys.argv[1], sys.argv[2]
+url = f"https://registry.npmjs.org/speedscope/-/speedscope-{version}.tgz"
+integrity = "cpf9HWTZf1ijLXBJrk87Ve/54tnYx6rlf0gUThvn3ook6h63hLXVOQiMf44PT+XoV503cPfvfiT5gP5vojp6Ag=="
+data = urllib.request.urlopen(url, timeout=60).read()
+if base64.b64encode(hashlib.sha512(data).digest()).decode() != integrity:
+    sys.exit(f"{url}: sha512 does not match npm's integrity record")
+os.makedirs(dest, exist_ok=True)
+with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+    for member in tar.getmembers():
+        # npm tarballs hold one folder, "package/": strip it, refuse anything else.
+        if not member.name.startswith("package/") or ".." in member.name.split("/"):
+            sys.exit(f"{url}: unexpected entry {member.name}")
+        if member.isfile():
+            path = os.path.join(dest, member.name[len("package/"):])
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as out:
+                out.write(tar.extractfile(member).read())
+PY
+  fi
 fi

@@ -1,6 +1,7 @@
 #include "symbolite/profiler/chrome_trace.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include <fmt/format.h>
@@ -11,12 +12,21 @@ namespace {
 // One process per trace; a fixed id keeps traces of the same run comparable.
 constexpr int kPid = 1;
 
+// A time in the trace: microseconds (the Trace Event Format's unit) since the first event, in
+// steps of 1/1024 µs (0.98 ns). Viewers add `ts + dur` in doubles: binary fractions add
+// exactly, so a slice that ends with its parent ends at the very same value. Decimal
+// microseconds of a steady clock near 10^10 µs made children outlive their parents by 10^-6
+// in speedscope, which then broke the nesting (tests/report/check_trace_in_viewer.py).
+// Rounding is monotonic, so the order and nesting of the events are kept.
+double trace_time(std::int64_t ns_since_origin) {
+  return std::round(static_cast<double>(ns_since_origin) * 1.024) / 1024.0;
+}
+
 nlohmann::json slice(const std::string& name, const char* category, std::int64_t start_ns,
-                     std::int64_t end_ns, std::uint32_t thread) {
-  // Trace Event Format times are microseconds; keep nanosecond precision as fractions.
+                     std::int64_t end_ns, std::int64_t origin_ns, std::uint32_t thread) {
+  const double ts = trace_time(start_ns - origin_ns);
   return {{"name", name}, {"cat", category}, {"ph", "X"}, {"pid", kPid}, {"tid", thread},
-          {"ts", static_cast<double>(start_ns) / 1e3},
-          {"dur", static_cast<double>(end_ns - start_ns) / 1e3}};
+          {"ts", ts}, {"dur", trace_time(end_ns - origin_ns) - ts}};
 }
 
 // The operator slice's args: its handle, and whatever else the event was recorded with
@@ -64,6 +74,8 @@ nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attr
   };
   std::vector<Slice> slices;
   slices.reserve(events.size() * 2);
+  std::int64_t origin = events.empty() ? 0 : events.front().start_ns;
+  for (const OpEvent& e : events) origin = std::min(origin, e.start_ns);
   auto add = [&](nlohmann::json j, std::int64_t start, std::int64_t end, std::size_t rank) {
     slices.push_back({std::move(j), start, end, rank});
   };
@@ -80,7 +92,7 @@ nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attr
   std::vector<std::uint32_t> threads;
   auto close_to = [&](std::size_t keep) {
     while (open.size() > keep) {
-      add(slice(open.back().label, "module", open.back().start_ns, last_end, thread), open.back().start_ns,
+      add(slice(open.back().label, "module", open.back().start_ns, last_end, origin, thread), open.back().start_ns,
           last_end, open.size());
       open.pop_back();
     }
@@ -102,7 +114,7 @@ nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attr
       close_to(common);
       thread = e.thread;
       for (std::size_t k = common; k < a.module_path.size(); ++k) open.push_back({a.module_path[k], e.start_ns});
-      auto op = slice(std::string(e.op), "operator", e.start_ns, e.end_ns, e.thread);
+      auto op = slice(std::string(e.op), "operator", e.start_ns, e.end_ns, origin, e.thread);
       op["args"] = event_args(e);
       add(std::move(op), e.start_ns, e.end_ns, a.module_path.size() + 1);
       last_end = std::max(last_end, e.end_ns);
@@ -110,7 +122,8 @@ nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attr
     }
     close_to(0);
     const std::int64_t run_start = events[begin].start_ns;
-    auto marker = slice(fmt::format("run {}", run + 1), "run", run_start, last_end, events[begin].thread);
+    auto marker = slice(fmt::format("run {}", run + 1), "run", run_start, last_end, origin,
+                        events[begin].thread);
     marker["args"] = {{"run", run + 1}, {"operators", end - begin}};
     add(std::move(marker), run_start, last_end, 0);
   }
