@@ -134,7 +134,7 @@ const std::map<std::string, std::string, std::less<>>& promoted_operators() {
       {"aten::__is__", "__IS__"},          {"aten::__isnot__", "__ISNOT__"},
       {"aten::__not__", "__NOT__"},        {"prim::device", "DEVICE"},
       {"prim::dtype", "DTYPE"},            {"aten::dim", "DIM"}, {"prim::is_cuda", "IS_CUDA"},
-      {"prim::Uninitialized", "UN_INITIALIZED"},
+      {"prim::Uninitialized", "UN_INITIALIZED"}, {"prim::tolist", "TO_LIST"},
   };
   return table;
 }

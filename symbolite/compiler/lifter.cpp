@@ -459,6 +459,7 @@ class FunctionLifter {
         case OpCode::kDtype: simple(block, pc, "prim::dtype", 1, 1, "int"); break;
         case OpCode::kDim: simple(block, pc, "aten::dim", 1, 1, "int"); break;
         case OpCode::kIsCuda: simple(block, pc, "prim::is_cuda", 1, 1, "bool"); break;
+        case OpCode::kToList: simple(block, pc, "prim::tolist", 3, 1); break;
         case OpCode::kUninitialized: simple(block, pc, "prim::Uninitialized", 0, 1); break;
         case OpCode::kInterfaceCall: {
           if (ins.x < 0 || static_cast<std::size_t>(ins.x) >= constants_.size() ||

@@ -165,6 +165,10 @@ class Verifier {
       case OpCode::kSetAttr:
         if (ins.x < 0) fail(ins, "negative attribute slot");
         break;
+      case OpCode::kToList:
+        // Pops the tensor, the annotation's list depth and element type, pushes the list; it
+        // has no operands to check (PyTorch writes 0 0), the values are checked as it runs.
+        break;
       default:
         break;
     }

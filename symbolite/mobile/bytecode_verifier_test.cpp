@@ -38,6 +38,7 @@ bool mentions(const std::string& text, const std::string& part) {
 TEST(BytecodeVerifier, AcceptsWellFormedCode) {
   EXPECT_NO_THROW(verify_function(function_with({OpCode::kDrop, 0, 0})));
   EXPECT_NO_THROW(verify_function(function_with({OpCode::kJmp, 1, 0})));
+  EXPECT_NO_THROW(verify_function(function_with({OpCode::kToList, 0, 0})));
 }
 
 TEST(BytecodeVerifier, RejectsRegistersOutsideTheFrame) {

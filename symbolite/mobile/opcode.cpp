@@ -6,7 +6,7 @@
 namespace symbolite::mobile {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, OpCode>, 40> kNames = {{
+constexpr std::array<std::pair<std::string_view, OpCode>, 41> kNames = {{
     {"OP", OpCode::kOp}, {"OPN", OpCode::kOpN}, {"CALL", OpCode::kCall},
     {"INTERFACE_CALL", OpCode::kInterfaceCall}, {"LOAD", OpCode::kLoad}, {"MOVE", OpCode::kMove},
     {"STORE", OpCode::kStore}, {"STOREN", OpCode::kStoreN}, {"DROP", OpCode::kDrop},
@@ -23,7 +23,7 @@ constexpr std::array<std::pair<std::string_view, OpCode>, 40> kNames = {{
     {"RAISE_EXCEPTION", OpCode::kRaiseException}, {"__IS__", OpCode::kIs},
     {"__ISNOT__", OpCode::kIsNot}, {"__NOT__", OpCode::kNot}, {"FORMAT", OpCode::kFormat},
     {"DEVICE", OpCode::kDevice}, {"DTYPE", OpCode::kDtype}, {"DIM", OpCode::kDim},
-    {"IS_CUDA", OpCode::kIsCuda},
+    {"IS_CUDA", OpCode::kIsCuda}, {"TO_LIST", OpCode::kToList},
     {"UN_INITIALIZED", OpCode::kUninitialized},
 }};
 

@@ -13,7 +13,7 @@ enum class OpCode : std::uint8_t {
   kGetAttr, kSetAttr, kJf, kJmp, kLoop, kRet, kWarn, kEnter, kExit, kListConstruct,
   kListUnpack, kTupleConstruct, kTupleSlice, kTupleIndex, kNamedTupleConstruct, kDictConstruct, kDictIndex,
   kCreateObject, kIsInstance, kRaiseException, kIs, kIsNot, kNot, kFormat, kDevice, kDtype,
-  kDim, kIsCuda, kUninitialized,
+  kDim, kIsCuda, kToList, kUninitialized,
 };
 
 std::optional<OpCode> opcode_from_name(std::string_view name);

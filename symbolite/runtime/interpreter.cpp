@@ -1,15 +1,12 @@
 #include "symbolite/runtime/interpreter.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include <fmt/format.h>
 
 #include "symbolite/ops/registry/op_error.h"
-#include "symbolite/profiler/event_sink.h"
-#include "symbolite/runtime/delegate/custom_class.h"
 #include "symbolite/runtime/delegate/delegate_backend.h"
-#include "symbolite/runtime/profiled_op.h"
+#include "symbolite/runtime/instruction_handlers.h"
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/support/error.h"
 
@@ -23,60 +20,6 @@ using ops::Stack;
 constexpr std::size_t kMaxCallDepth = 256;
 // Instructions between two looks at the clock and the cancel flag.
 constexpr std::uint64_t kBudgetCheckInterval = 4096;
-// SET_ATTR grows the attributes of an object `__setstate__` builds; no class has more.
-constexpr std::size_t kMaxSlots = 1 << 16;
-
-// PyTorch's ScalarType codes, which DTYPE pushes and `dtype=` arguments carry.
-std::int64_t scalar_type_code(tensor::DType dtype) {
-  switch (dtype) {
-    case tensor::DType::kUInt8: return 0;
-    case tensor::DType::kInt8: return 1;
-    case tensor::DType::kInt16: return 2;
-    case tensor::DType::kInt32: return 3;
-    case tensor::DType::kInt64: return 4;
-    case tensor::DType::kFloat16: return 5;
-    case tensor::DType::kFloat32: return 6;
-    case tensor::DType::kFloat64: return 7;
-    case tensor::DType::kBool: return 11;
-    case tensor::DType::kBFloat16: return 15;
-  }
-  return -1;
-}
-
-// TorchScript's `isinstance` against a type string from the bytecode's type table.
-bool is_instance(const IValue& v, std::string_view type) {
-  using K = IValue::Kind;
-  if (type == "Tensor") return v.is(K::kTensor);
-  if (type == "int") return v.is(K::kInt);
-  if (type == "float") return v.is(K::kDouble);
-  if (type == "bool") return v.is(K::kBool);
-  if (type == "str") return v.is(K::kString);
-  if (type == "NoneType") return v.is_none();
-  if (type.starts_with("List[")) return v.is(K::kList);
-  if (type.starts_with("Tuple[")) return v.is(K::kTuple);
-  if (type.starts_with("Dict[")) return v.is(K::kDict);
-  if (v.is(K::kObject)) return v.to_object().type_name == type;
-  return false;
-}
-
-// Python's str.format for the "{}" fields TorchScript emits.
-std::string format_string(const std::string& format, const IValue* args, std::size_t n) {
-  std::string out;
-  std::size_t next = 0;
-  for (std::size_t i = 0; i < format.size(); ++i) {
-    if (format[i] == '{' && i + 1 < format.size() && format[i + 1] == '}') {
-      if (next >= n) {
-        throw ops::OpError("IndexError", "tuple index out of range (format has more fields "
-                                         "than arguments)");
-      }
-      out += args[next++].str();
-      ++i;
-    } else {
-      out += format[i];
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -184,11 +127,29 @@ void Interpreter::check_budget(const mobile::LoadedFunction& fn, std::size_t pc,
   }
 }
 
+void Interpreter::interface_call(const mobile::LoadedFunction& fn,
+                                 const mobile::DecodedInstruction& ins, Stack& stack,
+                                 std::size_t pc, std::size_t depth) {
+  if (instructions::call_custom_class(fn, stack, ins, pc)) return;
+  const std::string& method = fn.constants[static_cast<std::size_t>(ins.x)].to_string();
+  const IValue& self = stack[stack.size() - static_cast<std::size_t>(ins.n)];
+  std::string qualified = self.to_object().type_name + "." + method;
+  auto it = model_.functions.find(qualified);
+  if (it == model_.functions.end()) {
+    throw Error(ErrorKind::kModel, fmt::format("Couldn't find method {}", qualified));
+  }
+  stack.push_back(run(it->second, stack, depth + 1));
+}
+
+// The dispatch loop: one line per instruction, the work in instruction_handlers.h. Jumps pick
+// the next instruction and `continue`; every other instruction falls through to `++pc`. Any
+// failure is reported at the instruction that raised it (pc is not advanced before).
 IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::size_t depth) {
+  using namespace instructions;  // NOLINT(google-build-using-namespace): handler names only
   if (depth > kMaxCallDepth) {
     fail(fn, 0, "RuntimeError", fmt::format("calls nested deeper than {}", kMaxCallDepth));
   }
-  std::vector<IValue> registers(fn.register_size + 1);  // registers are 1-based
+  Frame frame(fn, stack);
   const auto& code = fn.instructions;
   std::size_t pc = 0;
   while (true) {
@@ -197,304 +158,48 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
     try {
       switch (ins.op) {
         case OpCode::kOp:
-        case OpCode::kOpN: {
-          const auto& op = fn.operators[static_cast<std::size_t>(ins.x)];
-          if (ins.op == OpCode::kOpN) stack.emplace_back(static_cast<std::int64_t>(ins.n));
-          // Arguments the bytecode left out take the schema's defaults.
-          const auto& defaults = op.def->defaults;
-          std::size_t first_default = op.def->num_args - defaults.size();
-          for (std::size_t i = op.num_specified_args; i < op.def->num_args; ++i) {
-            stack.push_back(defaults[i - first_default]);
-          }
-          // Profiling costs a thread-local load and a branch when no sink is installed.
-          if (profiler::EventSink* sink = profiler::current_sink()) {
-            std::size_t num_inputs = ins.op == OpCode::kOpN ? static_cast<std::size_t>(ins.n) + 1
-                                                            : op.def->num_args;
-            run_profiled_op(op, num_inputs,
-                            pc < fn.debug_handles.size() ? fn.debug_handles[pc]
-                                                         : debuginfo::kInvalidDebugHandle,
-                            stack, *sink);
-          } else {
-            op.def->kernel(stack);
-          }
-          ++pc;
-          break;
-        }
-        case OpCode::kInterfaceCall: {
-          const std::string& method = fn.constants[static_cast<std::size_t>(ins.x)].to_string();
-          if (stack.size() < static_cast<std::size_t>(ins.n)) throw Error(ErrorKind::kModel, "stack underflow");
-          const IValue& self = stack[stack.size() - static_cast<std::size_t>(ins.n)];
-          if (std::shared_ptr<ops::NativeObject> native = self.to_object().native) {
-            // A custom class (a delegate backend): C++ code, not bytecode.
-            auto* custom = dynamic_cast<CustomClass*>(native.get());
-            if (custom == nullptr || ins.n < 1) throw Error(ErrorKind::kInternal, "bad custom-class call");
-            ops::IValueList args(std::make_move_iterator(stack.end() - ins.n + 1),
-                                 std::make_move_iterator(stack.end()));
-            ops::drop(stack, static_cast<std::size_t>(ins.n));
-            // Profile events from inside the delegate name this call (profiled_op.h).
-            DelegateCallScope scope(pc < fn.debug_handles.size() ? fn.debug_handles[pc]
-                                                                 : debuginfo::kInvalidDebugHandle);
-            IValue result = custom->call(method, args);
-            stack.push_back(std::move(result));
-            ++pc;
-            break;
-          }
-          std::string qualified = self.to_object().type_name + "." + method;
-          auto it = model_.functions.find(qualified);
-          if (it == model_.functions.end()) {
-            throw Error(ErrorKind::kModel, fmt::format("Couldn't find method {}", qualified));
-          }
-          stack.push_back(run(it->second, stack, depth + 1));
-          ++pc;
-          break;
-        }
-        case OpCode::kCreateObject: {
-          auto object = std::make_shared<ops::Object>();
-          object->type_name = fn.types[static_cast<std::size_t>(ins.x)];
-          object->native = create_custom_class(object->type_name);
-          stack.push_back(IValue::object(std::move(object)));
-          ++pc;
-          break;
-        }
-        case OpCode::kCall:
-        case OpCode::kEnter:
-        case OpCode::kExit:
-          // The verifier refuses these at load (bytecode_verifier.cpp says why).
-          throw Error(ErrorKind::kInternal,
-                      fmt::format("instruction {} reached the interpreter", mobile::opcode_name(ins.op)));
-        case OpCode::kLoad:
-          stack.push_back(registers[static_cast<std::size_t>(ins.x)]);
-          ++pc;
-          break;
-        case OpCode::kMove:
-          stack.push_back(std::move(registers[static_cast<std::size_t>(ins.x)]));
-          ++pc;
-          break;
-        case OpCode::kStore:
-          registers[static_cast<std::size_t>(ins.x)] = ops::pop(stack);
-          ++pc;
-          break;
-        case OpCode::kStoreN:
-          for (std::int32_t i = ins.n; i > 0; --i) {
-            registers[static_cast<std::size_t>(ins.x + i - 1)] = ops::pop(stack);
-          }
-          ++pc;
-          break;
-        case OpCode::kDrop:
-          ops::pop(stack);
-          ++pc;
-          break;
-        case OpCode::kDropR:
-          registers[static_cast<std::size_t>(ins.x)] = IValue();
-          ++pc;
-          break;
-        case OpCode::kLoadC:
-          stack.push_back(fn.constants[static_cast<std::size_t>(ins.x)]);
-          ++pc;
-          break;
-        case OpCode::kGetAttr: {
-          IValue object = ops::pop(stack);
-          auto& slots = object.to_object().slots;
-          if (static_cast<std::size_t>(ins.x) >= slots.size()) {
-            throw Error(ErrorKind::kModel,
-                        fmt::format("attribute slot {} of a {} with {} attributes", ins.x,
-                                    object.to_object().type_name, slots.size()));
-          }
-          stack.push_back(slots[static_cast<std::size_t>(ins.x)]);
-          ++pc;
-          break;
-        }
-        case OpCode::kSetAttr: {
-          IValue value = ops::pop(stack);
-          IValue object = ops::pop(stack);
-          auto& slots = object.to_object().slots;
-          // An object built by __setstate__ starts without attributes (as in PyTorch).
-          if (object.to_object().slot_names.empty() && static_cast<std::size_t>(ins.x) < kMaxSlots &&
-              static_cast<std::size_t>(ins.x) >= slots.size()) {
-            slots.resize(static_cast<std::size_t>(ins.x) + 1);
-          }
-          if (static_cast<std::size_t>(ins.x) >= slots.size()) {
-            throw Error(ErrorKind::kModel,
-                        fmt::format("attribute slot {} of a {} with {} attributes", ins.x,
-                                    object.to_object().type_name, slots.size()));
-          }
-          slots[static_cast<std::size_t>(ins.x)] = std::move(value);
-          ++pc;
-          break;
-        }
-        case OpCode::kJf:
-          pc = ops::pop(stack).to_bool() ? pc + 1 : pc + static_cast<std::size_t>(ins.x);
-          break;
-        case OpCode::kJmp:
-          pc += static_cast<std::size_t>(static_cast<std::ptrdiff_t>(ins.x));
-          break;
-        case OpCode::kLoop: {
-          // Stack: trip count, max trip count, condition, then N - 2 loop-carried values.
-          std::size_t n = static_cast<std::size_t>(ins.n);
-          if (stack.size() < n + 1) throw Error(ErrorKind::kModel, "stack underflow in LOOP");
-          IValue* frame = stack.data() + stack.size() - (n + 1);
-          std::int64_t trip = frame[0].to_int();
-          if (trip < frame[1].to_int() && frame[2].to_bool()) {
-            frame[2] = IValue(trip);
-            frame[0] = IValue(trip + 1);
-            ++pc;
-          } else {
-            for (std::size_t i = 0; i + 2 < n; ++i) frame[i] = std::move(frame[i + 3]);
-            ops::drop(stack, 3);
-            pc += static_cast<std::size_t>(static_cast<std::ptrdiff_t>(ins.x));
-          }
-          break;
-        }
-        case OpCode::kRet:
-          return ops::pop(stack);
-        case OpCode::kWarn: {
-          ops::pop(stack);  // stacklevel
-          std::fprintf(stderr, "Warning: %s\n", ops::pop(stack).str().c_str());
-          ++pc;
-          break;
-        }
+        case OpCode::kOpN: run_operator(frame, ins, pc); break;
+        case OpCode::kLoad: load_register(frame, ins); break;
+        case OpCode::kMove: move_register(frame, ins); break;
+        case OpCode::kStore: store_register(frame, ins); break;
+        case OpCode::kStoreN: store_registers(frame, ins); break;
+        case OpCode::kDrop: drop_value(frame); break;
+        case OpCode::kDropR: drop_register(frame, ins); break;
+        case OpCode::kLoadC: load_constant(frame, ins); break;
+        case OpCode::kJf: pc = jump_if_false(frame, ins, pc); continue;
+        case OpCode::kJmp: pc = jump(ins, pc); continue;
+        case OpCode::kLoop: pc = loop(frame, ins, pc); continue;
+        case OpCode::kRet: return ops::pop(stack);
+        case OpCode::kInterfaceCall: interface_call(fn, ins, stack, pc, depth); break;
+        case OpCode::kGetAttr: get_attr(frame, ins); break;
+        case OpCode::kSetAttr: set_attr(stack, ins); break;
+        case OpCode::kCreateObject: create_object(fn, stack, ins); break;
         case OpCode::kListConstruct:
         case OpCode::kTupleConstruct:
-        case OpCode::kNamedTupleConstruct: {
-          std::size_t n = static_cast<std::size_t>(ins.op == OpCode::kTupleConstruct ? ins.x : ins.n);
-          if (stack.size() < n) throw Error(ErrorKind::kModel, "stack underflow");
-          ops::IValueList items(std::make_move_iterator(stack.end() - static_cast<std::ptrdiff_t>(n)),
-                                std::make_move_iterator(stack.end()));
-          ops::drop(stack, n);
-          stack.push_back(ins.op == OpCode::kListConstruct ? IValue::list(std::move(items))
-                                                           : IValue::tuple(std::move(items)));
-          ++pc;
-          break;
-        }
-        case OpCode::kListUnpack: {
-          IValue list = ops::pop(stack);
-          const auto& items = list.is(IValue::Kind::kTuple) ? list.to_tuple() : list.to_list();
-          if (items.size() != static_cast<std::size_t>(ins.x)) {
-            throw ops::OpError("ValueError",
-                               fmt::format("Expected {} elements in a list but found {}", ins.x,
-                                           items.size()));
-          }
-          for (const auto& item : items) stack.push_back(item);
-          ++pc;
-          break;
-        }
-        case OpCode::kTupleSlice: {
-          IValue tuple = ops::pop(stack);
-          const auto& items = tuple.to_tuple();
-          std::size_t begin = static_cast<std::size_t>(ins.x);
-          std::size_t end = begin + static_cast<std::size_t>(ins.n);
-          if (end > items.size()) throw ops::OpError("IndexError", "tuple index out of range");
-          stack.push_back(IValue::tuple(ops::IValueList(items.begin() + static_cast<std::ptrdiff_t>(begin),
-                                                        items.begin() + static_cast<std::ptrdiff_t>(end))));
-          ++pc;
-          break;
-        }
-        case OpCode::kTupleIndex: {  // prim::TupleIndex: tuple[index], negative from the end
-          std::int64_t index = ops::pop(stack).to_int();
-          IValue tuple = ops::pop(stack);
-          const auto& items = tuple.to_tuple();
-          auto size = static_cast<std::int64_t>(items.size());
-          if (index < 0) index += size;
-          if (index < 0 || index >= size) {
-            throw ops::OpError("IndexError", "Tuple list index out of range");
-          }
-          stack.push_back(items[static_cast<std::size_t>(index)]);
-          ++pc;
-          break;
-        }
-        case OpCode::kDictConstruct: {
-          std::size_t n = static_cast<std::size_t>(ins.n);
-          if (n % 2 != 0 || stack.size() < n) throw Error(ErrorKind::kModel, "bad DICT_CONSTRUCT");
-          auto dict = std::make_shared<ops::Dict>();
-          IValue* args = ops::last(stack, n);
-          for (std::size_t i = 0; i < n; i += 2) {
-            auto at = dict->find(args[i]);
-            if (at >= 0) {
-              dict->items[static_cast<std::size_t>(at)].second = args[i + 1];
-            } else {
-              dict->items.emplace_back(args[i], args[i + 1]);
-            }
-          }
-          ops::drop(stack, n);
-          stack.push_back(IValue::dict(std::move(dict)));
-          ++pc;
-          break;
-        }
-        case OpCode::kDictIndex: {
-          IValue key = ops::pop(stack);
-          IValue dict = ops::pop(stack);
-          auto at = dict.to_dict().find(key);
-          // PyTorch's lite interpreter: RuntimeError "KeyError: zz" (the key as str()).
-          if (at < 0) throw ops::OpError("RuntimeError", "KeyError: " + key.str());
-          stack.push_back(dict.to_dict().items[static_cast<std::size_t>(at)].second);
-          ++pc;
-          break;
-        }
-        case OpCode::kIsInstance: {
-          IValue v = ops::pop(stack);
-          bool result = false;
-          for (std::int32_t i = 0; i < ins.n; ++i) {
-            result |= is_instance(v, fn.types[static_cast<std::size_t>(ins.x + i)]);
-          }
-          stack.emplace_back(result);
-          ++pc;
-          break;
-        }
-        case OpCode::kRaiseException: {
-          // Stack: message, then the exception's qualified class name (or None).
-          IValue cls = ops::pop(stack);
-          IValue message = ops::pop(stack);
-          throw ops::OpError(cls.is_none() ? "Exception" : cls.to_string(), message.str());
-        }
+        case OpCode::kNamedTupleConstruct: construct_sequence(frame, ins); break;
+        case OpCode::kListUnpack: list_unpack(stack, ins); break;
+        case OpCode::kTupleSlice: tuple_slice(stack, ins); break;
+        case OpCode::kTupleIndex: tuple_index(stack); break;
+        case OpCode::kDictConstruct: dict_construct(stack, ins); break;
+        case OpCode::kDictIndex: dict_index(stack); break;
+        case OpCode::kIsInstance: is_instance(fn, stack, ins); break;
         case OpCode::kIs:
-        case OpCode::kIsNot: {
-          IValue b = ops::pop(stack);
-          IValue a = ops::pop(stack);
-          bool same = (a.is_none() && b.is_none()) ||
-                      (a.identity() != nullptr && a.identity() == b.identity()) ||
-                      (a.identity() == nullptr && b.identity() == nullptr && !a.is_none() &&
-                       !b.is_none() && a.kind() == b.kind() && ops::equal_scalars(a, b));
-          stack.emplace_back(ins.op == OpCode::kIs ? same : !same);
-          ++pc;
-          break;
-        }
-        case OpCode::kNot:
-          stack.emplace_back(!ops::pop(stack).to_bool());
-          ++pc;
-          break;
-        case OpCode::kFormat: {
-          std::size_t n = static_cast<std::size_t>(ins.x);
-          if (n == 0 || stack.size() < n) throw Error(ErrorKind::kModel, "bad FORMAT");
-          IValue* args = ops::last(stack, n);
-          std::string text = format_string(args[0].to_string(), args + 1, n - 1);
-          ops::drop(stack, n);
-          stack.push_back(IValue::string(std::move(text)));
-          ++pc;
-          break;
-        }
-        case OpCode::kDevice:
-          ops::pop(stack).to_tensor();
-          stack.push_back(IValue::device("cpu"));
-          ++pc;
-          break;
-        case OpCode::kDtype:
-          stack.emplace_back(scalar_type_code(ops::pop(stack).to_tensor().dtype()));
-          ++pc;
-          break;
-        case OpCode::kIsCuda:  // prim::is_cuda: symbolite runs on the CPU only
-          ops::pop(stack).to_tensor();
-          stack.emplace_back(false);
-          ++pc;
-          break;
-        case OpCode::kDim:
-          stack.emplace_back(ops::pop(stack).to_tensor().dim());
-          ++pc;
-          break;
-        case OpCode::kUninitialized:
-          stack.emplace_back();
-          ++pc;
-          break;
+        case OpCode::kIsNot: is_same(stack, ins); break;
+        case OpCode::kNot: logical_not(stack); break;
+        case OpCode::kFormat: format_text(stack, ins); break;
+        case OpCode::kDevice: tensor_device(stack); break;
+        case OpCode::kDtype: tensor_dtype(stack); break;
+        case OpCode::kIsCuda: tensor_is_cuda(stack); break;
+        case OpCode::kDim: tensor_dim(stack); break;
+        case OpCode::kToList: tensor_tolist(stack); break;
+        case OpCode::kUninitialized: push_uninitialized(stack); break;
+        case OpCode::kWarn: warn(stack); break;
+        case OpCode::kRaiseException: raise_exception(stack);
+        case OpCode::kCall:
+        case OpCode::kEnter:
+        case OpCode::kExit: unreachable(ins);
       }
+      ++pc;
     } catch (const RunError&) {
       throw;
     } catch (const DelegateFailure& e) {

@@ -39,6 +39,10 @@ class Interpreter {
 
  private:
   ops::IValue run(const mobile::LoadedFunction& fn, ops::Stack& stack, std::size_t depth);
+  // INTERFACE_CALL: a custom class's C++ method, or the object's bytecode method run
+  // one call deeper; its result is pushed.
+  void interface_call(const mobile::LoadedFunction& fn, const mobile::DecodedInstruction& ins,
+                      ops::Stack& stack, std::size_t pc, std::size_t depth);
   [[noreturn]] void fail(const mobile::LoadedFunction& fn, std::size_t pc,
                          std::string python_class, std::string message,
                          std::optional<debuginfo::DebugHandle> delegate_handle = {}) const;

@@ -1,0 +1,131 @@
+// TO_LIST (`Tensor.tolist()`, tests/fixtures/models/tolist.ptl made by make_tolist_model.py):
+// every call gives what PyTorch 1.13's lite interpreter returned, or raises its exception
+// class and message; lift -> emit keeps the instruction.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "symbolite/compiler/lifter.h"
+#include "symbolite/compiler/model_export.h"
+#include "symbolite/mobile/loaded_model.h"
+#include "symbolite/mobile/model_info.h"
+#include "symbolite/mobile/model_writer.h"
+#include "symbolite/runtime/interpreter.h"
+#include "symbolite/runtime/run_error.h"
+#include "symbolite/runtime/tensor_to_list.h"
+#include "tests/test_support/fixtures.h"
+
+namespace symbolite::runtime {
+namespace {
+
+using ops::IValue;
+using tensor::DType;
+
+nlohmann::json golden() {
+  std::ifstream in(testing::fixture_path("goldens/tolist.json"));
+  return nlohmann::json::parse(in);
+}
+
+template <typename T>
+void fill(const tensor::Tensor& t, const nlohmann::json& data) {
+  for (std::size_t i = 0; i < data.size(); ++i) t.mutable_data<T>()[i] = data[i].get<T>();
+}
+
+tensor::Tensor tensor_from(const nlohmann::json& j) {
+  static const std::map<std::string, DType> dtypes = {
+      {"float32", DType::kFloat32}, {"float64", DType::kFloat64}, {"int64", DType::kInt64},
+      {"int32", DType::kInt32},     {"uint8", DType::kUInt8},     {"bool", DType::kBool}};
+  DType dtype = dtypes.at(j["dtype"].get<std::string>());
+  auto t = tensor::Tensor::empty(j["shape"].get<std::vector<std::int64_t>>(), dtype);
+  switch (dtype) {
+    case DType::kFloat32: fill<float>(t, j["data"]); break;
+    case DType::kFloat64: fill<double>(t, j["data"]); break;
+    case DType::kInt64: fill<std::int64_t>(t, j["data"]); break;
+    case DType::kInt32: fill<std::int32_t>(t, j["data"]); break;
+    case DType::kUInt8: fill<std::uint8_t>(t, j["data"]); break;
+    case DType::kBool: fill<bool>(t, j["data"]); break;
+    default: ADD_FAILURE() << "no such input dtype";
+  }
+  return t;
+}
+
+// Same structure, kinds and values: floats are equal bit for bit (both sides read the tensor's
+// float32 or float64 elements as doubles).
+void expect_same(const IValue& got, const nlohmann::json& want, const std::string& where) {
+  if (want.is_array()) {
+    ASSERT_TRUE(got.is(IValue::Kind::kList) || got.is(IValue::Kind::kTuple)) << where;
+    const auto& items = got.is(IValue::Kind::kList) ? got.to_list() : got.to_tuple();
+    ASSERT_EQ(items.size(), want.size()) << where;
+    for (std::size_t i = 0; i < items.size(); ++i) expect_same(items[i], want[i], where + "/" + std::to_string(i));
+  } else if (want.is_boolean()) {
+    ASSERT_TRUE(got.is(IValue::Kind::kBool)) << where;
+    EXPECT_EQ(got.to_bool(), want.get<bool>()) << where;
+  } else if (want.is_number_integer()) {
+    ASSERT_TRUE(got.is(IValue::Kind::kInt)) << where;
+    EXPECT_EQ(got.to_int(), want.get<std::int64_t>()) << where;
+  } else {
+    ASSERT_TRUE(got.is(IValue::Kind::kDouble)) << where << ": " << got.repr();
+    EXPECT_EQ(got.to_double(), want.get<double>()) << where;
+  }
+}
+
+void expect_pytorchs_results(const mobile::LoadedModel& model) {
+  Interpreter interpreter(model);
+  for (const auto& c : golden()["calls"]) {
+    const std::string name = c["name"].get<std::string>();
+    std::vector<IValue> inputs;
+    for (const auto& input : c["inputs"]) inputs.emplace_back(tensor_from(input));
+    if (c.contains("output")) {
+      expect_same(interpreter.run_method("forward", std::move(inputs)), c["output"], name);
+      continue;
+    }
+    try {
+      interpreter.run_method("forward", std::move(inputs));
+      ADD_FAILURE() << name << ": no error";
+    } catch (const RunError& e) {
+      EXPECT_EQ(e.details().python_class, c["error_type"].get<std::string>()) << name;
+      EXPECT_EQ(e.details().message, c["message"].get<std::string>()) << name;
+    }
+  }
+}
+
+TEST(TensorToList, GivesPyTorchsResultsAndErrors) {
+  expect_pytorchs_results(mobile::LoadedModel::load(testing::fixture_path("models/tolist.ptl")));
+}
+
+TEST(TensorToList, SurvivesLiftAndEmit) {
+  auto info = mobile::ModelInfo::load(testing::fixture_path("models/tolist.ptl"));
+  compiler::Program program = compiler::lift(info);
+  debuginfo::DebugHandleCounter counter;
+  debuginfo::DebugInfoRecorder recorder(counter);
+  auto emitted = compiler::emit_program(program, compiler::HandleScheme::kStable, recorder);
+  int to_lists = 0;
+  for (const auto& ins : emitted.bytecode.functions.at(0).instructions) to_lists += ins.opcode == "TO_LIST";
+  EXPECT_EQ(to_lists, 5);
+  auto bytes = mobile::write_model_bytes(info.archive, emitted.bytecode, &emitted.debug);
+  auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(bytes));
+  expect_pytorchs_results(mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), "exported"));
+}
+
+// PyTorch's lite interpreter fails an internal assert on float16/bfloat16 (it reads only float
+// and double); symbolite gives what eager PyTorch's `Tensor.tolist()` gives (the golden's
+// `half_precision`, with the elements' bits).
+TEST(TensorToList, ReadsHalfPrecisionAsEagerPyTorchDoes) {
+  for (const auto& c : golden()["half_precision"]) {
+    const std::string name = c["dtype"].get<std::string>();
+    const bool half = name == "float16";
+    auto t = tensor::Tensor::empty(c["shape"].get<std::vector<std::int64_t>>(),
+                                   half ? DType::kFloat16 : DType::kBFloat16);
+    auto bits = c["bits"].get<std::vector<std::uint16_t>>();
+    ASSERT_EQ(bits.size(), static_cast<std::size_t>(t.numel()));
+    void* data = half ? static_cast<void*>(t.mutable_data<tensor::Half>())
+                      : static_cast<void*>(t.mutable_data<tensor::BFloat16>());
+    std::memcpy(data, bits.data(), bits.size() * sizeof(std::uint16_t));
+    expect_same(tensor_to_list(t, t.dim(), static_cast<std::int64_t>(ToListElement::kFloat)),
+                c["tolist"], name);
+  }
+}
+
+}  // namespace
+}  // namespace symbolite::runtime
