@@ -1,4 +1,4 @@
-// Matrix products: mm, mv/dot (through matmul), matmul, linear, addmm, bmm.
+// Matrix products: mm, mv/dot (through matmul), matmul, linear, bilinear, addmm, bmm.
 //
 // float32 and float64 go to the GEMMs of gemm.h (single-threaded: the runtime runs one op
 // at a time on one thread for now); integer dtypes use a plain loop, as PyTorch's own gemm
@@ -385,6 +385,61 @@ Tensor linear_impl(const Tensor& input, const Tensor& weight, const IValue& bias
   return out;
 }
 
+// bilinear(input1, input2, weight [O, I, J], bias [O]): y[..., o] = x1[..., :] W[o] x2[..., :]
+// + b[o], with PyTorch's checks. Computed over the flattened batch as one GEMM,
+// x1 [N, I] @ W viewed [I, O * J], then the product with x2 summed over J.
+Tensor bilinear_impl(const Tensor& x1, const Tensor& x2, const Tensor& weight, const IValue& bias) {
+  if (x1.dim() != x2.dim()) {
+    fail(fmt::format("bilinear(): input dimensions do not match: got {} and {}", x1.dim(), x2.dim()));
+  }
+  if (x1.dim() == 0) throw OpError("IndexError", "Dimension specified as -1 but tensor has no dimensions");
+  for (std::int64_t i = 0; i + 1 < x1.dim(); ++i) {
+    if (x1.sizes()[i] != x2.sizes()[i]) {
+      fail(fmt::format("bilinear(): input batch dimensions do not match at dim {}: got {} and {}", i,
+                       x1.sizes()[i], x2.sizes()[i]));
+    }
+  }
+  const std::int64_t in1 = x1.sizes().back(), in2 = x2.sizes().back();
+  const std::int64_t w_in1 = weight.sizes()[wrap_dim(1, weight.dim())];
+  if (in1 != w_in1) {
+    fail(fmt::format("bilinear(): input1 size does not match weight size: got {} but expected {}", in1, w_in1));
+  }
+  const std::int64_t w_in2 = weight.sizes()[wrap_dim(2, weight.dim())];
+  if (in2 != w_in2) {
+    fail(fmt::format("bilinear(): input2 size does not match weight size: got {} but expected {}", in2, w_in2));
+  }
+  const std::int64_t out_features = weight.sizes()[0];
+  if (!bias.is_none()) {
+    const Tensor& b = bias.to_tensor();
+    const std::int64_t b0 = b.sizes().empty() ? 1 : b.sizes()[wrap_dim(0, b.dim())];
+    if (b0 != out_features) {
+      fail(fmt::format("bilinear(): bias size does not match weight size: got {} but expected {}", b0,
+                       out_features));
+    }
+  }
+  check_same_dtype(x1, weight);
+  check_same_dtype(x1, x2);
+  for (std::int64_t features : {in1, in2}) {
+    if (features == 0) {
+      fail(fmt::format("cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension "
+                       "size -1 can be any value and is ambiguous"));
+    }
+  }
+  const std::int64_t n = x1.numel() / in1;
+  const Sizes& ws = weight.sizes();
+  const Sizes& wst = weight.strides();
+  const Tensor w_iok = reshaped(view_as(weight, {ws[1], ws[0], ws[2]}, {wst[1], wst[0], wst[2]}, weight.storage_offset()),
+                                {in1, out_features * in2});
+  const Tensor y = mm_impl(reshaped(x1, {n, in1}), w_iok);
+  IValue product = run_op("aten::mul.Tensor", {reshaped(y, {n, out_features, in2}), reshaped(x2, {n, 1, in2})});
+  IValue summed = run_op("aten::sum.dim_IntList", {product, IValue::list({IValue(std::int64_t{-1})}), false});
+  Sizes out_sizes(x1.sizes().begin(), x1.sizes().end() - 1);
+  out_sizes.push_back(out_features);
+  Tensor out = reshaped(summed.to_tensor(), std::move(out_sizes));
+  if (!bias.is_none()) return run_op("aten::add.Tensor", {out, bias}).to_tensor();
+  return out;
+}
+
 // --- kernels ---------------------------------------------------------------------------
 
 void mm(Stack& s) {
@@ -411,6 +466,11 @@ void linear(Stack& s) {
   IValue bias = pop(s), weight = pop(s), input = pop(s);
   s.emplace_back(linear_impl(input.to_tensor(), weight.to_tensor(), bias));
 }
+// bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)
+void bilinear(Stack& s) {
+  IValue bias = pop(s), weight = pop(s), input2 = pop(s), input1 = pop(s);
+  s.emplace_back(bilinear_impl(input1.to_tensor(), input2.to_tensor(), weight.to_tensor(), bias));
+}
 
 }  // namespace
 
@@ -422,6 +482,7 @@ void register_linear_algebra_ops(OperatorRegistry& r) {
   r.add({"aten::addmm", 5, {one, one}, addmm});
   r.add({"aten::baddbmm", 5, {one, one}, baddbmm});
   r.add({"aten::linear", 3, {IValue()}, linear});
+  r.add({"aten::bilinear", 4, {IValue()}, bilinear});
 }
 
 }  // namespace symbolite::ops

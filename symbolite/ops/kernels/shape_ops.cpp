@@ -672,6 +672,22 @@ void broadcast_tensors(Stack& s) {
   s.push_back(IValue::list(std::move(out)));
 }
 
+// _infer_size(int[] a, int[] b) -> int[]: the broadcast shape of two shapes (BCELoss checks
+// its weight with it), RuntimeError on a mismatch. PyTorch 1.13's builtin names b "tensor a" in
+// that message, so the shapes go in swapped (the broadcast shape is the same).
+void infer_size(Stack& s) {
+  const Sizes b = int_list_arg(pop(s));
+  const Sizes a = int_list_arg(pop(s));
+  Sizes shape;
+  try {
+    shape = tensor::broadcast_shapes(b, a);
+  } catch (const Error& e) {
+    fail(e.message());
+  }
+  IValueList out(shape.begin(), shape.end());
+  s.push_back(IValue::list(std::move(out)));
+}
+
 }  // namespace
 
 void register_shape_ops(OperatorRegistry& r) {
@@ -693,6 +709,7 @@ void register_shape_ops(OperatorRegistry& r) {
   r.add({"aten::stack", 2, {zero}, stack});
   r.add({"aten::chunk", 3, {zero}, chunk});
   r.add({"aten::expand", 3, {IValue(false)}, expand});
+  r.add({"aten::_infer_size", 2, {}, infer_size});
   r.add({"aten::split.sizes", 3, {zero}, split_sizes});
   r.add({"aten::zeros", 5, {none, none, none, none}, zeros});
   r.add({"aten::full", 6, {none, none, none, none}, full});

@@ -27,7 +27,7 @@ void register_triangle_ops(OperatorRegistry& registry);
 void register_indexing_ops(OperatorRegistry& registry);
 // Copies like self: clone, to.dtype, zeros_like.
 void register_copy_ops(OperatorRegistry& registry);
-// Matrix products: mm, matmul, linear, addmm, bmm, baddbmm.
+// Matrix products: mm, matmul, linear, bilinear, addmm, bmm, baddbmm.
 void register_linear_algebra_ops(OperatorRegistry& registry);
 // Neural-network layers: conv, batch_norm, pooling, dropout, ...
 void register_nn_ops(OperatorRegistry& registry);
@@ -50,6 +50,10 @@ void register_string_ops(OperatorRegistry& registry);
 void register_activation_ops(OperatorRegistry& registry);
 // Channel rearrangements: pixel_shuffle, pixel_unshuffle, channel_shuffle.
 void register_pixel_shuffle_ops(OperatorRegistry& registry);
+// Losses over class indices: nll_loss(2d, _nd), cross_entropy_loss, multi(label)_margin_loss.
+void register_class_loss_ops(OperatorRegistry& registry);
+// Connectionist temporal classification: ctc_loss.Tensor and .IntList.
+void register_ctc_loss_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -73,6 +77,8 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_string_ops(registry);
   register_activation_ops(registry);
   register_pixel_shuffle_ops(registry);
+  register_class_loss_ops(registry);
+  register_ctc_loss_ops(registry);
 }
 
 }  // namespace symbolite::ops
