@@ -188,7 +188,8 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
         MissingOperator m{op.name, fn.qualified_name, first_use(fn, i), {}};
         missing.push_back(std::move(m));
       } else {
-        op.num_specified_args = ref.num_specified_args
+        // -1: a vararg operator (`aten::percentFormat`), called by OPN with its count.
+        op.num_specified_args = ref.num_specified_args && *ref.num_specified_args >= 0
                                     ? static_cast<std::size_t>(*ref.num_specified_args)
                                     : op.def->num_args;
         std::size_t required = op.def->num_args - op.def->defaults.size();

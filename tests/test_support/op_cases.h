@@ -68,6 +68,16 @@ inline ops::IValue op_case_arg(const nlohmann::json& a) {
     return IValue::list(std::move(items));
   }
   if (a.contains("none")) return IValue();
+  if (a.contains("list") || a.contains("tuple")) {  // Python values, nested
+    ops::IValueList items;
+    for (const auto& v : a.contains("list") ? a["list"] : a["tuple"]) items.push_back(op_case_arg(v));
+    return a.contains("list") ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
+  }
+  if (a.contains("dict")) {  // [[key, value], ...] in insertion order
+    auto d = std::make_shared<ops::Dict>();
+    for (const auto& kv : a["dict"]) d->items.emplace_back(op_case_arg(kv[0]), op_case_arg(kv[1]));
+    return IValue::dict(std::move(d));
+  }
   if (a.contains("float")) return IValue(std::stod(a["float"].get<std::string>()));
   if (a.contains("str")) return IValue::string(a["str"].get<std::string>());
   if (a.contains("scalar_type")) {
@@ -130,6 +140,62 @@ inline void expect_tensor_matches(const tensor::Tensor& actual0, const std::stri
   }
 }
 
+// A Python value result ({"value": ...} outputs and "after" states) against its encoding
+// (op_case_arg's): same kind, exact values (floats bit for bit but NaN), element by element.
+inline void expect_value_matches(const ops::IValue& got, const nlohmann::json& want) {
+  using K = ops::IValue::Kind;
+  if (want.is_boolean()) {
+    ASSERT_TRUE(got.is(K::kBool)) << got.repr();
+    EXPECT_EQ(got.to_bool(), want.get<bool>());
+  } else if (want.is_number_integer()) {
+    ASSERT_TRUE(got.is(K::kInt)) << got.repr();
+    EXPECT_EQ(got.to_int(), want.get<std::int64_t>());
+  } else if (want.is_number_float() || want.contains("float")) {
+    ASSERT_TRUE(got.is(K::kDouble)) << got.repr();
+    double w = want.is_number_float() ? want.get<double>() : std::stod(want["float"].get<std::string>());
+    double g = got.to_double();
+    EXPECT_TRUE(g == w || (std::isnan(g) && std::isnan(w))) << g << " vs " << w;
+    if (!std::isnan(w)) {  // "nan" has no sign
+      EXPECT_EQ(std::signbit(g), std::signbit(w)) << g << " vs " << w;
+    }
+  } else if (want.contains("str")) {
+    ASSERT_TRUE(got.is(K::kString)) << got.repr();
+    EXPECT_EQ(got.to_string(), want["str"].get<std::string>());
+  } else if (want.contains("none")) {
+    EXPECT_TRUE(got.is_none()) << got.repr();
+  } else if (want.contains("list") || want.contains("tuple")) {
+    const bool list = want.contains("list");
+    ASSERT_TRUE(got.is(list ? K::kList : K::kTuple)) << got.repr();
+    const auto& items = list ? got.to_list() : got.to_tuple();
+    const auto& w = list ? want["list"] : want["tuple"];
+    ASSERT_EQ(items.size(), w.size()) << got.repr();
+    for (std::size_t i = 0; i < items.size(); ++i) expect_value_matches(items[i], w[i]);
+  } else if (want.contains("dict")) {
+    ASSERT_TRUE(got.is(K::kDict)) << got.repr();
+    const auto& items = got.to_dict().items;
+    ASSERT_EQ(items.size(), want["dict"].size()) << got.repr();
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      expect_value_matches(items[i].first, want["dict"][i][0]);
+      expect_value_matches(items[i].second, want["dict"][i][1]);
+    }
+  } else {
+    FAIL() << "unknown value encoding " << want.dump();
+  }
+}
+
+// Runs `op` on `args`; a vararg operator (PyTorch's `...` schemas, called by OPN) also
+// gets the argument count, as the interpreter pushes it.
+inline std::vector<ops::IValue> run_case_op(const std::string& op, std::vector<ops::IValue> args,
+                                            bool vararg) {
+  if (!vararg) return ops::run_op_multi(op, std::move(args));
+  const ops::OperatorDef* def = ops::default_registry().find(op);
+  if (def == nullptr) throw std::runtime_error("no operator " + op);
+  ops::Stack stack = std::move(args);
+  stack.emplace_back(static_cast<std::int64_t>(stack.size()));
+  def->kernel(stack);
+  return stack;
+}
+
 inline void run_op_cases(const std::string& family, double rtol, double atol) {
   int ran = 0;
   for (const auto& c : op_cases()) {
@@ -139,10 +205,11 @@ inline void run_op_cases(const std::string& family, double rtol, double atol) {
     std::vector<ops::IValue> args;
     for (const auto& a : c["args"]) args.push_back(op_case_arg(a));
     std::string op = c["op"].get<std::string>();
+    const bool vararg = c.contains("vararg");
     if (c.contains("error")) {
       std::string cls = "none", message;
       try {
-        ops::run_op_multi(op, args);
+        run_case_op(op, args, vararg);
       } catch (const ops::OpError& e) {
         cls = e.python_class();
         message = e.message();
@@ -156,7 +223,7 @@ inline void run_op_cases(const std::string& family, double rtol, double atol) {
     }
     std::vector<ops::IValue> outs;
     try {
-      outs = ops::run_op_multi(op, args);
+      outs = run_case_op(op, args, vararg);  // args still alias the lists and dicts it mutates
     } catch (const Error& e) {
       ADD_FAILURE() << "threw " << e.what();
       continue;
@@ -178,6 +245,8 @@ inline void run_op_cases(const std::string& family, double rtol, double atol) {
         double got = outs[k].to_double();
         EXPECT_TRUE(got == want || (std::isnan(got) && std::isnan(want))) << got << " vs " << want;
         EXPECT_EQ(std::signbit(got), std::signbit(want));
+      } else if (e.contains("value")) {
+        expect_value_matches(outs[k], e["value"]);
       } else if (e.contains("tensors")) {
         const auto& items = outs[k].to_list();
         ASSERT_EQ(items.size(), e["tensors"].size());
@@ -189,6 +258,8 @@ inline void run_op_cases(const std::string& family, double rtol, double atol) {
         expect_tensor_matches(outs[k].to_tensor(), e["tensor"].get<std::string>(), rtol, atol);
       }
     }
+    // In-place list and dict methods: the first argument as PyTorch left it.
+    if (c.contains("after")) expect_value_matches(args[0], c["after"]);
   }
   EXPECT_GT(ran, 0) << "no cases for family " << family;
 }

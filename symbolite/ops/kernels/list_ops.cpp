@@ -4,6 +4,7 @@
 // hidden-size check does) and prim::TupleUnpack (`a, b = pair`).
 #include <algorithm>
 
+#include "symbolite/ops/common/slice_range.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 
@@ -38,19 +39,12 @@ void ne_int_list(Stack& s) {
 void list_slice(Stack& s) {
   std::int64_t step = pop(s).to_int();
   IValue end_v = pop(s), start_v = pop(s), list = pop(s);
-  if (step == 0) throw OpError("RuntimeError", "slice step cannot be zero");
   const IValueList& items = list.to_list();
-  const auto n = static_cast<std::int64_t>(items.size());
-  auto adjust = [&](const IValue& v, std::int64_t if_none) {
-    if (v.is_none()) return if_none;
-    std::int64_t i = v.to_int();
-    if (i < 0) i = std::max<std::int64_t>(i + n, step < 0 ? -1 : 0);
-    return std::min<std::int64_t>(i, step < 0 ? n - 1 : n);
-  };
-  std::int64_t start = adjust(start_v, step < 0 ? n - 1 : 0);
-  std::int64_t end = adjust(end_v, step < 0 ? -1 : n);
+  SliceRange range = slice_range(static_cast<std::int64_t>(items.size()), start_v, end_v, step);
   IValueList out;
-  for (std::int64_t i = start; step > 0 ? i < end : i > end; i += step) out.push_back(items[static_cast<std::size_t>(i)]);
+  for (std::int64_t k = 0, i = range.start; k < range.count; ++k, i += step) {
+    out.push_back(items[static_cast<std::size_t>(i)]);
+  }
   s.push_back(IValue::list(std::move(out)));
 }
 

@@ -187,17 +187,10 @@ void requires_grad(Stack& s) {
 }
 
 void int_neg(Stack& s) { s.emplace_back(-pop(s).to_int()); }
-void float_floor(Stack& s) { s.emplace_back(static_cast<std::int64_t>(std::floor(pop(s).to_double()))); }
-void float_pow(Stack& s) {
-  double b = pop(s).to_double();
-  double a = pop(s).to_double();
-  s.emplace_back(std::pow(a, b));
-}
 void float_from_scalar(Stack& s) { s.emplace_back(pop(s).to_double()); }
 void empty_dict(Stack& s) { s.push_back(IValue::dict(std::make_shared<Dict>())); }
 
 void bool_from_float(Stack& s) { s.emplace_back(pop(s).to_double() != 0.0); }
-void int_sqrt(Stack& s) { s.emplace_back(std::sqrt(static_cast<double>(pop(s).to_int()))); }
 
 template <bool all>
 void bool_list_reduce(Stack& s) {
@@ -303,12 +296,9 @@ void register_scalar_ops(OperatorRegistry& r) {
   r.add({"aten::__xor__.bool", 2, {}, bool_binary_xor});
   r.add({"prim::requires_grad", 1, {}, requires_grad});
   r.add({"aten::neg.int", 1, {}, int_neg});
-  r.add({"aten::floor.float", 1, {}, float_floor});
-  r.add({"aten::pow.int_float", 2, {}, float_pow});
   r.add({"aten::Float.Scalar", 1, {}, float_from_scalar});
   r.add({"aten::dict", 0, {}, empty_dict});
   r.add({"aten::Bool.float", 1, {}, bool_from_float});
-  r.add({"aten::sqrt.int", 1, {}, int_sqrt});
   r.add({"aten::all.bool", 1, {}, bool_list_reduce<true>});
   r.add({"aten::any.bool", 1, {}, bool_list_reduce<false>});
   r.add({"aten::is_grad_enabled", 0, {}, grad_enabled});

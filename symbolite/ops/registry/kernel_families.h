@@ -45,6 +45,12 @@ void register_einsum_ops(OperatorRegistry& registry);
 void register_dict_ops(OperatorRegistry& registry);
 // Strings: add.str, comparisons, len, indexing, str(x), case, strip, split, join, replace, find.
 void register_string_ops(OperatorRegistry& registry);
+// The math module on numbers: sqrt.float, log.float_float, pow, floor, isnan, gcd, ...
+void register_float_math_ops(OperatorRegistry& registry);
+// Python number arithmetic: floordiv/remainder/divmod with floats, div.int, bit ops, min/max.
+void register_number_ops(OperatorRegistry& registry);
+// List methods: extend, insert, pop, remove, index, count, sort, sorted, min/max/sum of lists.
+void register_list_methods_ops(OperatorRegistry& registry);
 
 // Activations beyond the elementwise ones: elu, leaky_relu, prelu, glu, mish, softplus, ...
 void register_activation_ops(OperatorRegistry& registry);
@@ -75,6 +81,9 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_einsum_ops(registry);
   register_dict_ops(registry);
   register_string_ops(registry);
+  register_float_math_ops(registry);
+  register_number_ops(registry);
+  register_list_methods_ops(registry);
   register_activation_ops(registry);
   register_pixel_shuffle_ops(registry);
   register_class_loss_ops(registry);
