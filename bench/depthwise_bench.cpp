@@ -34,15 +34,16 @@ template <bool kInterleaved>
 void BM_depthwise(benchmark::State& state) {
   const Shape& s = kShapes[state.range(0)];
   const std::int64_t pad = s.kernel / 2;
-  ConvGeometry g{1, s.channels, s.size, s.size, s.channels, 1, s.kernel, s.kernel, 0, 0,
-                 s.stride, s.stride, pad, pad, 1, 1, s.channels};
+  ConvGeometry g{1, s.channels, s.size,   s.size, s.channels, 1, s.kernel, s.kernel,  0,
+                 0, s.stride,   s.stride, pad,    pad,        1, 1,        s.channels};
   g.oh = g.ow = (s.size + 2 * pad - s.kernel) / s.stride + 1;
   std::vector<float> in(static_cast<std::size_t>(s.channels * s.size * s.size));
   std::vector<float> weight(static_cast<std::size_t>(s.channels * s.kernel * s.kernel));
   std::vector<float> bias(static_cast<std::size_t>(s.channels), 0.5f);
   std::vector<float> out(static_cast<std::size_t>(s.channels * g.oh * g.ow));
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::sin(0.37f * static_cast<float>(i));
-  for (std::size_t i = 0; i < weight.size(); ++i) weight[i] = std::cos(0.11f * static_cast<float>(i));
+  for (std::size_t i = 0; i < weight.size(); ++i)
+    weight[i] = std::cos(0.11f * static_cast<float>(i));
   for (auto _ : state) {
     if constexpr (kInterleaved) {
       symbolite::ops::nn::depthwise_conv2d_interleaved(in.data(), weight.data(), bias.data(),

@@ -77,7 +77,8 @@ struct Kernel {
 Kernel pick_kernel(const std::string& force) {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && force != "avx2") return {"avx512f", 16, fma_avx512};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {"avx2+fma", 8, fma_avx2};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return {"avx2+fma", 8, fma_avx2};
   std::fprintf(stderr, "fma_peak: the CPU has neither AVX-512F nor AVX2+FMA\n");
   std::exit(1);
 }
@@ -104,7 +105,8 @@ double measure(const Kernel& k, int threads, std::int64_t iterations, int repeat
     const auto start = std::chrono::steady_clock::now();
     go.store(true, std::memory_order_release);
     for (auto& th : pool) th.join();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     best = std::max(best, flops_of(iterations, k.lanes) * threads / s / 1e9);
   }
   return best;
@@ -117,9 +119,12 @@ int main(int argc, char** argv) {
   bool json = false;
   std::string isa;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0) json = true;
-    else if (std::strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = std::atof(argv[++i]);
-    else if (std::strcmp(argv[i], "--isa") == 0 && i + 1 < argc) isa = argv[++i];
+    if (std::strcmp(argv[i], "--json") == 0)
+      json = true;
+    else if (std::strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
+      seconds = std::atof(argv[++i]);
+    else if (std::strcmp(argv[i], "--isa") == 0 && i + 1 < argc)
+      isa = argv[++i];
     else {
       std::fprintf(stderr, "usage: fma_peak [--seconds S] [--isa avx2] [--json]\n");
       return 2;
@@ -133,7 +138,8 @@ int main(int argc, char** argv) {
   for (;;) {
     const auto start = std::chrono::steady_clock::now();
     sink.store(k.run(iterations));
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (s > seconds / 4) {
       iterations = static_cast<std::int64_t>(static_cast<double>(iterations) * seconds / s);
       break;
@@ -144,12 +150,13 @@ int main(int argc, char** argv) {
   const double one = measure(k, 1, iterations, repeats);
   const double all = measure(k, cores, iterations, repeats);
   if (json) {
-    std::printf("{\"isa\": \"%s\", \"lanes\": %d, \"gflops_1_thread\": %.2f, \"threads_all\": %d, "
-                "\"gflops_all_threads\": %.2f}\n",
-                k.isa, k.lanes, one, cores, all);
+    std::printf(
+        "{\"isa\": \"%s\", \"lanes\": %d, \"gflops_1_thread\": %.2f, \"threads_all\": %d, "
+        "\"gflops_all_threads\": %.2f}\n",
+        k.isa, k.lanes, one, cores, all);
   } else {
-    std::printf("%s (%d float32 lanes): 1 thread %.1f GFLOP/s; %d threads %.1f GFLOP/s\n", k.isa, k.lanes, one,
-                cores, all);
+    std::printf("%s (%d float32 lanes): 1 thread %.1f GFLOP/s; %d threads %.1f GFLOP/s\n", k.isa,
+                k.lanes, one, cores, all);
   }
   return 0;
 }

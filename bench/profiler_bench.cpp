@@ -23,7 +23,8 @@ const mobile::LoadedModel& nested() {
 
 std::vector<ops::IValue> inputs() {
   const std::string dir = SYMBOLITE_SOURCE_DIR "/tests/fixtures/run/nested/valid_0/";
-  return {runtime::read_input_file(dir + "input_0.npy"), runtime::read_input_file(dir + "input_1.npy")};
+  return {runtime::read_input_file(dir + "input_0.npy"),
+          runtime::read_input_file(dir + "input_1.npy")};
 }
 
 void run_forward(benchmark::State& state, profiler::EventSink* sink) {

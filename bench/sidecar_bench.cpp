@@ -5,8 +5,8 @@
 //   symbolite_sidecar_bench MODEL.symdbg [REPEATS]
 #include <algorithm>
 #include <chrono>
-#include <random>
 #include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 

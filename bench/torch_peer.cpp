@@ -52,7 +52,8 @@ at::Tensor read_npy(const std::string& path) {
     offset = 10;
   } else {
     if (bytes.size() < 12) fail(path + ": truncated header");
-    for (int i = 3; i >= 0; --i) header_len = (header_len << 8) | static_cast<unsigned char>(bytes[8 + i]);
+    for (int i = 3; i >= 0; --i)
+      header_len = (header_len << 8) | static_cast<unsigned char>(bytes[8 + i]);
     offset = 12;
   }
   if (offset + header_len > bytes.size()) fail(path + ": truncated header");
@@ -76,9 +77,11 @@ at::Tensor read_npy(const std::string& path) {
     shape.push_back(std::stoll(item));
     count *= shape.back();
   }
-  if (bytes.size() - offset < static_cast<size_t>(count) * sizeof(float)) fail(path + ": truncated data");
+  if (bytes.size() - offset < static_cast<size_t>(count) * sizeof(float))
+    fail(path + ": truncated data");
   at::Tensor tensor = at::empty(shape, at::kFloat);
-  std::memcpy(tensor.data_ptr<float>(), bytes.data() + offset, static_cast<size_t>(count) * sizeof(float));
+  std::memcpy(tensor.data_ptr<float>(), bytes.data() + offset,
+              static_cast<size_t>(count) * sizeof(float));
   return tensor;
 }
 
@@ -142,16 +145,23 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) fail(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--runs") runs = int_arg("--runs", value());
-    else if (a == "--warmup") warmup = int_arg("--warmup", value());
-    else if (a == "--threads") threads = int_arg("--threads", value());
-    else if (a == "--output") output = value();
-    else if (a.rfind("--", 0) == 0) fail("unknown option " + a);
-    else positional.push_back(a);
+    if (a == "--runs")
+      runs = int_arg("--runs", value());
+    else if (a == "--warmup")
+      warmup = int_arg("--warmup", value());
+    else if (a == "--threads")
+      threads = int_arg("--threads", value());
+    else if (a == "--output")
+      output = value();
+    else if (a.rfind("--", 0) == 0)
+      fail("unknown option " + a);
+    else
+      positional.push_back(a);
   }
   if (positional.size() != 2 || runs < 1 || threads < 1) {
-    std::cerr << "usage: torch_peer MODEL.ptl INPUT.npy [--runs N>=1] [--warmup W] [--threads T>=1] "
-                 "[--output OUT.npy]\n";
+    std::cerr
+        << "usage: torch_peer MODEL.ptl INPUT.npy [--runs N>=1] [--warmup W] [--threads T>=1] "
+           "[--output OUT.npy]\n";
     return 2;
   }
 
@@ -167,7 +177,8 @@ int main(int argc, char** argv) {
   const auto load_start = std::chrono::steady_clock::now();
   torch::jit::mobile::Module module = torch::jit::_load_for_mobile(positional[0]);
   const double load_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
+          .count();
 
   const std::vector<c10::IValue> inputs{read_npy(positional[1])};
   c10::IValue result;
@@ -184,7 +195,8 @@ int main(int argc, char** argv) {
   std::sort(sorted.begin(), sorted.end());
   // The same quantiles as `symbolite bench`: sorted[min(n - 1, floor(q * n))].
   auto at_quantile = [&](double q) {
-    return sorted[std::min(sorted.size() - 1, static_cast<size_t>(q * static_cast<double>(sorted.size())))];
+    return sorted[std::min(sorted.size() - 1,
+                           static_cast<size_t>(q * static_cast<double>(sorted.size())))];
   };
   const double median = at_quantile(0.5);
   const double p90 = at_quantile(0.9);
@@ -193,7 +205,8 @@ int main(int argc, char** argv) {
     std::vector<at::Tensor> tensors;
     flatten(result, tensors);
     std::string stem = output;
-    if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".npy") == 0) stem.resize(stem.size() - 4);
+    if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".npy") == 0)
+      stem.resize(stem.size() - 4);
     for (size_t i = 0; i < tensors.size(); ++i) {
       write_npy(i == 0 ? output : stem + "_" + std::to_string(i) + ".npy", tensors[i]);
     }
@@ -201,10 +214,11 @@ int main(int argc, char** argv) {
 
   // intra_op_threads: what libtorch reports it will use after at::set_num_threads(T);
   // default_intra_op_threads: what it would have used without it.
-  std::printf("{\"load_ms\": %.3f, \"median_ms\": %.3f, \"min_ms\": %.3f, \"p90_ms\": %.3f, "
-              "\"peak_rss_mib\": %.1f, \"rss_before_load_mib\": %.1f, \"threads\": %d, "
-              "\"intra_op_threads\": %d, \"default_intra_op_threads\": %d, \"runs\": %d, \"warmup\": %d}\n",
-              load_ms, median, sorted.front(), p90, status_mib("VmHWM:"), rss_before_load, threads,
-              at::get_num_threads(), default_threads, runs, warmup);
+  std::printf(
+      "{\"load_ms\": %.3f, \"median_ms\": %.3f, \"min_ms\": %.3f, \"p90_ms\": %.3f, "
+      "\"peak_rss_mib\": %.1f, \"rss_before_load_mib\": %.1f, \"threads\": %d, "
+      "\"intra_op_threads\": %d, \"default_intra_op_threads\": %d, \"runs\": %d, \"warmup\": %d}\n",
+      load_ms, median, sorted.front(), p90, status_mib("VmHWM:"), rss_before_load, threads,
+      at::get_num_threads(), default_threads, runs, warmup);
   return 0;
 }

@@ -49,8 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     mobile::read_module_tree(root);
   } catch (const Error&) {
   }
-  debuginfo::Symbolicator symbolicator(std::make_shared<debuginfo::TableDebugInfoSource>(
-      table, &handles, "__torch__.Fuzz", true));
+  debuginfo::Symbolicator symbolicator(
+      std::make_shared<debuginfo::TableDebugInfoSource>(table, &handles, "__torch__.Fuzz", true));
   for (auto handle : table.handles()) symbolicator.symbolicate(handle);
   symbolicator.symbolicate(-1);
   symbolicator.symbolicate(123456789);

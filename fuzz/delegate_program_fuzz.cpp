@@ -21,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // Printing is the parser's inverse: a mismatch is a bug, let it crash the fuzzer.
   std::string printed = mobile::print_delegate_program(program);
-  if (mobile::print_delegate_program(mobile::parse_delegate_program(printed)) != printed) __builtin_trap();
+  if (mobile::print_delegate_program(mobile::parse_delegate_program(printed)) != printed)
+    __builtin_trap();
   try {
     runtime::compile_program(std::move(program), {});
   } catch (const Error&) {

@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   compiler::Program program;
   try {
     mobile::Bytecode bytecode = mobile::read_bytecode(pickle::unpickle(Bytes(nullptr, data, size)));
-    program = compiler::lift_bytecode(bytecode, compiler::ClassTable{}, nullptr, nullptr, "__torch__.Fuzz");
+    program = compiler::lift_bytecode(bytecode, compiler::ClassTable{}, nullptr, nullptr,
+                                      "__torch__.Fuzz");
   } catch (const Error&) {
     return 0;
   }

@@ -38,21 +38,86 @@ inline std::size_t pickle_opcode_length(const std::uint8_t* p, std::size_t left)
   };
   auto fixed = [&](std::size_t n) -> std::size_t { return n <= left ? n : 0; };
   switch (p[0]) {
-    case '(': case '.': case '0': case '1': case '2': case 'N': case 'a': case 'e': case 'b':
-    case 'd': case '}': case ']': case ')': case 'l': case 'R': case 's': case 'u': case 't':
-    case 'Q': case 'o': case 0x85: case 0x86: case 0x87: case 0x88: case 0x89: case 0x81:
-    case 0x92: case 0x93: case 0x94: case 0x8f: case 0x90: case 0x91: case 0x97: case 0x98:
+    case '(':
+    case '.':
+    case '0':
+    case '1':
+    case '2':
+    case 'N':
+    case 'a':
+    case 'e':
+    case 'b':
+    case 'd':
+    case '}':
+    case ']':
+    case ')':
+    case 'l':
+    case 'R':
+    case 's':
+    case 'u':
+    case 't':
+    case 'Q':
+    case 'o':
+    case 0x85:
+    case 0x86:
+    case 0x87:
+    case 0x88:
+    case 0x89:
+    case 0x81:
+    case 0x92:
+    case 0x93:
+    case 0x94:
+    case 0x8f:
+    case 0x90:
+    case 0x91:
+    case 0x97:
+    case 0x98:
       return 1;
-    case 'K': case 'h': case 'q': case 0x80: case 0x82: return fixed(2);
-    case 'M': case 0x83: return fixed(3);
-    case 'J': case 'j': case 'r': case 0x84: return fixed(5);
-    case 'G': case 0x95: return fixed(9);
-    case 'U': case 'C': case 0x8c: case 0x8a: return counted(2, 1);
-    case 'T': case 'X': case 'B': case 0x8b: return counted(5, 4);
-    case 0x8d: case 0x8e: case 0x96: return counted(9, 8);
-    case 'I': case 'L': case 'F': case 'S': case 'V': case 'g': case 'p': case 'P': return line(1);
-    case 'c': case 'i': return line(2);
-    default: return 0;
+    case 'K':
+    case 'h':
+    case 'q':
+    case 0x80:
+    case 0x82:
+      return fixed(2);
+    case 'M':
+    case 0x83:
+      return fixed(3);
+    case 'J':
+    case 'j':
+    case 'r':
+    case 0x84:
+      return fixed(5);
+    case 'G':
+    case 0x95:
+      return fixed(9);
+    case 'U':
+    case 'C':
+    case 0x8c:
+    case 0x8a:
+      return counted(2, 1);
+    case 'T':
+    case 'X':
+    case 'B':
+    case 0x8b:
+      return counted(5, 4);
+    case 0x8d:
+    case 0x8e:
+    case 0x96:
+      return counted(9, 8);
+    case 'I':
+    case 'L':
+    case 'F':
+    case 'S':
+    case 'V':
+    case 'g':
+    case 'p':
+    case 'P':
+      return line(1);
+    case 'c':
+    case 'i':
+      return line(2);
+    default:
+      return 0;
   }
 }
 
@@ -71,10 +136,18 @@ inline std::size_t mutate_pickle(std::uint8_t* data, std::size_t size, std::size
   const std::size_t i = random() % ops.size();
   const std::size_t j = random() % ops.size();
   switch (random() % 5) {
-    case 0: if (ops.size() > 1) ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(i)); break;
-    case 1: ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(i), ops[i]); break;
-    case 2: if (i + 1 < ops.size()) std::swap(ops[i], ops[i + 1]); break;
-    case 3: ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(j), ops[i]); break;
+    case 0:
+      if (ops.size() > 1) ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    case 1:
+      ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(i), ops[i]);
+      break;
+    case 2:
+      if (i + 1 < ops.size()) std::swap(ops[i], ops[i + 1]);
+      break;
+    case 3:
+      ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(j), ops[i]);
+      break;
     default: {
       auto& op = ops[i];
       std::size_t old = op.size();

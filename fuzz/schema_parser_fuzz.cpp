@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto schema = symbolite::ops::parse_schema(text);
     // PyTorch prints a string default of a non-str argument unquoted: no fixpoint to expect.
     for (const auto& argument : schema.arguments) {
-      if (argument.default_value && argument.default_value->is(symbolite::pickle::Value::Kind::kString) &&
+      if (argument.default_value &&
+          argument.default_value->is(symbolite::pickle::Value::Kind::kString) &&
           argument.type != "str" && argument.type != "str?") {
         return 0;
       }

@@ -44,8 +44,11 @@ void check_strings(const Value& value, const Bytes& input, std::unordered_set<co
         check_strings(item, input, seen);
       }
       break;
-    case Value::Kind::kObject: check_strings(value.as_object().state, input, seen); break;
-    default: break;
+    case Value::Kind::kObject:
+      check_strings(value.as_object().state, input, seen);
+      break;
+    default:
+      break;
   }
 }
 
@@ -64,11 +67,14 @@ bool has_archive_references(const Value& value, int depth = 0) {
       return false;
     case Value::Kind::kDict:
       for (const auto& [key, item] : value.as_dict()) {
-        if (has_archive_references(key, depth + 1) || has_archive_references(item, depth + 1)) return true;
+        if (has_archive_references(key, depth + 1) || has_archive_references(item, depth + 1))
+          return true;
       }
       return false;
-    case Value::Kind::kObject: return has_archive_references(value.as_object().state, depth + 1);
-    default: return false;
+    case Value::Kind::kObject:
+      return has_archive_references(value.as_object().state, depth + 1);
+    default:
+      return false;
   }
 }
 

@@ -5,9 +5,9 @@
 // mutation in four stays a plain byte mutation of the whole file, for the zip reader.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>

@@ -49,7 +49,8 @@ py::dict details_of(const runtime::RunErrorDetails& d) {
   out["debug_handle"] = d.handle;  // None when absent (pybind11/stl.h's optional caster)
   out["delegate_handle"] = d.delegate_handle;
   out["model_id"] = d.model_id;
-  out["module_hierarchy"] = d.module_hierarchy.empty() ? py::object(py::none()) : py::str(d.module_hierarchy);
+  out["module_hierarchy"] =
+      d.module_hierarchy.empty() ? py::object(py::none()) : py::str(d.module_hierarchy);
   out["traceback"] = d.traceback.empty() ? py::object(py::none()) : py::str(d.traceback);
   return out;
 }
@@ -65,8 +66,8 @@ py::object run_method(const Model& model, const std::string& name, const py::arg
     result = interpreter.run_method(name, std::move(inputs));
   } catch (const runtime::RunError& e) {
     // Raises the model's exception class (throws error_already_set back to Python).
-    py::module_::import("symbolite._errors").attr("raise_model_error")(details_of(e.details()),
-                                                                          std::string(e.what()));
+    py::module_::import("symbolite._errors")
+        .attr("raise_model_error")(details_of(e.details()), std::string(e.what()));
     throw;  // not reached: raise_model_error always raises
   }
   return to_python(result);
@@ -78,14 +79,15 @@ std::vector<ops::IValue> to_ivalues(const py::args& args) {
   return inputs;
 }
 
-std::unique_ptr<ProfileResult> profile_method(const Model& model, const py::args& args, const ProfileOptions& options) {
+std::unique_ptr<ProfileResult> profile_method(const Model& model, const py::args& args,
+                                              const ProfileOptions& options) {
   std::vector<ops::IValue> inputs = to_ivalues(args);
   try {
     py::gil_scoped_release unlocked;
     return std::make_unique<ProfileResult>(model.loaded, inputs, options);
   } catch (const runtime::RunError& e) {
-    py::module_::import("symbolite._errors").attr("raise_model_error")(details_of(e.details()),
-                                                                          std::string(e.what()));
+    py::module_::import("symbolite._errors")
+        .attr("raise_model_error")(details_of(e.details()), std::string(e.what()));
     throw;
   }
 }
@@ -102,7 +104,8 @@ std::string symbolicate_json(const DebugInfo& info, const std::vector<std::int64
   nlohmann::json out = nlohmann::json::array();
   {
     py::gil_scoped_release unlocked;
-    for (std::int64_t handle : handles) out.push_back(debuginfo::to_json(info.target->symbolicate(handle)));
+    for (std::int64_t handle : handles)
+      out.push_back(debuginfo::to_json(info.target->symbolicate(handle)));
   }
   return out.dump();
 }
@@ -126,11 +129,13 @@ std::string symbolicate_log_json(const DebugInfo& info, const std::string& text)
 // `symbolite split`: the stripped model and the sidecar, as its --json summary.
 py::dict split(const std::string& model, const std::string& out, const std::string& debug) {
   namespace fs = std::filesystem;
-  const fs::path paths[] = {fs::weakly_canonical(model), fs::weakly_canonical(out), fs::weakly_canonical(debug)};
+  const fs::path paths[] = {fs::weakly_canonical(model), fs::weakly_canonical(out),
+                            fs::weakly_canonical(debug)};
   if (paths[0] == paths[1] || paths[0] == paths[2] || paths[1] == paths[2]) {
-    throw Error(ErrorKind::kUsage, fmt::format("split {}: the model, the stripped model ({}) and the "
-                                               "sidecar ({}) must be three different files",
-                                               model, out, debug));
+    throw Error(ErrorKind::kUsage,
+                fmt::format("split {}: the model, the stripped model ({}) and the "
+                            "sidecar ({}) must be three different files",
+                            model, out, debug));
   }
   mobile::SplitResult r;
   {
@@ -184,22 +189,29 @@ PYBIND11_MODULE(_symbolite, m) {
 
   py::class_<Model>(m, "Model")
       .def_readonly("path", &Model::path)
-      .def_property_readonly("methods", [](const Model& model) { return model.loaded->method_names(); })
-      .def_property_readonly("model_id", [](const Model& model) { return to_hex(model.loaded->model_id); })
-      .def_property_readonly("has_call_stacks", [](const Model& model) { return model.loaded->debug != nullptr; })
+      .def_property_readonly("methods",
+                             [](const Model& model) { return model.loaded->method_names(); })
+      .def_property_readonly("model_id",
+                             [](const Model& model) { return to_hex(model.loaded->model_id); })
+      .def_property_readonly("has_call_stacks",
+                             [](const Model& model) { return model.loaded->debug != nullptr; })
       .def("run_method", &symbolite::python::run_method, py::arg("name"))
-      .def("profile", [](const Model& model, const std::string& method, int runs, int warmup,
-                         std::uint32_t details, const py::args& args) {
-        return symbolite::python::profile_method(model, args, ProfileOptions{method, runs, warmup, details});
-      }, py::arg("method"), py::arg("runs"), py::arg("warmup"), py::arg("details"));
+      .def(
+          "profile",
+          [](const Model& model, const std::string& method, int runs, int warmup,
+             std::uint32_t details, const py::args& args) {
+            return symbolite::python::profile_method(model, args,
+                                                     ProfileOptions{method, runs, warmup, details});
+          },
+          py::arg("method"), py::arg("runs"), py::arg("warmup"), py::arg("details"));
 
   py::class_<ProfileResult>(m, "ProfileResult")
       .def_property_readonly("events", &ProfileResult::events)
       .def_property_readonly("runs", [](const ProfileResult& p) { return p.options().runs; })
       .def_property_readonly("method", [](const ProfileResult& p) { return p.options().method; })
       .def_property_readonly("has_call_stacks", &ProfileResult::has_call_stacks)
-      .def("operators_json", &ProfileResult::operators_json, py::arg("sort"), py::arg("by_input_shapes"),
-           py::arg("by_name"))
+      .def("operators_json", &ProfileResult::operators_json, py::arg("sort"),
+           py::arg("by_input_shapes"), py::arg("by_name"))
       .def("module_tree_json", &ProfileResult::module_tree_json)
       .def("chrome_trace_json", &ProfileResult::chrome_trace_json)
       .def("folded_stacks", &ProfileResult::folded_stacks);
@@ -209,23 +221,31 @@ PYBIND11_MODULE(_symbolite, m) {
 
   py::class_<DebugInfo>(m, "DebugInfo")
       .def_readonly("path", &DebugInfo::path)
-      .def_property_readonly("model_id", [](const DebugInfo& d) { return to_hex(d.target->model_id()); })
+      .def_property_readonly("model_id",
+                             [](const DebugInfo& d) { return to_hex(d.target->model_id()); })
       .def("symbolicate_json", &symbolite::python::symbolicate_json, py::arg("handles"))
       .def("symbolicate_log_json", &symbolite::python::symbolicate_log_json, py::arg("text"));
 
-  m.def("load", [](const std::string& path, const std::optional<std::string>& debug) {
-    mobile::LoadedModel loaded;
-    {
-      py::gil_scoped_release unlocked;
-      loaded = mobile::LoadedModel::load(path);
-      if (debug) mobile::attach_sidecar(loaded, *debug);
-    }
-    return Model{path, std::make_shared<const mobile::LoadedModel>(std::move(loaded))};
-  }, py::arg("path"), py::arg("debug") = py::none());
-  m.def("open_debug_info", [](const std::string& path) {
-    py::gil_scoped_release unlocked;
-    return DebugInfo{path, std::make_shared<const mobile::SymbolicationTarget>(mobile::SymbolicationTarget::open(path))};
-  }, py::arg("path"));
+  m.def(
+      "load",
+      [](const std::string& path, const std::optional<std::string>& debug) {
+        mobile::LoadedModel loaded;
+        {
+          py::gil_scoped_release unlocked;
+          loaded = mobile::LoadedModel::load(path);
+          if (debug) mobile::attach_sidecar(loaded, *debug);
+        }
+        return Model{path, std::make_shared<const mobile::LoadedModel>(std::move(loaded))};
+      },
+      py::arg("path"), py::arg("debug") = py::none());
+  m.def(
+      "open_debug_info",
+      [](const std::string& path) {
+        py::gil_scoped_release unlocked;
+        return DebugInfo{path, std::make_shared<const mobile::SymbolicationTarget>(
+                                   mobile::SymbolicationTarget::open(path))};
+      },
+      py::arg("path"));
   m.def("split", &symbolite::python::split, py::arg("model"), py::arg("out"), py::arg("debug"));
   m.def("find_handles", &symbolite::python::find_handles, py::arg("text"));
   m.def("version", [] { return std::string(symbolite::version()); });

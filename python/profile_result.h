@@ -30,8 +30,8 @@ class ProfileResult {
  public:
   // Runs `options.warmup` unprofiled runs then `options.runs` profiled ones. The caller
   // releases the GIL around it (it touches no Python object).
-  ProfileResult(std::shared_ptr<const mobile::LoadedModel> model, const std::vector<ops::IValue>& inputs,
-                const ProfileOptions& options);
+  ProfileResult(std::shared_ptr<const mobile::LoadedModel> model,
+                const std::vector<ops::IValue>& inputs, const ProfileOptions& options);
   // The attributor points into this object.
   ProfileResult(const ProfileResult&) = delete;
   ProfileResult& operator=(const ProfileResult&) = delete;

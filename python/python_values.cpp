@@ -45,16 +45,26 @@ DType dtype_of_array(const py::array& a) {
 
 py::dtype numpy_dtype(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return py::dtype("float32");
-    case DType::kFloat64: return py::dtype("float64");
-    case DType::kInt64: return py::dtype("int64");
-    case DType::kInt32: return py::dtype("int32");
-    case DType::kInt16: return py::dtype("int16");
-    case DType::kInt8: return py::dtype("int8");
-    case DType::kUInt8: return py::dtype("uint8");
-    case DType::kBool: return py::dtype("bool");
-    case DType::kFloat16: return py::dtype("float16");
-    case DType::kBFloat16: break;
+    case DType::kFloat32:
+      return py::dtype("float32");
+    case DType::kFloat64:
+      return py::dtype("float64");
+    case DType::kInt64:
+      return py::dtype("int64");
+    case DType::kInt32:
+      return py::dtype("int32");
+    case DType::kInt16:
+      return py::dtype("int16");
+    case DType::kInt8:
+      return py::dtype("int8");
+    case DType::kUInt8:
+      return py::dtype("uint8");
+    case DType::kBool:
+      return py::dtype("bool");
+    case DType::kFloat16:
+      return py::dtype("float16");
+    case DType::kBFloat16:
+      break;
   }
   throw Error(ErrorKind::kUnsupported, "bfloat16 tensors have no numpy dtype");
 }
@@ -104,22 +114,30 @@ ops::IValue to_ivalue(py::handle value) {
   auto numpy = py::module_::import("numpy");
   if (py::isinstance(value, numpy.attr("generic"))) return to_ivalue(value.attr("item")());
   if (py::hasattr(value, "__array__")) return tensor_of_array(numpy.attr("asarray")(value));
-  throw Error(ErrorKind::kUsage, "cannot pass a value of type " +
-                                     py::str(value.get_type().attr("__name__")).cast<std::string>() +
-                                     " to a model (numpy arrays, bool, int, float, str, None, "
-                                     "lists, tuples and dicts of them)");
+  throw Error(ErrorKind::kUsage,
+              "cannot pass a value of type " +
+                  py::str(value.get_type().attr("__name__")).cast<std::string>() +
+                  " to a model (numpy arrays, bool, int, float, str, None, "
+                  "lists, tuples and dicts of them)");
 }
 
 py::object to_python(const ops::IValue& value) {
   using Kind = ops::IValue::Kind;
   switch (value.kind()) {
-    case Kind::kNone: return py::none();
-    case Kind::kBool: return py::bool_(value.to_bool());
-    case Kind::kInt: return py::int_(value.to_int());
-    case Kind::kDouble: return py::float_(value.to_double());
-    case Kind::kString: return py::str(value.to_string());
-    case Kind::kDevice: return py::str(value.to_device());
-    case Kind::kTensor: return array_of_tensor(value.to_tensor());
+    case Kind::kNone:
+      return py::none();
+    case Kind::kBool:
+      return py::bool_(value.to_bool());
+    case Kind::kInt:
+      return py::int_(value.to_int());
+    case Kind::kDouble:
+      return py::float_(value.to_double());
+    case Kind::kString:
+      return py::str(value.to_string());
+    case Kind::kDevice:
+      return py::str(value.to_device());
+    case Kind::kTensor:
+      return array_of_tensor(value.to_tensor());
     case Kind::kList: {
       py::list out;
       for (const auto& item : value.to_list()) out.append(to_python(item));
@@ -135,7 +153,8 @@ py::object to_python(const ops::IValue& value) {
       py::dict out;
       for (const auto& [k, v] : value.to_dict().items) {
         if (k.is(Kind::kTensor)) {
-          throw Error(ErrorKind::kUnsupported, "a dict keyed by tensors cannot be returned to Python");
+          throw Error(ErrorKind::kUnsupported,
+                      "a dict keyed by tensors cannot be returned to Python");
         }
         out[to_python(k)] = to_python(v);
       }

@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages symbolite needs. Usage: scripts/install-deps.sh [build|test]
 #   build: compiler, CMake, the libraries symbolite links, and pybind11 with Python's headers
 #          and numpy for the Python module (enough to build and run it all)
-#   test:  also GoogleTest, clang for the fuzz harnesses, PyTorch 1.13 for the interop suite,
+#   test:  also GoogleTest, clang for the fuzz harnesses, clang-format and clang-tidy (lint.sh), PyTorch 1.13 for the interop suite,
 #          pytest, Valgrind, Chromium to open the profile report headless, and speedscope
 #          (from npm, into .deps/) to open its trace
 # Runs apt-get only when something is missing, so repeated runs are quick.
@@ -13,7 +13,7 @@ packages=(g++ cmake make ccache pkg-config zlib1g-dev libfmt-dev nlohmann-json3-
           libopenblas-serial-dev libsleef-dev libdnnl-dev libxnnpack-dev libpthreadpool-dev
           pybind11-dev python3-dev python3-numpy)
 if [ "$profile" = test ]; then
-  packages+=(libgtest-dev googletest libbenchmark-dev clang libclang-rt-14-dev
+  packages+=(libgtest-dev googletest libbenchmark-dev clang libclang-rt-14-dev clang-format clang-tidy
              python3-torch libtorch-dev python3-torchvision python3-pytest valgrind chromium
              python3-dask python3-distributed python3-pandas)
 fi

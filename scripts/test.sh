@@ -18,6 +18,8 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYMBOLITE_WERROR=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
+# clang-format and clang-tidy with zero findings (the build tree's compile commands).
+scripts/lint.sh build
 # ctest ran every test at the machine's thread count (support/parallel_for.h); the unit and
 # thread tests again on one thread, where no kernel splits its work.
 SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_tests --gtest_brief=1

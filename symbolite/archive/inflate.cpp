@@ -38,8 +38,8 @@ class Inflater {
 
 template <typename... Args>
 [[noreturn]] void fail(std::uint64_t offset, fmt::format_string<Args...> format, Args&&... args) {
-  throw Error(ErrorKind::kFormat, fmt::format("byte {}: {}", offset,
-                                              fmt::format(format, std::forward<Args>(args)...)));
+  throw Error(ErrorKind::kFormat,
+              fmt::format("byte {}: {}", offset, fmt::format(format, std::forward<Args>(args)...)));
 }
 
 }  // namespace
@@ -84,14 +84,13 @@ Bytes inflate_raw(std::span<const std::uint8_t> compressed, std::uint64_t expect
     if (rc == Z_STREAM_END) break;
     if (rc == Z_OK) continue;
     if (rc == Z_BUF_ERROR && s.avail_in == 0 && fed == compressed.size()) {
-      fail(base + s.total_in, "deflate stream is truncated after {} of {} declared bytes",
-           produced, expected_size);
+      fail(base + s.total_in, "deflate stream is truncated after {} of {} declared bytes", produced,
+           expected_size);
     }
     if (rc == Z_MEM_ERROR) {
       throw Error(ErrorKind::kLimit, "out of memory while inflating");
     }
-    fail(base + s.total_in, "corrupt deflate stream ({})",
-         s.msg != nullptr ? s.msg : "zlib error");
+    fail(base + s.total_in, "corrupt deflate stream ({})", s.msg != nullptr ? s.msg : "zlib error");
   }
 
   if (produced != expected_size) {

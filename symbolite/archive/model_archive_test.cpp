@@ -30,13 +30,13 @@ TEST(ModelArchiveTest, OpensMobileArchive) {
   ModelArchive archive = ModelArchive::open(path);
   EXPECT_EQ(archive.display_name(), path);
   EXPECT_EQ(archive.record_folder(), "mobile");
-  EXPECT_THAT(archive.records(),
-              ElementsAre("data/0", "data/1", "data.pkl", "code/__torch__.py",
-                          "code/__torch__.py.debug_pkl",
-                          "code/__torch__/torch/nn/modules/linear.py",
-                          "code/__torch__/torch/nn/modules/linear.py.debug_pkl", "constants.pkl",
-                          "bytecode.pkl", "mobile_debug_handles.pkl",
-                          "delegated_backends.debug_pkl", "callstack_debug_map.pkl", "version"));
+  EXPECT_THAT(
+      archive.records(),
+      ElementsAre("data/0", "data/1", "data.pkl", "code/__torch__.py",
+                  "code/__torch__.py.debug_pkl", "code/__torch__/torch/nn/modules/linear.py",
+                  "code/__torch__/torch/nn/modules/linear.py.debug_pkl", "constants.pkl",
+                  "bytecode.pkl", "mobile_debug_handles.pkl", "delegated_backends.debug_pkl",
+                  "callstack_debug_map.pkl", "version"));
   EXPECT_TRUE(archive.has_record("bytecode.pkl"));
   EXPECT_FALSE(archive.has_record("mobile/bytecode.pkl"));
   EXPECT_EQ(archive.record_size("data.pkl"), 401u);
@@ -104,8 +104,9 @@ TEST(ModelArchiveTest, RejectsMixedTopFolders) {
   Error e = error_from([&] { ModelArchive::open(path); });
   EXPECT_EQ(e.kind(), ErrorKind::kFormat);
   EXPECT_EQ(std::string(e.what()),
-            path + ": byte 45: entry 'second/data.pkl' lies outside the record folder 'first' "
-                   "(all entries must share one top-level folder)");
+            path +
+                ": byte 45: entry 'second/data.pkl' lies outside the record folder 'first' "
+                "(all entries must share one top-level folder)");
 }
 
 TEST(ModelArchiveTest, RejectsEntryWithoutFolder) {

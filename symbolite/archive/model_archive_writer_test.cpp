@@ -16,8 +16,8 @@
 #include "symbolite/support/error.h"
 #include "symbolite/support/mapped_file.h"
 #include "tests/test_support/error_from.h"
-#include "tests/test_support/scratch_dir.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/scratch_dir.h"
 
 namespace symbolite::archive {
 namespace {

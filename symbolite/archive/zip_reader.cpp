@@ -9,28 +9,28 @@
 #include <fmt/format.h>
 
 #include "symbolite/archive/inflate.h"
-#include "symbolite/support/byte_cursor.h"
 #include "symbolite/archive/zip_format.h"
+#include "symbolite/support/byte_cursor.h"
 #include "symbolite/support/error.h"
 
 namespace symbolite::archive {
 namespace {
 
-using zip::kLocalHeaderSignature;
 using zip::kCentralHeaderSignature;
-using zip::kEndSignature;
-using zip::kZip64EndSignature;
-using zip::kZip64LocatorSignature;
-using zip::kLocalHeaderSize;
 using zip::kCentralHeaderSize;
+using zip::kEndSignature;
 using zip::kEndSize;
-using zip::kZip64LocatorSize;
-using zip::kZip64EndSize;
-using zip::kMethodStored;
+using zip::kLocalHeaderSignature;
+using zip::kLocalHeaderSize;
 using zip::kMethodDeflated;
+using zip::kMethodStored;
+using zip::kZip64EndSignature;
+using zip::kZip64EndSize;
 using zip::kZip64ExtraId;
-using zip::kZip64Marker32;
+using zip::kZip64LocatorSignature;
+using zip::kZip64LocatorSize;
 using zip::kZip64Marker16;
+using zip::kZip64Marker32;
 
 using Span = std::span<const std::uint8_t>;
 
@@ -42,8 +42,8 @@ constexpr std::uint16_t kEncryptionFlags = (1 << 0) | (1 << 6) | (1 << 13);
 template <typename... Args>
 [[noreturn]] void fail(ErrorKind kind, std::uint64_t offset, fmt::format_string<Args...> format,
                        Args&&... args) {
-  throw Error(kind, fmt::format("byte {}: {}", offset,
-                                fmt::format(format, std::forward<Args>(args)...)));
+  throw Error(kind,
+              fmt::format("byte {}: {}", offset, fmt::format(format, std::forward<Args>(args)...)));
 }
 
 // True when [offset, offset + length) lies inside [0, size); written so it cannot overflow.
@@ -57,16 +57,26 @@ std::string_view as_text(Span bytes) {
 
 std::string_view method_name(std::uint16_t method) {
   switch (method) {
-    case 1: return "shrink";
-    case 6: return "implode";
-    case 9: return "deflate64";
-    case 12: return "bzip2";
-    case 14: return "lzma";
-    case 93: return "zstd";
-    case 95: return "xz";
-    case 98: return "ppmd";
-    case 99: return "WinZip AES";
-    default: return "unknown";
+    case 1:
+      return "shrink";
+    case 6:
+      return "implode";
+    case 9:
+      return "deflate64";
+    case 12:
+      return "bzip2";
+    case 14:
+      return "lzma";
+    case 93:
+      return "zstd";
+    case 95:
+      return "xz";
+    case 98:
+      return "ppmd";
+    case 99:
+      return "WinZip AES";
+    default:
+      return "unknown";
   }
 }
 
@@ -81,9 +91,7 @@ decltype(auto) in_archive(const std::string& display_name, Body&& body) {
   }
 }
 
-std::string entry_context(std::string_view name) {
-  return fmt::format("archive entry '{}'", name);
-}
+std::string entry_context(std::string_view name) { return fmt::format("archive entry '{}'", name); }
 
 // Where the central directory is, from the end records.
 struct Directory {
@@ -190,8 +198,8 @@ Directory find_directory(Span file, const ZipLimits& limits) {
   }
   if (!fits(dir.offset, dir.size, dir.limit)) {
     fail(ErrorKind::kFormat, dir.limit,
-         "central directory (offset {}, {} bytes) overlaps the end record at byte {}",
-         dir.offset, dir.size, dir.limit);
+         "central directory (offset {}, {} bytes) overlaps the end record at byte {}", dir.offset,
+         dir.size, dir.limit);
   }
   if (dir.count > limits.max_entries) {
     fail(ErrorKind::kLimit, dir.limit, "archive has {} entries, more than the limit of {}",
@@ -208,8 +216,8 @@ Directory find_directory(Span file, const ZipLimits& limits) {
 // Fills in 64-bit values from the ZIP64 extended information extra field, for each
 // 32-bit field that holds the 0xFFFFFFFF marker. The field lists only those, in this order.
 void apply_zip64_extra(ZipEntry& entry, Span extra, std::uint64_t extra_offset,
-                       std::uint64_t header_offset, bool need_uncompressed,
-                       bool need_compressed, bool need_offset, bool need_disk) {
+                       std::uint64_t header_offset, bool need_uncompressed, bool need_compressed,
+                       bool need_offset, bool need_disk) {
   ByteCursor fields(extra, extra_offset, "extra field");
   while (fields.remaining() >= 4) {
     std::uint16_t id = fields.u16();
@@ -298,8 +306,7 @@ void check_sizes(const ZipEntry& entry, const ZipLimits& limits) {
 void locate_data(Span file, ZipEntry& entry) {
   std::uint64_t offset = entry.local_header_offset;
   if (!fits(offset, kLocalHeaderSize, file.size())) {
-    fail(ErrorKind::kFormat, offset, "local header lies outside the file ({} bytes)",
-         file.size());
+    fail(ErrorKind::kFormat, offset, "local header lies outside the file ({} bytes)", file.size());
   }
   ByteCursor local(file.subspan(offset), offset, "local header");
   if (std::uint32_t signature = local.u32(); signature != kLocalHeaderSignature) {
@@ -313,15 +320,15 @@ void locate_data(Span file, ZipEntry& entry) {
   std::uint16_t extra_length = local.u16();
   std::string_view name = as_text(local.take(name_length));
   if (name != entry.name) {
-    fail(ErrorKind::kFormat, offset, "local header names '{}', central directory names '{}'",
-         name, entry.name);
+    fail(ErrorKind::kFormat, offset, "local header names '{}', central directory names '{}'", name,
+         entry.name);
   }
   local.skip(extra_length);
   entry.data_offset = local.offset();
   if (!fits(entry.data_offset, entry.compressed_size, file.size())) {
     fail(ErrorKind::kFormat, entry.data_offset,
-         "entry data ({} bytes) runs past the end of the file ({} bytes)",
-         entry.compressed_size, file.size());
+         "entry data ({} bytes) runs past the end of the file ({} bytes)", entry.compressed_size,
+         file.size());
   }
 }
 

@@ -279,8 +279,7 @@ TEST(ZipReaderErrorTest, LocalHeaderProblems) {
             "0x04094b50 (expected PK\\3\\4)");
 
   Buffer far_away = load("python_zipfile.zip");
-  put_u32(far_away, central_header(far_away, "any folder-1.0/empty") + kCentralLocalOffset,
-          100000);
+  put_u32(far_away, central_header(far_away, "any folder-1.0/empty") + kCentralLocalOffset, 100000);
   Error outside = error_from([&] { reader_of(far_away); });
   EXPECT_EQ(std::string(outside.what()),
             "test.zip: archive entry 'any folder-1.0/empty': byte 100000: local header lies "
@@ -418,9 +417,8 @@ TEST(ZipReaderErrorTest, OverlappingEntries) {
   EXPECT_EQ(std::string(e.what()),
             fmt::format("test.zip: byte {}: entries 'mobile/data/0' (bytes [0, {})) and "
                         "'{}' (bytes [{}, {})) overlap",
-                        second.local_header_offset, second.local_header_offset + 100,
-                        second.name, second.local_header_offset,
-                        second.data_offset + second.compressed_size));
+                        second.local_header_offset, second.local_header_offset + 100, second.name,
+                        second.local_header_offset, second.data_offset + second.compressed_size));
 
   // The last entry's data reaching into the central directory.
   Buffer into_directory = pristine;
@@ -435,8 +433,8 @@ TEST(ZipReaderErrorTest, OverlappingEntries) {
   EXPECT_EQ(tail.kind(), ErrorKind::kFormat);
   EXPECT_THAT(tail.what(), HasSubstr(fmt::format("entry '{}' (bytes [{}, {})) overlaps the "
                                                  "central directory at byte {}",
-                                                 last.name, last.local_header_offset,
-                                                 directory + 1, directory)));
+                                                 last.name, last.local_header_offset, directory + 1,
+                                                 directory)));
 }
 
 // A cheap in-tree fuzz pass: no single-byte corruption may crash or throw anything but

@@ -19,19 +19,19 @@
 namespace symbolite::archive {
 namespace {
 
-using zip::kLocalHeaderSignature;
-using zip::kDescriptorSignature;
 using zip::kCentralHeaderSignature;
+using zip::kDescriptorSignature;
 using zip::kEndSignature;
-using zip::kZip64EndSignature;
-using zip::kZip64LocatorSignature;
+using zip::kLocalHeaderSignature;
 using zip::kLocalHeaderSize;
-using zip::kZip64EndSize;
-using zip::kMethodStored;
 using zip::kMethodDeflated;
+using zip::kMethodStored;
+using zip::kZip64EndSignature;
+using zip::kZip64EndSize;
 using zip::kZip64ExtraId;
-using zip::kZip64Marker32;
+using zip::kZip64LocatorSignature;
 using zip::kZip64Marker16;
+using zip::kZip64Marker32;
 
 using Buffer = std::vector<std::uint8_t>;
 

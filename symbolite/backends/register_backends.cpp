@@ -38,8 +38,9 @@ class XnnpackBackend final : public runtime::DelegateBackend {
 void register_delegate_backends() {
   runtime::register_delegate_backend("xnnpack", [] { return std::make_unique<XnnpackBackend>(); });
   register_error_injecting_backends();
-  runtime::register_delegate_backend(
-      "eager_debug", [] { return std::make_unique<runtime::ProgramBackend>(make_schema_checked_step); });
+  runtime::register_delegate_backend("eager_debug", [] {
+    return std::make_unique<runtime::ProgramBackend>(make_schema_checked_step);
+  });
   runtime::register_delegate_backend("eager_noexcept", make_noexcept_backend);
   runtime::register_delegate_backend("aot_eager", make_round_trip_backend);
 }

@@ -13,7 +13,8 @@ namespace symbolite::cli {
 
 std::unique_ptr<compiler::BackendSupport> backend_support(const std::string& backend) {
   if (backend == "xnnpack") return std::make_unique<backends::XnnpackSupport>();
-  if (backend == "symbolite" || backend.starts_with("eager") || backend == "aot_eager" || backend.starts_with("relu_")) {
+  if (backend == "symbolite" || backend.starts_with("eager") || backend == "aot_eager" ||
+      backend.starts_with("relu_")) {
     // The debugging and error-injecting backends take what eager takes.
     if (auto known = runtime::delegate_backend_names();
         std::find(known.begin(), known.end(), backend) != known.end()) {
@@ -21,8 +22,10 @@ std::unique_ptr<compiler::BackendSupport> backend_support(const std::string& bac
     }
   }
   std::string known;
-  for (const auto& name : runtime::delegate_backend_names()) known += (known.empty() ? "" : ", ") + name;
-  throw Error(ErrorKind::kUsage, fmt::format("unknown backend '{}' (backends: {})", backend, known));
+  for (const auto& name : runtime::delegate_backend_names())
+    known += (known.empty() ? "" : ", ") + name;
+  throw Error(ErrorKind::kUsage,
+              fmt::format("unknown backend '{}' (backends: {})", backend, known));
 }
 
 }  // namespace symbolite::cli

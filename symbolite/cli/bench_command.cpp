@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <optional>
-#include <iostream>
 #include <string>
 
 #include <fmt/format.h>
@@ -90,8 +90,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", o->model, "Model (.ptl)")->required();
   cmd->add_option("--method", o->method, "Method of the top module (default: forward)");
   cmd->add_option("--input", o->inputs, "Inputs in order: .npy tensors or .json values");
-  cmd->add_option("--runs", o->runs, "Timed runs, at least 1 (default 20)")
-      ->check(whole_number());
+  cmd->add_option("--runs", o->runs, "Timed runs, at least 1 (default 20)")->check(whole_number());
   cmd->add_option("--warmup", o->warmup, "Untimed runs first, at least 0 (default 3)")
       ->check(whole_number());
   cmd->add_flag("--profile", o->profile,
@@ -109,8 +108,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     for (const auto& path : o->inputs) inputs.push_back(runtime::read_input_file(path));
     auto load_start = std::chrono::steady_clock::now();
     auto model = mobile::LoadedModel::load(o->model);
-    double load_ms = std::chrono::duration<double, std::milli>(
-                         std::chrono::steady_clock::now() - load_start).count();
+    double load_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
+            .count();
     runtime::Interpreter interpreter(model);
     interpreter.set_budget(to_run_budget(o->budget));
     Progress progress(o->runs);
@@ -122,12 +122,16 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     for (int i = 0; i < o->runs; ++i) {
       auto start = std::chrono::steady_clock::now();
       interpreter.run_method(o->method, inputs);
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
       progress.update(i + 1);
     }
     scope.reset();
     std::sort(ms.begin(), ms.end());
-    auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * ms.size()))]; };
+    auto at = [&](double q) {
+      return ms[std::min(ms.size() - 1, static_cast<std::size_t>(q * ms.size()))];
+    };
     // The interpreter's own cost: one more run with a time-only sink gives the operator calls
     // and the time inside them; the rest of the median run is dispatch, stack and control flow.
     profiler::RecordingSink counted;
@@ -140,23 +144,35 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     const std::size_t operators = counted.events().size();
     const double overhead_ns =
         operators == 0 ? 0.0
-                       : std::max(0.0, at(0.5) * 1e6 - static_cast<double>(in_operators_ns)) / static_cast<double>(operators);
+                       : std::max(0.0, at(0.5) * 1e6 - static_cast<double>(in_operators_ns)) /
+                             static_cast<double>(operators);
     if (o->json) {
-      nlohmann::json out = {{"schema_version", 1}, {"model", o->model}, {"method", o->method},
-                            {"load_ms", load_ms}, {"warmup", o->warmup}, {"runs", ms.size()},
-                            {"min_ms", ms.front()}, {"median_ms", at(0.5)}, {"p90_ms", at(0.9)},
-                            {"peak_rss_mib", peak_rss_mib()}, {"threads", intra_op_threads()},
-                            {"operators_per_run", operators}, {"overhead_ns_per_operator", overhead_ns},
-                            {"profile", o->profile_details ? "details" : o->profile ? "time" : "off"}};
+      nlohmann::json out = {{"schema_version", 1},
+                            {"model", o->model},
+                            {"method", o->method},
+                            {"load_ms", load_ms},
+                            {"warmup", o->warmup},
+                            {"runs", ms.size()},
+                            {"min_ms", ms.front()},
+                            {"median_ms", at(0.5)},
+                            {"p90_ms", at(0.9)},
+                            {"peak_rss_mib", peak_rss_mib()},
+                            {"threads", intra_op_threads()},
+                            {"operators_per_run", operators},
+                            {"overhead_ns_per_operator", overhead_ns},
+                            {"profile", o->profile_details ? "details"
+                                        : o->profile       ? "time"
+                                                           : "off"}};
       std::cout << json_text(out, 2) << "\n";
       exit_code = kExitOk;
       return;
     }
-    fmt::print("{} {}: load {:.2f} ms; {} runs: min {:.3f} ms, median {:.3f} ms, p90 {:.3f} ms; "
-               "peak RSS {:.1f} MiB; {} thread{}; {} operators per run, {:.0f} ns of interpreter per "
-               "operator\n",
-               o->model, o->method, load_ms, ms.size(), ms.front(), at(0.5), at(0.9),
-               peak_rss_mib(), intra_op_threads(), intra_op_threads() == 1 ? "" : "s", operators, overhead_ns);
+    fmt::print(
+        "{} {}: load {:.2f} ms; {} runs: min {:.3f} ms, median {:.3f} ms, p90 {:.3f} ms; "
+        "peak RSS {:.1f} MiB; {} thread{}; {} operators per run, {:.0f} ns of interpreter per "
+        "operator\n",
+        o->model, o->method, load_ms, ms.size(), ms.front(), at(0.5), at(0.9), peak_rss_mib(),
+        intra_op_threads(), intra_op_threads() == 1 ? "" : "s", operators, overhead_ns);
     exit_code = kExitOk;
   });
 }

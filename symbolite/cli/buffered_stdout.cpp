@@ -60,7 +60,8 @@ void BufferedStdout::release() {
   std::string held;
   char chunk[1 << 16];
   ::lseek(fd, 0, SEEK_SET);
-  for (ssize_t n; (n = ::read(fd, chunk, sizeof chunk)) > 0;) held.append(chunk, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(fd, chunk, sizeof chunk)) > 0;)
+    held.append(chunk, static_cast<std::size_t>(n));
   ::close(fd);
   write_all(STDOUT_FILENO, printable_text(held));
 }

@@ -49,7 +49,8 @@ void print_text(const CheckOptions& o, const mobile::CheckReport& r) {
     fmt::print("  fix: {}\n", f.advice);
   }
   for (const auto& [code, n] : shown) {
-    if (n > kShownPerCode) fmt::print("... and {} more [{}] (--json lists all)\n", n - kShownPerCode, code);
+    if (n > kShownPerCode)
+      fmt::print("... and {} more [{}] (--json lists all)\n", n - kShownPerCode, code);
   }
   std::size_t errors = r.count(mobile::CheckSeverity::kError);
   std::size_t warnings = r.count(mobile::CheckSeverity::kWarning);
@@ -65,11 +66,17 @@ nlohmann::json to_json(const CheckOptions& o, const mobile::CheckReport& r, bool
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& f : r.findings) {
     auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-    auto str = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
-    findings.push_back({{"severity", severity_name(f.severity)}, {"code", f.code},
-                        {"function", str(f.function)}, {"instruction", opt(f.instruction)},
-                        {"handle", opt(f.handle)}, {"source", str(f.source)},
-                        {"module_hierarchy", str(f.module_hierarchy)}, {"message", f.message},
+    auto str = [](const std::string& s) {
+      return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
+    };
+    findings.push_back({{"severity", severity_name(f.severity)},
+                        {"code", f.code},
+                        {"function", str(f.function)},
+                        {"instruction", opt(f.instruction)},
+                        {"handle", opt(f.handle)},
+                        {"source", str(f.source)},
+                        {"module_hierarchy", str(f.module_hierarchy)},
+                        {"message", f.message},
                         {"advice", f.advice}});
   }
   return {{"schema_version", 1},
@@ -92,7 +99,8 @@ void add_check_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "check", "Check before shipping that a model's debug info will answer for every instruction");
   cmd->add_option("model", options->model, "Model (.ptl), full or stripped")->required();
-  cmd->add_option("--debug", options->sidecar, "Check against this sidecar (made by `symbolite split`)");
+  cmd->add_option("--debug", options->sidecar,
+                  "Check against this sidecar (made by `symbolite split`)");
   cmd->add_flag("--strict", options->strict, "Warnings fail the check too");
   cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {

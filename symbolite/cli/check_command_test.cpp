@@ -41,7 +41,8 @@ TEST(CheckCommand, ACleanModelPasses) {
   }
   auto text = run_cli("check " + fixture_path("models/nested.ptl"));
   EXPECT_EQ(text.exit_code, 0);
-  EXPECT_NE(text.out.find("ok: every instruction's handle resolves"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("ok: every instruction's handle resolves"), std::string::npos)
+      << text.out;
 }
 
 TEST(CheckCommand, LostSourceRangesWarnAndFailOnlyWhenStrict) {

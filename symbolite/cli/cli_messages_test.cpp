@@ -46,7 +46,8 @@ TEST(CliMessages, VersionPrintsTheProjectVersion) {
 TEST(CliMessages, HelpListsCommandsAndHelpCommandPrintsItsOptions) {
   auto all = run_cli("help");
   EXPECT_EQ(all.exit_code, 0) << all.err;
-  for (const char* name : {"inspect", "symbolicate", "split", "run", "profile", "bench", "graph", "export"}) {
+  for (const char* name :
+       {"inspect", "symbolicate", "split", "run", "profile", "bench", "graph", "export"}) {
     EXPECT_NE(all.out.find(name), std::string::npos) << name;
   }
   auto bench = run_cli("help bench");
@@ -60,9 +61,10 @@ TEST(CliMessages, HelpListsCommandsAndHelpCommandPrintsItsOptions) {
 TEST(CliMessages, UnknownCommandSuggestsTheClosest) {
   expect_usage_error("symbolcate x 1", "unknown command 'symbolcate'; did you mean 'symbolicate'?");
   expect_usage_error("inpsect x", "unknown command 'inpsect'; did you mean 'inspect'?");
-  expect_usage_error("frobnicate x",
-                     "unknown command 'frobnicate'; commands: inspect, symbolicate, check, split, run, "
-                     "profile, bench, graph, export, lower, explain, minify");
+  expect_usage_error(
+      "frobnicate x",
+      "unknown command 'frobnicate'; commands: inspect, symbolicate, check, split, run, "
+      "profile, bench, graph, export, lower, explain, minify");
 }
 
 TEST(CliMessages, NumericOptionsHaveReadableRanges) {
@@ -77,16 +79,20 @@ TEST(CliMessages, NumericOptionsHaveReadableRanges) {
   EXPECT_EQ(word.err, "symbolite: usage error: --runs: 'abc' is not a whole number\n" + hint);
   auto huge = run_cli("profile " + direct_call() + " --warmup 99999999999");
   EXPECT_EQ(huge.exit_code, 2);
-  EXPECT_EQ(huge.err, "symbolite: usage error: --warmup: 99999999999 is too large (at most 2147483647)\n" + hint);
+  EXPECT_EQ(
+      huge.err,
+      "symbolite: usage error: --warmup: 99999999999 is too large (at most 2147483647)\n" + hint);
 }
 
 TEST(CliMessages, MeaninglessFlagCombinationsAreUsageErrors) {
-  expect_usage_error("bench " + direct_call() + " --profile-details", "--profile-details needs --profile");
+  expect_usage_error("bench " + direct_call() + " --profile-details",
+                     "--profile-details needs --profile");
   expect_usage_error("profile " + direct_call() + " --sort flops", "--sort flops needs --flops");
   expect_usage_error("profile " + direct_call() + " --sort memory", "--sort memory needs --memory");
   expect_usage_error("profile " + direct_call() + " --trace - --folded -",
                      "--trace - and --folded - cannot both write to stdout");
-  EXPECT_EQ(run_cli("bench " + direct_call() + " --runs 2 --profile --profile-details").exit_code, 0);
+  EXPECT_EQ(run_cli("bench " + direct_call() + " --runs 2 --profile --profile-details").exit_code,
+            0);
   EXPECT_EQ(run_cli("profile " + direct_call() + " --flops --sort flops").exit_code, 0);
 }
 
@@ -94,7 +100,8 @@ TEST(CliMessages, MissingInputNamesThePathOnce) {
   std::string missing = "/nonexistent_dir/in.npy";
   auto r = run_cli("run " + nested() + " --input " + missing);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "symbolite: not found: " + missing + ": cannot open: No such file or directory\n");
+  EXPECT_EQ(r.err,
+            "symbolite: not found: " + missing + ": cannot open: No such file or directory\n");
   EXPECT_TRUE(r.out.empty());
 }
 
@@ -118,13 +125,15 @@ TEST(CliMessages, DirectoriesAndEndlessDevicesAreRefusedByName) {
   EXPECT_EQ(in_json.err, "symbolite: i/o error: /: is a directory, not a file\n");
   auto endless = run_cli("inspect /dev/zero");
   EXPECT_EQ(endless.exit_code, 1);
-  EXPECT_EQ(endless.err, "symbolite: i/o error: /dev/zero: is not a regular file (a device, FIFO or socket); "
-                         "save it to a file first\n");
+  EXPECT_EQ(endless.err,
+            "symbolite: i/o error: /dev/zero: is not a regular file (a device, FIFO or socket); "
+            "save it to a file first\n");
   ASSERT_EQ(::mkfifo(scratch.file("fifo").c_str(), 0600), 0);  // no writer: opening it would block
   auto fifo = run_cli("run " + nested() + " --input " + scratch.file("fifo"));
   EXPECT_EQ(fifo.exit_code, 1);
-  EXPECT_EQ(fifo.err, "symbolite: i/o error: " + scratch.file("fifo") +
-                          ": is not a regular file (a device, FIFO or socket); save it to a file first\n");
+  EXPECT_EQ(fifo.err,
+            "symbolite: i/o error: " + scratch.file("fifo") +
+                ": is not a regular file (a device, FIFO or socket); save it to a file first\n");
   EXPECT_TRUE(model.out.empty() && input.out.empty() && in_json.out.empty() && endless.out.empty());
 }
 
@@ -144,12 +153,14 @@ TEST(CliMessages, OutputDirIsCreatedOneLevelOnlyAndErrorsNameThePath) {
   // Under a file: not a directory, and no "internal error".
   auto under_file = run_cli("run " + direct_call() + " --output-dir " + nested() + "/out");
   EXPECT_EQ(under_file.exit_code, 1);
-  EXPECT_EQ(under_file.err, "symbolite: i/o error: " + nested() + "/out: '" + nested() +
-                                "' is not a directory\n");
+  EXPECT_EQ(under_file.err,
+            "symbolite: i/o error: " + nested() + "/out: '" + nested() + "' is not a directory\n");
   // Unwritable (even for root: /proc refuses new directories).
   auto unwritable = run_cli("run " + direct_call() + " --output-dir /proc/symbolite_out");
   EXPECT_EQ(unwritable.exit_code, 1);
-  EXPECT_EQ(unwritable.err.rfind("symbolite: i/o error: /proc/symbolite_out: cannot create directory: ", 0), 0u)
+  EXPECT_EQ(unwritable.err.rfind(
+                "symbolite: i/o error: /proc/symbolite_out: cannot create directory: ", 0),
+            0u)
       << unwritable.err;
   EXPECT_EQ(unwritable.err.find("internal error"), std::string::npos);
 }
@@ -157,12 +168,17 @@ TEST(CliMessages, OutputDirIsCreatedOneLevelOnlyAndErrorsNameThePath) {
 TEST(CliMessages, OutputFileWithMissingParentIsRefused) {
   auto trace = run_cli("profile " + direct_call() + " --trace /nonexistent_dir/t.json");
   EXPECT_EQ(trace.exit_code, 1);
-  EXPECT_EQ(trace.err, "symbolite: i/o error: /nonexistent_dir/t.json: directory '/nonexistent_dir' does not exist\n");
+  EXPECT_EQ(trace.err,
+            "symbolite: i/o error: /nonexistent_dir/t.json: directory '/nonexistent_dir' does not "
+            "exist\n");
   EXPECT_TRUE(trace.out.empty());
   auto exported = run_cli("export " + nested() + " -o /nonexistent_dir/x.ptl");
   EXPECT_EQ(exported.exit_code, 1);
-  EXPECT_EQ(exported.err, "symbolite: i/o error: /nonexistent_dir/x.ptl: directory '/nonexistent_dir' does not exist\n");
-  expect_usage_error("export " + nested() + " -o -", "-o -: this output is binary and cannot go to stdout; name a file");
+  EXPECT_EQ(exported.err,
+            "symbolite: i/o error: /nonexistent_dir/x.ptl: directory '/nonexistent_dir' does not "
+            "exist\n");
+  expect_usage_error("export " + nested() + " -o -",
+                     "-o -: this output is binary and cannot go to stdout; name a file");
 }
 
 TEST(CliMessages, DashWritesTraceAndFoldedToStdoutAlone) {
@@ -180,13 +196,15 @@ TEST(CliMessages, DashWritesTraceAndFoldedToStdoutAlone) {
 
 TEST(CliMessages, EveryJsonOutputHasSchemaVersionOne) {
   ScratchDir scratch;
-  std::string handle = std::to_string(testing::load_golden("nested")["cases"][0]["handle"].get<int>());
+  std::string handle =
+      std::to_string(testing::load_golden("nested")["cases"][0]["handle"].get<int>());
   for (const std::string& args :
        {"inspect --json " + nested(), "symbolicate --json " + nested() + " " + handle,
         "run --json " + direct_call(), "profile --json " + direct_call(),
         "bench --json --runs 2 " + direct_call(), "graph --json " + nested(),
         "export --json " + nested() + " -o " + scratch.file("e.ptl"),
-        "split --json " + nested() + " --out " + scratch.file("s.ptl") + " --debug " + scratch.file("s.symdbg")}) {
+        "split --json " + nested() + " --out " + scratch.file("s.ptl") + " --debug " +
+            scratch.file("s.symdbg")}) {
     auto r = run_cli(args);
     ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
     auto j = nlohmann::json::parse(r.out);
@@ -201,7 +219,8 @@ TEST(CliMessages, RunAndBenchJsonFields) {
   EXPECT_EQ(run["outputs"][0]["dtype"], "torch.float32");
   EXPECT_EQ(run["outputs"][0]["shape"], nlohmann::json::parse("[2, 4]"));
   EXPECT_TRUE(run["outputs"][0]["file"].is_null());
-  auto bench = nlohmann::json::parse(run_cli("bench --json --runs 5 --warmup 0 " + direct_call()).out);
+  auto bench =
+      nlohmann::json::parse(run_cli("bench --json --runs 5 --warmup 0 " + direct_call()).out);
   EXPECT_EQ(bench["runs"], 5);
   EXPECT_EQ(bench["warmup"], 0);
   EXPECT_EQ(bench["profile"], "off");
@@ -227,9 +246,10 @@ TEST(CliMessages, BenchProgressOnATerminalIsThrottled) {
   ASSERT_NE(pipe, nullptr);
   std::string terminal;
   char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) terminal.append(buffer, n);
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    terminal.append(buffer, n);
   ASSERT_EQ(::pclose(pipe), 0) << terminal;
-  EXPECT_NE(terminal.find("/100000"), std::string::npos) << terminal;   // the bar was drawn
+  EXPECT_NE(terminal.find("/100000"), std::string::npos) << terminal;  // the bar was drawn
   EXPECT_NE(terminal.find("100000 runs"), std::string::npos) << terminal;
   EXPECT_LT(terminal.size(), 100u * 60) << "redrawn too often";  // well under 100 redraws
 }

@@ -32,8 +32,9 @@ TEST(Cli, InspectPrintsMethodsModulesAndDebugRecords) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "bytecode version: 8"));
   for (const auto& m : golden["methods"]) {
-    std::string line = m["name"].get<std::string>() + "  " + std::to_string(m["instructions"].get<int>()) +
-                       " instructions, " + std::to_string(m["operators"].get<int>()) + " operators";
+    std::string line = m["name"].get<std::string>() + "  " +
+                       std::to_string(m["instructions"].get<int>()) + " instructions, " +
+                       std::to_string(m["operators"].get<int>()) + " operators";
     EXPECT_TRUE(contains(r.out, line)) << line << "\n" << r.out;
   }
   EXPECT_TRUE(contains(r.out, "callstack_debug_map.pkl:"));
@@ -59,19 +60,25 @@ TEST(Cli, InspectListsTheOperatorsSymboliteLacks) {
   auto all = run_cli("inspect " + fixture_path("models/nested.ptl") + " --json");
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_EQ(nlohmann::json::parse(all.out)["missing_operators"], nlohmann::json::array());
-  EXPECT_NE(run_cli("inspect " + fixture_path("models/nested.ptl")).out.find("operators: all implemented by symbolite"),
+  EXPECT_NE(run_cli("inspect " + fixture_path("models/nested.ptl"))
+                .out.find("operators: all implemented by symbolite"),
             std::string::npos);
 
   auto r = run_cli("inspect " + fixture_path("models/missing_op.ptl") + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(r.out)["missing_operators"], nlohmann::json::array({"aten::lgamma"}));
+  EXPECT_EQ(nlohmann::json::parse(r.out)["missing_operators"],
+            nlohmann::json::array({"aten::lgamma"}));
   auto text = run_cli("inspect " + fixture_path("models/missing_op.ptl"));
-  EXPECT_NE(text.out.find("operators: 1 not implemented by symbolite (run refuses the model): aten::lgamma\n"),
-            std::string::npos) << text.out;
+  EXPECT_NE(
+      text.out.find(
+          "operators: 1 not implemented by symbolite (run refuses the model): aten::lgamma\n"),
+      std::string::npos)
+      << text.out;
   auto refused = run_cli("run " + fixture_path("models/missing_op.ptl") + " --input " +
                          fixture_path("run/nested/valid_0/input_0.npy"));
   EXPECT_EQ(refused.exit_code, 1);
-  EXPECT_NE(refused.err.find("1 operator is not implemented by symbolite (1 use):\n  aten::lgamma"), std::string::npos)
+  EXPECT_NE(refused.err.find("1 operator is not implemented by symbolite (1 use):\n  aten::lgamma"),
+            std::string::npos)
       << refused.err;
 }
 
@@ -167,21 +174,23 @@ TEST_P(CliBadModel, OneClearErrorNoOutput) {
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
     EXPECT_TRUE(contains(r.err, path)) << r.err;
-    for (const auto& s : bad.expected) EXPECT_TRUE(contains(r.err, s)) << r.err << "\nmissing: " << s;
+    for (const auto& s : bad.expected)
+      EXPECT_TRUE(contains(r.err, s)) << r.err << "\nmissing: " << s;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, CliBadModel,
-    ::testing::Values(
-        BadModel{"not_a_zip.ptl", {"format error"}},
-        BadModel{"truncated.ptl", {"format error"}},
-        BadModel{"crc_mismatch.ptl", {"data.pkl'", "CRC"}},
-        BadModel{"truncated_pickle.ptl", {"bytecode.pkl'", "byte "}},
-        BadModel{"evil_global.ptl", {"callstack_debug_map.pkl'", "byte ", "os.system", "not allowed"}},
-        BadModel{"wrong_row_shape.ptl", {"callstack_debug_map.pkl'", "row 1", "4 elements"}},
-        BadModel{"no_data_pkl.ptl", {"data.pkl", "not found"}}),
+    ::testing::Values(BadModel{"not_a_zip.ptl", {"format error"}},
+                      BadModel{"truncated.ptl", {"format error"}},
+                      BadModel{"crc_mismatch.ptl", {"data.pkl'", "CRC"}},
+                      BadModel{"truncated_pickle.ptl", {"bytecode.pkl'", "byte "}},
+                      BadModel{"evil_global.ptl",
+                               {"callstack_debug_map.pkl'", "byte ", "os.system", "not allowed"}},
+                      BadModel{"wrong_row_shape.ptl",
+                               {"callstack_debug_map.pkl'", "row 1", "4 elements"}},
+                      BadModel{"no_data_pkl.ptl", {"data.pkl", "not found"}}),
     [](const auto& info) {
       std::string name = info.param.file;
       return name.substr(0, name.find('.'));

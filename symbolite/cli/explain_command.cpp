@@ -72,7 +72,8 @@ FlopCount count_flops(const mobile::LoadedModel& model, const compiler::Lowering
     if (e.flops < 0) continue;
     count.total += e.flops;
     if (e.delegate_call == debuginfo::kInvalidDebugHandle) continue;
-    if (auto it = partition_of.find(e.handle); it != partition_of.end()) count.per_partition[it->second] += e.flops;
+    if (auto it = partition_of.find(e.handle); it != partition_of.end())
+      count.per_partition[it->second] += e.flops;
   }
   count.measured = true;
   return count;
@@ -99,7 +100,8 @@ struct CompileResult {
   std::string traceback;
 };
 
-CompileResult compile_one(const std::string& backend, const mobile::LoadedModel::PendingSetState& call,
+CompileResult compile_one(const std::string& backend,
+                          const mobile::LoadedModel::PendingSetState& call,
                           const debuginfo::Symbolicator* symbolicator, const std::string& method) {
   CompileResult result;
   auto instance = runtime::create_delegate_backend(backend);
@@ -121,7 +123,8 @@ CompileResult compile_one(const std::string& backend, const mobile::LoadedModel:
   } catch (const Error& e) {
     result.error = e.text();
   }
-  result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  result.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
@@ -137,13 +140,16 @@ std::string operator_summary(const std::vector<std::string>& operators) {
 
 void add_explain_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ExplainOptions>();
-  auto* cmd = app.add_subcommand("explain", "Show how a model would be lowered to a delegate backend, and why it breaks where it does");
+  auto* cmd = app.add_subcommand(
+      "explain",
+      "Show how a model would be lowered to a delegate backend, and why it breaks where it does");
   cmd->add_option("model", options->model, "Model (.ptl)")->required();
   cmd->add_option("--backend", options->backend, "Delegate backend (as for lower)")->required();
   cmd->add_option("--module", options->modules, "Only the nodes of this submodule (repeatable)");
   cmd->add_option("--method", options->method, "Method of the top module (default: forward)");
-  cmd->add_option("--input", options->inputs,
-                  "Inputs in order (.npy or .json): run the lowered model once to count the FLOPs delegated");
+  cmd->add_option(
+      "--input", options->inputs,
+      "Inputs in order (.npy or .json): run the lowered model once to count the FLOPs delegated");
   cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
     auto support = backend_support(options->backend);
@@ -155,7 +161,8 @@ void add_explain_command(CLI::App& app, int& exit_code) {
     const auto& report = lowered.report;
 
     // Load the lowered bytes (no module is set up) and compile each payload by itself.
-    auto model = mobile::LoadedModel::load_bytes(Bytes::from_vector(std::move(lowered.bytes)), options->model);
+    auto model = mobile::LoadedModel::load_bytes(Bytes::from_vector(std::move(lowered.bytes)),
+                                                 options->model);
     std::unique_ptr<debuginfo::Symbolicator> symbolicator;
     if (model.debug) symbolicator = std::make_unique<debuginfo::Symbolicator>(model.debug);
     std::vector<CompileResult> compiled;
@@ -175,53 +182,71 @@ void add_explain_command(CLI::App& app, int& exit_code) {
     std::size_t delegated = 0, kept = 0;
     for (const auto& p : report.partitions) delegated += p.operators.size();
     for (const auto& r : report.rejected) kept += r.node.starts_with("aten::") ? 1 : 0;
-    const double share = delegated + kept == 0 ? 0.0 : 100.0 * static_cast<double>(delegated) /
-                                                           static_cast<double>(delegated + kept);
+    const double share = delegated + kept == 0 ? 0.0
+                                               : 100.0 * static_cast<double>(delegated) /
+                                                     static_cast<double>(delegated + kept);
     if (options->json) {
       nlohmann::json partitions = nlohmann::json::array();
       for (std::size_t i = 0; i < report.partitions.size(); ++i) {
         const auto& p = report.partitions[i];
-        nlohmann::json entry = {{"attribute", p.attribute}, {"operators", p.operators},
-                                {"first_module_hierarchy", p.module_hierarchies.empty() ? "" : p.module_hierarchies.front()},
-                                {"inputs", p.inputs}, {"outputs", p.outputs}, {"weights", p.weights}};
+        nlohmann::json entry = {{"attribute", p.attribute},
+                                {"operators", p.operators},
+                                {"first_module_hierarchy",
+                                 p.module_hierarchies.empty() ? "" : p.module_hierarchies.front()},
+                                {"inputs", p.inputs},
+                                {"outputs", p.outputs},
+                                {"weights", p.weights}};
         if (flops.measured) entry["flops"] = flops.per_partition[i];
         if (i < compiled.size()) {
           entry["compile_ms"] = compiled[i].ms;
-          entry["compile_error"] = compiled[i].error.empty() ? nlohmann::json() : nlohmann::json(compiled[i].error);
-          if (!compiled[i].module_hierarchy.empty()) entry["compile_error_module_hierarchy"] = compiled[i].module_hierarchy;
+          entry["compile_error"] =
+              compiled[i].error.empty() ? nlohmann::json() : nlohmann::json(compiled[i].error);
+          if (!compiled[i].module_hierarchy.empty())
+            entry["compile_error_module_hierarchy"] = compiled[i].module_hierarchy;
         }
         partitions.push_back(entry);
       }
       nlohmann::json breaks = nlohmann::json::array();
       for (const auto& r : report.rejected) {
-        breaks.push_back({{"node", r.node}, {"reason", r.reason}, {"source", r.source},
+        breaks.push_back({{"node", r.node},
+                          {"reason", r.reason},
+                          {"source", r.source},
                           {"module_hierarchy", r.module_hierarchy}});
       }
-      nlohmann::json out = {{"schema_version", 1}, {"model", options->model}, {"backend", options->backend},
-                            {"method", options->method}, {"partitions", partitions}, {"breaks", breaks},
-                            {"operators_delegated", delegated}, {"operators_kept", kept},
-                            {"delegated_percent", share}, {"flops", nullptr}};
+      nlohmann::json out = {{"schema_version", 1},
+                            {"model", options->model},
+                            {"backend", options->backend},
+                            {"method", options->method},
+                            {"partitions", partitions},
+                            {"breaks", breaks},
+                            {"operators_delegated", delegated},
+                            {"operators_kept", kept},
+                            {"delegated_percent", share},
+                            {"flops", nullptr}};
       if (flops.measured) {
-        out["flops"] = {{"total", flops.total}, {"delegated", flops.delegated()},
+        out["flops"] = {{"total", flops.total},
+                        {"delegated", flops.delegated()},
                         {"delegated_percent", percent(flops.delegated(), flops.total)}};
       } else if (!flops.note.empty()) {
         out["flops"] = {{"error", flops.note}};
       }
       std::cout << json_text(out, 2) << "\n";
     } else {
-      fmt::print("{} -> {} ({}): {} partition{}, {} of {} operators delegated ({:.1f} %)\n", options->model,
-                 options->backend, options->method, report.partitions.size(),
+      fmt::print("{} -> {} ({}): {} partition{}, {} of {} operators delegated ({:.1f} %)\n",
+                 options->model, options->backend, options->method, report.partitions.size(),
                  report.partitions.size() == 1 ? "" : "s", delegated, delegated + kept, share);
       if (flops.measured) {
-        fmt::print("{} of {} delegated ({:.1f} %) on the inputs given\n", flops_text(flops.delegated()),
-                   flops_text(flops.total), percent(flops.delegated(), flops.total));
+        fmt::print("{} of {} delegated ({:.1f} %) on the inputs given\n",
+                   flops_text(flops.delegated()), flops_text(flops.total),
+                   percent(flops.delegated(), flops.total));
       } else if (!flops.note.empty()) {
         fmt::print("FLOPs not counted: {}\n", flops.note);
       }
       for (std::size_t i = 0; i < report.partitions.size(); ++i) {
         const auto& p = report.partitions[i];
         fmt::print("\n{}: {} operators, {} inputs, {} outputs, {} weights\n  {}\n", p.attribute,
-                   p.operators.size(), p.inputs, p.outputs, p.weights, operator_summary(p.operators));
+                   p.operators.size(), p.inputs, p.outputs, p.weights,
+                   operator_summary(p.operators));
         if (!p.module_hierarchies.empty()) fmt::print("  from {}\n", p.module_hierarchies.front());
         if (flops.measured) {
           fmt::print("  {} ({:.1f} % of the model's)\n", flops_text(flops.per_partition[i]),
@@ -233,15 +258,16 @@ void add_explain_command(CLI::App& app, int& exit_code) {
           } else {
             fmt::print("  FAILS TO COMPILE: {}\n", compiled[i].error);
             if (!compiled[i].module_hierarchy.empty()) {
-              fmt::print("  Module hierarchy:{}\n{}", compiled[i].module_hierarchy, compiled[i].traceback);
+              fmt::print("  Module hierarchy:{}\n{}", compiled[i].module_hierarchy,
+                         compiled[i].traceback);
             }
           }
         }
       }
       if (!report.rejected.empty()) fmt::print("\nbreaks ({}):\n", report.rejected.size());
       for (const auto& r : report.rejected) {
-        fmt::print("  {}{}: {}\n    {}\n", r.node, r.source.empty() ? "" : " at " + r.source, r.reason,
-                   r.module_hierarchy);
+        fmt::print("  {}{}: {}\n    {}\n", r.node, r.source.empty() ? "" : " at " + r.source,
+                   r.reason, r.module_hierarchy);
       }
     }
     exit_code = kExitOk;

@@ -26,10 +26,12 @@ struct ExportCommandOptions {
 
 void add_export_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ExportCommandOptions>();
-  auto* cmd = app.add_subcommand("export", "Lift, transform and re-emit a model as a PyTorch 1.13 .ptl");
+  auto* cmd =
+      app.add_subcommand("export", "Lift, transform and re-emit a model as a PyTorch 1.13 .ptl");
   cmd->add_option("model", options->model, "Model archive (.ptl)")->required();
   cmd->add_option("-o,--output", options->output, "Where to write the exported model")->required();
-  cmd->add_option("--passes", options->passes, "Passes to run (comma-separated: fold-attributes, dce, dedup-constants, all)")
+  cmd->add_option("--passes", options->passes,
+                  "Passes to run (comma-separated: fold-attributes, dce, dedup-constants, all)")
       ->delimiter(',');
   cmd->add_flag("--stable-handles", options->stable_handles,
                 "Content-derived debug handles: identical output in any process");
@@ -38,13 +40,14 @@ void add_export_command(CLI::App& app, int& exit_code) {
     check_binary_output("-o", options->output);
     refuse_overlapping_outputs({{"-o", options->output}}, {{"MODEL", options->model}});
     compiler::ExportOptions export_options;
-    export_options.handles =
-        options->stable_handles ? compiler::HandleScheme::kStable : compiler::HandleScheme::kCounter;
+    export_options.handles = options->stable_handles ? compiler::HandleScheme::kStable
+                                                     : compiler::HandleScheme::kCounter;
     export_options.passes = options->passes;
     auto report = compiler::export_model(options->model, options->output, export_options);
     if (options->json) {
       nlohmann::json passes = nlohmann::json::array();
-      for (const auto& p : report.passes) passes.push_back({{"pass", p.pass}, {"changes", p.changes}});
+      for (const auto& p : report.passes)
+        passes.push_back({{"pass", p.pass}, {"changes", p.changes}});
       nlohmann::json out = {{"schema_version", 1},
                             {"model", options->model},
                             {"output", options->output},
@@ -55,8 +58,8 @@ void add_export_command(CLI::App& app, int& exit_code) {
                             {"passes", passes}};
       std::cout << json_text(out, 2) << "\n";
     } else {
-      fmt::print("wrote {}: {} functions, {} instructions, {} debug handles ({})\n", options->output,
-                 report.functions, report.instructions, report.handles,
+      fmt::print("wrote {}: {} functions, {} instructions, {} debug handles ({})\n",
+                 options->output, report.functions, report.instructions, report.handles,
                  options->stable_handles ? "stable" : "counter");
       for (const auto& p : report.passes) fmt::print("  pass {}: {} changes\n", p.pass, p.changes);
     }

@@ -33,7 +33,8 @@ TEST(GraphCommand, PrintsEveryMethodWithSourcesAndModules) {
   auto r = run_cli("graph " + fixture_path("models/nested.ptl") + " --method forward");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "__torch__.model_defs.Nested.forward:\ngraph(%self."));
-  EXPECT_TRUE(contains(r.out, "top(Nested)::forward.level1(Level1)::forward.level2(Level2)::forward.aten::add"))
+  EXPECT_TRUE(contains(
+      r.out, "top(Nested)::forward.level1(Level1)::forward.level2(Level2)::forward.aten::add"))
       << r.out;
   EXPECT_FALSE(contains(r.out, "Nested.accumulate:"));
 }
@@ -59,7 +60,8 @@ TEST(GraphCommand, AnUnknownMethodIsAUsageErrorListingTheMethods) {
 TEST(ExportCommand, StableHandlesGiveByteIdenticalFiles) {
   ScratchDir dir;
   for (const char* name : {"a.ptl", "b.ptl"}) {
-    auto r = run_cli("export " + fixture_path("models/lstm.ptl") + " -o " + dir.file(name) + " --stable-handles");
+    auto r = run_cli("export " + fixture_path("models/lstm.ptl") + " -o " + dir.file(name) +
+                     " --stable-handles");
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   std::string a = read_file(dir.file("a.ptl"));
@@ -79,18 +81,21 @@ TEST(ExportCommand, TheExportRunsAndFailsAsTheOriginal) {
   auto golden = load_golden("nested");
   const auto& c = golden["cases"][0];
   std::string dir_of_case = fixture_path("run/nested/" + c["name"].get<std::string>());
-  std::string inputs = " --input " + dir_of_case + "/input_0.npy --input " + dir_of_case + "/input_1.npy";
+  std::string inputs =
+      " --input " + dir_of_case + "/input_0.npy --input " + dir_of_case + "/input_1.npy";
   auto original = run_cli("run " + fixture_path("models/nested.ptl") + inputs);
   auto exported = run_cli("run " + out + inputs);
   ASSERT_NE(original.exit_code, 0);
   EXPECT_EQ(exported.exit_code, original.exit_code);
   EXPECT_EQ(exported.err, original.err);
-  EXPECT_TRUE(contains(exported.err, c["symbolite_module_hierarchy"].get<std::string>())) << exported.err;
+  EXPECT_TRUE(contains(exported.err, c["symbolite_module_hierarchy"].get<std::string>()))
+      << exported.err;
 }
 
 TEST(ExportCommand, UnknownPassIsAUsageError) {
   ScratchDir dir;
-  auto r = run_cli("export " + fixture_path("models/nested.ptl") + " -o " + dir.file("x.ptl") + " --passes dce,nope");
+  auto r = run_cli("export " + fixture_path("models/nested.ptl") + " -o " + dir.file("x.ptl") +
+                   " --passes dce,nope");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.err, "unknown pass 'nope'")) << r.err;
 }
@@ -110,7 +115,8 @@ namespace {
 TEST(ExportCommand, AModelWithoutDebugInfoGetsNoneInvented) {
   ScratchDir dir;
   std::string out = dir.file("nodebug.ptl");
-  auto r = run_cli("export " + fixture_path("models/nested_nodebug.ptl") + " -o " + out + " --json");
+  auto r =
+      run_cli("export " + fixture_path("models/nested_nodebug.ptl") + " -o " + out + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["debug_handles"], 0);
   auto inspect = run_cli("inspect --json " + out);
@@ -125,11 +131,13 @@ namespace symbolite::cli {
 namespace {
 
 TEST(GraphCommand, PartitionShowsWhatXnnpackTakesAndWhy) {
-  auto r = run_cli("graph " + fixture_path("models/conv1d.ptl") + " --method forward --partition xnnpack");
+  auto r = run_cli("graph " + fixture_path("models/conv1d.ptl") +
+                   " --method forward --partition xnnpack");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "2 partition(s) for xnnpack")) << r.out;
   EXPECT_TRUE(contains(r.out, "aten::conv1d has no XNNPACK equivalent")) << r.out;
-  auto j = run_cli("graph --json " + fixture_path("models/conv1d.ptl") + " --method forward --partition xnnpack");
+  auto j = run_cli("graph --json " + fixture_path("models/conv1d.ptl") +
+                   " --method forward --partition xnnpack");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   auto parsed = nlohmann::json::parse(j.out);
   EXPECT_EQ(parsed["backend"], "xnnpack");

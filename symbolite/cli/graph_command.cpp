@@ -28,12 +28,14 @@ struct GraphOptions {
 };
 
 // The functions to print: all, or the one named by its short or qualified name.
-std::vector<const compiler::Function*> selected(const compiler::Program& program, const std::string& method) {
+std::vector<const compiler::Function*> selected(const compiler::Program& program,
+                                                const std::string& method) {
   std::vector<const compiler::Function*> out;
   std::vector<std::string> names;
   for (const auto& fn : program.functions) {
     names.push_back(fn.short_name());
-    if (method.empty() || fn.short_name() == method || fn.qualified_name == method) out.push_back(&fn);
+    if (method.empty() || fn.short_name() == method || fn.qualified_name == method)
+      out.push_back(&fn);
   }
   if (out.empty()) {
     throw Error(ErrorKind::kUsage, fmt::format("the model has no method '{}' (it has: {})", method,
@@ -48,7 +50,8 @@ const compiler::BackendSupport& backend_named(const std::string& name) {
   throw Error(ErrorKind::kUsage, fmt::format("unknown backend '{}' (known: xnnpack)", name));
 }
 
-std::string node_line(const compiler::Node* node, const compiler::Program& program, const compiler::Function& fn) {
+std::string node_line(const compiler::Node* node, const compiler::Program& program,
+                      const compiler::Function& fn) {
   std::string where = compiler::source_location(node->source_range());
   return fmt::format("{}{}{}  {}", node->qualified_kind(), where.empty() ? "" : "  ", where,
                      node->module_hierarchy(program.top_type, fn.short_name()));
@@ -56,45 +59,54 @@ std::string node_line(const compiler::Node* node, const compiler::Program& progr
 
 std::string value_names(const std::vector<compiler::Value*>& values) {
   std::vector<std::string> names;
+  names.reserve(values.size());
   for (const auto* v : values) names.push_back(fmt::format("%{}", v->unique()));
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
 // What `backend` would take of each function, and why it leaves the rest.
-void print_partitions(const compiler::Program& program, const std::vector<const compiler::Function*>& functions,
+void print_partitions(const compiler::Program& program,
+                      const std::vector<const compiler::Function*>& functions,
                       const compiler::BackendSupport& backend, bool json) {
-  nlohmann::json out = {{"schema_version", 1}, {"backend", backend.name()}, {"top_type", program.top_type}};
+  nlohmann::json out = {
+      {"schema_version", 1}, {"backend", backend.name()}, {"top_type", program.top_type}};
   nlohmann::json list = nlohmann::json::array();
   std::string text;
   for (const auto* fn : functions) {
     auto plan = compiler::partition_graph(*fn->graph, backend);
     std::size_t taken = 0;
     for (const auto& p : plan.partitions) taken += p.operators;
-    text += fmt::format("{}: {} partition(s) for {}, {} operator(s) taken, {} left to the interpreter\n",
-                        fn->qualified_name, plan.partitions.size(), backend.name(), taken, plan.rejected.size());
+    text += fmt::format(
+        "{}: {} partition(s) for {}, {} operator(s) taken, {} left to the interpreter\n",
+        fn->qualified_name, plan.partitions.size(), backend.name(), taken, plan.rejected.size());
     nlohmann::json parts = nlohmann::json::array();
     for (const auto& p : plan.partitions) {
-      text += fmt::format("  partition {}: {} operator(s), inputs ({}), outputs ({})\n", p.id, p.operators,
-                          value_names(p.inputs), value_names(p.outputs));
+      text += fmt::format("  partition {}: {} operator(s), inputs ({}), outputs ({})\n", p.id,
+                          p.operators, value_names(p.inputs), value_names(p.outputs));
       nlohmann::json nodes = nlohmann::json::array();
       for (const auto* node : p.nodes) {
         if (compiler::is_static_argument(*node)) continue;
         text += "    " + node_line(node, program, *fn) + "\n";
-        nodes.push_back({{"kind", node->qualified_kind()},
-                         {"source", compiler::source_location(node->source_range())},
-                         {"module_hierarchy", node->module_hierarchy(program.top_type, fn->short_name())}});
+        nodes.push_back(
+            {{"kind", node->qualified_kind()},
+             {"source", compiler::source_location(node->source_range())},
+             {"module_hierarchy", node->module_hierarchy(program.top_type, fn->short_name())}});
       }
-      parts.push_back({{"id", p.id}, {"operators", p.operators}, {"inputs", p.inputs.size()},
-                       {"outputs", p.outputs.size()}, {"nodes", nodes}});
+      parts.push_back({{"id", p.id},
+                       {"operators", p.operators},
+                       {"inputs", p.inputs.size()},
+                       {"outputs", p.outputs.size()},
+                       {"nodes", nodes}});
     }
     nlohmann::json rejected = nlohmann::json::array();
     if (!plan.rejected.empty()) text += "  left to the interpreter:\n";
     for (const auto& r : plan.rejected) {
       text += fmt::format("    {}\n      {}\n", node_line(r.node, program, *fn), r.reason);
-      rejected.push_back({{"kind", r.node->qualified_kind()},
-                          {"source", compiler::source_location(r.node->source_range())},
-                          {"module_hierarchy", r.node->module_hierarchy(program.top_type, fn->short_name())},
-                          {"reason", r.reason}});
+      rejected.push_back(
+          {{"kind", r.node->qualified_kind()},
+           {"source", compiler::source_location(r.node->source_range())},
+           {"module_hierarchy", r.node->module_hierarchy(program.top_type, fn->short_name())},
+           {"reason", r.reason}});
     }
     list.push_back({{"name", fn->qualified_name}, {"partitions", parts}, {"rejected", rejected}});
   }
@@ -128,10 +140,13 @@ void add_graph_command(CLI::App& app, int& exit_code) {
     if (backend != nullptr) {
       print_partitions(program, functions, *backend, options->json);
     } else if (options->json) {
-      nlohmann::json out = {{"schema_version", 1}, {"model", model.archive.display_name()},
-                            {"top_type", program.top_type}, {"bytecode_version", program.bytecode_version}};
+      nlohmann::json out = {{"schema_version", 1},
+                            {"model", model.archive.display_name()},
+                            {"top_type", program.top_type},
+                            {"bytecode_version", program.bytecode_version}};
       nlohmann::json list = nlohmann::json::array();
-      for (const auto* fn : functions) list.push_back(compiler::function_to_json(*fn, program.top_type));
+      for (const auto* fn : functions)
+        list.push_back(compiler::function_to_json(*fn, program.top_type));
       out["functions"] = list;
       std::cout << json_text(out, 2) << "\n";
     } else {

@@ -32,8 +32,11 @@ std::size_t count_opcode(const mobile::BytecodeFunction& fn, std::string_view op
 nlohmann::json module_json(const mobile::ModuleNode& node) {
   nlohmann::json children = nlohmann::json::array();
   for (const auto& child : node.children) children.push_back(module_json(child));
-  nlohmann::json out = {{"name", node.name}, {"type", node.type}, {"tensors", node.tensors},
-                        {"tensor_elements", node.tensor_elements}, {"children", children}};
+  nlohmann::json out = {{"name", node.name},
+                        {"type", node.type},
+                        {"tensors", node.tensors},
+                        {"tensor_elements", node.tensor_elements},
+                        {"children", children}};
   if (node.lowered) {
     out["lowered"] = {{"backend", node.lowered->backend},
                       {"compile_spec_methods", node.lowered->compile_spec_methods},
@@ -75,7 +78,9 @@ nlohmann::json to_json(const mobile::ModelInfo& model) {
   const auto& debug = model.debug;
   nlohmann::json ranges = nlohmann::json::array();
   for (const auto& f : debug.source_range_files) {
-    ranges.push_back({{"record", f.record}, {"size", f.size}, {"rows", f.rows},
+    ranges.push_back({{"record", f.record},
+                      {"size", f.size},
+                      {"rows", f.rows},
                       {"format", f.string_table_format ? "string_table" : "legacy"}});
   }
   nlohmann::json records = nlohmann::json::array();
@@ -91,7 +96,8 @@ nlohmann::json to_json(const mobile::ModelInfo& model) {
       {"bytecode_version", model.bytecode ? nlohmann::json(model.bytecode->version) : nullptr},
       {"top_type", model.top_type()},
       {"methods", methods},
-      {"missing_operators", model.bytecode ? nlohmann::json(missing_operators(model)) : nlohmann::json(nullptr)},
+      {"missing_operators",
+       model.bytecode ? nlohmann::json(missing_operators(model)) : nlohmann::json(nullptr)},
       {"modules", module_json(model.modules)},
       {"debug_info",
        {{"source_range_files", ranges},
@@ -99,7 +105,8 @@ nlohmann::json to_json(const mobile::ModelInfo& model) {
          debug.has_callstack_map
              ? nlohmann::json{{"size", debug.callstack_map_size},
                               {"handles", debug.table.size()},
-                              {"unresolved_source_range_tags", debug.callstack_stats.unresolved_tags},
+                              {"unresolved_source_range_tags",
+                               debug.callstack_stats.unresolved_tags},
                               {"call_stack_nodes", debug.callstack_stats.shared_call_stacks}}
              : nlohmann::json(nullptr)},
         {"mobile_debug_handles",
@@ -113,16 +120,19 @@ nlohmann::json to_json(const mobile::ModelInfo& model) {
 void print_modules(const mobile::ModuleNode& node, int depth) {
   // Names from the file stay on their line (printable_text escapes the rest on output).
   std::string label = depth == 0 ? "top" : single_line(node.name);
-  std::string tensors = node.tensors ? fmt::format("  [{} tensors, {} elements]", node.tensors,
-                                                   node.tensor_elements)
-                                     : std::string();
-  std::string lowered =
-      node.lowered ? fmt::format("  [lowered to backend '{}': {}, payload {} bytes]",
-                                 single_line(node.lowered->backend),
-                                 single_line(fmt::format("{}", fmt::join(node.lowered->compile_spec_methods, ", "))),
-                                 node.lowered->processed_bytes)
+  std::string tensors =
+      node.tensors ? fmt::format("  [{} tensors, {} elements]", node.tensors, node.tensor_elements)
                    : std::string();
-  fmt::print("  {:{}}{} ({}){}{}\n", "", depth * 2, label, single_line(node.type), tensors, lowered);
+  std::string lowered =
+      node.lowered
+          ? fmt::format(
+                "  [lowered to backend '{}': {}, payload {} bytes]",
+                single_line(node.lowered->backend),
+                single_line(fmt::format("{}", fmt::join(node.lowered->compile_spec_methods, ", "))),
+                node.lowered->processed_bytes)
+          : std::string();
+  fmt::print("  {:{}}{} ({}){}{}\n", "", depth * 2, label, single_line(node.type), tensors,
+             lowered);
   for (const auto& child : node.children) print_modules(child, depth + 1);
 }
 
@@ -136,15 +146,16 @@ void print_text(const mobile::ModelInfo& model) {
     fmt::print("bytecode version: {}\n", model.bytecode->version);
     fmt::print("methods:\n");
     for (const auto& fn : model.bytecode->functions) {
-      fmt::print("  {}  {} instructions, {} operators, {} operator calls\n", single_line(fn.qualified_name),
-                 fn.instructions.size(), fn.operators.size(), count_opcode(fn, "OP"));
+      fmt::print("  {}  {} instructions, {} operators, {} operator calls\n",
+                 single_line(fn.qualified_name), fn.instructions.size(), fn.operators.size(),
+                 count_opcode(fn, "OP"));
     }
     auto missing = missing_operators(model);
     if (missing.empty()) {
       fmt::print("operators: all implemented by symbolite\n");
     } else {
-      fmt::print("operators: {} not implemented by symbolite (run refuses the model): {}\n", missing.size(),
-                 single_line(fmt::format("{}", fmt::join(missing, ", "))));
+      fmt::print("operators: {} not implemented by symbolite (run refuses the model): {}\n",
+                 missing.size(), single_line(fmt::format("{}", fmt::join(missing, ", "))));
     }
   } else {
     fmt::print("bytecode: none (a full TorchScript archive, not a lite-interpreter model)\n");
@@ -164,7 +175,8 @@ void print_text(const mobile::ModelInfo& model) {
     }
     fmt::print("\n");
   } else {
-    fmt::print("  callstack_debug_map.pkl: absent (handles cannot be symbolicated from this file)\n");
+    fmt::print(
+        "  callstack_debug_map.pkl: absent (handles cannot be symbolicated from this file)\n");
   }
   if (debug.has_handle_table) {
     fmt::print("  mobile_debug_handles.pkl: {} bytes, {} instructions\n", debug.handle_table_size,

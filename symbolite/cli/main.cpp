@@ -7,20 +7,20 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
+#include "symbolite/backends/register_backends.h"
+#include "symbolite/cli/bench_command.h"
 #include "symbolite/cli/buffered_stdout.h"
 #include "symbolite/cli/check_command.h"
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/cli/bench_command.h"
-#include "symbolite/backends/register_backends.h"
 #include "symbolite/cli/explain_command.h"
 #include "symbolite/cli/export_command.h"
-#include "symbolite/cli/minify_command.h"
-#include "symbolite/cli/lower_command.h"
 #include "symbolite/cli/graph_command.h"
 #include "symbolite/cli/inspect_command.h"
+#include "symbolite/cli/lower_command.h"
+#include "symbolite/cli/minify_command.h"
 #include "symbolite/cli/profile_command.h"
 #include "symbolite/cli/run_command.h"
 #include "symbolite/cli/split_command.h"
@@ -29,7 +29,6 @@
 #include "symbolite/support/error.h"
 #include "symbolite/support/printable_text.h"
 #include "symbolite/version.h"
-
 
 namespace {
 
@@ -133,8 +132,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "symbolite: usage error: {}\nRun 'symbolite help' or 'symbolite help COMMAND' "
-                       "for the options.\n", printable_text(e.what(), Newlines::kEscape));
+    fmt::print(stderr,
+               "symbolite: usage error: {}\nRun 'symbolite help' or 'symbolite help COMMAND' "
+               "for the options.\n",
+               printable_text(e.what(), Newlines::kEscape));
     return cli::kExitUsage;
   } catch (const runtime::RunError& e) {
     // A failure inside the model: its own message and location, as the model raised it
@@ -145,23 +146,26 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {
     // One line, then its detail lines (missing operators): a newline from a file is escaped
     // like any other control byte, so it cannot start a line.
-    fmt::print(stderr, "symbolite: {}: {}\n", to_string(e.kind()), printable_text(e.summary(), Newlines::kEscape));
-    for (const auto& line : e.details()) fmt::print(stderr, "{}\n", printable_text(line, Newlines::kEscape));
+    fmt::print(stderr, "symbolite: {}: {}\n", to_string(e.kind()),
+               printable_text(e.summary(), Newlines::kEscape));
+    for (const auto& line : e.details())
+      fmt::print(stderr, "{}\n", printable_text(line, Newlines::kEscape));
     return cli::exit_code_for(e);
   } catch (const std::filesystem::filesystem_error& e) {
     // The operating system refused: the path and the reason, once.
     fmt::print(stderr, "symbolite: {}: {}: {}\n", to_string(ErrorKind::kIo),
-               printable_text(e.path1().string(), Newlines::kEscape),
-               e.code().message());
+               printable_text(e.path1().string(), Newlines::kEscape), e.code().message());
     return cli::kExitModelError;
   } catch (const std::bad_alloc&) {
     // Every decoded size is bounded (docs/RELIABILITY.md, "Limits"), but the bounds can still
     // exceed what this machine has: say so, as the limit it is, not as a bug.
-    fmt::print(stderr, "symbolite: limit exceeded: out of memory: the input needs more memory than "
-                       "this machine gives the process\n");
+    fmt::print(stderr,
+               "symbolite: limit exceeded: out of memory: the input needs more memory than "
+               "this machine gives the process\n");
     return cli::kExitModelError;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "symbolite: internal error: {}\n", printable_text(e.what(), Newlines::kEscape));
+    fmt::print(stderr, "symbolite: internal error: {}\n",
+               printable_text(e.what(), Newlines::kEscape));
     return cli::kExitModelError;
   }
   return exit_code;

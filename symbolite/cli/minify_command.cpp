@@ -1,6 +1,5 @@
 #include "symbolite/cli/minify_command.h"
 
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -75,12 +74,15 @@ struct GraphStep {
 // does), and every trial must start from the same values.
 std::vector<ops::IValue> fresh(const std::vector<ops::IValue>& inputs) {
   std::vector<ops::IValue> out;
-  for (const auto& v : inputs) out.push_back(v.is(ops::IValue::Kind::kTensor) ? ops::IValue(v.to_tensor().copy()) : v);
+  out.reserve(inputs.size());
+  for (const auto& v : inputs)
+    out.push_back(v.is(ops::IValue::Kind::kTensor) ? ops::IValue(v.to_tensor().copy()) : v);
   return out;
 }
 
 std::vector<tensor::Tensor> run_unlowered(const mobile::LoadedModel& model,
-                                          const std::string& method, const std::vector<ops::IValue>& inputs) {
+                                          const std::string& method,
+                                          const std::vector<ops::IValue>& inputs) {
   runtime::Interpreter interpreter(model);
   return runtime::result_tensors(interpreter.run_method(method, fresh(inputs)));
 }
@@ -95,15 +97,19 @@ class Minifier {
     subject_.model = o.model;
     for (const auto& path : o.inputs) subject_.inputs.push_back(runtime::read_input_file(path));
     try {
-      subject_.reference = run_unlowered(mobile::LoadedModel::load(o.model), o.method, subject_.inputs);
+      subject_.reference =
+          run_unlowered(mobile::LoadedModel::load(o.model), o.method, subject_.inputs);
     } catch (const runtime::RunError& e) {
-      throw Error(ErrorKind::kUsage,
-                  fmt::format("{} fails without lowering ({}): minify looks for faults of a lowering, "
-                              "so give inputs the model runs on", o.model, e.details().message));
+      throw Error(
+          ErrorKind::kUsage,
+          fmt::format("{} fails without lowering ({}): minify looks for faults of a lowering, "
+                      "so give inputs the model runs on",
+                      o.model, e.details().message));
     }
   }
 
-  compiler::LoweringOptions lowering_options(const std::optional<std::vector<std::size_t>>& only) const {
+  compiler::LoweringOptions lowering_options(
+      const std::optional<std::vector<std::size_t>>& only) const {
     compiler::LoweringOptions lowering;
     lowering.backend = o_.backend;
     lowering.method = o_.method;
@@ -115,16 +121,20 @@ class Minifier {
     return compiler::lower_model_bytes(o_.model, *support_, lowering_options(only));
   }
 
-  Outcome outcome(const std::optional<std::vector<std::size_t>>& only) const { return outcome(subject_, only); }
+  Outcome outcome(const std::optional<std::vector<std::size_t>>& only) const {
+    return outcome(subject_, only);
+  }
 
   // Cuts the model down to `culprit` alone (compiler/lowering/node_isolation.h), fed what it
   // received in the real run, and keeps that when its lowering still fails as `failure` did.
   // Writes the isolated model and its inputs into `dir`.
-  GraphStep isolate(std::size_t culprit, const Outcome& failure, const std::filesystem::path& dir) const {
+  GraphStep isolate(std::size_t culprit, const Outcome& failure,
+                    const std::filesystem::path& dir) const {
     GraphStep step;
     compiler::IsolatedNode cut;
     try {
-      cut = compiler::isolate_candidate(o_.model, *support_, lowering_options(std::nullopt), culprit);
+      cut =
+          compiler::isolate_candidate(o_.model, *support_, lowering_options(std::nullopt), culprit);
     } catch (const Error& e) {
       step.note = e.message();
       return step;
@@ -137,12 +147,14 @@ class Minifier {
       auto probe_model = load_bytes(std::move(cut.probe), "probe");
       runtime::Interpreter probe(probe_model);
       ops::IValue captured = probe.run_method(o_.method, fresh(subject_.inputs));
-      isolated.inputs = cut.input_types.size() == 1 ? std::vector<ops::IValue>{captured} : captured.to_tuple();
+      isolated.inputs =
+          cut.input_types.size() == 1 ? std::vector<ops::IValue>{captured} : captured.to_tuple();
       write_file_atomically(isolated.model, cut.isolated);
-      isolated.reference = run_unlowered(mobile::LoadedModel::load(isolated.model), o_.method, isolated.inputs);
+      isolated.reference =
+          run_unlowered(mobile::LoadedModel::load(isolated.model), o_.method, isolated.inputs);
       for (std::size_t i = 0; i < isolated.inputs.size(); ++i) {
-        step.input_files.push_back(
-            runtime::write_input_file((dir / fmt::format("input_{}", i)).string(), isolated.inputs[i]));
+        step.input_files.push_back(runtime::write_input_file(
+            (dir / fmt::format("input_{}", i)).string(), isolated.inputs[i]));
       }
     } catch (const runtime::RunError& e) {
       step.note = "the node alone does not run unlowered: " + e.details().message;
@@ -153,10 +165,13 @@ class Minifier {
       Outcome alone = outcome(isolated, std::nullopt);
       if (alone.same_failure_as(failure)) {
         step.reduced = true;
-        step.reproducer = compiler::lower_model_bytes(isolated.model, *support_, lowering_options(std::nullopt)).bytes;
+        step.reproducer =
+            compiler::lower_model_bytes(isolated.model, *support_, lowering_options(std::nullopt))
+                .bytes;
         return step;
       }
-      step.note = fmt::format("the node alone gives {}{}", alone.kind, alone.message.empty() ? "" : ": " + alone.message);
+      step.note = fmt::format("the node alone gives {}{}", alone.kind,
+                              alone.message.empty() ? "" : ": " + alone.message);
     }
     std::filesystem::remove(isolated.model);
     for (const auto& f : step.input_files) std::filesystem::remove(f);
@@ -165,7 +180,8 @@ class Minifier {
   }
 
  private:
-  Outcome outcome(const Subject& subject, const std::optional<std::vector<std::size_t>>& only) const {
+  Outcome outcome(const Subject& subject,
+                  const std::optional<std::vector<std::size_t>>& only) const {
     compiler::LoweredModelBytes lowered;
     try {
       lowered = compiler::lower_model_bytes(subject.model, *support_, lowering_options(only));
@@ -207,12 +223,14 @@ class Minifier {
       // ATOL is relative to the output's largest |value|: with random weights, deep nets
       // reach 1e12 and others stay near 1e-10, where a fixed atol says nothing.
       double largest = 0;
-      for (std::int64_t k = 0; k < w.numel(); ++k) largest = std::max(largest, std::abs(double{w.data<float>()[k]}));
+      for (std::int64_t k = 0; k < w.numel(); ++k)
+        largest = std::max(largest, std::abs(double{w.data<float>()[k]}));
       for (std::int64_t k = 0; k < w.numel(); ++k) {
         double a = g.data<float>()[k], b = w.data<float>()[k];
         if (std::isnan(a) && std::isnan(b)) continue;
         if (!(std::abs(a - b) <= o_.accuracy[1] * largest + o_.accuracy[0] * std::abs(b))) {
-          return fmt::format("output {} differs beyond rtol {} atol {}", i, o_.accuracy[0], o_.accuracy[1]);
+          return fmt::format("output {} differs beyond rtol {} atol {}", i, o_.accuracy[0],
+                             o_.accuracy[1]);
         }
       }
     }
@@ -235,16 +253,22 @@ std::string shell_quote(const std::string& s) {
 
 void add_minify_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<MinifyOptions>();
-  auto* cmd = app.add_subcommand("minify", "Shrink a failing lowering to the node at fault, with a reproducer");
+  auto* cmd = app.add_subcommand(
+      "minify", "Shrink a failing lowering to the node at fault, with a reproducer");
   cmd->add_option("model", options->model, "Model (.ptl)")->required();
   cmd->add_option("--backend", options->backend, "Delegate backend (as for lower)")->required();
-  cmd->add_option("--input", options->inputs, "Inputs in order: .npy tensors or .json values")->required();
+  cmd->add_option("--input", options->inputs, "Inputs in order: .npy tensors or .json values")
+      ->required();
   cmd->add_option("--method", options->method, "Method of the top module (default: forward)");
-  cmd->add_option("--accuracy", options->accuracy, "Tolerance against the unlowered run: RTOL,ATOL, ATOL relative to the output's largest |value| (default 1e-4,1e-4)")
+  cmd->add_option("--accuracy", options->accuracy,
+                  "Tolerance against the unlowered run: RTOL,ATOL, ATOL relative to the output's "
+                  "largest |value| (default 1e-4,1e-4)")
       ->delimiter(',')
       ->expected(2);
-  cmd->add_option("-o,--output-dir", options->output_dir, "Where to write the reproducer (default minify-out)");
-  cmd->add_option("--max-tests", options->max_tests, "Stop after this many trial lowerings (default 500)")
+  cmd->add_option("-o,--output-dir", options->output_dir,
+                  "Where to write the reproducer (default minify-out)");
+  cmd->add_option("--max-tests", options->max_tests,
+                  "Stop after this many trial lowerings (default 500)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
   cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
@@ -254,13 +278,17 @@ void add_minify_command(CLI::App& app, int& exit_code) {
     Outcome failure = minifier.outcome(std::nullopt);
     if (failure.kind == "ok") {
       if (options->json) {
-        std::cout << json_text(nlohmann::json({{"schema_version", 1}, {"model", options->model},
-                                               {"backend", options->backend}, {"failure", nullptr},
+        std::cout << json_text(nlohmann::json({{"schema_version", 1},
+                                               {"model", options->model},
+                                               {"backend", options->backend},
+                                               {"failure", nullptr},
                                                {"candidates", candidates}}))
                   << "\n";
       } else {
-        fmt::print("the lowering to {} runs and matches the unlowered run within tolerance: nothing to minify\n",
-                   options->backend);
+        fmt::print(
+            "the lowering to {} runs and matches the unlowered run within tolerance: nothing to "
+            "minify\n",
+            options->backend);
       }
       exit_code = kExitOk;
       return;
@@ -273,7 +301,9 @@ void add_minify_command(CLI::App& app, int& exit_code) {
         all,
         [&](const std::vector<std::size_t>& subset) {
           ++step;
-          if (tty) fmt::print(stderr, "\rminify: trial {}, {} of {} nodes delegated   ", step, subset.size(), candidates);
+          if (tty)
+            fmt::print(stderr, "\rminify: trial {}, {} of {} nodes delegated   ", step,
+                       subset.size(), candidates);
           return minifier.outcome(subset).same_failure_as(failure);
         },
         options->max_tests);
@@ -292,7 +322,8 @@ void add_minify_command(CLI::App& app, int& exit_code) {
     }
     const std::string reproducer = (dir / "reproducer.ptl").string();
     write_file_atomically(reproducer, graph.reduced ? graph.reproducer : minimal.bytes);
-    std::string command = "symbolite run " + shell_quote(reproducer) + " --method " + options->method + " --input";
+    std::string command =
+        "symbolite run " + shell_quote(reproducer) + " --method " + options->method + " --input";
     if (graph.reduced) {
       for (const auto& f : graph.input_files) command += " " + shell_quote(f);
     } else {
@@ -310,30 +341,40 @@ void add_minify_command(CLI::App& app, int& exit_code) {
       nlohmann::json culprits = nlohmann::json::array();
       for (auto i : result.items) {
         const auto& c = report.candidates.at(i);
-        culprits.push_back({{"node", c.node}, {"module_hierarchy", c.module_hierarchy}, {"source", c.source}});
+        culprits.push_back(
+            {{"node", c.node}, {"module_hierarchy", c.module_hierarchy}, {"source", c.source}});
       }
-      nlohmann::json out = {{"schema_version", 1}, {"model", options->model}, {"backend", options->backend},
+      nlohmann::json out = {{"schema_version", 1},
+                            {"model", options->model},
+                            {"backend", options->backend},
                             {"failure", {{"kind", failure.kind}, {"message", failure.message}}},
-                            {"candidates", candidates}, {"culprits", culprits}, {"tests", result.tests},
+                            {"candidates", candidates},
+                            {"culprits", culprits},
+                            {"tests", result.tests},
                             {"complete", result.complete},
-                            {"graph", {{"reduced", graph.reduced},
-                                       {"nodes_before", graph.nodes_before},
-                                       {"nodes_after", graph.nodes_after},
-                                       {"note", graph.note}}},
+                            {"graph",
+                             {{"reduced", graph.reduced},
+                              {"nodes_before", graph.nodes_before},
+                              {"nodes_after", graph.nodes_after},
+                              {"note", graph.note}}},
                             {"reproducer", reproducer},
                             {"command", command}};
       std::cout << json_text(out) << "\n";
     } else {
       fmt::print("{} with {}: {}\n", failure.kind, options->backend, failure.message);
-      fmt::print("{} of {} delegated nodes still fail{} ({} trial lowerings):\n", result.items.size(), candidates,
+      fmt::print("{} of {} delegated nodes still fail{} ({} trial lowerings):\n",
+                 result.items.size(), candidates,
                  result.complete ? "" : " (stopped at --max-tests)", result.tests);
       for (auto i : result.items) {
         const auto& c = report.candidates.at(i);
-        fmt::print("  {}{}\n    {}\n", c.node, c.source.empty() ? "" : " at " + c.source, c.module_hierarchy);
+        fmt::print("  {}{}\n    {}\n", c.node, c.source.empty() ? "" : " at " + c.source,
+                   c.module_hierarchy);
       }
       if (graph.reduced) {
-        fmt::print("the node alone fails the same way: a graph of {} node{} instead of {} (isolated.ptl: unlowered)\n",
-                   graph.nodes_after, graph.nodes_after == 1 ? "" : "s", graph.nodes_before);
+        fmt::print(
+            "the node alone fails the same way: a graph of {} node{} instead of {} (isolated.ptl: "
+            "unlowered)\n",
+            graph.nodes_after, graph.nodes_after == 1 ? "" : "s", graph.nodes_before);
       } else {
         fmt::print("the model stays whole: {}\n", graph.note);
       }

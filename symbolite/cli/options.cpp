@@ -2,10 +2,10 @@
 
 #include <cerrno>
 #include <charconv>
-#include <limits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -23,7 +23,8 @@ CLI::Validator whole_number() {
         auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
         if (ec == std::errc::result_out_of_range ||
             (ec == std::errc() && end == text.data() + text.size() &&
-             (value > std::numeric_limits<int>::max() || value < std::numeric_limits<int>::min()))) {
+             (value > std::numeric_limits<int>::max() ||
+              value < std::numeric_limits<int>::min()))) {
           return fmt::format("{} is too large (at most {})", text, std::numeric_limits<int>::max());
         }
         if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
@@ -35,7 +36,8 @@ CLI::Validator whole_number() {
 }
 
 void require_at_least(std::string_view option, long long value, long long min) {
-  if (value < min) throw Error(ErrorKind::kUsage, fmt::format("{} must be at least {}", option, min));
+  if (value < min)
+    throw Error(ErrorKind::kUsage, fmt::format("{} must be at least {}", option, min));
 }
 
 void require_together(bool a_given, std::string_view a, bool b_given, std::string_view b) {
@@ -61,15 +63,15 @@ void check_output_parent(const std::string& path) {
                 fmt::format("{}: directory '{}' does not exist", path, parent.string()));
   }
   if (!fs::is_directory(status)) {
-    throw Error(ErrorKind::kIo,
-                fmt::format("{}: '{}' is not a directory", path, parent.string()));
+    throw Error(ErrorKind::kIo, fmt::format("{}: '{}' is not a directory", path, parent.string()));
   }
 }
 
 void check_binary_output(std::string_view option, const std::string& path) {
   if (is_stdout(path)) {
-    throw Error(ErrorKind::kUsage,
-                fmt::format("{} -: this output is binary and cannot go to stdout; name a file", option));
+    throw Error(
+        ErrorKind::kUsage,
+        fmt::format("{} -: this output is binary and cannot go to stdout; name a file", option));
   }
   check_output_parent(path);
 }

@@ -29,7 +29,8 @@ std::string read_bytes(const std::string& path) {
 
 std::string hostile(const std::string& name) {
   return (fs::path(fixture_path("models/nested.ptl")).parent_path().parent_path().parent_path() /
-          "hostile" / name).string();
+          "hostile" / name)
+      .string();
 }
 
 std::string direct_inputs() {
@@ -61,14 +62,16 @@ TEST(OutputSafety, SplitNeverReplacesItsInput) {
   EXPECT_FALSE(fs::exists(scratch.file("a.symdbg")));
   EXPECT_FALSE(fs::exists(scratch.file("s.ptl")));
 
-  auto same = run_cli("split " + model + " --out " + scratch.file("x") + " --debug " + scratch.file("x"));
+  auto same =
+      run_cli("split " + model + " --out " + scratch.file("x") + " --debug " + scratch.file("x"));
   EXPECT_EQ(same.exit_code, 2);
   EXPECT_EQ(same.err, "symbolite: usage error: --out " + scratch.file("x") + " and --debug " +
                           scratch.file("x") + " are the same file: choose two paths\n");
   EXPECT_FALSE(fs::exists(scratch.file("x")));
   EXPECT_TRUE(out.out.empty() && debug.out.empty() && same.out.empty());
   // Only the two outputs are left by a split that works: no temporaries.
-  auto ok = run_cli("split " + model + " --out " + scratch.file("s.ptl") + " --debug " + scratch.file("s.symdbg"));
+  auto ok = run_cli("split " + model + " --out " + scratch.file("s.ptl") + " --debug " +
+                    scratch.file("s.symdbg"));
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   std::size_t files = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(scratch.path())) ++files;
@@ -155,7 +158,8 @@ TEST(OutputSafety, NamesAndSourceFromTheFileAreEscaped) {
 
   // A failing run: the traceback is escaped and whole, not cut at the NUL.
   const std::string failing = fixture_path("run/nested/broadcast_three_deep/");
-  auto run = run_cli("run " + model + " --input " + failing + "input_0.npy " + failing + "input_1.npy");
+  auto run =
+      run_cli("run " + model + " --input " + failing + "input_0.npy " + failing + "input_1.npy");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_TRUE(run.out.empty());
   EXPECT_FALSE(has_raw_control(run.err)) << run.err;
@@ -183,8 +187,11 @@ TEST(OutputSafety, ANewlineInsideANameStaysOnItsLine) {
       {"inspect " + model, 0},
       {"symbolicate " + model + " 28 5 40", 0},
       {"run " + model + " --input " + failing + "input_0.npy " + failing + "input_1.npy", 1},
-      {"profile " + model + " --by module --input " + valid + "input_0.npy " + valid + "input_1.npy", 0},
-      {"profile " + model + " --folded - --input " + valid + "input_0.npy " + valid + "input_1.npy", 0},
+      {"profile " + model + " --by module --input " + valid + "input_0.npy " + valid +
+           "input_1.npy",
+       0},
+      {"profile " + model + " --folded - --input " + valid + "input_0.npy " + valid + "input_1.npy",
+       0},
   };
   for (const auto& c : cases) {
     auto r = run_cli(c.args);
@@ -192,34 +199,43 @@ TEST(OutputSafety, ANewlineInsideANameStaysOnItsLine) {
     const std::string all = r.out + r.err;
     EXPECT_NE(all.find("le\\x0ael1"), std::string::npos) << c.args << "\n" << all;
     for (const char* fragment : {"el1(Level1)", "el1 (", "defs.py\""}) {
-      EXPECT_FALSE(a_line_starts_with(all, fragment)) << c.args << ": a line starts with " << fragment << "\n" << all;
+      EXPECT_FALSE(a_line_starts_with(all, fragment))
+          << c.args << ": a line starts with " << fragment << "\n"
+          << all;
     }
   }
   auto traceback = run_cli(cases[1].args);
-  EXPECT_NE(traceback.out.find("File \"tests/fixtures/model\\x0adefs.py\", line 117"), std::string::npos)
+  EXPECT_NE(traceback.out.find("File \"tests/fixtures/model\\x0adefs.py\", line 117"),
+            std::string::npos)
       << traceback.out;
 
   // The missing-operator list keeps one line per use, the name escaped in each.
-  auto missing = run_cli("run " + hostile("newline_op.ptl") + " --input " + valid + "input_0.npy " + valid +
-                         "input_1.npy");
+  auto missing = run_cli("run " + hostile("newline_op.ptl") + " --input " + valid + "input_0.npy " +
+                         valid + "input_1.npy");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_TRUE(missing.out.empty());
   EXPECT_FALSE(a_line_starts_with(missing.err, "nh")) << missing.err;
-  EXPECT_NE(missing.err.find("\n  aten::t\\x0anh (used in __torch__.model_defs.Nested.forward, instruction 26"),
-            std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find(
+                "\n  aten::t\\x0anh (used in __torch__.model_defs.Nested.forward, instruction 26"),
+            std::string::npos)
+      << missing.err;
   auto inspect = run_cli("inspect " + hostile("newline_op.ptl"));
-  EXPECT_NE(inspect.out.find("(run refuses the model): aten::t\\x0anh\n"), std::string::npos) << inspect.out;
+  EXPECT_NE(inspect.out.find("(run refuses the model): aten::t\\x0anh\n"), std::string::npos)
+      << inspect.out;
 }
 
 TEST(OutputSafety, CrashLogsAnswerEachHandleOnceWithItsCount) {
   std::string log;
-  for (int i = 0; i < 1000; ++i) log += "Debug info for handle(s): debug_handles:{5, 99999999999999999999, 28}\n";
+  for (int i = 0; i < 1000; ++i)
+    log += "Debug info for handle(s): debug_handles:{5, 99999999999999999999, 28}\n";
   auto r = run_cli("symbolicate " + fixture_path("models/nested.ptl") + " -", log);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "symbolite: skipped 1000 numbers in debug_handles sets too large for a debug handle\n");
+  EXPECT_EQ(r.err,
+            "symbolite: skipped 1000 numbers in debug_handles sets too large for a debug handle\n");
   auto count = [&](const std::string& needle) {
     std::size_t n = 0;
-    for (auto at = r.out.find(needle); at != std::string::npos; at = r.out.find(needle, at + 1)) ++n;
+    for (auto at = r.out.find(needle); at != std::string::npos; at = r.out.find(needle, at + 1))
+      ++n;
     return n;
   };
   EXPECT_EQ(count("debug handle "), 2u) << r.out;  // 5 and 28, each once
@@ -234,9 +250,10 @@ TEST(OutputSafety, CrashLogsAnswerEachHandleOnceWithItsCount) {
   auto none = run_cli("symbolicate " + fixture_path("models/nested.ptl") + " -",
                       "debug_handles:{99999999999999999999}\n");
   EXPECT_EQ(none.exit_code, 1);
-  EXPECT_EQ(none.err, "symbolite: skipped 1 number in debug_handles sets too large for a debug handle\n"
-                      "symbolite: not found: no debug handles found on stdin: every number in its "
-                      "debug_handles sets is too large for a debug handle\n");
+  EXPECT_EQ(none.err,
+            "symbolite: skipped 1 number in debug_handles sets too large for a debug handle\n"
+            "symbolite: not found: no debug handles found on stdin: every number in its "
+            "debug_handles sets is too large for a debug handle\n");
   EXPECT_TRUE(none.out.empty());
 }
 

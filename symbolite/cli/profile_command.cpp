@@ -104,29 +104,35 @@ void add_profile_command(CLI::App& app, int& exit_code) {
       ->check(whole_number());
   cmd->add_option("--by", o->by, "Table: op or module (default op)")
       ->check(CLI::IsMember({"op", "module"}));
-  cmd->add_option("--trace", o->trace, "Write a Chrome trace (Perfetto, chrome://tracing); - for stdout");
+  cmd->add_option("--trace", o->trace,
+                  "Write a Chrome trace (Perfetto, chrome://tracing); - for stdout");
   cmd->add_option("--folded", o->folded, "Write folded stacks for flame-graph tools; - for stdout");
   cmd->add_option("--svg", o->svg, "Write a flame graph (SVG: module hierarchy, then operator)");
-  cmd->add_option("--report", o->report,
-                  "Write a self-contained HTML report: flame graph, module tree, sortable operator table");
-  cmd->add_option("--group-by", o->group_by,
-                  "Operator table rows: overload (aten::add.Tensor, default) or name (aten::add, as "
-                  "torch.profiler names operators)")
+  cmd->add_option(
+      "--report", o->report,
+      "Write a self-contained HTML report: flame graph, module tree, sortable operator table");
+  cmd->add_option(
+         "--group-by", o->group_by,
+         "Operator table rows: overload (aten::add.Tensor, default) or name (aten::add, as "
+         "torch.profiler names operators)")
       ->check(CLI::IsMember({"overload", "name"}));
-  cmd->add_option("--sort", o->sort, "Operator table order: total, self, count, name, flops, "
-                                     "memory (default total)")
+  cmd->add_option("--sort", o->sort,
+                  "Operator table order: total, self, count, name, flops, "
+                  "memory (default total)")
       ->check([](const std::string& key) {
         return profiler::op_sort_from_name(key) ? std::string() : "unknown sort key '" + key + "'";
       });
   cmd->add_flag("--shapes", o->shapes,
                 "Record input and output shapes and dtypes (the operator table gets a row "
                 "per operator and input shapes)");
-  cmd->add_flag("--flops", o->flops, "Count floating-point operations (conv, linear, matmul, "
-                                     "mm, addmm, bmm, elementwise add/sub/mul/div)");
+  cmd->add_flag("--flops", o->flops,
+                "Count floating-point operations (conv, linear, matmul, "
+                "mm, addmm, bmm, elementwise add/sub/mul/div)");
   cmd->add_flag("--memory", o->memory, "Record tensor bytes allocated and freed per operator");
-  cmd->add_option("--debug", o->sidecar,
-                  "Sidecar of a stripped model (made by `symbolite split`): failures and profiles get "
-                  "module hierarchies and tracebacks");
+  cmd->add_option(
+      "--debug", o->sidecar,
+      "Sidecar of a stripped model (made by `symbolite split`): failures and profiles get "
+      "module hierarchies and tracebacks");
   add_run_budget_options(cmd, o->budget);
   add_threads_option(cmd);
   cmd->add_flag("--json", o->json, "Print the tables as JSON");
@@ -154,19 +160,22 @@ void add_profile_command(CLI::App& app, int& exit_code) {
 
     // Each view of the events is computed once, for every output that shows it.
     const bool by_name = o->group_by == "name";
-    auto ops = profiler::op_table(events.events(), {*profiler::op_sort_from_name(o->sort), o->shapes, by_name});
+    auto ops = profiler::op_table(events.events(),
+                                  {*profiler::op_sort_from_name(o->sort), o->shapes, by_name});
     auto modules = profiler::module_tree(events.events(), attributor);
     std::string folded;
     if (!o->folded.empty() || !o->svg.empty() || !o->report.empty()) {
       folded = profiler::folded_stacks(events.events(), attributor);
     }
-    const std::string title = fmt::format("{} {}, {} run{}", std::filesystem::path(o->model).filename().string(),
-                                          o->method, o->runs, o->runs == 1 ? "" : "s");
+    const std::string title =
+        fmt::format("{} {}, {} run{}", std::filesystem::path(o->model).filename().string(),
+                    o->method, o->runs, o->runs == 1 ? "" : "s");
 
     OutputFiles files;  // every file output lands together or not at all
     if (!o->trace.empty()) {
       trace_options.process_name = "symbolite profile " + title;
-      write_text(files, o->trace, json_text(profiler::chrome_trace(events.events(), attributor, trace_options), -1));
+      write_text(files, o->trace,
+                 json_text(profiler::chrome_trace(events.events(), attributor, trace_options), -1));
     }
     if (!o->folded.empty()) write_text(files, o->folded, folded);
     if (!o->svg.empty()) files.stage(o->svg, profiler::flame_graph_svg(folded, title));
@@ -174,7 +183,8 @@ void add_profile_command(CLI::App& app, int& exit_code) {
       // The report's table is one row per operator, whatever --shapes grouped the printed one by.
       profiler::ReportInputs report{
           title, folded, modules.get(),
-          o->shapes ? profiler::op_table(events.events(), {*profiler::op_sort_from_name(o->sort), false, by_name})
+          o->shapes ? profiler::op_table(events.events(),
+                                         {*profiler::op_sort_from_name(o->sort), false, by_name})
                     : ops,
           profiler::hottest_sources(events.events(), attributor)};
       files.stage(o->report, profiler::profile_report_html(report));
@@ -183,7 +193,10 @@ void add_profile_command(CLI::App& app, int& exit_code) {
     if (is_stdout(o->trace) || is_stdout(o->folded)) {
       // stdout holds the trace or the stacks alone.
     } else if (o->json) {
-      nlohmann::json out = {{"schema_version", 1}, {"model", o->model}, {"method", o->method}, {"runs", o->runs},
+      nlohmann::json out = {{"schema_version", 1},
+                            {"model", o->model},
+                            {"method", o->method},
+                            {"runs", o->runs},
                             {"events", events.events().size()},
                             {"operators", profiler::op_table_json(ops, o->details())},
                             {"modules", profiler::module_tree_json(*modules, o->details())}};
@@ -194,8 +207,10 @@ void add_profile_command(CLI::App& app, int& exit_code) {
       fmt::print("{}", profiler::render_op_table(ops, o->details()));
     }
     if (!model.debug) {
-      fmt::print(stderr, "note: {} carries no call stacks; every operator is attributed to "
-                         "the top module\n", o->model);
+      fmt::print(stderr,
+                 "note: {} carries no call stacks; every operator is attributed to "
+                 "the top module\n",
+                 o->model);
     }
     exit_code = kExitOk;
   });

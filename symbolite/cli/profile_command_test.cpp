@@ -2,8 +2,8 @@
 // which PyTorch's profiler counts as 48 FLOPs: tests/fixtures/profile/expected.json): the
 // JSON tables, the Chrome trace's operator args, and usage errors.
 #include <fstream>
-#include <map>
 #include <iterator>
+#include <map>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -34,8 +34,9 @@ std::int64_t pytorch_flops_of_direct() {
 
 TEST(ProfileCommand, JsonTablesCarryShapesFlopsAndMemory) {
   testing::ScratchDir scratch;
-  auto r = run_cli("profile " + direct_call() + " --runs 3 --shapes --flops --memory --json --trace " +
-                   scratch.file("trace.json"));
+  auto r =
+      run_cli("profile " + direct_call() + " --runs 3 --shapes --flops --memory --json --trace " +
+              scratch.file("trace.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["events"], 3);
@@ -80,13 +81,15 @@ TEST(ProfileCommand, TextTablesShowTheRequestedColumns) {
   EXPECT_NE(detailed.out.find("top(Nested)"), std::string::npos);
   // [2, 4] float32 result: 32 bytes, in bytes; the FLOPs scaled to their unit.
   EXPECT_NE(detailed.out.find(" 32 B"), std::string::npos) << detailed.out;
-  EXPECT_NE(detailed.out.find(std::to_string(pytorch_flops_of_direct()) + " FLOP"), std::string::npos) << detailed.out;
+  EXPECT_NE(detailed.out.find(std::to_string(pytorch_flops_of_direct()) + " FLOP"),
+            std::string::npos)
+      << detailed.out;
 }
 
 TEST(ProfileCommand, GroupByNameJoinsOverloadsAsTorchProfilerNamesThem) {
   std::string dir = fixture_path("run/nested/valid_0/");
-  std::string call = "profile " + fixture_path("models/nested.ptl") + " --input " + dir + "input_0.npy " + dir +
-                     "input_1.npy --json";
+  std::string call = "profile " + fixture_path("models/nested.ptl") + " --input " + dir +
+                     "input_0.npy " + dir + "input_1.npy --json";
   auto overloads = nlohmann::json::parse(run_cli(call).out)["operators"];
   auto names = nlohmann::json::parse(run_cli(call + " --group-by name").out)["operators"];
   std::map<std::string, std::uint64_t> expected;
@@ -112,8 +115,8 @@ TEST(ProfileCommand, UnknownSortKeyIsAUsageError) {
 
 TEST(ProfileCommand, SvgFlameGraphAndHtmlReport) {
   symbolite::testing::ScratchDir scratch;
-  auto r = run_cli("profile " + fixture_path("models/nested.ptl") +
-                   " --input " + fixture_path("run/nested/valid_0/input_0.npy") + " " +
+  auto r = run_cli("profile " + fixture_path("models/nested.ptl") + " --input " +
+                   fixture_path("run/nested/valid_0/input_0.npy") + " " +
                    fixture_path("run/nested/valid_0/input_1.npy") + " --runs 3 --svg " +
                    scratch.file("flame.svg") + " --report " + scratch.file("report.html"));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -6,11 +6,13 @@
 namespace symbolite::cli {
 
 void add_run_budget_options(CLI::App* command, RunBudgetOptions& options) {
-  command->add_option("--max-instructions", options.max_instructions,
-                      "Stop a run after this many bytecode instructions (default: no limit)")
+  command
+      ->add_option("--max-instructions", options.max_instructions,
+                   "Stop a run after this many bytecode instructions (default: no limit)")
       ->check(CLI::PositiveNumber);
-  command->add_option("--timeout", options.timeout_seconds,
-                      "Stop a run after this many seconds, e.g. 2.5 (default: no limit)")
+  command
+      ->add_option("--timeout", options.timeout_seconds,
+                   "Stop a run after this many seconds, e.g. 2.5 (default: no limit)")
       ->check(CLI::PositiveNumber);
 }
 

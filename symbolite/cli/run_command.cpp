@@ -41,13 +41,27 @@ std::string summary(const tensor::Tensor& t) {
   for (std::int64_t i = 0; i < shown; ++i) {
     if (i) values += ", ";
     switch (c.dtype()) {
-      case tensor::DType::kFloat32: values += fmt::format("{:.6g}", c.data<float>()[i]); break;
-      case tensor::DType::kFloat64: values += fmt::format("{:.6g}", c.data<double>()[i]); break;
-      case tensor::DType::kInt64: values += fmt::format("{}", c.data<std::int64_t>()[i]); break;
-      case tensor::DType::kInt32: values += fmt::format("{}", c.data<std::int32_t>()[i]); break;
-      case tensor::DType::kUInt8: values += fmt::format("{}", c.data<std::uint8_t>()[i]); break;
-      case tensor::DType::kBool: values += c.data<bool>()[i] ? "True" : "False"; break;
-      default: values += "?"; break;
+      case tensor::DType::kFloat32:
+        values += fmt::format("{:.6g}", c.data<float>()[i]);
+        break;
+      case tensor::DType::kFloat64:
+        values += fmt::format("{:.6g}", c.data<double>()[i]);
+        break;
+      case tensor::DType::kInt64:
+        values += fmt::format("{}", c.data<std::int64_t>()[i]);
+        break;
+      case tensor::DType::kInt32:
+        values += fmt::format("{}", c.data<std::int32_t>()[i]);
+        break;
+      case tensor::DType::kUInt8:
+        values += fmt::format("{}", c.data<std::uint8_t>()[i]);
+        break;
+      case tensor::DType::kBool:
+        values += c.data<bool>()[i] ? "True" : "False";
+        break;
+      default:
+        values += "?";
+        break;
     }
   }
   if (c.numel() > shown) values += ", ...";
@@ -73,8 +87,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("run", "Run a model on the lite-interpreter runtime");
   cmd->add_option("model", options->model, "Model (.ptl)")->required();
   cmd->add_option("--method", options->method, "Method of the top module (default: forward)");
-  cmd->add_option("--input", options->inputs,
-                  "Inputs in order: .npy tensors or .json values (dicts, tuples, lists; docs/CLI.md)");
+  cmd->add_option(
+      "--input", options->inputs,
+      "Inputs in order: .npy tensors or .json values (dicts, tuples, lists; docs/CLI.md)");
   cmd->add_option("--output-dir", options->output_dir,
                   "Write the result here: tensors as output_<i>.npy, its structure as result.json "
                   "(created if missing; its parent must exist)");
@@ -101,7 +116,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
     nlohmann::ordered_json structure =
         runtime::write_result_files(result, dir, dir.empty() ? nullptr : &files);
     if (!dir.empty()) {
-      files.stage((std::filesystem::path(dir) / "result.json").string(), json_text(structure, 1) + "\n");
+      files.stage((std::filesystem::path(dir) / "result.json").string(),
+                  json_text(structure, 1) + "\n");
       std::vector<NamedPath> written;
       for (auto& path : files.paths()) written.push_back({"--output-dir", std::move(path)});
       std::vector<NamedPath> read{{"MODEL", options->model}};
@@ -113,18 +129,25 @@ void add_run_command(CLI::App& app, int& exit_code) {
     if (options->json) {
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
       for (std::size_t i = 0; i < outputs.size(); ++i) {
-        nlohmann::ordered_json entry = {{"index", i}, {"dtype", tensor::torch_name(outputs[i].dtype())},
-                                        {"shape", outputs[i].sizes()}, {"summary", summary(outputs[i])}};
-        entry["file"] = dir.empty() ? nlohmann::ordered_json(nullptr)
-                                    : nlohmann::ordered_json((std::filesystem::path(dir) /
-                                                              fmt::format("output_{}.npy", i)).string());
+        nlohmann::ordered_json entry = {{"index", i},
+                                        {"dtype", tensor::torch_name(outputs[i].dtype())},
+                                        {"shape", outputs[i].sizes()},
+                                        {"summary", summary(outputs[i])}};
+        entry["file"] =
+            dir.empty()
+                ? nlohmann::ordered_json(nullptr)
+                : nlohmann::ordered_json(
+                      (std::filesystem::path(dir) / fmt::format("output_{}.npy", i)).string());
         list.push_back(std::move(entry));
       }
-      nlohmann::ordered_json out = {{"schema_version", 1}, {"model", options->model},
-                                    {"method", options->method}, {"outputs", std::move(list)},
-                                    {"result", outputs.empty() ? nlohmann::ordered_json(result.repr())
-                                                               : nlohmann::ordered_json(nullptr)},
-                                    {"structure", structure}};
+      nlohmann::ordered_json out = {
+          {"schema_version", 1},
+          {"model", options->model},
+          {"method", options->method},
+          {"outputs", std::move(list)},
+          {"result", outputs.empty() ? nlohmann::ordered_json(result.repr())
+                                     : nlohmann::ordered_json(nullptr)},
+          {"structure", structure}};
       std::cout << json_text(out, 2) << "\n";
       exit_code = kExitOk;
       return;

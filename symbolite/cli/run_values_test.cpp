@@ -36,10 +36,12 @@ void expect_same(const ordered_json& got, const std::string& got_dir, const orde
   if (want.is_object() && want.size() == 1 && want.contains("$tensor")) {
     ASSERT_TRUE(got.contains("$tensor")) << got.dump();
     auto g = tensor::read_npy_file(got_dir + "/" + got["$tensor"].get<std::string>()).contiguous();
-    auto w = tensor::read_npy_file(want_dir + "/" + want["$tensor"].get<std::string>()).contiguous();
+    auto w =
+        tensor::read_npy_file(want_dir + "/" + want["$tensor"].get<std::string>()).contiguous();
     ASSERT_EQ(g.sizes(), w.sizes());
     ASSERT_EQ(g.dtype(), w.dtype());
-    for (std::int64_t i = 0; i < w.numel(); ++i) EXPECT_NEAR(testing::nn_element(g, i), testing::nn_element(w, i), 1e-5) << i;
+    for (std::int64_t i = 0; i < w.numel(); ++i)
+      EXPECT_NEAR(testing::nn_element(g, i), testing::nn_element(w, i), 1e-5) << i;
     return;
   }
   if (want.is_object()) {
@@ -71,19 +73,22 @@ TEST(RunValues, EveryContainerCallGivesPyTorchsResult) {
     testing::ScratchDir scratch;
     const std::string dir = root + "/" + call["dir"].get<std::string>();
     std::string args = "run " + fixture_path("models/containers.ptl") + " --method " +
-                       call["method"].get<std::string>() + " --output-dir " + scratch.file("out") + " --input";
+                       call["method"].get<std::string>() + " --output-dir " + scratch.file("out") +
+                       " --input";
     for (const auto& input : call["inputs"]) args += " " + dir + "/" + input.get<std::string>();
     auto r = testing::run_cli(args);
     if (call.contains("error_type")) {
       ++errors;
       EXPECT_EQ(r.exit_code, 1);
-      EXPECT_NE(r.err.find(call["error_type"].get<std::string>() + ": " + call["message"].get<std::string>() + "\n"),
-                std::string::npos) << r.err;
+      EXPECT_NE(r.err.find(call["error_type"].get<std::string>() + ": " +
+                           call["message"].get<std::string>() + "\n"),
+                std::string::npos)
+          << r.err;
       continue;
     }
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    expect_same(read_json(scratch.file("out/result.json")), scratch.file("out"), read_json(dir + "/result.json"), dir,
-                "result");
+    expect_same(read_json(scratch.file("out/result.json")), scratch.file("out"),
+                read_json(dir + "/result.json"), dir, "result");
   }
   EXPECT_GE(errors, 1);
 }
@@ -93,19 +98,25 @@ TEST(RunValues, AResultIsAnInput) {
   testing::ScratchDir scratch;
   const std::string model = fixture_path("models/containers.ptl");
   const std::string first = fixture_path("run/containers/call_0/input_0.json");
-  auto a = testing::run_cli("run " + model + " --input " + first + " --output-dir " + scratch.file("a"));
+  auto a =
+      testing::run_cli("run " + model + " --input " + first + " --output-dir " + scratch.file("a"));
   ASSERT_EQ(a.exit_code, 0) << a.err;
-  EXPECT_NE(a.out.find("result: {\"b\":{\"$tensor\":\"output_0.npy\"},\"a\":{\"$tensor\":\"output_1.npy\"},"
-                       "\"total\":{\"$tensor\":\"output_2.npy\"}}"),
-            std::string::npos) << a.out;
+  EXPECT_NE(
+      a.out.find(
+          "result: {\"b\":{\"$tensor\":\"output_0.npy\"},\"a\":{\"$tensor\":\"output_1.npy\"},"
+          "\"total\":{\"$tensor\":\"output_2.npy\"}}"),
+      std::string::npos)
+      << a.out;
   std::ofstream(scratch.file("key.json")) << "\"total\"";
-  auto b = testing::run_cli("run " + model + " --method take --input " + scratch.file("a/result.json") + " " +
-                            scratch.file("key.json") + " --output-dir " + scratch.file("b"));
+  auto b =
+      testing::run_cli("run " + model + " --method take --input " + scratch.file("a/result.json") +
+                       " " + scratch.file("key.json") + " --output-dir " + scratch.file("b"));
   ASSERT_EQ(b.exit_code, 0) << b.err;
   auto total = tensor::read_npy_file(scratch.file("a/output_2.npy"));
   auto taken = tensor::read_npy_file(scratch.file("b/output_0.npy"));
   ASSERT_EQ(taken.sizes(), total.sizes());
-  for (std::int64_t i = 0; i < total.numel(); ++i) EXPECT_EQ(taken.data<float>()[i], total.data<float>()[i]);
+  for (std::int64_t i = 0; i < total.numel(); ++i)
+    EXPECT_EQ(taken.data<float>()[i], total.data<float>()[i]);
 }
 
 }  // namespace

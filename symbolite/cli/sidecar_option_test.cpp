@@ -32,8 +32,8 @@ std::string inputs_of(const std::string& dir) {
 }
 
 void split(const ScratchDir& scratch, const std::string& model, const std::string& name) {
-  auto r = run_cli("split " + fixture_path("models/" + model) + " --out " + scratch.file(name + ".ptl") +
-                   " --debug " + scratch.file(name + ".symdbg"));
+  auto r = run_cli("split " + fixture_path("models/" + model) + " --out " +
+                   scratch.file(name + ".ptl") + " --debug " + scratch.file(name + ".symdbg"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -51,7 +51,8 @@ TEST(SidecarOption, AStrippedModelFailsWithPyTorchsHierarchyAndTraceback) {
   auto with = run_cli(run + " --debug " + scratch.file("s.symdbg"));
   EXPECT_EQ(with.exit_code, 1);
   EXPECT_NE(with.err.find("Module hierarchy:" + c["module_hierarchy"].get<std::string>() + "\n"),
-            std::string::npos) << with.err;
+            std::string::npos)
+      << with.err;
   EXPECT_NE(with.err.find(c["traceback"].get<std::string>()), std::string::npos) << with.err;
   EXPECT_TRUE(with.out.empty());
 }
@@ -61,14 +62,16 @@ TEST(SidecarOption, AProfileOfAStrippedModelHasTheFullModelsModules) {
   split(scratch, "nested.ptl", "s");
   const std::string args = inputs_of("nested/valid_0") + " --json";
   auto full = run_cli("profile " + fixture_path("models/nested.ptl") + args);
-  auto stripped = run_cli("profile " + scratch.file("s.ptl") + args + " --debug " + scratch.file("s.symdbg"));
+  auto stripped =
+      run_cli("profile " + scratch.file("s.ptl") + args + " --debug " + scratch.file("s.symdbg"));
   ASSERT_EQ(full.exit_code, 0) << full.err;
   ASSERT_EQ(stripped.exit_code, 0) << stripped.err;
   EXPECT_EQ(stripped.err.find("carries no call stacks"), std::string::npos) << stripped.err;
 
   // The same tree of modules with the same operator counts (times differ run to run).
   std::function<nlohmann::json(const nlohmann::json&)> shape = [&](const nlohmann::json& node) {
-    nlohmann::json out = {{"module", node["module"]}, {"ops", node["ops"]}, {"children", nlohmann::json::array()}};
+    nlohmann::json out = {
+        {"module", node["module"]}, {"ops", node["ops"]}, {"children", nlohmann::json::array()}};
     for (const auto& child : node["children"]) out["children"].push_back(shape(child));
     return out;
   };

@@ -38,13 +38,16 @@ void add_split_command(CLI::App& app, int& exit_code) {
                                {{"MODEL", options->model}});
     auto r = mobile::split_model(options->model, options->out, options->debug);
     if (options->json) {
-      nlohmann::json out = {
-          {"schema_version", 1}, {"model", options->model}, {"model_id", to_hex(r.model_id)},
-          {"model_size", r.model_size},
-          {"stripped", {{"path", options->out}, {"size", r.stripped_size},
-                        {"removed_records", r.removed_records},
-                        {"debug_record_bytes", r.debug_record_bytes}}},
-          {"sidecar", {{"path", options->debug}, {"size", r.sidecar_size}}}};
+      nlohmann::json out = {{"schema_version", 1},
+                            {"model", options->model},
+                            {"model_id", to_hex(r.model_id)},
+                            {"model_size", r.model_size},
+                            {"stripped",
+                             {{"path", options->out},
+                              {"size", r.stripped_size},
+                              {"removed_records", r.removed_records},
+                              {"debug_record_bytes", r.debug_record_bytes}}},
+                            {"sidecar", {{"path", options->debug}, {"size", r.sidecar_size}}}};
       std::cout << json_text(out, 2) << "\n";
       exit_code = kExitOk;
       return;

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/cli/exit_codes.h"
-#include "symbolite/debuginfo/symbolication_json.h"
 #include "symbolite/debuginfo/crash_log.h"
+#include "symbolite/debuginfo/symbolication_json.h"
 #include "symbolite/mobile/symbolication_target.h"
 #include "symbolite/support/json_text.h"
 
@@ -87,12 +87,14 @@ std::string read_log_from_stdin() {
     if (log.size() + n > kMaxLogBytes) {
       throw Error(ErrorKind::kLimit,
                   fmt::format("the log on stdin is larger than {} bytes; pass the part around "
-                              "the failure", kMaxLogBytes));
+                              "the failure",
+                              kMaxLogBytes));
     }
     log.append(buffer, n);
   }
   if (std::ferror(stdin)) {
-    throw Error(ErrorKind::kIo, fmt::format("reading the log from stdin: {}", std::strerror(errno)));
+    throw Error(ErrorKind::kIo,
+                fmt::format("reading the log from stdin: {}", std::strerror(errno)));
   }
   return log;
 }
@@ -101,7 +103,8 @@ Request parse_handle_argument(const std::string& text) {
   if (!is_handle_argument(text) || text == "-") {
     throw Error(ErrorKind::kUsage,
                 fmt::format("'{}' is not a debug handle (expected an integer, INSTRUCTION:BACKEND "
-                            "for a delegate failure, or - to read a log from stdin)", text));
+                            "for a delegate failure, or - to read a log from stdin)",
+                            text));
   }
   Request request{0, std::nullopt, std::nullopt, 0};
   auto colon = text.find(':');
@@ -128,14 +131,18 @@ std::vector<Request> collect_requests(const SymbolicateOptions& options) {
                   "no debug handles found on stdin (looked for 'debug_handles:{N, ...}' and "
                   "'debug handle N')");
     }
-    for (const auto& h : logged.handles) requests.push_back(Request{h.handle, h.line, std::nullopt, h.mentions});
+    for (const auto& h : logged.handles)
+      requests.push_back(Request{h.handle, h.line, std::nullopt, h.mentions});
     if (logged.skipped > 0) {
-      fmt::print(stderr, "symbolite: skipped {} number{} in debug_handles sets too large for a "
-                         "debug handle\n", logged.skipped, logged.skipped == 1 ? "" : "s");
+      fmt::print(stderr,
+                 "symbolite: skipped {} number{} in debug_handles sets too large for a "
+                 "debug handle\n",
+                 logged.skipped, logged.skipped == 1 ? "" : "s");
     }
     if (requests.empty()) {
-      throw Error(ErrorKind::kNotFound, "no debug handles found on stdin: every number in its "
-                                        "debug_handles sets is too large for a debug handle");
+      throw Error(ErrorKind::kNotFound,
+                  "no debug handles found on stdin: every number in its "
+                  "debug_handles sets is too large for a debug handle");
     }
   }
   return requests;
@@ -148,12 +155,13 @@ void print_text(const debuginfo::Symbolication& s, const Request& request) {
                         request.handle, *request.backend_handle)
           : fmt::format("debug handle {}", s.handle);
   if (request.log_line) {
-    header += request.mentions > 1
-                  ? fmt::format(" (log line {}, mentioned {} times)", *request.log_line, request.mentions)
-                  : fmt::format(" (log line {})", *request.log_line);
+    header += request.mentions > 1 ? fmt::format(" (log line {}, mentioned {} times)",
+                                                 *request.log_line, request.mentions)
+                                   : fmt::format(" (log line {})", *request.log_line);
   }
   if (!s.op.empty()) header += fmt::format(": {}", s.op);
-  if (s.site) header += fmt::format(" at instruction {} of {}", s.site->instruction, s.site->function);
+  if (s.site)
+    header += fmt::format(" at instruction {} of {}", s.site->instruction, s.site->function);
   if (s.status == debuginfo::SymbolicationStatus::kNotFound) header += ": not found";
   fmt::print("{}\n", header);
   if (!s.module_hierarchy.empty()) fmt::print("Module hierarchy:{}\n", s.module_hierarchy);
@@ -190,9 +198,9 @@ void add_symbolicate_command(CLI::App& app, int& exit_code) {
 
     if (options->json) {
       nlohmann::json out = {{"schema_version", 1},
-                             {"model", options->model.empty() ? nlohmann::json(nullptr)
+                            {"model", options->model.empty() ? nlohmann::json(nullptr)
                                                              : nlohmann::json(options->model)},
-                             {"results", nlohmann::json::array()}};
+                            {"results", nlohmann::json::array()}};
       if (!options->sidecar.empty()) out["sidecar"] = options->sidecar;
       if (!options->sidecar.empty()) out["model_id"] = to_hex(target.model_id());
       for (std::size_t i = 0; i < results.size(); ++i) {

@@ -22,7 +22,8 @@ void collect(const pickle::Value& value, int depth,
       auto [it, fresh] = classes.try_emplace(object.type_name);
       for (const auto& [key, item] : items) {
         if (fresh && key.is(Kind::kString)) {
-          it->second.push_back(ClassAttribute{std::string(key.as_string()), type_of_constant(item)});
+          it->second.push_back(
+              ClassAttribute{std::string(key.as_string()), type_of_constant(item)});
         }
         collect(item, depth + 1, classes);
       }

@@ -33,7 +33,8 @@ Block* common_block(Block* a, Block* b) {
 
 }  // namespace
 
-void place_constants(Graph& graph, const std::vector<PlacedConstant>& constants, const NodeOrder& order) {
+void place_constants(Graph& graph, const std::vector<PlacedConstant>& constants,
+                     const NodeOrder& order) {
   constexpr std::size_t kEnd = std::numeric_limits<std::size_t>::max();
   // Emission position of a node: its lifting order; a placed constant's is that of the node it
   // went before.
@@ -59,7 +60,8 @@ void place_constants(Graph& graph, const std::vector<PlacedConstant>& constants,
     Node* first_user = nullptr;
     std::size_t first = kEnd;
     for (const Use& use : constant->output()->uses()) {
-      host = host == nullptr ? use.user->owning_block() : common_block(host, use.user->owning_block());
+      host =
+          host == nullptr ? use.user->owning_block() : common_block(host, use.user->owning_block());
       std::size_t at = position(use.user);
       if (first_user == nullptr || at < first) {
         first_user = use.user;
@@ -67,7 +69,8 @@ void place_constants(Graph& graph, const std::vector<PlacedConstant>& constants,
       }
     }
     if (host == nullptr) host = graph.block();
-    Node* target = first_user == nullptr ? graph.block()->return_node() : ancestor_in(host, first_user);
+    Node* target =
+        first_user == nullptr ? graph.block()->return_node() : ancestor_in(host, first_user);
     if (first_user == nullptr) host = graph.block();
     // Constant k must be emitted before constant k+1: when k+1 comes first, go before it, in
     // a block that encloses both.

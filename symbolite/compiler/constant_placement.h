@@ -23,6 +23,7 @@ struct PlacedConstant {
   Node* anchor = nullptr;
 };
 
-void place_constants(Graph& graph, const std::vector<PlacedConstant>& constants, const NodeOrder& order);
+void place_constants(Graph& graph, const std::vector<PlacedConstant>& constants,
+                     const NodeOrder& order);
 
 }  // namespace symbolite::compiler

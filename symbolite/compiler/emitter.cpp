@@ -33,9 +33,11 @@ void drop_unused(Graph& graph, Block* block) {
     }
     return out;
   };
-  if (auto values = unused(block->inputs()); !values.empty()) block->prepend(make_drop(graph, values));
+  if (auto values = unused(block->inputs()); !values.empty())
+    block->prepend(make_drop(graph, values));
   for (Node* node : block->nodes()) {
-    if (auto values = unused(node->outputs()); !values.empty()) make_drop(graph, values)->move_after(node);
+    if (auto values = unused(node->outputs()); !values.empty())
+      make_drop(graph, values)->move_after(node);
     for (Block* inner : node->blocks()) drop_unused(graph, inner);
   }
 }
@@ -87,7 +89,7 @@ class LastUses {
 class InlineAnalysis {
  public:
   explicit InlineAnalysis(Graph& graph) { scan_block(graph.block()); }
-  bool is_inline(const Node* node) const { return inline_.count(node) != 0; }
+  bool is_inline(const Node* node) const { return inline_.contains(node); }
 
  private:
   static bool can_inline(const Value* v) {
@@ -108,7 +110,7 @@ class InlineAnalysis {
     return block_point;
   }
   Node* scan_node(Node* node) {
-    if (inline_.count(node) != 0) return nullptr;
+    if (inline_.contains(node)) return nullptr;
     for (Block* inner : node->blocks()) scan_block(inner);
     Node* block_point = previous_non_constant(node);
     for (std::size_t i = node->inputs().size(); i > 0; --i) {
@@ -130,11 +132,17 @@ class InlineAnalysis {
 // Operators that the lite interpreter runs as instructions of their own (bytecode v8).
 const std::map<std::string, std::string, std::less<>>& promoted_operators() {
   static const std::map<std::string, std::string, std::less<>> table = {
-      {"prim::TupleIndex", "TUPLE_INDEX"}, {"prim::RaiseException", "RAISE_EXCEPTION"},
-      {"aten::__is__", "__IS__"},          {"aten::__isnot__", "__ISNOT__"},
-      {"aten::__not__", "__NOT__"},        {"prim::device", "DEVICE"},
-      {"prim::dtype", "DTYPE"},            {"aten::dim", "DIM"}, {"prim::is_cuda", "IS_CUDA"},
-      {"prim::Uninitialized", "UN_INITIALIZED"}, {"prim::tolist", "TO_LIST"},
+      {"prim::TupleIndex", "TUPLE_INDEX"},
+      {"prim::RaiseException", "RAISE_EXCEPTION"},
+      {"aten::__is__", "__IS__"},
+      {"aten::__isnot__", "__ISNOT__"},
+      {"aten::__not__", "__NOT__"},
+      {"prim::device", "DEVICE"},
+      {"prim::dtype", "DTYPE"},
+      {"aten::dim", "DIM"},
+      {"prim::is_cuda", "IS_CUDA"},
+      {"prim::Uninitialized", "UN_INITIALIZED"},
+      {"prim::tolist", "TO_LIST"},
   };
   return table;
 }
@@ -164,7 +172,8 @@ class FunctionEmitter {
       ref.name = op.name;
       ref.overload = op.overload;
       auto it = num_specified_.find(op.full_name);
-      ref.num_specified_args = it == num_specified_.end() ? -1 : static_cast<std::int64_t>(it->second);
+      ref.num_specified_args =
+          it == num_specified_.end() ? -1 : static_cast<std::int64_t>(it->second);
       code.operators.push_back(std::move(ref));
     }
     code.constants = std::move(constants_);
@@ -183,8 +192,8 @@ class FunctionEmitter {
   };
 
   [[noreturn]] void fail(const Node* node, const std::string& what) const {
-    throw Error(ErrorKind::kUnsupported,
-                fmt::format("{}: node {}: {}", function_.qualified_name, node->qualified_kind(), what));
+    throw Error(ErrorKind::kUnsupported, fmt::format("{}: node {}: {}", function_.qualified_name,
+                                                     node->qualified_kind(), what));
   }
 
   // The most arguments any call site of each operator needs (PyTorch's num_specified_args).
@@ -203,11 +212,12 @@ class FunctionEmitter {
 
   static bool is_operator(const Node* node) {
     static const std::unordered_set<std::string> special = {
-        "prim::Constant", "prim::If", "prim::Loop", "prim::Drop", "prim::GetAttr", "prim::SetAttr",
-        "prim::ListConstruct", "prim::DictConstruct", "prim::TupleConstruct", "prim::ListUnpack",
-        "prim::TupleSlice", "prim::CreateObject", "prim::isinstance", "prim::CallMethod",
-        "aten::warn", "aten::format", "prim::Param", "prim::Return"};
-    if (special.count(node->kind()) != 0 || promoted_operators().count(node->kind()) != 0) return false;
+        "prim::Constant",       "prim::If",         "prim::Loop",          "prim::Drop",
+        "prim::GetAttr",        "prim::SetAttr",    "prim::ListConstruct", "prim::DictConstruct",
+        "prim::TupleConstruct", "prim::ListUnpack", "prim::TupleSlice",    "prim::CreateObject",
+        "prim::isinstance",     "prim::CallMethod", "aten::warn",          "aten::format",
+        "prim::Param",          "prim::Return"};
+    if (special.contains(node->kind()) || promoted_operators().contains(node->kind())) return false;
     return !is_dict_index(node);
   }
 
@@ -271,11 +281,13 @@ class FunctionEmitter {
     // Inputs first: operators emitted inline while loading them take table slots first.
     if (vararg) {
       load_inputs(inputs);
-      insert("OPN", operator_index(node, full, inputs.size(), true), static_cast<std::int64_t>(inputs.size()));
+      insert("OPN", operator_index(node, full, inputs.size(), true),
+             static_cast<std::int64_t>(inputs.size()));
       return;
     }
     std::size_t include = inputs.size();
-    if (auto it = num_specified_.find(full); it != num_specified_.end()) include = std::min(include, it->second);
+    if (auto it = num_specified_.find(full); it != num_specified_.end())
+      include = std::min(include, it->second);
     std::size_t out = 0;
     if (auto it = num_out_.find(full); it != num_out_.end()) out = it->second;
     load_inputs(inputs, 0, include - std::min(out, include));
@@ -283,7 +295,8 @@ class FunctionEmitter {
     insert("OP", operator_index(node, full, inputs.size(), false));
   }
 
-  std::int64_t operator_index(const Node* node, const std::string& full, std::size_t num_inputs, bool vararg) {
+  std::int64_t operator_index(const Node* node, const std::string& full, std::size_t num_inputs,
+                              bool vararg) {
     auto key = std::make_pair(full, num_inputs);
     if (!vararg) {
       if (auto it = operator_index_.find(key); it != operator_index_.end()) return it->second;
@@ -303,7 +316,8 @@ class FunctionEmitter {
     std::size_t start_else = instructions_.size();
     instructions_[start_if].x = static_cast<std::int64_t>(start_else - start_if);
     emit_block(node->blocks().at(1));
-    instructions_[start_else - 1].x = static_cast<std::int64_t>(instructions_.size() - (start_else - 1));
+    instructions_[start_else - 1].x =
+        static_cast<std::int64_t>(instructions_.size() - (start_else - 1));
   }
 
   void emit_loop(Node* node) {
@@ -312,7 +326,8 @@ class FunctionEmitter {
     std::size_t start = instructions_.size();
     insert("LOOP", 0, static_cast<std::int64_t>(node->inputs().size()));
     emit_block(node->blocks().at(0));
-    insert("JMP", static_cast<std::int64_t>(start) - static_cast<std::int64_t>(instructions_.size()));
+    insert("JMP",
+           static_cast<std::int64_t>(start) - static_cast<std::int64_t>(instructions_.size()));
     instructions_[start].x = static_cast<std::int64_t>(instructions_.size() - start);
   }
 
@@ -345,12 +360,14 @@ class FunctionEmitter {
     } else if (kind == "prim::TupleConstruct") {
       load_inputs(node->inputs());
       auto n = static_cast<std::int64_t>(node->inputs().size());
-      if (node->has_attr("type")) insert("NAMED_TUPLE_CONSTRUCT", add_type(node, node->attr("type")), n);
-      else insert("TUPLE_CONSTRUCT", n);
+      if (node->has_attr("type"))
+        insert("NAMED_TUPLE_CONSTRUCT", add_type(node, node->attr("type")), n);
+      else
+        insert("TUPLE_CONSTRUCT", n);
     } else if (kind == "prim::ListConstruct" || kind == "prim::DictConstruct") {
       load_inputs(node->inputs());
-      insert(kind == "prim::ListConstruct" ? "LIST_CONSTRUCT" : "DICT_CONSTRUCT", add_type(node, node->attr("type")),
-             static_cast<std::int64_t>(node->inputs().size()));
+      insert(kind == "prim::ListConstruct" ? "LIST_CONSTRUCT" : "DICT_CONSTRUCT",
+             add_type(node, node->attr("type")), static_cast<std::int64_t>(node->inputs().size()));
     } else if (kind == "prim::CreateObject") {
       insert("CREATE_OBJECT", add_type(node, node->attr("type")));
     } else if (kind == "prim::isinstance") {
@@ -384,7 +401,8 @@ class FunctionEmitter {
     } else if (is_dict_index(node)) {
       load_inputs(node->inputs());
       insert("DICT_INDEX");
-    } else if (auto promoted = promoted_operators().find(kind); promoted != promoted_operators().end()) {
+    } else if (auto promoted = promoted_operators().find(kind);
+               promoted != promoted_operators().end()) {
       load_inputs(node->inputs());
       insert(promoted->second);
     } else {
@@ -397,8 +415,10 @@ class FunctionEmitter {
     const auto& outputs = node->outputs();
     if (outputs.empty()) return;
     std::int64_t first = alloc_registers(outputs);
-    if (outputs.size() == 1) insert("STORE", first);
-    else insert("STOREN", first, static_cast<std::int64_t>(outputs.size()));
+    if (outputs.size() == 1)
+      insert("STORE", first);
+    else
+      insert("STOREN", first, static_cast<std::int64_t>(outputs.size()));
   }
 
   void emit_at_block_level(Node* node) {
@@ -424,8 +444,8 @@ class FunctionEmitter {
   }
 
   void resolve_method_names() {
-    for (std::size_t i = 0; i < pending_method_calls_.size(); ++i) {
-      auto& ins = instructions_[pending_method_calls_[i]];
+    for (unsigned long pending_method_call : pending_method_calls_) {
+      auto& ins = instructions_[pending_method_call];
       ins.x = static_cast<std::int64_t>(constants_.size()) + (-1 - ins.x);
     }
     pending_method_calls_.clear();
@@ -452,8 +472,6 @@ class FunctionEmitter {
 
 }  // namespace
 
-EmittedFunction emit_function(const Function& function) {
-  return FunctionEmitter(function).run();
-}
+EmittedFunction emit_function(const Function& function) { return FunctionEmitter(function).run(); }
 
 }  // namespace symbolite::compiler

@@ -27,8 +27,9 @@ const mobile::LoadedModel& exported(const std::string& name) {
     EmittedProgram emitted = emit_program(program, HandleScheme::kStable, recorder);
     auto bytes = mobile::write_model_bytes(model.archive, emitted.bytecode, &emitted.debug);
     auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(bytes));
-    it = models.emplace(name, mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()),
-                                                              "exported " + name))
+    it = models
+             .emplace(name, mobile::LoadedModel::load_bytes(
+                                Bytes(owner, owner->data(), owner->size()), "exported " + name))
              .first;
   }
   return it->second;

@@ -132,7 +132,8 @@ void Node::link_after(Node* prev) {
 }
 
 void Node::move_before(Node* other) {
-  if (other->is_param()) throw Error(ErrorKind::kInternal, "cannot insert before a block's parameters");
+  if (other->is_param())
+    throw Error(ErrorKind::kInternal, "cannot insert before a block's parameters");
   unlink();
   link_after(other->prev_);
 }
@@ -156,9 +157,8 @@ bool Node::is_after(const Node* other) const {
 void Node::destroy() {
   for (Value* output : outputs_) {
     if (!output->uses_.empty()) {
-      throw Error(ErrorKind::kInternal,
-                  fmt::format("destroying {} whose output %{} is still used", kind_,
-                              output->unique()));
+      throw Error(ErrorKind::kInternal, fmt::format("destroying {} whose output %{} is still used",
+                                                    kind_, output->unique()));
     }
   }
   for (Block* block : blocks_) {
@@ -206,8 +206,7 @@ Value* Graph::create_value(Node* node, std::size_t offset, Type type) {
   return values_.back().get();
 }
 
-Node* Graph::create(std::string kind, const std::vector<Value*>& inputs,
-                    std::size_t num_outputs) {
+Node* Graph::create(std::string kind, const std::vector<Value*>& inputs, std::size_t num_outputs) {
   nodes_.push_back(std::unique_ptr<Node>(new Node(this, std::move(kind))));
   Node* node = nodes_.back().get();
   for (Value* input : inputs) node->add_input(input);
@@ -245,7 +244,8 @@ std::size_t Graph::node_count() const {
 
 namespace {
 
-void clone_block(const Block* from, Block* to, Graph& graph, std::unordered_map<const Value*, Value*>& map) {
+void clone_block(const Block* from, Block* to, Graph& graph,
+                 std::unordered_map<const Value*, Value*>& map) {
   to->param_node()->set_origins(from->param_node()->origins());
   for (const Value* input : from->inputs()) {
     Value* copy = to->add_input(input->type());
@@ -285,11 +285,16 @@ namespace {
 
 Type element_type_of(const pickle::ValueList& items, pickle::ListTag tag) {
   switch (tag) {
-    case pickle::ListTag::kInt: return "int";
-    case pickle::ListTag::kDouble: return "float";
-    case pickle::ListTag::kBool: return "bool";
-    case pickle::ListTag::kTensor: return "Tensor";
-    case pickle::ListTag::kGeneric: break;
+    case pickle::ListTag::kInt:
+      return "int";
+    case pickle::ListTag::kDouble:
+      return "float";
+    case pickle::ListTag::kBool:
+      return "bool";
+    case pickle::ListTag::kTensor:
+      return "Tensor";
+    case pickle::ListTag::kGeneric:
+      break;
   }
   if (items.empty()) return "Any";
   Type first = type_of_constant(items.front());
@@ -304,13 +309,20 @@ Type element_type_of(const pickle::ValueList& items, pickle::ListTag tag) {
 Type type_of_constant(const pickle::Value& value) {
   using Kind = pickle::Value::Kind;
   switch (value.kind()) {
-    case Kind::kNone: return "NoneType";
-    case Kind::kBool: return "bool";
-    case Kind::kInt: return "int";
-    case Kind::kDouble: return "float";
-    case Kind::kString: return "str";
-    case Kind::kTensor: return "Tensor";
-    case Kind::kList: return element_type_of(value.as_list(), value.list_tag()) + "[]";
+    case Kind::kNone:
+      return "NoneType";
+    case Kind::kBool:
+      return "bool";
+    case Kind::kInt:
+      return "int";
+    case Kind::kDouble:
+      return "float";
+    case Kind::kString:
+      return "str";
+    case Kind::kTensor:
+      return "Tensor";
+    case Kind::kList:
+      return element_type_of(value.as_list(), value.list_tag()) + "[]";
     case Kind::kTuple: {
       std::string out = "(";
       const auto& items = value.as_tuple();
@@ -320,10 +332,13 @@ Type type_of_constant(const pickle::Value& value) {
       }
       return out + ")";
     }
-    case Kind::kDict: return "Dict(Any, Any)";
-    case Kind::kObject: return value.as_object().type_name;
+    case Kind::kDict:
+      return "Dict(Any, Any)";
+    case Kind::kObject:
+      return value.as_object().type_name;
     case Kind::kStorage:
-    case Kind::kGlobal: return "Any";
+    case Kind::kGlobal:
+      return "Any";
   }
   return "Any";
 }

@@ -82,8 +82,8 @@ class Value {
 
 // Where a node came from: its source range and the inlined call stack that led to it.
 struct NodeOrigin {
-  debuginfo::SourceRange range;                // unknown when the file had none
-  debuginfo::InlinedCallStackPtr call_stack;   // null for the top method's own nodes
+  debuginfo::SourceRange range;               // unknown when the file had none
+  debuginfo::InlinedCallStackPtr call_stack;  // null for the top method's own nodes
 };
 
 class Node {

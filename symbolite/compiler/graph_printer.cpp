@@ -77,8 +77,8 @@ class Printer {
   std::string annotation(const Node* node) const {
     std::string out;
     if (options_.source) out = source_location(node->source_range());
-    bool hierarchy = options_.module_hierarchy && !options_.top_type.empty() &&
-                     node->kind() != "prim::Constant";
+    bool hierarchy =
+        options_.module_hierarchy && !options_.top_type.empty() && node->kind() != "prim::Constant";
     if (hierarchy) {
       if (!out.empty()) out += "  ";
       out += node->module_hierarchy(options_.top_type, options_.method);
@@ -107,7 +107,8 @@ nlohmann::json block_json(const Block* block, const PrintOptions& options) {
     nodes.push_back(node_json(node, options));
   }
   nlohmann::json inputs = nlohmann::json::array();
-  for (const Value* v : block->inputs()) inputs.push_back({{"name", value_name(v)}, {"type", v->type()}});
+  for (const Value* v : block->inputs())
+    inputs.push_back({{"name", value_name(v)}, {"type", v->type()}});
   nlohmann::json outputs = nlohmann::json::array();
   for (const Value* v : block->outputs()) outputs.push_back(value_name(v));
   return {{"inputs", inputs}, {"nodes", nodes}, {"outputs", outputs}};
@@ -127,7 +128,8 @@ nlohmann::json node_json(const Node* node, const PrintOptions& options) {
   for (const Value* v : node->inputs()) inputs.push_back(value_name(v));
   j["inputs"] = inputs;
   nlohmann::json outputs = nlohmann::json::array();
-  for (const Value* v : node->outputs()) outputs.push_back({{"name", value_name(v)}, {"type", v->type()}});
+  for (const Value* v : node->outputs())
+    outputs.push_back({{"name", value_name(v)}, {"type", v->type()}});
   j["outputs"] = outputs;
   if (!node->attrs().empty()) {
     nlohmann::json attrs = nlohmann::json::object();
@@ -140,7 +142,8 @@ nlohmann::json node_json(const Node* node, const PrintOptions& options) {
     for (const auto& origin : node->origins()) fused.push_back(source_json(origin.range));
     j["fused_sources"] = fused;
   }
-  if (!options.top_type.empty()) j["module_hierarchy"] = node->module_hierarchy(options.top_type, options.method);
+  if (!options.top_type.empty())
+    j["module_hierarchy"] = node->module_hierarchy(options.top_type, options.method);
   if (!node->blocks().empty()) {
     nlohmann::json blocks = nlohmann::json::array();
     for (const Block* b : node->blocks()) blocks.push_back(block_json(b, options));

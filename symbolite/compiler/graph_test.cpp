@@ -85,8 +85,8 @@ TEST(Passes, DeadCodeKeepsEffectsAndDropsTheRest) {
   Graph graph;
   Block* b = graph.block();
   Value* x = b->add_input("Tensor");
-  b->append(graph.create("aten::relu", {x}));          // unused, pure: removed
-  b->append(graph.create("aten::relu_", {x}));         // in-place: kept
+  b->append(graph.create("aten::relu", {x}));   // unused, pure: removed
+  b->append(graph.create("aten::relu_", {x}));  // in-place: kept
   Node* msg = b->append(graph.create_constant(pickle::Value::string("boom")));
   Node* none = b->append(graph.create_constant(pickle::Value::none()));
   b->append(graph.create("prim::RaiseException", {msg->output(), none->output()}, 0));  // kept
@@ -132,21 +132,21 @@ TEST(Rewrite, FusedNodeKeepsEveryOrigin) {
   auto add_range = range_in("t = x @ y\nr = y + t\n", 14, 19);
   g.mm->set_origin(NodeOrigin{mm_range, nullptr});
   g.add->set_origin(NodeOrigin{add_range, nullptr});
-  RewriteRule addmm{
-      "mm+add->addmm",
-      [](Node* root) -> std::optional<std::vector<Node*>> {
-        if (root->qualified_kind() != "aten::add.Tensor") return std::nullopt;
-        Node* mm = root->input(1)->node();
-        if (mm->kind() != "aten::mm") return std::nullopt;
-        return std::vector<Node*>{mm, root};
-      },
-      [](Rewriter& r, const std::vector<Node*>& m) {
-        Node* mm = m[0];
-        Node* add = m[1];
-        Node* fused = r.create("aten::addmm", {add->input(0), mm->input(0), mm->input(1),
-                                               add->input(2), r.constant(pickle::Value::integer(1))});
-        return std::vector<Value*>{fused->output()};
-      }};
+  RewriteRule addmm{"mm+add->addmm",
+                    [](Node* root) -> std::optional<std::vector<Node*>> {
+                      if (root->qualified_kind() != "aten::add.Tensor") return std::nullopt;
+                      Node* mm = root->input(1)->node();
+                      if (mm->kind() != "aten::mm") return std::nullopt;
+                      return std::vector<Node*>{mm, root};
+                    },
+                    [](Rewriter& r, const std::vector<Node*>& m) {
+                      Node* mm = m[0];
+                      Node* add = m[1];
+                      Node* fused = r.create(
+                          "aten::addmm", {add->input(0), mm->input(0), mm->input(1), add->input(2),
+                                          r.constant(pickle::Value::integer(1))});
+                      return std::vector<Value*>{fused->output()};
+                    }};
   EXPECT_EQ(apply_rewrites(g.graph, {addmm}), 1u);
   verify(g.graph);
   Node* fused = g.graph.block()->return_node()->input(0)->node();

@@ -7,12 +7,12 @@
 #include <fmt/format.h>
 
 #include "symbolite/compiler/class_table.h"
-#include "symbolite/ops/schema/necessary_args.h"
 #include "symbolite/compiler/constant_placement.h"
 #include "symbolite/compiler/operator_types.h"
 #include "symbolite/debuginfo/archive_records.h"
 #include "symbolite/mobile/bytecode_verifier.h"
 #include "symbolite/mobile/opcode.h"
+#include "symbolite/ops/schema/necessary_args.h"
 #include "symbolite/ops/schema/schema_table.h"
 #include "symbolite/support/error.h"
 
@@ -33,10 +33,10 @@ enum class ConstantRole {
 
 struct ConstantSlot {
   ConstantRole role = ConstantRole::kNode;
-  Node* node = nullptr;      // created on first use
-  std::size_t loads = 0;     // LOADC instructions reading it
-  Node* loop = nullptr;      // the loop whose counter it started, when a LOOP consumed it
-  Node* call = nullptr;      // the interface call naming it
+  Node* node = nullptr;   // created on first use
+  std::size_t loads = 0;  // LOADC instructions reading it
+  Node* loop = nullptr;   // the loop whose counter it started, when a LOOP consumed it
+  Node* call = nullptr;   // the interface call naming it
 };
 
 struct PendingDefault {
@@ -47,17 +47,24 @@ struct PendingDefault {
 class FunctionLifter {
  public:
   FunctionLifter(const mobile::BytecodeFunction& fn, const ClassTable& classes,
-                 const debuginfo::DebugTable* debug, const std::vector<debuginfo::DebugHandle>* handles)
-      : fn_(fn), classes_(classes), debug_(debug), handles_(handles),
-        graph_(std::make_unique<Graph>()), constants_(fn.constants.size()) {}
+                 const debuginfo::DebugTable* debug,
+                 const std::vector<debuginfo::DebugHandle>* handles)
+      : fn_(fn),
+        classes_(classes),
+        debug_(debug),
+        handles_(handles),
+        graph_(std::make_unique<Graph>()),
+        constants_(fn.constants.size()) {}
 
   Function lift() {
     decode();
     // Sized by the registers the code uses (a file's register_size is only a claim); operands
     // past the declared size are still refused (reg()).
-    registers_.assign(std::min(static_cast<std::size_t>(std::max<std::int64_t>(fn_.register_size, 0)),
-                               mobile::registers_used(decoded_)) + 1,
-                      nullptr);
+    registers_.assign(
+        std::min(static_cast<std::size_t>(std::max<std::int64_t>(fn_.register_size, 0)),
+                 mobile::registers_used(decoded_)) +
+            1,
+        nullptr);
     mark_converted_method_names();
     Block* top = graph_->block();
     for (const auto& argument : fn_.arguments) {
@@ -77,9 +84,10 @@ class FunctionLifter {
 
  private:
   [[noreturn]] void fail(std::size_t pc, const std::string& what) const {
-    throw Error(ErrorKind::kModel, fmt::format("{}: instruction {} ({}): {}", fn_.qualified_name, pc,
-                                               pc < fn_.instructions.size() ? fn_.instructions[pc].opcode : "end",
-                                               what));
+    throw Error(
+        ErrorKind::kModel,
+        fmt::format("{}: instruction {} ({}): {}", fn_.qualified_name, pc,
+                    pc < fn_.instructions.size() ? fn_.instructions[pc].opcode : "end", what));
   }
 
   void decode() {
@@ -88,8 +96,8 @@ class FunctionLifter {
       const auto& ins = fn_.instructions[pc];
       auto op = mobile::opcode_from_name(ins.opcode);
       if (!op) {
-        throw Error(ErrorKind::kUnsupported,
-                    fmt::format("{}: instruction {}: unknown opcode '{}'", fn_.qualified_name, pc, ins.opcode));
+        throw Error(ErrorKind::kUnsupported, fmt::format("{}: instruction {}: unknown opcode '{}'",
+                                                         fn_.qualified_name, pc, ins.opcode));
       }
       decoded_.push_back(mobile::DecodedInstruction{*op, static_cast<std::int32_t>(ins.x),
                                                     static_cast<std::int32_t>(ins.n)});
@@ -138,7 +146,8 @@ class FunctionLifter {
   }
 
   std::vector<Value*> pop_n(std::size_t pc, std::size_t n) {
-    if (stack_.size() < floor_ + n) fail(pc, fmt::format("needs {} values, the stack holds {}", n, stack_.size() - floor_));
+    if (stack_.size() < floor_ + n)
+      fail(pc, fmt::format("needs {} values, the stack holds {}", n, stack_.size() - floor_));
     std::vector<Value*> out(stack_.end() - static_cast<std::ptrdiff_t>(n), stack_.end());
     truncate(stack_.size() - n);
     return out;
@@ -152,7 +161,8 @@ class FunctionLifter {
   }
 
   const std::string& type_at(std::size_t pc, std::int32_t x) const {
-    if (x < 0 || static_cast<std::size_t>(x) >= fn_.types.size()) fail(pc, fmt::format("type {} out of range", x));
+    if (x < 0 || static_cast<std::size_t>(x) >= fn_.types.size())
+      fail(pc, fmt::format("type {} out of range", x));
     return fn_.types[static_cast<std::size_t>(x)];
   }
 
@@ -174,8 +184,8 @@ class FunctionLifter {
     return node;
   }
 
-  Node* simple(Block* block, std::size_t pc, std::string kind, std::size_t inputs, std::size_t outputs,
-               Type type = "Any") {
+  Node* simple(Block* block, std::size_t pc, std::string kind, std::size_t inputs,
+               std::size_t outputs, const Type& type = "Any") {
     Node* node = graph_->create(std::move(kind), pop_n(pc, inputs), outputs);
     for (Value* out : node->outputs()) out->set_type(type);
     return emit(block, node, pc);
@@ -195,9 +205,11 @@ class FunctionLifter {
     } else if (schema != nullptr) {
       count = schema->arguments.size();
     } else {
-      throw Error(ErrorKind::kUnsupported,
-                  fmt::format("{}: instruction {}: operator {} has no argument count in the file and no "
-                              "PyTorch 1.13 schema", fn_.qualified_name, pc, ref.full_name()));
+      throw Error(
+          ErrorKind::kUnsupported,
+          fmt::format("{}: instruction {}: operator {} has no argument count in the file and no "
+                      "PyTorch 1.13 schema",
+                      fn_.qualified_name, pc, ref.full_name()));
     }
     std::size_t outputs = schema != nullptr ? schema->returns.size() : 1;
     if (schema != nullptr && schema->is_varret) outputs = varret_count(pc);
@@ -241,7 +253,9 @@ class FunctionLifter {
     std::size_t else_start = pc + static_cast<std::size_t>(x);
     std::size_t jmp = else_start - 1;
     if (else_start > end || decoded_[jmp].op != OpCode::kJmp || decoded_[jmp].x < 1) {
-      fail(pc, "JF is not closed by a forward JMP before its target: not an if/else as PyTorch emits it");
+      fail(pc,
+           "JF is not closed by a forward JMP before its target: not an if/else as PyTorch emits "
+           "it");
     }
     std::size_t if_end = jmp + static_cast<std::size_t>(decoded_[jmp].x);
     if (if_end > end) fail(jmp, "JMP leaves the enclosing block");
@@ -253,7 +267,8 @@ class FunctionLifter {
     std::vector<Value*> then_out = lift_block(then_block, pc + 1, jmp, depth);
     std::vector<Value*> else_out = lift_block(else_block, else_start, if_end, depth);
     if (then_out.size() != else_out.size()) {
-      fail(pc, fmt::format("then-block yields {} values, else-block {}", then_out.size(), else_out.size()));
+      fail(pc, fmt::format("then-block yields {} values, else-block {}", then_out.size(),
+                           else_out.size()));
     }
     for (std::size_t i = 0; i < then_out.size(); ++i) {
       then_block->add_output(then_out[i]);
@@ -263,22 +278,25 @@ class FunctionLifter {
     }
   }
 
-  void lift_loop(Block* block, std::size_t pc, const mobile::DecodedInstruction& ins, std::size_t end,
-                 int depth) {
+  void lift_loop(Block* block, std::size_t pc, const mobile::DecodedInstruction& ins,
+                 std::size_t end, int depth) {
     if (ins.n < 2) fail(pc, "LOOP needs at least the trip count and the condition");
     std::size_t n = static_cast<std::size_t>(ins.n);
     std::vector<Value*> inputs = pop_n(pc, n);
     Value* counter = pop(pc);
     std::size_t exit = pc + static_cast<std::size_t>(std::max(ins.x, 0));
     if (ins.x < 2 || exit > end || decoded_[exit - 1].op != OpCode::kJmp ||
-        static_cast<std::int64_t>(exit - 1) + decoded_[exit - 1].x != static_cast<std::int64_t>(pc)) {
+        static_cast<std::int64_t>(exit - 1) + decoded_[exit - 1].x !=
+            static_cast<std::int64_t>(pc)) {
       fail(pc, "LOOP is not closed by a JMP back to it: not a loop as PyTorch emits it");
     }
     Node* node = graph_->create("prim::Loop", inputs, 0);
     emit(block, node, pc);
     auto counter_index = constant_index_.find(counter->node());
-    if (counter_index != constant_index_.end()) constants_[counter_index->second].loop = node;
-    else fail(pc, "the loop's trip counter is not a constant");
+    if (counter_index != constant_index_.end())
+      constants_[counter_index->second].loop = node;
+    else
+      fail(pc, "the loop's trip counter is not a constant");
 
     Block* body = node->add_block();
     std::size_t floor = stack_.size();
@@ -287,7 +305,8 @@ class FunctionLifter {
     for (std::size_t k = 2; k < n; ++k) push(body->add_input(inputs[k]->type()));
     std::vector<Value*> out = lift_block(body, pc + 1, exit - 1, depth, floor);
     if (out.size() != n - 1) {
-      fail(pc, fmt::format("loop body yields {} values, expected the condition and {} carried", out.size(), n - 2));
+      fail(pc, fmt::format("loop body yields {} values, expected the condition and {} carried",
+                           out.size(), n - 2));
     }
     for (Value* v : out) body->add_output(v);
     for (std::size_t k = 2; k < n; ++k) push(node->add_output(inputs[k]->type()));
@@ -340,7 +359,8 @@ class FunctionLifter {
         case OpCode::kStoreN: {
           if (ins.n < 0) fail(pc, "negative count");
           auto values = pop_n(pc, static_cast<std::size_t>(ins.n));
-          for (std::size_t i = 0; i < values.size(); ++i) store(pc, ins.x + static_cast<std::int32_t>(i), values[i]);
+          for (std::size_t i = 0; i < values.size(); ++i)
+            store(pc, ins.x + static_cast<std::int32_t>(i), values[i]);
           break;
         }
         case OpCode::kDrop:
@@ -361,7 +381,8 @@ class FunctionLifter {
           Value* object = pop(pc);
           Node* node = graph_->create("prim::GetAttr", {object}, 1);
           node->set_attr("slot", pickle::Value::integer(ins.x));
-          if (auto attribute = classes_.attribute(object->type(), static_cast<std::size_t>(std::max(ins.x, 0)))) {
+          if (auto attribute = classes_.attribute(object->type(),
+                                                  static_cast<std::size_t>(std::max(ins.x, 0)))) {
             node->set_attr("name", pickle::Value::string(attribute->name));
             node->output()->set_type(attribute->type);
           }
@@ -372,7 +393,8 @@ class FunctionLifter {
           auto values = pop_n(pc, 2);
           Node* node = graph_->create("prim::SetAttr", values, 0);
           node->set_attr("slot", pickle::Value::integer(ins.x));
-          if (auto attribute = classes_.attribute(values[0]->type(), static_cast<std::size_t>(std::max(ins.x, 0)))) {
+          if (auto attribute = classes_.attribute(values[0]->type(),
+                                                  static_cast<std::size_t>(std::max(ins.x, 0)))) {
             node->set_attr("name", pickle::Value::string(attribute->name));
           }
           emit(block, node, pc);
@@ -389,7 +411,8 @@ class FunctionLifter {
         case OpCode::kJmp:
           fail(pc, "JMP outside an if/else or loop as PyTorch emits them");
         case OpCode::kRet: {
-          if (block != graph_->block() || pc + 1 != end) fail(pc, "RET before the end of the function");
+          if (block != graph_->block() || pc + 1 != end)
+            fail(pc, "RET before the end of the function");
           auto values = pop_n(pc, stack_.size() - floor_);
           for (Value* v : values) block->add_output(v);
           block->return_node()->set_origin(origin_at(pc));
@@ -404,14 +427,17 @@ class FunctionLifter {
         case OpCode::kListConstruct:
         case OpCode::kDictConstruct: {
           const std::string& type = type_at(pc, ins.x);
-          Node* node = simple(block, pc, ins.op == OpCode::kListConstruct ? "prim::ListConstruct" : "prim::DictConstruct",
-                              static_cast<std::size_t>(std::max(ins.n, 0)), 1, type);
+          Node* node = simple(
+              block, pc,
+              ins.op == OpCode::kListConstruct ? "prim::ListConstruct" : "prim::DictConstruct",
+              static_cast<std::size_t>(std::max(ins.n, 0)), 1, type);
           node->set_attr("type", pickle::Value::string(type));
           break;
         }
         case OpCode::kNamedTupleConstruct: {
           const std::string& type = type_at(pc, ins.x);
-          Node* node = simple(block, pc, "prim::TupleConstruct", static_cast<std::size_t>(std::max(ins.n, 0)), 1, type);
+          Node* node = simple(block, pc, "prim::TupleConstruct",
+                              static_cast<std::size_t>(std::max(ins.n, 0)), 1, type);
           node->set_attr("type", pickle::Value::string(type));
           break;
         }
@@ -419,9 +445,11 @@ class FunctionLifter {
           simple(block, pc, "prim::ListUnpack", 1, static_cast<std::size_t>(std::max(ins.x, 0)));
           break;
         case OpCode::kTupleConstruct: {
-          Node* node = simple(block, pc, "prim::TupleConstruct", static_cast<std::size_t>(std::max(ins.x, 0)), 1);
+          Node* node = simple(block, pc, "prim::TupleConstruct",
+                              static_cast<std::size_t>(std::max(ins.x, 0)), 1);
           std::string type = "(";
-          for (std::size_t i = 0; i < node->inputs().size(); ++i) type += (i ? ", " : "") + node->input(i)->type();
+          for (std::size_t i = 0; i < node->inputs().size(); ++i)
+            type += (i ? ", " : "") + node->input(i)->type();
           node->output()->set_type(type + ")");
           break;
         }
@@ -431,7 +459,9 @@ class FunctionLifter {
           node->set_attr("end", pickle::Value::integer(static_cast<std::int64_t>(ins.x) + ins.n));
           break;
         }
-        case OpCode::kTupleIndex: simple(block, pc, "prim::TupleIndex", 2, 1); break;
+        case OpCode::kTupleIndex:
+          simple(block, pc, "prim::TupleIndex", 2, 1);
+          break;
         case OpCode::kDictIndex: {
           Node* node = simple(block, pc, "aten::__getitem__", 2, 1);
           node->set_overload("Dict");
@@ -445,28 +475,52 @@ class FunctionLifter {
         }
         case OpCode::kIsInstance: {
           pickle::ValueList types;
-          for (std::int32_t i = 0; i < ins.n; ++i) types.push_back(pickle::Value::string(type_at(pc, ins.x + i)));
+          for (std::int32_t i = 0; i < ins.n; ++i)
+            types.push_back(pickle::Value::string(type_at(pc, ins.x + i)));
           Node* node = simple(block, pc, "prim::isinstance", 1, 1, "bool");
           node->set_attr("types", pickle::Value::list(std::move(types)));
           break;
         }
-        case OpCode::kRaiseException: simple(block, pc, "prim::RaiseException", 2, 0); break;
-        case OpCode::kIs: simple(block, pc, "aten::__is__", 2, 1, "bool"); break;
-        case OpCode::kIsNot: simple(block, pc, "aten::__isnot__", 2, 1, "bool"); break;
-        case OpCode::kNot: simple(block, pc, "aten::__not__", 1, 1, "bool"); break;
-        case OpCode::kFormat: simple(block, pc, "aten::format", static_cast<std::size_t>(std::max(ins.x, 0)), 1, "str"); break;
-        case OpCode::kDevice: simple(block, pc, "prim::device", 1, 1, "Device"); break;
-        case OpCode::kDtype: simple(block, pc, "prim::dtype", 1, 1, "int"); break;
-        case OpCode::kDim: simple(block, pc, "aten::dim", 1, 1, "int"); break;
-        case OpCode::kIsCuda: simple(block, pc, "prim::is_cuda", 1, 1, "bool"); break;
-        case OpCode::kToList: simple(block, pc, "prim::tolist", 3, 1); break;
-        case OpCode::kUninitialized: simple(block, pc, "prim::Uninitialized", 0, 1); break;
+        case OpCode::kRaiseException:
+          simple(block, pc, "prim::RaiseException", 2, 0);
+          break;
+        case OpCode::kIs:
+          simple(block, pc, "aten::__is__", 2, 1, "bool");
+          break;
+        case OpCode::kIsNot:
+          simple(block, pc, "aten::__isnot__", 2, 1, "bool");
+          break;
+        case OpCode::kNot:
+          simple(block, pc, "aten::__not__", 1, 1, "bool");
+          break;
+        case OpCode::kFormat:
+          simple(block, pc, "aten::format", static_cast<std::size_t>(std::max(ins.x, 0)), 1, "str");
+          break;
+        case OpCode::kDevice:
+          simple(block, pc, "prim::device", 1, 1, "Device");
+          break;
+        case OpCode::kDtype:
+          simple(block, pc, "prim::dtype", 1, 1, "int");
+          break;
+        case OpCode::kDim:
+          simple(block, pc, "aten::dim", 1, 1, "int");
+          break;
+        case OpCode::kIsCuda:
+          simple(block, pc, "prim::is_cuda", 1, 1, "bool");
+          break;
+        case OpCode::kToList:
+          simple(block, pc, "prim::tolist", 3, 1);
+          break;
+        case OpCode::kUninitialized:
+          simple(block, pc, "prim::Uninitialized", 0, 1);
+          break;
         case OpCode::kInterfaceCall: {
           if (ins.x < 0 || static_cast<std::size_t>(ins.x) >= constants_.size() ||
               !fn_.constants[static_cast<std::size_t>(ins.x)].is(pickle::Value::Kind::kString)) {
             fail(pc, "INTERFACE_CALL does not name its method by a string constant");
           }
-          Node* node = simple(block, pc, "prim::CallMethod", static_cast<std::size_t>(std::max(ins.n, 0)), 1);
+          Node* node = simple(block, pc, "prim::CallMethod",
+                              static_cast<std::size_t>(std::max(ins.n, 0)), 1);
           node->set_attr("name", fn_.constants[static_cast<std::size_t>(ins.x)]);
           if (!converted_calls_) {
             node->set_attr("interface", pickle::Value::boolean(true));
@@ -478,9 +532,11 @@ class FunctionLifter {
         case OpCode::kCall:
         case OpCode::kEnter:
         case OpCode::kExit:
-          throw Error(ErrorKind::kUnsupported,
-                      fmt::format("{}: instruction {}: {} cannot be lifted (PyTorch 1.13 never writes it "
-                                  "into a lite-interpreter model)", fn_.qualified_name, pc, mobile::opcode_name(ins.op)));
+          throw Error(
+              ErrorKind::kUnsupported,
+              fmt::format("{}: instruction {}: {} cannot be lifted (PyTorch 1.13 never writes it "
+                          "into a lite-interpreter model)",
+                          fn_.qualified_name, pc, mobile::opcode_name(ins.op)));
       }
       ++pc;
     }
@@ -500,7 +556,7 @@ class FunctionLifter {
   void store(std::size_t pc, std::int32_t x, Value* value) {
     reg(pc, x) = value;
     // The graph's and a loop body's parameters are stored by the instruction that takes them.
-    if (value->node()->is_param() && !param_origin_set_.count(value->node())) {
+    if (value->node()->is_param() && !param_origin_set_.contains(value->node())) {
       value->node()->set_origin(origin_at(pc));
       param_origin_set_.insert(value->node());
     }
@@ -511,9 +567,11 @@ class FunctionLifter {
   // constant node is placed so that the emitter numbers them as the file did.
   void finish_constants() {
     for (auto& slot : constants_) {
-      if (slot.loop != nullptr && slot.loads == 1 && slot.role == ConstantRole::kNode) slot.role = ConstantRole::kLoopZero;
+      if (slot.loop != nullptr && slot.loads == 1 && slot.role == ConstantRole::kNode)
+        slot.role = ConstantRole::kLoopZero;
     }
-    for (auto& pending : defaults_) pending.node->add_input(default_constant(pending.value, pending.node));
+    for (auto& pending : defaults_)
+      pending.node->add_input(default_constant(pending.value, pending.node));
     std::vector<PlacedConstant> placed;
     for (std::size_t i = 0; i < constants_.size(); ++i) {
       ConstantSlot& slot = constants_[i];
@@ -541,7 +599,9 @@ class FunctionLifter {
     std::optional<std::size_t> loaded_match;
     for (std::size_t i = 0; i < constants_.size(); ++i) {
       if (constants_[i].role != ConstantRole::kNode) continue;
-      if (!ops::ivalue_equal(fn_.constants[i], value) || type_of_constant(fn_.constants[i]) != type_of_constant(value)) continue;
+      if (!ops::ivalue_equal(fn_.constants[i], value) ||
+          type_of_constant(fn_.constants[i]) != type_of_constant(value))
+        continue;
       if (constants_[i].loads == 0) return constant_node(i)->output();
       if (!loaded_match) loaded_match = i;
     }
@@ -596,17 +656,18 @@ Program lift_bytecode(const mobile::Bytecode& bytecode, const ClassTable& classe
 
 Program lift(const mobile::ModelInfo& model) {
   if (!model.bytecode) {
-    throw Error(ErrorKind::kUnsupported,
-                fmt::format("{}: no bytecode.pkl: a full TorchScript archive (.pt) cannot be lifted yet",
-                            model.archive.display_name()));
+    throw Error(
+        ErrorKind::kUnsupported,
+        fmt::format("{}: no bytecode.pkl: a full TorchScript archive (.pt) cannot be lifted yet",
+                    model.archive.display_name()));
   }
   pickle::Value root = debuginfo::decode_pickle_record(model.archive, "data.pkl",
                                                        [](const pickle::Value& v) { return v; });
   try {
     ClassTable classes = ClassTable::from_objects(root);
-    Program program = lift_bytecode(*model.bytecode, classes,
-                                    model.debug.has_callstack_map ? &model.debug.table : nullptr,
-                                    model.debug.has_handle_table ? &model.debug.handles : nullptr, model.top_type());
+    Program program = lift_bytecode(
+        *model.bytecode, classes, model.debug.has_callstack_map ? &model.debug.table : nullptr,
+        model.debug.has_handle_table ? &model.debug.handles : nullptr, model.top_type());
     program.root_object = std::move(root);
     return program;
   } catch (Error& e) {

@@ -5,8 +5,8 @@
 
 #include <filesystem>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -25,15 +25,16 @@ namespace {
 
 using testing::fixture_path;
 
-const char* const kModels[] = {"nested", "nested_legacy", "lstm", "encoder", "encoder64", "conv1d",
-                               "pooling", "shape_ops", "tag_minus_one", "tag_minus_one_frame",
-                               "nested_nodebug", "nested_stripped"};
+const char* const kModels[] = {
+    "nested",         "nested_legacy",  "lstm",      "encoder",       "encoder64",
+    "conv1d",         "pooling",        "shape_ops", "tag_minus_one", "tag_minus_one_frame",
+    "nested_nodebug", "nested_stripped"};
 
 std::string describe(const debuginfo::SourceRange& range) {
   if (!range.known()) return "<unknown>";
   auto at = range.file_line_col();
-  return fmt::format("{}:{}:{} '{}'", at ? at->filename : "?", at ? at->line : 0, at ? at->column : 0,
-                     range.text());
+  return fmt::format("{}:{}:{} '{}'", at ? at->filename : "?", at ? at->line : 0,
+                     at ? at->column : 0, range.text());
 }
 
 std::string describe(const debuginfo::InlinedCallStack* call) {
@@ -65,8 +66,9 @@ TEST_P(LiftEmit, ReproducesPyTorchsBytecodeAndDebugRows) {
       const auto& a = original.instructions[i];
       const auto& b = code.instructions[i];
       ASSERT_TRUE(a.opcode == b.opcode && a.x == b.x && a.n == b.n)
-          << "instruction " << i << ": " << a.opcode << " " << a.x << " " << a.n << " vs " << b.opcode << " "
-          << b.x << " " << b.n << "\n" << print_function(function, program.top_type);
+          << "instruction " << i << ": " << a.opcode << " " << a.x << " " << a.n << " vs "
+          << b.opcode << " " << b.x << " " << b.n << "\n"
+          << print_function(function, program.top_type);
     }
     ASSERT_EQ(code.operators.size(), original.operators.size());
     for (std::size_t i = 0; i < code.operators.size(); ++i) {
@@ -119,8 +121,8 @@ TEST(Lift, NodesKnowTheirModuleHierarchyAsPyTorchPrintsIt) {
       ASSERT_NE(function, nullptr);
       EmittedFunction emitted = emit_function(*function);
       const auto& info = emitted.instruction_debug.at(c["instruction"].get<std::size_t>());
-      EXPECT_EQ(debuginfo::module_hierarchy(program.top_type, function->short_name(), info.call_stack.get(),
-                                            info.node_kind),
+      EXPECT_EQ(debuginfo::module_hierarchy(program.top_type, function->short_name(),
+                                            info.call_stack.get(), info.node_kind),
                 c["symbolite_module_hierarchy"].get<std::string>())
           << stem << " " << c["name"];
     }
@@ -130,12 +132,14 @@ TEST(Lift, NodesKnowTheirModuleHierarchyAsPyTorchPrintsIt) {
 TEST(Lift, PrintsSourceAndHierarchyPerNode) {
   auto model = mobile::ModelInfo::load(fixture_path("models/nested.ptl"));
   Program program = lift(model);
-  std::string text = print_function(*program.find("__torch__.model_defs.Nested.forward"), program.top_type);
+  std::string text =
+      print_function(*program.find("__torch__.model_defs.Nested.forward"), program.top_type);
   // `return h + y` in Level2.forward, inlined through level1 and level2.
-  EXPECT_NE(text.find("aten::add(") , std::string::npos) << text;
-  EXPECT_NE(text.find("tests/fixtures/model_defs.py:47:15  "
-                      "top(Nested)::forward.level1(Level1)::forward.level2(Level2)::forward.aten::add"),
-            std::string::npos)
+  EXPECT_NE(text.find("aten::add("), std::string::npos) << text;
+  EXPECT_NE(
+      text.find("tests/fixtures/model_defs.py:47:15  "
+                "top(Nested)::forward.level1(Level1)::forward.level2(Level2)::forward.aten::add"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("prim::If("), std::string::npos);
 }
@@ -162,7 +166,8 @@ namespace {
 // with an Error; whatever lifts verifies and emits.
 TEST(Lift, HostileFilesAreRefusedCleanly) {
   std::size_t lifted = 0, refused = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(testing::source_path("tests/hostile"))) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(testing::source_path("tests/hostile"))) {
     if (entry.path().extension() != ".ptl") continue;
     std::optional<mobile::ModelInfo> model;
     try {
@@ -197,12 +202,14 @@ namespace {
 class PassesOnFixture : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PassesOnFixture, RemoveDeadCodeAndDuplicatesKeepingDebugInfo) {
-  auto model = mobile::ModelInfo::load(testing::fixture_path(std::string("models/") + GetParam() + ".ptl"));
+  auto model =
+      mobile::ModelInfo::load(testing::fixture_path(std::string("models/") + GetParam() + ".ptl"));
   Program program = lift(model);
   std::map<std::string, std::multiset<std::string>> before;
   for (const auto& f : program.functions) {
     for_each_node(f.graph->block(), [&](Node* n) {
-      if (n->kind().rfind("aten::", 0) == 0) before[f.qualified_name].insert(n->module_hierarchy(program.top_type, f.short_name()));
+      if (n->kind().rfind("aten::", 0) == 0)
+        before[f.qualified_name].insert(n->module_hierarchy(program.top_type, f.short_name()));
     });
   }
   auto results = run_passes(program, {"dce", "dedup-constants"}, true);
@@ -211,13 +218,15 @@ TEST_P(PassesOnFixture, RemoveDeadCodeAndDuplicatesKeepingDebugInfo) {
   for (const auto& f : program.functions) {
     std::multiset<std::string> after;
     for_each_node(f.graph->block(), [&](Node* n) {
-      if (n->kind().rfind("aten::", 0) == 0) after.insert(n->module_hierarchy(program.top_type, f.short_name()));
+      if (n->kind().rfind("aten::", 0) == 0)
+        after.insert(n->module_hierarchy(program.top_type, f.short_name()));
     });
     EXPECT_EQ(after, before[f.qualified_name]) << f.qualified_name;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, PassesOnFixture, ::testing::Values("nested", "lstm", "encoder", "pooling"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, PassesOnFixture,
+                         ::testing::Values("nested", "lstm", "encoder", "pooling"));
 
 }  // namespace
 }  // namespace symbolite::compiler

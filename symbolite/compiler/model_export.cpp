@@ -30,11 +30,13 @@ EmittedProgram emit_program(const Program& program, HandleScheme scheme,
     out.debug.function_handles.emplace_back(function.qualified_name, std::move(handles));
     out.bytecode.functions.push_back(std::move(emitted.code));
   }
-  for (auto& [handle, info] : recorder.stop_recording()) out.debug.infos.emplace(handle, std::move(info));
+  for (auto& [handle, info] : recorder.stop_recording())
+    out.debug.infos.emplace(handle, std::move(info));
   return out;
 }
 
-ExportReport export_model(const std::string& input, const std::string& output, const ExportOptions& options) {
+ExportReport export_model(const std::string& input, const std::string& output,
+                          const ExportOptions& options) {
   mobile::ModelInfo model = mobile::ModelInfo::load(input);
   Program program = lift(model);
   ExportReport report;
@@ -47,7 +49,8 @@ ExportReport export_model(const std::string& input, const std::string& output, c
   // A model saved without debug info gets none invented: its handles would point nowhere.
   bool has_debug = model.debug.has_callstack_map;
   report.handles = has_debug ? report.handles : 0;
-  mobile::write_model(model.archive, emitted.bytecode, has_debug ? &emitted.debug : nullptr, output);
+  mobile::write_model(model.archive, emitted.bytecode, has_debug ? &emitted.debug : nullptr,
+                      output);
   return report;
 }
 

@@ -44,6 +44,7 @@ struct ExportReport {
 
 // Reads `input`, exports to `output`. Errors name the file and what failed. A model without a
 // call-stack map (saved without debug info, or stripped) is written without debug records.
-ExportReport export_model(const std::string& input, const std::string& output, const ExportOptions& options);
+ExportReport export_model(const std::string& input, const std::string& output,
+                          const ExportOptions& options);
 
 }  // namespace symbolite::compiler

@@ -18,7 +18,8 @@ Program lstm() { return lift(mobile::ModelInfo::load(testing::fixture_path("mode
 
 std::vector<debuginfo::DebugHandle> all_handles(const EmittedProgram& emitted) {
   std::vector<debuginfo::DebugHandle> out;
-  for (const auto& [name, handles] : emitted.debug.function_handles) out.insert(out.end(), handles.begin(), handles.end());
+  for (const auto& [name, handles] : emitted.debug.function_handles)
+    out.insert(out.end(), handles.begin(), handles.end());
   return out;
 }
 
@@ -29,7 +30,8 @@ TEST(HandleSchemes, CounterHandsOutOneHandlePerInstructionInExportOrder) {
   EmittedProgram emitted = emit_program(program, HandleScheme::kCounter, recorder);
   auto handles = all_handles(emitted);
   ASSERT_FALSE(handles.empty());
-  for (std::size_t i = 0; i < handles.size(); ++i) EXPECT_EQ(handles[i], 100 + static_cast<std::int64_t>(i));
+  for (std::size_t i = 0; i < handles.size(); ++i)
+    EXPECT_EQ(handles[i], 100 + static_cast<std::int64_t>(i));
   EXPECT_EQ(emitted.debug.infos.size(), handles.size());
 }
 

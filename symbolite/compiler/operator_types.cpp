@@ -7,9 +7,10 @@ namespace symbolite::compiler {
 namespace {
 
 constexpr std::array<std::string_view, 24> kConcreteNames = {
-    "Tensor", "int", "float", "bool", "str", "Scalar", "Device", "Layout", "ScalarType",
-    "MemoryFormat", "complex", "number", "NoneType", "Generator", "Storage", "Stream", "Any",
-    "Dimname", "QScheme", "Dict", "Tuple", "Future", "Optional", "List"};
+    "Tensor",   "int",       "float",      "bool",         "str",      "Scalar",
+    "Device",   "Layout",    "ScalarType", "MemoryFormat", "complex",  "number",
+    "NoneType", "Generator", "Storage",    "Stream",       "Any",      "Dimname",
+    "QScheme",  "Dict",      "Tuple",      "Future",       "Optional", "List"};
 
 bool is_concrete(std::string_view name) {
   for (auto known : kConcreteNames) {

@@ -53,7 +53,7 @@ class Partitioner {
         if (!is_static_argument(*n)) continue;
         bool inside = true;
         for (const Value* out : n->outputs()) {
-          for (const Use& use : out->uses()) inside = inside && members.count(use.user) != 0;
+          for (const Use& use : out->uses()) inside = inside && members.contains(use.user);
         }
         if (inside && !n->outputs().empty()) members.insert(n);
       }
@@ -61,7 +61,7 @@ class Partitioner {
       partition.id = plan_.partitions.size();
       partition.operators = operators;
       for (Node* n : run) {
-        if (members.count(n) != 0) partition.nodes.push_back(n);
+        if (members.contains(n)) partition.nodes.push_back(n);
       }
       connect(partition, members);
       plan_.partitions.push_back(std::move(partition));
@@ -73,13 +73,13 @@ class Partitioner {
     std::unordered_set<const Value*> seen;
     for (Node* n : partition.nodes) {
       for (Value* in : n->inputs()) {
-        if (members.count(in->node()) == 0 && seen.insert(in).second) partition.inputs.push_back(in);
+        if (!members.contains(in->node()) && seen.insert(in).second) partition.inputs.push_back(in);
       }
     }
     for (Node* n : partition.nodes) {
       for (Value* out : n->outputs()) {
         bool escapes = std::any_of(out->uses().begin(), out->uses().end(),
-                                   [&](const Use& use) { return members.count(use.user) == 0; });
+                                   [&](const Use& use) { return !members.contains(use.user); });
         if (escapes) partition.outputs.push_back(out);
       }
     }

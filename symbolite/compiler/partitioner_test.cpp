@@ -28,14 +28,16 @@ const Function& forward(const Program& program) {
 
 // Every partition is a run of one block with no refused node inside it, its inputs are defined
 // outside and its outputs used outside; every operator is either taken or refused.
-void expect_well_formed(const Graph& graph, const PartitionPlan& plan, const BackendSupport& backend) {
+void expect_well_formed(const Graph& graph, const PartitionPlan& plan,
+                        const BackendSupport& backend) {
   std::unordered_set<const Node*> taken;
   for (const auto& p : plan.partitions) {
     ASSERT_FALSE(p.nodes.empty());
     std::unordered_set<const Node*> members(p.nodes.begin(), p.nodes.end());
     Block* block = p.nodes.front()->owning_block();
     for (const Node* n = p.nodes.front(); n != p.nodes.back(); n = n->next()) {
-      EXPECT_TRUE(is_static_argument(*n) || members.count(n) != 0) << "a foreign operator inside partition " << p.id;
+      EXPECT_TRUE(is_static_argument(*n) || members.count(n) != 0)
+          << "a foreign operator inside partition " << p.id;
     }
     for (const Node* n : p.nodes) {
       EXPECT_EQ(n->owning_block(), block);
@@ -122,8 +124,9 @@ TEST(DelegateDebug, EveryDelegateNodeGetsAHandleWithItsOrigins) {
     EXPECT_EQ(info.call_stack, nodes[i].node->call_stack());
     EXPECT_EQ(nodes[i].origins.size(), nodes[i].node->origins().size());
     // The node's module hierarchy is what a failure inside the delegate will print.
-    EXPECT_NE(nodes[i].node->module_hierarchy(program.top_type, "forward").find("top(Pools)::forward."),
-              std::string::npos);
+    EXPECT_NE(
+        nodes[i].node->module_hierarchy(program.top_type, "forward").find("top(Pools)::forward."),
+        std::string::npos);
   }
 }
 
@@ -143,14 +146,16 @@ TEST(FoldModuleAttributes, TrainingReadsBecomeConstantsAndDeadBranchesGo) {
   auto before = partition_graph(*fn.graph, xnnpack);
   std::size_t training_reads = 0;
   for_each_node(fn.graph->block(), [&](Node* n) {
-    training_reads += n->kind() == "prim::GetAttr" && n->has_attr("name") && n->attr("name").as_string() == "training";
+    training_reads += n->kind() == "prim::GetAttr" && n->has_attr("name") &&
+                      n->attr("name").as_string() == "training";
   });
   ASSERT_GT(training_reads, 0u);
   auto results = run_passes(program, {"fold-attributes", "dce"}, true);
   EXPECT_GE(results[0].changes, training_reads);
   std::size_t dropouts = 0;
   for_each_node(fn.graph->block(), [&](Node* n) {
-    EXPECT_FALSE(n->kind() == "prim::GetAttr" && n->has_attr("name") && n->attr("name").as_string() == "training");
+    EXPECT_FALSE(n->kind() == "prim::GetAttr" && n->has_attr("name") &&
+                 n->attr("name").as_string() == "training");
     if (n->kind() == "aten::dropout") {
       ++dropouts;
       const Node* train = n->input(2)->node();
@@ -173,7 +178,8 @@ TEST(FoldModuleAttributes, AnAttributeTheModelWritesIsNotFolded) {
   auto training_reads = [&] {
     std::size_t count = 0;
     for_each_node(fn.graph->block(), [&](Node* n) {
-      count += n->kind() == "prim::GetAttr" && n->has_attr("name") && n->attr("name").as_string() == "training";
+      count += n->kind() == "prim::GetAttr" && n->has_attr("name") &&
+               n->attr("name").as_string() == "training";
     });
     return count;
   };

@@ -29,7 +29,8 @@ bool apply_once(Graph& graph, Block* block, const RewriteRule& rule) {
       if (apply_once(graph, inner, rule)) return true;
     }
     auto matched = rule.match(node);
-    if (!matched || matched->empty() || matched->back() != node || !self_contained(*matched)) continue;
+    if (!matched || matched->empty() || matched->back() != node || !self_contained(*matched))
+      continue;
     std::vector<NodeOrigin> origins = node->origins();
     for (Node* m : *matched) {
       if (m == node) continue;
@@ -38,10 +39,12 @@ bool apply_once(Graph& graph, Block* block, const RewriteRule& rule) {
     Rewriter rewriter(graph, node, std::move(origins));
     std::vector<Value*> results = rule.replace(rewriter, *matched);
     if (results.size() != node->outputs().size()) {
-      throw Error(ErrorKind::kInternal, fmt::format("rewrite '{}' returned {} values for {} results", rule.name,
-                                                    results.size(), node->outputs().size()));
+      throw Error(ErrorKind::kInternal,
+                  fmt::format("rewrite '{}' returned {} values for {} results", rule.name,
+                              results.size(), node->outputs().size()));
     }
-    for (std::size_t i = 0; i < results.size(); ++i) node->output(i)->replace_all_uses_with(results[i]);
+    for (std::size_t i = 0; i < results.size(); ++i)
+      node->output(i)->replace_all_uses_with(results[i]);
     // Destroy users before what they use: the root first, then the rest in reverse.
     node->destroy();
     for (auto it = matched->rbegin(); it != matched->rend(); ++it) {
@@ -54,7 +57,8 @@ bool apply_once(Graph& graph, Block* block, const RewriteRule& rule) {
 
 }  // namespace
 
-Node* Rewriter::create(std::string kind, const std::vector<Value*>& inputs, std::size_t num_outputs) {
+Node* Rewriter::create(std::string kind, const std::vector<Value*>& inputs,
+                       std::size_t num_outputs) {
   Node* node = graph_.create(std::move(kind), inputs, num_outputs);
   node->move_before(root_);
   node->set_origins(origins_);
@@ -78,8 +82,10 @@ std::size_t apply_rewrites(Graph& graph, const std::vector<RewriteRule>& rules) 
         ++count;
         changed = true;
         if (count > limit) {
-          throw Error(ErrorKind::kLimit, fmt::format("rewrite '{}' keeps matching after {} replacements: "
-                                                     "its replacement matches its own pattern", rule.name, count));
+          throw Error(ErrorKind::kLimit,
+                      fmt::format("rewrite '{}' keeps matching after {} replacements: "
+                                  "its replacement matches its own pattern",
+                                  rule.name, count));
         }
       }
     }

@@ -23,8 +23,7 @@ inline constexpr std::uint64_t kMaxPickleRecordSize = std::uint64_t{256} << 20;
 // Unpickles record `name` and passes the Value to `decode`; returns what `decode` returns.
 template <typename Decode>
 decltype(auto) decode_pickle_record(const archive::ModelArchive& archive, std::string_view name,
-                                    Decode&& decode,
-                                    const pickle::UnpickleOptions& options = {}) {
+                                    Decode&& decode, const pickle::UnpickleOptions& options = {}) {
   if (std::uint64_t size = archive.record_size(name).value_or(0); size > kMaxPickleRecordSize) {
     throw Error(ErrorKind::kLimit,
                 fmt::format("{}: archive entry '{}/{}': the pickle is {} bytes uncompressed, more "

@@ -32,23 +32,23 @@ class CallStackDecoder {
     if (items.size() != 4) {
       throw Error(ErrorKind::kModel,
                   fmt::format("call stack: expected a tuple of 4 elements (module_instance, "
-                              "callsite_tag, callee, function_name), got {}", items.size()));
+                              "callsite_tag, callee, function_name), got {}",
+                              items.size()));
     }
     std::optional<ModuleInstance> instance;
     if (!items[0].is_none()) {
       const auto& pair = items[0].as_tuple();
       if (pair.size() != 2) {
-        throw Error(ErrorKind::kModel,
-                    fmt::format("module instance: expected (type, name), got {} elements",
-                                pair.size()));
+        throw Error(
+            ErrorKind::kModel,
+            fmt::format("module instance: expected (type, name), got {} elements", pair.size()));
       }
-      instance = ModuleInstance{std::string(pair[0].as_string()),
-                                std::string(pair[1].as_string())};
+      instance = ModuleInstance{std::string(pair[0].as_string()), std::string(pair[1].as_string())};
     }
     std::int64_t tag = items[1].as_int();
-    auto node = std::make_shared<InlinedCallStack>(
-        std::move(instance), resolve(tag), tag, std::string(items[3].as_string()),
-        decode(items[2], depth + 1));
+    auto node = std::make_shared<InlinedCallStack>(std::move(instance), resolve(tag), tag,
+                                                   std::string(items[3].as_string()),
+                                                   decode(items[2], depth + 1));
     cache_.emplace(v.identity(), node);
     ++stats_.shared_call_stacks;
     return node;

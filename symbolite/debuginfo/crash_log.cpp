@@ -45,8 +45,8 @@ ParsedNumber parse_handle(std::string_view text, std::size_t& pos) {
 
 // "debug_handles:{12, 13}" with `pos` just past "debug_handles". Numbers too large for a
 // handle are counted in `skipped`.
-std::optional<std::vector<DebugHandle>> parse_handle_set(std::string_view text,
-                                                         std::size_t& pos, std::size_t& skipped) {
+std::optional<std::vector<DebugHandle>> parse_handle_set(std::string_view text, std::size_t& pos,
+                                                         std::size_t& skipped) {
   skip_blanks(text, pos);
   if (pos >= text.size() || text[pos] != ':') return std::nullopt;
   ++pos;

@@ -15,8 +15,8 @@
 namespace symbolite::debuginfo {
 
 struct HandleMention {
-  std::size_t line = 0;    // 1-based line of the text where the mention starts
-  std::size_t offset = 0;  // byte offset of the mention
+  std::size_t line = 0;              // 1-based line of the text where the mention starts
+  std::size_t offset = 0;            // byte offset of the mention
   std::vector<DebugHandle> handles;  // one, or several for "debug_handles:{a, b}"
   // Numbers in a "debug_handles:{...}" set too large for a handle (past int64): skipped,
   // their neighbours kept.

@@ -16,10 +16,10 @@ using DebugHandle = std::int64_t;
 inline constexpr DebugHandle kInvalidDebugHandle = -1;
 
 struct DebugInfo {
-  SourceRange range;                          // the node itself; may be unknown
+  SourceRange range;                           // the node itself; may be unknown
   std::int64_t range_tag = kNoSourceRangeTag;  // serialized tag of `range`, for diagnostics
-  std::string node_kind;                      // "aten::add", "prim::GetAttr", ...
-  InlinedCallStackPtr call_stack;             // null for nodes of the top method itself
+  std::string node_kind;                       // "aten::add", "prim::GetAttr", ...
+  InlinedCallStackPtr call_stack;              // null for nodes of the top method itself
 };
 
 }  // namespace symbolite::debuginfo

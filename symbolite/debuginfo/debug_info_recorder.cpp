@@ -42,14 +42,15 @@ DebugHandle DebugInfoRecorder::record_at(DebugHandle handle, DebugInfo info) {
   }
   if (handle < 0) throw Error(ErrorKind::kUsage, "debug handles are not negative");
   if (!map_.emplace(handle, std::move(info)).second) {
-    throw Error(ErrorKind::kUsage, "debug handle " + std::to_string(handle) + " is already recorded");
+    throw Error(ErrorKind::kUsage,
+                "debug handle " + std::to_string(handle) + " is already recorded");
   }
   return handle;
 }
 
 bool DebugInfoRecorder::holds(DebugHandle handle) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return map_.count(handle) != 0;
+  return map_.contains(handle);
 }
 
 DebugInfoMap DebugInfoRecorder::stop_recording() {

@@ -71,8 +71,8 @@ class SourceTable {
     }
     lines.push_back(intern(text.substr(begin)));
     std::int64_t filename = intern(s->filename().value_or(""));
-    Value v = Value::tuple({int_list(lines), Value::integer(filename),
-                            Value::integer(s->starting_line())});
+    Value v = Value::tuple(
+        {int_list(lines), Value::integer(filename), Value::integer(s->starting_line())});
     sources_.emplace(s.get(), v);
     return v;
   }
@@ -80,8 +80,8 @@ class SourceTable {
   // The source of an unknown range: no lines, the marker filename.
   Value unknown_source() {
     if (unknown_.is_none()) {
-      unknown_ = Value::tuple({int_list({}), Value::integer(intern(kUnknownSourceFilename)),
-                               Value::integer(0)});
+      unknown_ = Value::tuple(
+          {int_list({}), Value::integer(intern(kUnknownSourceFilename)), Value::integer(0)});
     }
     return unknown_;
   }
@@ -119,8 +119,8 @@ std::string write_source_ranges(const RangeTags& tags, bool needs_unknown_row) {
   }
   if (needs_unknown_row) {
     Value r = Value::tuple({table.unknown_source(), Value::integer(0), Value::integer(0)});
-    rows.push_back(Value::tuple({Value::integer(row), std::move(r),
-                                 Value::integer(kNoSourceRangeTag)}));
+    rows.push_back(
+        Value::tuple({Value::integer(row), std::move(r), Value::integer(kNoSourceRangeTag)}));
   }
   return to_string(pickle::pickle(Value::tuple(
       {Value::string(kStringTableMarker), table.strings(), Value::tuple(std::move(rows))})));
@@ -163,8 +163,8 @@ std::string write_callstack_map(const DebugRecords& records, const RangeTags& ta
 std::string write_handle_table(const DebugRecords& records, std::int64_t bytecode_version) {
   ValueList top{Value::integer(bytecode_version)};
   for (const auto& [function, handles] : records.function_handles) {
-    Value field = Value::tuple({Value::string("function_debug_handles"),
-                                Value::tuple({int_list(handles)})});
+    Value field =
+        Value::tuple({Value::string("function_debug_handles"), Value::tuple({int_list(handles)})});
     top.push_back(Value::tuple({Value::string(function), Value::tuple({std::move(field)})}));
   }
   return to_string(pickle::pickle(Value::tuple(std::move(top))));
@@ -174,7 +174,8 @@ std::string write_handle_table(const DebugRecords& records, std::int64_t bytecod
 
 DebugRecords debug_records_from(const HandleTable& handles, const DebugTable& table) {
   DebugRecords records;
-  for (const auto& f : handles.functions()) records.function_handles.emplace_back(f.function, f.handles);
+  for (const auto& f : handles.functions())
+    records.function_handles.emplace_back(f.function, f.handles);
   for (DebugHandle h : table.handles()) records.infos.emplace(h, *table.find(h));
   return records;
 }

@@ -53,7 +53,7 @@ inline constexpr std::string_view kSourceRangesRecord = "code/symbolite_source_r
 // The pickled records to store beside bytecode.pkl, as {record name, bytes}, in the order
 // PyTorch writes them: "mobile_debug_handles.pkl", kSourceRangesRecord,
 // "callstack_debug_map.pkl". Deterministic: equal input, equal bytes.
-std::vector<std::pair<std::string, std::string>> write_debug_records(
-    const DebugRecords& records, std::int64_t bytecode_version);
+std::vector<std::pair<std::string, std::string>> write_debug_records(const DebugRecords& records,
+                                                                     std::int64_t bytecode_version);
 
 }  // namespace symbolite::debuginfo

@@ -68,8 +68,8 @@ TEST(DebugRecordsWriter, TagsSharingAndSources) {
   auto budget = SourceTextBudget::for_records(0);
   add_tags(read_source_range_file(w.ranges, budget), tags);
   ASSERT_EQ(tags.size(), 3u);
-  EXPECT_EQ(tags.at(0).start(), 0u);  // handle 2's own range
-  EXPECT_EQ(tags.at(1).start(), 2u);  // its outer call site
+  EXPECT_EQ(tags.at(0).start(), 0u);                   // handle 2's own range
+  EXPECT_EQ(tags.at(1).start(), 2u);                   // its outer call site
   EXPECT_EQ(tags.at(2).source()->filename(), "n.py");  // its inner call site
   EXPECT_EQ(tags.at(0).source()->starting_line(), 10);
 
@@ -97,8 +97,8 @@ TEST(DebugRecordsWriter, TagsSharingAndSources) {
 
 TEST(DebugRecordsWriter, UnknownRangesAndEmptyInput) {
   DebugRecords records;
-  auto frame = std::make_shared<InlinedCallStack>(std::nullopt, SourceRange(), -1, "helper",
-                                                  nullptr);
+  auto frame =
+      std::make_shared<InlinedCallStack>(std::nullopt, SourceRange(), -1, "helper", nullptr);
   records.infos[0] = DebugInfo{SourceRange(), -1, "aten::size", frame};
   Written w = write(records);
   const auto& rows = w.ranges.as_tuple()[2].as_tuple();

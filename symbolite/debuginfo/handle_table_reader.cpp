@@ -37,7 +37,8 @@ std::size_t HandleTable::instruction_count() const {
 
 HandleTable read_handle_table(const pickle::Value& root) {
   const auto& top = root.as_tuple();
-  if (top.empty()) throw Error(ErrorKind::kModel, "empty tuple: expected the bytecode version first");
+  if (top.empty())
+    throw Error(ErrorKind::kModel, "empty tuple: expected the bytecode version first");
   std::int64_t version = top[0].as_int();
   std::vector<FunctionHandles> functions;
   for (std::size_t i = 1; i < top.size(); ++i) {
@@ -57,7 +58,7 @@ HandleTable read_handle_table(const pickle::Value& root) {
           const pickle::Value* list = &pair[1];
           if (list->is(pickle::Value::Kind::kTuple) && list->as_tuple().size() == 1 &&
               list->as_tuple()[0].is(pickle::Value::Kind::kList)) {
-            list = &list->as_tuple()[0];
+            list = list->as_tuple().data();
           }
           for (const auto& h : list->as_sequence()) fn.handles.push_back(h.as_int());
         }

@@ -34,8 +34,7 @@ inline constexpr std::int64_t kNoSourceRangeTag = -1;
 class InlinedCallStack {
  public:
   InlinedCallStack(std::optional<ModuleInstance> module_instance, SourceRange callsite,
-                   std::int64_t callsite_tag, std::string function_name,
-                   InlinedCallStackPtr callee)
+                   std::int64_t callsite_tag, std::string function_name, InlinedCallStackPtr callee)
       : module_instance_(std::move(module_instance)),
         callsite_(std::move(callsite)),
         callsite_tag_(callsite_tag),

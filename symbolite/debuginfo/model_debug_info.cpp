@@ -13,9 +13,8 @@ void read_handle_table_record(const archive::ModelArchive& archive, ModelDebugIn
   if (!archive.has_record(kHandleTable)) return;
   info.has_handle_table = true;
   info.handle_table_size = archive.record_size(kHandleTable).value_or(0);
-  info.handles = decode_pickle_record(archive, kHandleTable, [](const pickle::Value& v) {
-    return read_handle_table(v);
-  });
+  info.handles = decode_pickle_record(archive, kHandleTable,
+                                      [](const pickle::Value& v) { return read_handle_table(v); });
 }
 
 }  // namespace
@@ -26,18 +25,18 @@ ModelDebugInfo ModelDebugInfo::load(const archive::ModelArchive& archive) {
   // delegated_backends.debug_pkl alike) into one tag map.
   std::size_t record_bytes = 0;
   for (const auto& record : archive.records()) {
-    if (record.ends_with(kSourceRangeSuffix)) record_bytes += archive.record_size(record).value_or(0);
+    if (record.ends_with(kSourceRangeSuffix))
+      record_bytes += archive.record_size(record).value_or(0);
   }
   auto budget = SourceTextBudget::for_records(record_bytes);
   for (const auto& record : archive.records()) {
     if (!record.ends_with(kSourceRangeSuffix)) continue;
-    SourceRangeFile file = decode_pickle_record(archive, record, [&](const pickle::Value& v) {
-      return read_source_range_file(v, budget);
-    });
+    SourceRangeFile file = decode_pickle_record(
+        archive, record, [&](const pickle::Value& v) { return read_source_range_file(v, budget); });
     add_tags(file, info.tags);
-    info.source_range_files.push_back(DebugRecordInfo{
-        record, archive.record_size(record).value_or(0), file.records.size(),
-        file.string_table_format});
+    info.source_range_files.push_back(
+        DebugRecordInfo{record, archive.record_size(record).value_or(0), file.records.size(),
+                        file.string_table_format});
   }
   if (archive.has_record(kCallstackMap)) {
     info.has_callstack_map = true;

@@ -17,7 +17,7 @@
 namespace symbolite::debuginfo {
 
 struct DebugRecordInfo {
-  std::string record;     // "code/__torch__.py.debug_pkl"
+  std::string record;      // "code/__torch__.py.debug_pkl"
   std::uint64_t size = 0;  // uncompressed bytes
   std::size_t rows = 0;
   bool string_table_format = false;

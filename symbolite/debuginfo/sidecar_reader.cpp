@@ -19,11 +19,11 @@ constexpr std::uint64_t kMaxInflatedSection = std::uint64_t{1} << 30;
   throw Error(ErrorKind::kFormat, fmt::format("byte {}: {}", offset, what));
 }
 
-std::size_t checked_end(std::size_t offset, std::size_t size, std::size_t limit,
-                        std::size_t where, const char* what) {
+std::size_t checked_end(std::size_t offset, std::size_t size, std::size_t limit, std::size_t where,
+                        const char* what) {
   if (offset > limit || size > limit - offset) {
-    corrupt(where, fmt::format("{} [{}, +{}) lies outside the file ({} bytes)", what, offset,
-                               size, limit));
+    corrupt(where, fmt::format("{} [{}, +{}) lies outside the file ({} bytes)", what, offset, size,
+                               limit));
   }
   return offset + size;
 }
@@ -121,8 +121,8 @@ void SidecarReader::parse() {
     corrupt(ho + 4, fmt::format("{} handles need {} blocks, the index has {}", handle_count_,
                                 expected_blocks, block_count));
   }
-  std::size_t blocks_base = checked_end(ho + 8, std::size_t{block_count} * 16, ho + hs, ho + 4,
-                                        "block index");
+  std::size_t blocks_base =
+      checked_end(ho + 8, std::size_t{block_count} * 16, ho + hs, ho + 4, "block index");
   blocks_.reserve(block_count);
   for (std::uint32_t i = 0; i < block_count; ++i) {
     std::size_t at = handles.offset();
@@ -150,15 +150,15 @@ void SidecarReader::parse() {
   if (stats_.count != handle_count_) corrupt(mo, "handle count differs from the index");
 }
 
-SidecarReader::Indexed SidecarReader::parse_indexed(Bytes data, std::size_t offset,
+SidecarReader::Indexed SidecarReader::parse_indexed(const Bytes& data, std::size_t offset,
                                                     std::size_t size, const char* what) const {
   ByteCursor c(data.span().subspan(offset, size), offset, what);
   Indexed s;
   s.data = data;
   s.count = c.u32();
   s.table = c.offset();
-  std::size_t base = checked_end(s.table, (s.count + 1) * std::size_t{4}, offset + size,
-                                 offset, what);
+  std::size_t base =
+      checked_end(s.table, (s.count + 1) * std::size_t{4}, offset + size, offset, what);
   std::uint32_t previous = 0;
   for (std::size_t i = 0; i <= s.count; ++i) {
     std::size_t at = c.offset();
@@ -176,8 +176,8 @@ std::pair<std::size_t, std::size_t> SidecarReader::record_span(const Indexed& se
                                                                std::uint64_t id,
                                                                const char* what) const {
   if (id >= section.count) {
-    corrupt(section.table, fmt::format("{} id {} out of range ({} records)", what, id,
-                                       section.count));
+    corrupt(section.table,
+            fmt::format("{} id {} out of range ({} records)", what, id, section.count));
   }
   const std::uint8_t* table = section.data.data() + section.table;
   std::size_t begin = section.base + load_u32le(table + 4 * id);
@@ -236,8 +236,8 @@ InlinedCallStackPtr SidecarReader::stack_at(std::uint64_t id) const {
     f.function = std::string(string_at(c.varint()).str());
     f.callee = c.varint();
     if (f.callee > current) {
-      corrupt(begin, fmt::format("call-stack record {} refers to later record {}", current,
-                                 f.callee - 1));
+      corrupt(begin,
+              fmt::format("call-stack record {} refers to later record {}", current, f.callee - 1));
     }
     std::uint64_t next = f.callee;
     chain.emplace_back(current, std::move(f));
@@ -264,8 +264,9 @@ void SidecarReader::scan_block(std::size_t index, Visit&& visit) const {
   std::size_t in_block =
       std::min(sidecar::kHandlesPerBlock, handle_count_ - index * sidecar::kHandlesPerBlock);
   // Blocks are deflated; offsets in errors are then within the inflated block.
-  Bytes records = archive::inflate_raw(bytes_.span().subspan(block.offset, block.end - block.offset),
-                                       block.inflated_size, block.offset);
+  Bytes records =
+      archive::inflate_raw(bytes_.span().subspan(block.offset, block.end - block.offset),
+                           block.inflated_size, block.offset);
   ByteCursor c(records.span(), 0, "handle block");
   DebugHandle current = block.first;
   Record previous;  // fields of the previous record; zero at the block start

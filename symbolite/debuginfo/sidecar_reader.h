@@ -43,11 +43,11 @@ class SidecarReader : public DebugInfoSource {
   std::vector<DebugHandle> handles() const;
 
  private:
-  struct Indexed {  // an indexed-records section
-    Bytes data;               // the file, or the inflated section (strings)
-    std::size_t base = 0;     // offset in `data` of the first record byte
+  struct Indexed {         // an indexed-records section
+    Bytes data;            // the file, or the inflated section (strings)
+    std::size_t base = 0;  // offset in `data` of the first record byte
     std::size_t count = 0;
-    std::size_t table = 0;    // offset in `data` of the u32 offsets
+    std::size_t table = 0;  // offset in `data` of the u32 offsets
   };
   struct Block {
     DebugHandle first = 0;
@@ -67,7 +67,8 @@ class SidecarReader : public DebugInfoSource {
 
   SidecarReader(Bytes bytes, std::string name);
   void parse();
-  Indexed parse_indexed(Bytes data, std::size_t offset, std::size_t size, const char* what) const;
+  Indexed parse_indexed(const Bytes& data, std::size_t offset, std::size_t size,
+                        const char* what) const;
   std::pair<std::size_t, std::size_t> record_span(const Indexed& section, std::uint64_t id,
                                                   const char* what) const;
 

@@ -164,8 +164,8 @@ class SidecarBuilder {
   Buffer encode_handles() {
     auto handles = c_.table->handles();
     Buffer index;
-    Buffer blocks;   // deflated blocks, back to back
-    Buffer block;    // the records of the block being built
+    Buffer blocks;  // deflated blocks, back to back
+    Buffer block;   // the records of the block being built
     std::uint32_t block_count = 0;
     BlockState previous;
     auto flush = [&] {

@@ -14,7 +14,7 @@ namespace symbolite::debuginfo {
 
 struct SidecarContents {
   Hash128 model_id{};
-  std::string top_module_type;     // "__torch__.Top"
+  std::string top_module_type;  // "__torch__.Top"
   std::int64_t bytecode_version = 0;
   const DebugTable* table = nullptr;     // required
   const HandleTable* handles = nullptr;  // optional: instruction sites

@@ -15,8 +15,8 @@ const pickle::ValueList& expect_tuple(const pickle::Value& v, std::size_t size,
                                       std::string_view what) {
   const auto& items = v.as_tuple();
   if (items.size() != size) {
-    throw Error(ErrorKind::kModel, fmt::format("{}: expected a tuple of {} elements, got {}",
-                                               what, size, items.size()));
+    throw Error(ErrorKind::kModel, fmt::format("{}: expected a tuple of {} elements, got {}", what,
+                                               size, items.size()));
   }
   return items;
 }
@@ -64,15 +64,16 @@ class SourceDecoder {
   const Bytes& table_string(std::int64_t index) const {
     if (index < 0 || static_cast<std::size_t>(index) >= table_->size()) {
       throw Error(ErrorKind::kModel, fmt::format("string table index {} out of range (table has "
-                                                 "{} strings)", index, table_->size()));
+                                                 "{} strings)",
+                                                 index, table_->size()));
     }
     return (*table_)[static_cast<std::size_t>(index)].as_string_bytes();
   }
 
   // A source's text and its line index (Source keeps 4 bytes a line).
   void charge(std::string_view text) {
-    budget_.charge(text.size() + 4 * (static_cast<std::size_t>(
-                                          std::count(text.begin(), text.end(), '\n')) + 1));
+    budget_.charge(text.size() +
+                   4 * (static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1));
   }
 
   const pickle::ValueList* table_;
@@ -143,7 +144,8 @@ SourceRangeFile read_source_range_file(const pickle::Value& root, SourceTextBudg
       } else {
         throw Error(ErrorKind::kModel,
                     fmt::format("expected a tuple of 3 elements (byte_offset, source_range, "
-                                "tag), got {}", row.size()));
+                                "tag), got {}",
+                                row.size()));
       }
       file.records.push_back(std::move(record));
     });

@@ -16,10 +16,10 @@ namespace symbolite::debuginfo {
 // One traceback frame, outermost first: the function that was executing and the range in it.
 struct Frame {
   std::string function;
-  SourceRange range;             // unknown when the debug info lost it
-  std::int64_t range_tag = -1;   // the serialized tag, to explain unknown ranges
-  std::string callee;            // for a call site: what it calls, "level1(Level1)::forward";
-                                 // empty for the innermost frame (the node itself)
+  SourceRange range;            // unknown when the debug info lost it
+  std::int64_t range_tag = -1;  // the serialized tag, to explain unknown ranges
+  std::string callee;           // for a call site: what it calls, "level1(Level1)::forward";
+                                // empty for the innermost frame (the node itself)
 };
 
 enum class SymbolicationStatus {
@@ -37,8 +37,8 @@ struct Symbolication {
   std::optional<InstructionSite> site;  // where the handle sits in the bytecode, if known
   std::string module_hierarchy;         // "top(C)::forward.A0(A)::forward.aten::add"
   std::vector<Frame> frames;
-  std::string traceback;                // "Traceback of TorchScript (most recent call last):\n..."
-  std::vector<std::string> notes;       // why something is unknown or missing
+  std::string traceback;           // "Traceback of TorchScript (most recent call last):\n..."
+  std::vector<std::string> notes;  // why something is unknown or missing
 };
 
 }  // namespace symbolite::debuginfo

@@ -25,10 +25,9 @@ nlohmann::json to_json(const debuginfo::Symbolication& s) {
       {"op", s.op.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.op)},
       {"function", s.site ? nlohmann::json(s.site->function) : nlohmann::json(nullptr)},
       {"instruction", s.site ? nlohmann::json(s.site->instruction) : nlohmann::json(nullptr)},
-      {"module_hierarchy", s.module_hierarchy.empty() ? nlohmann::json(nullptr)
-                                                      : nlohmann::json(s.module_hierarchy)},
-      {"traceback",
-       s.traceback.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.traceback)},
+      {"module_hierarchy",
+       s.module_hierarchy.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.module_hierarchy)},
+      {"traceback", s.traceback.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.traceback)},
       {"frames", frames},
       {"notes", s.notes},
   };

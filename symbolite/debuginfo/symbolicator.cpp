@@ -29,25 +29,30 @@ std::string unknown_range_note(const Frame& frame) {
         "`f(x)[1]`; PyTorch itself then drops this frame or refuses to load the file)",
         what);
   }
-  return fmt::format("{} has no source: source-range tag {} is in no debug_pkl record of the "
-                     "archive", what, frame.range_tag);
+  return fmt::format(
+      "{} has no source: source-range tag {} is in no debug_pkl record of the "
+      "archive",
+      what, frame.range_tag);
 }
 
 void render_unknown_frame(std::string& out, const Frame& frame) {
-  out += fmt::format("  File \"<unknown>\", in {}\n    <source unknown: {}>\n", frame.function,
-                     frame.range_tag == kNoSourceRangeTag
-                         ? std::string("PyTorch recorded no source range (tag -1)")
-                         : fmt::format("source-range tag {} not in any debug_pkl",
-                                       frame.range_tag));
+  out +=
+      fmt::format("  File \"<unknown>\", in {}\n    <source unknown: {}>\n", frame.function,
+                  frame.range_tag == kNoSourceRangeTag
+                      ? std::string("PyTorch recorded no source range (tag -1)")
+                      : fmt::format("source-range tag {} not in any debug_pkl", frame.range_tag));
 }
 
 }  // namespace
 
 std::string_view to_string(SymbolicationStatus status) {
   switch (status) {
-    case SymbolicationStatus::kOk: return "ok";
-    case SymbolicationStatus::kPartial: return "partial";
-    case SymbolicationStatus::kNotFound: return "not_found";
+    case SymbolicationStatus::kOk:
+      return "ok";
+    case SymbolicationStatus::kPartial:
+      return "partial";
+    case SymbolicationStatus::kNotFound:
+      return "not_found";
   }
   return "?";
 }
@@ -58,7 +63,8 @@ std::string short_type_name(std::string_view qualified) {
 }
 
 Symbolicator::Symbolicator(std::shared_ptr<const DebugInfoSource> source)
-    : source_(std::move(source)), top_type_short_(single_line(short_type_name(source_->top_module_type()))) {}
+    : source_(std::move(source)),
+      top_type_short_(single_line(short_type_name(source_->top_module_type()))) {}
 
 Symbolication Symbolicator::resolve_in(DebugHandle handle, bool render_traceback,
                                        std::string_view outer_function) const {
@@ -75,9 +81,9 @@ Symbolication Symbolicator::resolve_in(DebugHandle handle, bool render_traceback
 
   // Walk the call chain: each call site belongs to the function that made the call, and
   // the node itself belongs to the innermost function called.
-  std::string function = result.site ? short_function_name(result.site->function)
-                        : outer_function.empty() ? std::string(kUnknownFunction)
-                                                 : std::string(outer_function);
+  std::string function = result.site              ? short_function_name(result.site->function)
+                         : outer_function.empty() ? std::string(kUnknownFunction)
+                                                  : std::string(outer_function);
   std::string& hierarchy = result.module_hierarchy;
   hierarchy.reserve(128);
   hierarchy += "top(";
@@ -114,7 +120,8 @@ Symbolication Symbolicator::resolve_in(DebugHandle handle, bool render_traceback
   if (!result.site) {
     result.notes.push_back(fmt::format(
         "handle {} is in the call-stack map but no bytecode instruction carries it; the top "
-        "method's name is unknown", handle));
+        "method's name is unknown",
+        handle));
   }
   return result;
 }
@@ -122,7 +129,7 @@ Symbolication Symbolicator::resolve_in(DebugHandle handle, bool render_traceback
 void Symbolicator::explain_missing(Symbolication& result) const {
   const DebugHandle handle = result.handle;
   if (handle == kInvalidDebugHandle) {
-    result.notes.push_back(
+    result.notes.emplace_back(
         "-1 is PyTorch's 'no debug handle' sentinel: the instruction was emitted without a "
         "source node, so there is nothing to symbolicate");
     return;
@@ -130,16 +137,16 @@ void Symbolicator::explain_missing(Symbolication& result) const {
   const HandleStats stats = source_->handle_stats();
   if (!source_->has_call_stacks() || stats.count == 0) {
     std::string where = result.site ? fmt::format(" (handle {} is instruction {} of {})", handle,
-                                                  result.site->instruction,
-                                                  result.site->function)
+                                                  result.site->instruction, result.site->function)
                                     : std::string();
     result.notes.push_back(fmt::format(
         "the model carries no debug info (no callstack_debug_map.pkl): it was saved without "
-        "debug info or stripped{}; symbolicate with the full model or its sidecar", where));
+        "debug info or stripped{}; symbolicate with the full model or its sidecar",
+        where));
     return;
   }
-  std::string note = fmt::format("handle {} is not in the debug table ({} handles, {}..{})",
-                                 handle, stats.count, stats.min, stats.max);
+  std::string note = fmt::format("handle {} is not in the debug table ({} handles, {}..{})", handle,
+                                 stats.count, stats.min, stats.max);
   if (result.site) {
     note += fmt::format("; it is instruction {} of {}, but the call-stack map has no row for it",
                         result.site->instruction, result.site->function);
@@ -152,8 +159,8 @@ Symbolication Symbolicator::symbolicate_delegated(DebugHandle instruction,
   Symbolication outer = symbolicate(instruction);
   // The backend node belongs to the lowered method, the function the `execute` call is in
   // (PyTorch prints `<unknown>` there).
-  Symbolication inner = resolve_in(backend, true,
-                                   outer.frames.empty() ? std::string_view() : outer.frames.back().function);
+  Symbolication inner = resolve_in(
+      backend, true, outer.frames.empty() ? std::string_view() : outer.frames.back().function);
   Symbolication result;
   result.handle = backend;
   result.op = inner.op;
@@ -164,23 +171,24 @@ Symbolication Symbolicator::symbolicate_delegated(DebugHandle instruction,
     result.notes.insert(result.notes.end(), inner.notes.begin(), inner.notes.end());
     return result;
   }
-  result.status = outer.status == SymbolicationStatus::kOk && inner.status == SymbolicationStatus::kOk
-                      ? SymbolicationStatus::kOk
-                      : SymbolicationStatus::kPartial;
+  result.status =
+      outer.status == SymbolicationStatus::kOk && inner.status == SymbolicationStatus::kOk
+          ? SymbolicationStatus::kOk
+          : SymbolicationStatus::kPartial;
   std::string prefix = outer.module_hierarchy;
   if (prefix.ends_with(outer.op)) prefix.resize(prefix.size() - outer.op.size());
   auto top_end = inner.module_hierarchy.find('.');
   result.module_hierarchy =
       prefix + (top_end == std::string::npos ? inner.module_hierarchy
-                                              : inner.module_hierarchy.substr(top_end + 1));
+                                             : inner.module_hierarchy.substr(top_end + 1));
   result.frames = outer.frames;
   result.frames.insert(result.frames.end(), inner.frames.begin(), inner.frames.end());
   std::string head = outer.traceback;
   while (!head.empty() && (head.back() == '\n' || head.back() == ' ')) head.pop_back();
   auto header_end = inner.traceback.find('\n');
-  result.traceback = head + "\n" +
-                     (header_end == std::string::npos ? std::string()
-                                                      : inner.traceback.substr(header_end + 1));
+  result.traceback =
+      head + "\n" +
+      (header_end == std::string::npos ? std::string() : inner.traceback.substr(header_end + 1));
   result.notes = outer.notes;
   for (const auto& note : inner.notes) {
     // A backend handle is never an instruction's: that note says nothing here.
@@ -188,8 +196,10 @@ Symbolication Symbolicator::symbolicate_delegated(DebugHandle instruction,
       result.notes.push_back(note);
     }
   }
-  result.notes.push_back(fmt::format("backend handle {} of the delegate called at instruction "
-                                     "handle {}", backend, instruction));
+  result.notes.push_back(
+      fmt::format("backend handle {} of the delegate called at instruction "
+                  "handle {}",
+                  backend, instruction));
   if (inner.site) {
     result.notes.push_back(fmt::format(
         "handle {} is carried by instruction {} of {}: an instruction's handle, not a backend "

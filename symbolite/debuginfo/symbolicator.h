@@ -46,7 +46,8 @@ class Symbolicator {
   void explain_missing(Symbolication& result) const;
   // `function`: the name of the function a handle that no instruction carries belongs to (a
   // backend node's: the lowered method); "<unknown>" when empty.
-  Symbolication resolve_in(DebugHandle handle, bool render_traceback, std::string_view function) const;
+  Symbolication resolve_in(DebugHandle handle, bool render_traceback,
+                           std::string_view function) const;
 
   std::shared_ptr<const DebugInfoSource> source_;
   std::string top_type_short_;

@@ -64,7 +64,8 @@ BytecodeFunction read_function(const pickle::ValueList& entry) {
         if (t.size() < 2 || t.size() > 3) {
           throw Error(ErrorKind::kModel,
                       fmt::format("operator {}: expected (name, overload[, num_args]), got {} "
-                                  "elements", fn.operators.size(), t.size()));
+                                  "elements",
+                                  fn.operators.size(), t.size()));
         }
         OperatorRef ref{std::string(t[0].as_string()), std::string(t[1].as_string()), {}};
         if (t.size() == 3 && !t[2].is_none()) ref.num_specified_args = t[2].as_int();

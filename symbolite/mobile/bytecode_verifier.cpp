@@ -15,10 +15,10 @@ class Verifier {
 
   void run() {
     if (!fn_.debug_handles.empty() && fn_.debug_handles.size() != fn_.instructions.size()) {
-      throw Error(ErrorKind::kModel,
-                  fmt::format("verifier: {}: {} debug handles for {} instructions",
-                              fn_.qualified_name, fn_.debug_handles.size(),
-                              fn_.instructions.size()));
+      throw Error(
+          ErrorKind::kModel,
+          fmt::format("verifier: {}: {} debug handles for {} instructions", fn_.qualified_name,
+                      fn_.debug_handles.size(), fn_.instructions.size()));
     }
     for (pc_ = 0; pc_ < fn_.instructions.size(); ++pc_) check(fn_.instructions[pc_]);
     for (pc_ = 0; pc_ < fn_.instructions.size(); ++pc_) check_not_endless(fn_.instructions[pc_]);
@@ -27,8 +27,8 @@ class Verifier {
  private:
   [[noreturn]] void fail(const DecodedInstruction& ins, const std::string& what) const {
     throw Error(ErrorKind::kModel,
-                fmt::format("verifier: {}: instruction {} ({} {} {}): {}", fn_.qualified_name,
-                            pc_, opcode_name(ins.op), ins.x, ins.n, what));
+                fmt::format("verifier: {}: instruction {} ({} {} {}): {}", fn_.qualified_name, pc_,
+                            opcode_name(ins.op), ins.x, ins.n, what));
   }
 
   [[noreturn]] void unsupported(const DecodedInstruction& ins, const std::string& what) const {
@@ -39,8 +39,7 @@ class Verifier {
 
   void need_register(const DecodedInstruction& ins, std::int64_t r) const {
     if (r < 1 || static_cast<std::uint64_t>(r) > fn_.register_size) {
-      fail(ins, fmt::format("register {} out of range (register_size {})", r,
-                            fn_.register_size));
+      fail(ins, fmt::format("register {} out of range (register_size {})", r, fn_.register_size));
     }
   }
   void need_index(const DecodedInstruction& ins, std::int64_t i, std::size_t size,
@@ -125,7 +124,8 @@ class Verifier {
             type != "__torch__.torch.classes.backendutils.BackendDebugInfo") {
           unsupported(ins, fmt::format("creates a {}: custom C++ classes (torch.classes) run "
                                        "code that is not in the model file, and symbolite has "
-                                       "only the delegate backends'", type));
+                                       "only the delegate backends'",
+                                       type));
         }
         break;
       }
@@ -135,8 +135,9 @@ class Verifier {
         // PyTorch 1.13 never writes these into a lite-interpreter model: it inlines every call
         // (CALL exists only inside its loader, for operator upgraders) and refuses to export
         // `with` blocks ("ENTER is not supported in mobile module").
-        unsupported(ins, "an instruction PyTorch 1.13 does not write into lite-interpreter "
-                         "models");
+        unsupported(ins,
+                    "an instruction PyTorch 1.13 does not write into lite-interpreter "
+                    "models");
       case OpCode::kIsInstance:
         need_count(ins, ins.n);
         if (ins.x < 0 || static_cast<std::uint64_t>(ins.x) + static_cast<std::uint64_t>(ins.n) >

@@ -20,8 +20,11 @@ LoadedFunction function_with(DecodedInstruction extra) {
   fn.register_size = 1;
   fn.constants = {ops::IValue(1), ops::IValue::string("method")};
   fn.types = {"Tensor"};
-  fn.instructions = {{OpCode::kLoadC, 0, 0}, {OpCode::kStore, 1, 0}, {OpCode::kLoad, 1, 0},
-                     extra, {OpCode::kRet, 0, 0}};
+  fn.instructions = {{OpCode::kLoadC, 0, 0},
+                     {OpCode::kStore, 1, 0},
+                     {OpCode::kLoad, 1, 0},
+                     extra,
+                     {OpCode::kRet, 0, 0}};
   return fn;
 }
 
@@ -51,8 +54,10 @@ TEST(BytecodeVerifier, RejectsRegistersOutsideTheFrame) {
 }
 
 TEST(BytecodeVerifier, RejectsIndicesOutOfRange) {
-  EXPECT_TRUE(mentions(rejection({OpCode::kLoadC, 2, 0}), "constant index 2 out of range (2 constants)"));
-  EXPECT_TRUE(mentions(rejection({OpCode::kOp, 0, 0}), "operator index 0 out of range (0 operators)"));
+  EXPECT_TRUE(
+      mentions(rejection({OpCode::kLoadC, 2, 0}), "constant index 2 out of range (2 constants)"));
+  EXPECT_TRUE(
+      mentions(rejection({OpCode::kOp, 0, 0}), "operator index 0 out of range (0 operators)"));
   EXPECT_TRUE(mentions(rejection({OpCode::kListConstruct, 1, 2}), "type index 1 out of range"));
   EXPECT_TRUE(mentions(rejection({OpCode::kIsInstance, 0, 2}), "types [0, 2) out of range"));
   EXPECT_TRUE(mentions(rejection({OpCode::kInterfaceCall, 0, 1}), "not a string"));

@@ -25,9 +25,9 @@ Value arguments(const std::vector<Argument>& args) {
   ValueList out;
   out.reserve(args.size());
   for (const auto& a : args) {
-    out.push_back(Value::tuple({named("name", Value::string(a.name)),
-                                named("type", Value::string(a.type)),
-                                named("default_value", a.default_value)}));
+    out.push_back(
+        Value::tuple({named("name", Value::string(a.name)), named("type", Value::string(a.type)),
+                      named("default_value", a.default_value)}));
   }
   return Value::tuple(std::move(out));
 }
@@ -63,8 +63,12 @@ Value function_to_value(const BytecodeFunction& fn) {
 
 void collect_tensor_keys(const Value& v, std::vector<std::string>& keys) {
   switch (v.kind()) {
-    case Value::Kind::kTensor: keys.push_back(v.as_tensor().storage.key); break;
-    case Value::Kind::kStorage: keys.push_back(v.as_storage().key); break;
+    case Value::Kind::kTensor:
+      keys.push_back(v.as_tensor().storage.key);
+      break;
+    case Value::Kind::kStorage:
+      keys.push_back(v.as_storage().key);
+      break;
     case Value::Kind::kTuple:
     case Value::Kind::kList:
       for (const auto& item : v.as_sequence()) collect_tensor_keys(item, keys);
@@ -75,8 +79,11 @@ void collect_tensor_keys(const Value& v, std::vector<std::string>& keys) {
         collect_tensor_keys(item, keys);
       }
       break;
-    case Value::Kind::kObject: collect_tensor_keys(v.as_object().state, keys); break;
-    default: break;
+    case Value::Kind::kObject:
+      collect_tensor_keys(v.as_object().state, keys);
+      break;
+    default:
+      break;
   }
 }
 

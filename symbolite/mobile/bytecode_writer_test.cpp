@@ -36,8 +36,8 @@ std::string describe(const Bytecode& b) {
     }
     for (const auto& c : fn.constants) out += "  const " + c.debug_string(1u << 20) + "\n";
     for (const auto& t : fn.types) out += "  type " + t + "\n";
-    out += "  args " + describe_args(fn.arguments) + "\n  returns " + describe_args(fn.returns) +
-           "\n";
+    out +=
+        "  args " + describe_args(fn.arguments) + "\n  returns " + describe_args(fn.returns) + "\n";
   }
   return out;
 }
@@ -85,11 +85,15 @@ TEST(BytecodeWriter, OtherShapesTensorsAndEmptiness) {
   t.storage = pickle::StorageRef{"Float", "0", "cpu", 6};
   t.sizes = {2, 3};
   t.strides = {3, 1};
-  f.constants = {pickle::Value::tensor(t), pickle::Value::none(), pickle::Value::real(0.5),
-                 pickle::Value::string("s"), pickle::Value::boolean(true),
-                 pickle::Value::list({pickle::Value::integer(1)}).with_list_tag(pickle::ListTag::kInt),
-                 pickle::Value::dict({{pickle::Value::string("k"), pickle::Value::integer(-7)}}),
-                 pickle::Value::tuple({pickle::Value::tensor(t)})};
+  f.constants = {
+      pickle::Value::tensor(t),
+      pickle::Value::none(),
+      pickle::Value::real(0.5),
+      pickle::Value::string("s"),
+      pickle::Value::boolean(true),
+      pickle::Value::list({pickle::Value::integer(1)}).with_list_tag(pickle::ListTag::kInt),
+      pickle::Value::dict({{pickle::Value::string("k"), pickle::Value::integer(-7)}}),
+      pickle::Value::tuple({pickle::Value::tensor(t)})};
   f.types = {"Tensor", "List[int]"};
   f.register_size = 3;
   b.functions.push_back(f);

@@ -18,7 +18,8 @@ struct Lowered {
   const LoweredModuleInfo* info = nullptr;
 };
 
-void collect(const ModuleNode& node, std::vector<std::string> path, std::vector<Lowered>& out) {
+void collect(const ModuleNode& node, const std::vector<std::string>& path,
+             std::vector<Lowered>& out) {
   for (const auto& child : node.children) {
     std::vector<std::string> child_path = path;
     child_path.push_back(child.name);
@@ -30,7 +31,8 @@ void collect(const ModuleNode& node, std::vector<std::string> path, std::vector<
 // Per method, the delegate-node handles of a lowered module's payload when it is a symbolite
 // delegate program that parses (its state: (compile spec, {method: (program, weights)}, flag));
 // other payloads are opaque. Parsed here, when a handle needs it, not at every load.
-std::map<std::string, std::vector<debuginfo::DebugHandle>> program_handles(const pickle::Value& lowered) {
+std::map<std::string, std::vector<debuginfo::DebugHandle>> program_handles(
+    const pickle::Value& lowered) {
   std::map<std::string, std::vector<debuginfo::DebugHandle>> out;
   if (!lowered.is(pickle::Value::Kind::kObject)) return out;
   const auto& state = lowered.as_object().state;
@@ -40,11 +42,15 @@ std::map<std::string, std::vector<debuginfo::DebugHandle>> program_handles(const
   for (const auto& [key, value] : processed.as_dict()) {
     if (!key.is(pickle::Value::Kind::kString)) continue;
     const pickle::Value* text = &value;
-    if (value.is(pickle::Value::Kind::kTuple) && !value.as_tuple().empty()) text = &value.as_tuple().front();
-    if (!text->is(pickle::Value::Kind::kString) || !text->as_string().starts_with(kDelegateProgramMagic)) continue;
+    if (value.is(pickle::Value::Kind::kTuple) && !value.as_tuple().empty())
+      text = &value.as_tuple().front();
+    if (!text->is(pickle::Value::Kind::kString) ||
+        !text->as_string().starts_with(kDelegateProgramMagic))
+      continue;
     try {
       auto& handles = out[std::string(key.as_string())];
-      for (const auto& step : parse_delegate_program(text->as_string()).steps) handles.push_back(step.handle);
+      for (const auto& step : parse_delegate_program(text->as_string()).steps)
+        handles.push_back(step.handle);
     } catch (const Error&) {
       // A payload that does not parse fails at load, where the runtime says why.
       out.erase(std::string(key.as_string()));
@@ -76,7 +82,8 @@ std::map<debuginfo::DebugHandle, DelegateNodeSite> delegate_node_sites(const Mod
       if (!name.is(pickle::Value::Kind::kString) || name.as_string() != "execute") continue;
       const std::string hierarchy = symbolicator.resolve(fn.handles[i]).module_hierarchy;
       for (const auto& l : lowered) {
-        if (hierarchy.find("." + l.instance + "(") != std::string::npos) calls[l.instance].push_back(fn.handles[i]);
+        if (hierarchy.find("." + l.instance + "(") != std::string::npos)
+          calls[l.instance].push_back(fn.handles[i]);
       }
     }
   }
@@ -84,12 +91,14 @@ std::map<debuginfo::DebugHandle, DelegateNodeSite> delegate_node_sites(const Mod
   debuginfo::decode_pickle_record(model.archive, "data.pkl", [&](const pickle::Value& root) {
     for (const auto& l : lowered) {
       const pickle::Value* object = &root;
-      for (const auto& name : l.path) object = object == nullptr ? nullptr : pickle::object_attribute(*object, name);
+      for (const auto& name : l.path)
+        object = object == nullptr ? nullptr : pickle::object_attribute(*object, name);
       if (object == nullptr) continue;
       const auto& found = calls[l.instance];
       for (const auto& [method, handles] : program_handles(*object)) {
         for (auto h : handles) {
-          DelegateNodeSite site{fmt::format("{}", fmt::join(l.path, ".")), l.info->backend, method, std::nullopt};
+          DelegateNodeSite site{fmt::format("{}", fmt::join(l.path, ".")), l.info->backend, method,
+                                std::nullopt};
           if (found.size() == 1) site.call = found.front();
           sites.emplace(h, std::move(site));
         }

@@ -34,12 +34,14 @@ class LineReader {
     auto w = word();
     std::int64_t v = 0;
     auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
-    if (ec != std::errc() || end != w.data() + w.size()) fail(fmt::format("'{}' is not an integer", w));
+    if (ec != std::errc() || end != w.data() + w.size())
+      fail(fmt::format("'{}' is not an integer", w));
     return v;
   }
   std::size_t count(std::size_t limit) {
     auto v = integer();
-    if (v < 0 || static_cast<std::uint64_t>(v) > limit) fail(fmt::format("count {} out of range", v));
+    if (v < 0 || static_cast<std::uint64_t>(v) > limit)
+      fail(fmt::format("count {} out of range", v));
     return static_cast<std::size_t>(v);
   }
   double number() {
@@ -64,9 +66,8 @@ class LineReader {
     return s;
   }
   [[noreturn]] void fail(const std::string& why) const {
-    throw Error(ErrorKind::kModel,
-                fmt::format("delegate program line {}: {} in '{}'", number_, why,
-                            line_.substr(0, 120)));
+    throw Error(ErrorKind::kModel, fmt::format("delegate program line {}: {} in '{}'", number_, why,
+                                               line_.substr(0, 120)));
   }
 
  private:
@@ -118,8 +119,8 @@ std::string print_delegate_program(const DelegateProgram& program) {
     return s;
   };
   auto print_step = [&](const DelegateStep& step) {
-    out += fmt::format("op {} {} {}{} -> {}\n", step.handle, step.op, step.args.size(), ids(step.args),
-                       step.outputs.size());
+    out += fmt::format("op {} {} {}{} -> {}\n", step.handle, step.op, step.args.size(),
+                       ids(step.args), step.outputs.size());
   };
   // Steps without outputs go where they were added (before the value defined next).
   auto print_effects_before = [&](std::size_t id) {
@@ -132,14 +133,30 @@ std::string print_delegate_program(const DelegateProgram& program) {
     print_effects_before(id);
     const auto& v = program.values[id];
     switch (v.kind) {
-      case K::kInput: out += "input\n"; break;
-      case K::kWeight: out += fmt::format("weight {}\n", v.integer); break;
-      case K::kInt: out += fmt::format("int {}\n", v.integer); break;
-      case K::kFloat: out += fmt::format("float {:a}\n", v.number); break;
-      case K::kBool: out += fmt::format("bool {}\n", v.integer != 0 ? 1 : 0); break;
-      case K::kNone: out += "none\n"; break;
-      case K::kString: out += fmt::format("str {}:{}\n", v.text.size(), v.text); break;
-      case K::kList: out += fmt::format("list{}\n", ids(v.items)); break;
+      case K::kInput:
+        out += "input\n";
+        break;
+      case K::kWeight:
+        out += fmt::format("weight {}\n", v.integer);
+        break;
+      case K::kInt:
+        out += fmt::format("int {}\n", v.integer);
+        break;
+      case K::kFloat:
+        out += fmt::format("float {:a}\n", v.number);
+        break;
+      case K::kBool:
+        out += fmt::format("bool {}\n", v.integer != 0 ? 1 : 0);
+        break;
+      case K::kNone:
+        out += "none\n";
+        break;
+      case K::kString:
+        out += fmt::format("str {}:{}\n", v.text.size(), v.text);
+        break;
+      case K::kList:
+        out += fmt::format("list{}\n", ids(v.items));
+        break;
       case K::kOpOutput: {
         // The first output of the next step: print the step (it defines all its outputs).
         const auto& step = program.steps.at(next_step++);
@@ -217,7 +234,8 @@ DelegateProgram parse_delegate_program(std::string_view text) {
     } else if (keyword == "op") {
       std::int64_t handle = r.integer();
       std::string op(r.word());
-      if (op.find("::") == std::string::npos) r.fail(fmt::format("'{}' is not an operator name", op));
+      if (op.find("::") == std::string::npos)
+        r.fail(fmt::format("'{}' is not an operator name", op));
       std::size_t n = r.count(kMaxValues);
       std::vector<std::size_t> args;
       for (std::size_t i = 0; i < n; ++i) args.push_back(value_id(r));

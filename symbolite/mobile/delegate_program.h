@@ -33,16 +33,16 @@ constexpr int kDelegateProgramVersion = 1;
 struct DelegateValue {
   enum class Kind { kInput, kWeight, kInt, kFloat, kBool, kNone, kString, kList, kOpOutput };
   Kind kind = Kind::kNone;
-  std::int64_t integer = 0;         // kInt, kBool, kWeight (index), kInput (index)
-  double number = 0;                // kFloat
-  std::string text;                 // kString
-  std::vector<std::size_t> items;   // kList: value ids
+  std::int64_t integer = 0;        // kInt, kBool, kWeight (index), kInput (index)
+  double number = 0;               // kFloat
+  std::string text;                // kString
+  std::vector<std::size_t> items;  // kList: value ids
 };
 
 struct DelegateStep {
-  std::int64_t handle = -1;         // debug handle; -1 when the model has no debug info
-  std::string op;                   // "aten::add.Tensor", "aten::relu"
-  std::vector<std::size_t> args;    // value ids
+  std::int64_t handle = -1;          // debug handle; -1 when the model has no debug info
+  std::string op;                    // "aten::add.Tensor", "aten::relu"
+  std::vector<std::size_t> args;     // value ids
   std::vector<std::size_t> outputs;  // value ids this step defines
   std::size_t values_before = 0;     // how many values were defined before it (its place)
 };
@@ -52,7 +52,7 @@ struct DelegateProgram {
   std::vector<DelegateStep> steps;    // in execution order
   std::vector<std::size_t> outputs;   // value ids
   std::size_t num_inputs = 0;
-  std::size_t num_weights = 0;        // 1 + the highest weight index used
+  std::size_t num_weights = 0;  // 1 + the highest weight index used
 
   // Builders, each returning the new value's id.
   std::size_t add_input();

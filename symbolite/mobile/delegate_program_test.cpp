@@ -39,19 +39,24 @@ TEST(DelegateProgram, StepsWithoutResultsKeepTheirPlace) {
   auto y = p.add_step(8, "aten::relu", {x}, 1);
   p.outputs = {y};
   std::string text = print_delegate_program(p);
-  EXPECT_EQ(text, "symbolite-delegate-program 1\ninput\nop 7 aten::_assert_async 1 0 -> 0\nop 8 aten::relu 1 0 -> 1\noutput 1\n");
+  EXPECT_EQ(text,
+            "symbolite-delegate-program 1\ninput\nop 7 aten::_assert_async 1 0 -> 0\nop 8 "
+            "aten::relu 1 0 -> 1\noutput 1\n");
   EXPECT_EQ(print_delegate_program(parse_delegate_program(text)), text);
 }
 
 TEST(DelegateProgram, MalformedPayloadsNameTheLine) {
-  EXPECT_NE(error_of("nonsense").find("line 1: not a symbolite delegate program"), std::string::npos);
+  EXPECT_NE(error_of("nonsense").find("line 1: not a symbolite delegate program"),
+            std::string::npos);
   EXPECT_NE(error_of("symbolite-delegate-program 2\n").find("version 2"), std::string::npos);
   EXPECT_NE(error_of("symbolite-delegate-program 1\ninput\nop 1 aten::relu 1 5 -> 1\noutput 1\n")
                 .find("line 3: value 5 is not defined yet"),
             std::string::npos);
-  EXPECT_NE(error_of("symbolite-delegate-program 1\ninput\nstr 99:ab\noutput 0\n").find("line 3: bad string length"),
+  EXPECT_NE(error_of("symbolite-delegate-program 1\ninput\nstr 99:ab\noutput 0\n")
+                .find("line 3: bad string length"),
             std::string::npos);
-  EXPECT_NE(error_of("symbolite-delegate-program 1\ninput\n").find("no output line"), std::string::npos);
+  EXPECT_NE(error_of("symbolite-delegate-program 1\ninput\n").find("no output line"),
+            std::string::npos);
   EXPECT_NE(error_of("symbolite-delegate-program 1\ninput\nop 1 aten::relu 1 0 -> 100\noutput 0\n")
                 .find("count 100 out of range"),
             std::string::npos);

@@ -35,14 +35,22 @@ nlohmann::json manifest() {
 // The manifest's short kind names.
 std::string kind_name(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kFormat: return "format";
-    case ErrorKind::kModel: return "model";
-    case ErrorKind::kUnsupported: return "unsupported";
-    case ErrorKind::kNotFound: return "not_found";
-    case ErrorKind::kUsage: return "usage";
-    case ErrorKind::kLimit: return "limit";
-    case ErrorKind::kIo: return "io";
-    case ErrorKind::kInternal: return "internal";
+    case ErrorKind::kFormat:
+      return "format";
+    case ErrorKind::kModel:
+      return "model";
+    case ErrorKind::kUnsupported:
+      return "unsupported";
+    case ErrorKind::kNotFound:
+      return "not_found";
+    case ErrorKind::kUsage:
+      return "usage";
+    case ErrorKind::kLimit:
+      return "limit";
+    case ErrorKind::kIo:
+      return "io";
+    case ErrorKind::kInternal:
+      return "internal";
   }
   return "?";
 }

@@ -9,7 +9,8 @@ const debuginfo::TableDebugInfoSource& LazyDebugSource::decoded() const {
   std::call_once(once_, [this] {
     try {
       info_.emplace(debuginfo::ModelDebugInfo::load(archive_));
-      table_.emplace(info_->table, info_->has_handle_table ? &info_->handles : nullptr, top_module_type_, true);
+      table_.emplace(info_->table, info_->has_handle_table ? &info_->handles : nullptr,
+                     top_module_type_, true);
     } catch (...) {
       error_ = std::current_exception();  // every later call reports the same damage
     }
@@ -22,7 +23,8 @@ std::optional<debuginfo::DebugInfo> LazyDebugSource::find(debuginfo::DebugHandle
   return decoded().find(handle);
 }
 
-std::optional<debuginfo::InstructionSite> LazyDebugSource::site_of(debuginfo::DebugHandle handle) const {
+std::optional<debuginfo::InstructionSite> LazyDebugSource::site_of(
+    debuginfo::DebugHandle handle) const {
   return decoded().site_of(handle);
 }
 

@@ -56,14 +56,13 @@ std::vector<DecodedInstruction> decode_instructions(const BytecodeFunction& fn) 
     const auto& ins = fn.instructions[i];
     auto op = opcode_from_name(ins.opcode);
     if (!op) {
-      throw Error(ErrorKind::kUnsupported,
-                  fmt::format("{}: instruction {}: unknown opcode '{}'", fn.qualified_name, i,
-                              ins.opcode));
+      throw Error(ErrorKind::kUnsupported, fmt::format("{}: instruction {}: unknown opcode '{}'",
+                                                       fn.qualified_name, i, ins.opcode));
     }
     auto fits = [](std::int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
     if (!fits(ins.x) || !fits(ins.n)) {
-      throw Error(ErrorKind::kModel, fmt::format("{}: instruction {}: operand out of range",
-                                                 fn.qualified_name, i));
+      throw Error(ErrorKind::kModel,
+                  fmt::format("{}: instruction {}: operand out of range", fn.qualified_name, i));
     }
     out.push_back({*op, static_cast<std::int32_t>(ins.x), static_cast<std::int32_t>(ins.n)});
   }
@@ -106,8 +105,8 @@ LoadedModel LoadedModel::load_bytes(Bytes bytes, const std::string& display_name
 
 LoadedModel LoadedModel::from_archive(archive::ModelArchive archive, const std::string& path,
                                       const ops::OperatorRegistry& registry) {
-  return from_info(std::make_shared<const ModelInfo>(
-                       ModelInfo::from_archive(std::move(archive), ModelInfo::Contents::kForRunning)),
+  return from_info(std::make_shared<const ModelInfo>(ModelInfo::from_archive(
+                       std::move(archive), ModelInfo::Contents::kForRunning)),
                    path, registry);
 }
 
@@ -146,7 +145,7 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
   // data.pkl is read once: the root object's class is the top module's type.
   model.top_type = info->contents == ModelInfo::Contents::kAll ? info->top_type()
                    : model.root.is(ops::IValue::Kind::kObject) ? model.root.to_object().type_name
-                                                                : std::string();
+                                                               : std::string();
   if (info->debug.has_callstack_map) {
     if (info->contents == ModelInfo::Contents::kAll) {
       model.debug = std::make_shared<ModelDebugSource>(info);
@@ -170,41 +169,42 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
       }
       // Frames are sized by the registers the code uses, never above the declared size (the
       // verifier refuses operands past it).
-      loaded.register_size = std::min(static_cast<std::size_t>(fn.register_size),
-                                      registers_used(loaded.instructions));
+      loaded.register_size =
+          std::min(static_cast<std::size_t>(fn.register_size), registers_used(loaded.instructions));
       with_context(fmt::format("{}: constants", fn.qualified_name), [&] {
         for (const auto& c : fn.constants) loaded.constants.push_back(constants.convert(c));
-  });
-    for (const auto& arg : fn.arguments) {
-      loaded.arguments.push_back({arg.name, arg.type, constants.convert(arg.default_value)});
-    }
-    if (const auto* handles = info->debug.handles.find(fn.qualified_name)) {
-      loaded.debug_handles = handles->handles;
-    }
-    for (std::size_t i = 0; i < fn.operators.size(); ++i) {
-      const auto& ref = fn.operators[i];
-      ResolvedOperator op{ref.full_name(), registry.find(ref.full_name()), 0};
-      if (op.def == nullptr) {
-        MissingOperator m{op.name, fn.qualified_name, first_use(fn, i), {}};
-        missing.push_back(std::move(m));
-      } else {
-        // -1: a vararg operator (`aten::percentFormat`), called by OPN with its count.
-        op.num_specified_args = ref.num_specified_args && *ref.num_specified_args >= 0
-                                    ? static_cast<std::size_t>(*ref.num_specified_args)
-                                    : op.def->num_args;
-        std::size_t required = op.def->num_args - op.def->defaults.size();
-        if (op.num_specified_args > op.def->num_args || op.num_specified_args < required) {
-          throw Error(ErrorKind::kModel,
-                      fmt::format("{}: operator {} is called with {} arguments; its schema "
-                                  "takes {} to {}", fn.qualified_name, op.name,
-                                  op.num_specified_args, required, op.def->num_args));
-        }
+      });
+      for (const auto& arg : fn.arguments) {
+        loaded.arguments.push_back({arg.name, arg.type, constants.convert(arg.default_value)});
       }
-      loaded.operators.push_back(std::move(op));
+      if (const auto* handles = info->debug.handles.find(fn.qualified_name)) {
+        loaded.debug_handles = handles->handles;
+      }
+      for (std::size_t i = 0; i < fn.operators.size(); ++i) {
+        const auto& ref = fn.operators[i];
+        ResolvedOperator op{ref.full_name(), registry.find(ref.full_name()), 0};
+        if (op.def == nullptr) {
+          MissingOperator m{op.name, fn.qualified_name, first_use(fn, i), {}};
+          missing.push_back(std::move(m));
+        } else {
+          // -1: a vararg operator (`aten::percentFormat`), called by OPN with its count.
+          op.num_specified_args = ref.num_specified_args && *ref.num_specified_args >= 0
+                                      ? static_cast<std::size_t>(*ref.num_specified_args)
+                                      : op.def->num_args;
+          std::size_t required = op.def->num_args - op.def->defaults.size();
+          if (op.num_specified_args > op.def->num_args || op.num_specified_args < required) {
+            throw Error(ErrorKind::kModel,
+                        fmt::format("{}: operator {} is called with {} arguments; its schema "
+                                    "takes {} to {}",
+                                    fn.qualified_name, op.name, op.num_specified_args, required,
+                                    op.def->num_args));
+          }
+        }
+        loaded.operators.push_back(std::move(op));
+      }
+      verify_function(loaded);
+      model.functions.emplace(loaded.qualified_name, std::move(loaded));
     }
-    verify_function(loaded);
-    model.functions.emplace(loaded.qualified_name, std::move(loaded));
-  }
   });
 
   if (!missing.empty()) {
@@ -214,7 +214,8 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
       if (std::find(names.begin(), names.end(), m.name) == names.end()) names.push_back(m.name);
     }
     std::stable_sort(missing.begin(), missing.end(), [&](const auto& a, const auto& b) {
-      return std::find(names.begin(), names.end(), a.name) < std::find(names.begin(), names.end(), b.name);
+      return std::find(names.begin(), names.end(), a.name) <
+             std::find(names.begin(), names.end(), b.name);
     });
     Error error(ErrorKind::kUnsupported,
                 fmt::format("{}: {} operator{} not implemented by symbolite ({} use{}):", path,
@@ -237,7 +238,8 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
       }
       error.add_detail(line + ")");
     }
-    if (!debug_error.empty()) error.add_detail("(module hierarchies left out: " + debug_error + ")");
+    if (!debug_error.empty())
+      error.add_detail("(module hierarchies left out: " + debug_error + ")");
     throw error;
   }
   return model;

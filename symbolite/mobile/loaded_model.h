@@ -26,9 +26,9 @@ namespace symbolite::mobile {
 struct ModelInfo;
 
 struct ResolvedOperator {
-  std::string name;                      // "aten::add.Tensor"
+  std::string name;  // "aten::add.Tensor"
   const ops::OperatorDef* def = nullptr;
-  std::size_t num_specified_args = 0;    // how many the bytecode pushes
+  std::size_t num_specified_args = 0;  // how many the bytecode pushes
 };
 
 struct FunctionArgument {
@@ -44,7 +44,7 @@ struct LoadedFunction {
   std::vector<ops::IValue> constants;
   std::vector<std::string> types;
   std::size_t register_size = 0;
-  std::vector<FunctionArgument> arguments;  // including self
+  std::vector<FunctionArgument> arguments;            // including self
   std::vector<debuginfo::DebugHandle> debug_handles;  // per instruction; empty if unknown
 
   // "forward" of "__torch__.Top.forward".
@@ -83,11 +83,11 @@ struct LoadedModel {
                                 const ops::OperatorRegistry& registry = ops::default_registry());
   // The same for a model already opened (`symbolite check` reads it once for both uses);
   // the LoadedModel shares `info`.
-  static LoadedModel from_info(std::shared_ptr<const ModelInfo> info, const std::string& display_name,
+  static LoadedModel from_info(std::shared_ptr<const ModelInfo> info, const std::string& path,
                                const ops::OperatorRegistry& registry = ops::default_registry());
 
  private:
-  static LoadedModel from_archive(archive::ModelArchive archive, const std::string& name,
+  static LoadedModel from_archive(archive::ModelArchive archive, const std::string& path,
                                   const ops::OperatorRegistry& registry);
 };
 

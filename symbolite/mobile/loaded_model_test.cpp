@@ -29,7 +29,8 @@ TEST(ModelLoader, MissingOperatorsAreListedWithWhereTheyAreUsed) {
   // operator however many methods call it.
   auto count = std::stoul(text.substr(text.find(": ") + 2));
   std::set<std::string> distinct;
-  for (std::size_t at = text.find("\n  "); at != std::string::npos; at = text.find("\n  ", at + 1)) {
+  for (std::size_t at = text.find("\n  "); at != std::string::npos;
+       at = text.find("\n  ", at + 1)) {
     distinct.insert(text.substr(at + 3, text.find(' ', at + 3) - at - 3));
   }
   EXPECT_EQ(count, distinct.size()) << text;
@@ -64,8 +65,8 @@ TEST(ModelLoader, ModulesParametersAndMethodsLoad) {
       ADD_FAILURE() << "no attribute " << name;
       return ops::IValue();
     };
-    auto proj = attribute(attribute(attribute(attribute(model.root, "level1"), "level2"), "leaf"),
-                          "proj");
+    auto proj =
+        attribute(attribute(attribute(attribute(model.root, "level1"), "level2"), "leaf"), "proj");
     const auto& weight = attribute(proj, "weight").to_tensor();
     EXPECT_EQ(weight.dtype(), tensor::DType::kFloat32);
     EXPECT_EQ(weight.dim(), 2);

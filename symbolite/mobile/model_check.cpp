@@ -22,8 +22,8 @@ using debuginfo::SymbolicationStatus;
 
 // The node's own source line ("model_defs.py:42"), the innermost known frame.
 std::string source_of(const debuginfo::Symbolication& s) {
-  for (auto it = s.frames.rbegin(); it != s.frames.rend(); ++it) {
-    if (auto at = it->range.file_line_col()) return fmt::format("{}:{}", at->filename, at->line);
+  for (auto frame = s.frames.rbegin(); frame != s.frames.rend(); ++frame) {
+    if (auto at = frame->range.file_line_col()) return fmt::format("{}:{}", at->filename, at->line);
   }
   return {};
 }
@@ -38,7 +38,9 @@ class Checker {
  public:
   Checker(const ModelInfo& model, std::shared_ptr<debuginfo::SidecarReader> sidecar,
           CheckReport& report)
-      : model_(model), sidecar_(std::move(sidecar)), report_(report),
+      : model_(model),
+        sidecar_(std::move(sidecar)),
+        report_(report),
         symbolicator_(sidecar_ ? debuginfo::Symbolicator(sidecar_) : model.symbolicator()) {}
 
   void run() {
@@ -120,7 +122,8 @@ class Checker {
         if (!inserted && it->second != fn.qualified_name) {
           add(CheckSeverity::kWarning, "shared-handle", {fn.qualified_name, pc, handle},
               fmt::format("the handle is also carried by {}: a crash report naming it is "
-                          "ambiguous", it->second),
+                          "ambiguous",
+                          it->second),
               "export the model in one go (handles of separate exports collide)");
         }
         ++report_.handles;
@@ -140,9 +143,11 @@ class Checker {
     debuginfo::Symbolication s = symbolicator_.symbolicate(*where.handle);
     if (s.status == SymbolicationStatus::kNotFound) {
       add(CheckSeverity::kError, "unresolved-handle", where,
-          fmt::format("the handle is not in {}", sidecar_ ? "the sidecar" : "callstack_debug_map.pkl"),
-          sidecar_ ? "the sidecar is from another export of this model: split the shipped model again"
-                   : "save the model again with debug information");
+          fmt::format("the handle is not in {}",
+                      sidecar_ ? "the sidecar" : "callstack_debug_map.pkl"),
+          sidecar_
+              ? "the sidecar is from another export of this model: split the shipped model again"
+              : "save the model again with debug information");
       return;
     }
     if (s.status == SymbolicationStatus::kPartial) {
@@ -167,10 +172,12 @@ class Checker {
   void check_delegates() {
     if (sidecar_) return;  // the sidecar holds no delegate programs
     for (const auto& [handle, site] : delegate_node_sites(model_)) {
-      debuginfo::Symbolication s = site.call ? symbolicator_.symbolicate_delegated(*site.call, handle)
-                                             : symbolicator_.symbolicate_in(handle, site.method);
+      debuginfo::Symbolication s = site.call
+                                       ? symbolicator_.symbolicate_delegated(*site.call, handle)
+                                       : symbolicator_.symbolicate_in(handle, site.method);
       if (s.status == SymbolicationStatus::kNotFound) {
-        add(CheckSeverity::kError, "unresolved-delegate-handle", {site.module + "." + site.method, {}, handle},
+        add(CheckSeverity::kError, "unresolved-delegate-handle",
+            {site.module + "." + site.method, {}, handle},
             fmt::format("the {} delegate node's handle is not in delegated_backends.debug_pkl",
                         site.backend),
             "lower the model again with debug information");
@@ -217,8 +224,9 @@ CheckReport check_model(const std::string& model_path, const std::string& sideca
   if (!model.bytecode) {
     CheckFinding f;
     f.code = "not-lite-interpreter";
-    f.message = "the archive has no bytecode.pkl: it is a full TorchScript file, not a "
-                "lite-interpreter model";
+    f.message =
+        "the archive has no bytecode.pkl: it is a full TorchScript file, not a "
+        "lite-interpreter model";
     f.advice = "save it with scripted._c._save_for_mobile(path, {}, True)";
     report.findings.push_back(std::move(f));
     return report;

@@ -58,8 +58,10 @@ ModelInfo ModelInfo::from_archive(archive::ModelArchive archive, Contents conten
     bytecode = debuginfo::decode_pickle_record(
         archive, "bytecode.pkl", [](const pickle::Value& v) { return read_bytecode(v); });
   }
-  auto debug = all ? debuginfo::ModelDebugInfo::load(archive) : debuginfo::ModelDebugInfo::load_handles(archive);
-  return ModelInfo{std::move(archive), std::move(bytecode), std::move(modules), std::move(debug), contents};
+  auto debug = all ? debuginfo::ModelDebugInfo::load(archive)
+                   : debuginfo::ModelDebugInfo::load_handles(archive);
+  return ModelInfo{std::move(archive), std::move(bytecode), std::move(modules), std::move(debug),
+                   contents};
 }
 
 debuginfo::Symbolicator ModelInfo::symbolicator() const {

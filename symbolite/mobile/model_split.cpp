@@ -19,7 +19,8 @@ SplitResult split_model(const std::string& model_path, const std::string& stripp
   if (!model.debug.has_callstack_map) {
     throw Error(ErrorKind::kModel,
                 fmt::format("{}: has no debug information to split (no callstack_debug_map.pkl); "
-                            "save it with _save_for_mobile(path, {{}}, True)", model_path));
+                            "save it with _save_for_mobile(path, {{}}, True)",
+                            model_path));
   }
   SplitResult result;
   result.model_id = compute_model_id(model.archive);

@@ -44,7 +44,8 @@ TEST_F(ModelSplit, StrippedModelAndSidecarTogetherLoseNothing) {
     } else {
       ASSERT_TRUE(stripped.archive.has_record(record)) << record;
       EXPECT_EQ(stripped.archive.read_record(record).str(),
-                original.archive.read_record(record).str()) << record;
+                original.archive.read_record(record).str())
+          << record;
     }
   }
   EXPECT_FALSE(stripped.debug.has_callstack_map);
@@ -58,7 +59,8 @@ TEST_F(ModelSplit, StrippedModelAndSidecarTogetherLoseNothing) {
   for (auto h : original.debug.table.handles()) {
     EXPECT_EQ(from_sidecar.symbolicate(h).traceback, from_model.symbolicate(h).traceback) << h;
     EXPECT_EQ(from_sidecar.symbolicate(h).module_hierarchy,
-              from_model.symbolicate(h).module_hierarchy) << h;
+              from_model.symbolicate(h).module_hierarchy)
+        << h;
   }
   // The stripped model alone explains that its debug info lives elsewhere.
   auto alone = stripped.symbolicator().symbolicate(original.debug.table.handles().front());
@@ -77,9 +79,9 @@ TEST_F(ModelSplit, ModelWithoutDebugInfoIsRefusedAndWritesNothing) {
 }
 
 TEST_F(ModelSplit, UnwritableOutputFailsAndLeavesNoPartialFiles) {
-  EXPECT_THROW(split_model(fixture_path("models/nested.ptl"), path("s.ptl"),
-                           path("missing-dir/s.symdbg")),
-               Error);
+  EXPECT_THROW(
+      split_model(fixture_path("models/nested.ptl"), path("s.ptl"), path("missing-dir/s.symdbg")),
+      Error);
   EXPECT_TRUE(fs::is_empty(dir_));
 }
 

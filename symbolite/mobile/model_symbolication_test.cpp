@@ -137,8 +137,7 @@ TEST_P(GoldenModel, ReadersAgreeWithPythonsPickle) {
 // with a "backend") fail with two handles: delegated_model_test.cpp covers them.
 std::vector<std::string> golden_models_with_cases() {
   std::vector<std::string> stems;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(fixture_path("goldens"))) {
+  for (const auto& entry : std::filesystem::directory_iterator(fixture_path("goldens"))) {
     if (entry.path().extension() != ".json") continue;
     auto stem = entry.path().stem().string();
     auto golden = load_golden(stem);

@@ -34,7 +34,8 @@ void check_tensor_storages(const archive::ModelArchive& original, const Bytecode
     if (!original.has_record("constants/" + key)) {
       throw Error(ErrorKind::kModel,
                   fmt::format("{}: a tensor constant refers to storage '{}', but the archive "
-                              "has no record constants/{}", original.display_name(), key, key));
+                              "has no record constants/{}",
+                              original.display_name(), key, key));
     }
   }
 }

@@ -83,14 +83,14 @@ TEST(ModelWriter, RecordsKeepPyTorchsOrder) {
   auto copy = archive::ModelArchive::from_bytes(Bytes::from_vector(std::move(bytes)), "copy");
   std::vector<std::string> kept;
   for (const auto& r : model.archive.records()) {
-    if (r != "bytecode.pkl" && r != "mobile_debug_handles.pkl" &&
-        r != "callstack_debug_map.pkl" && !r.ends_with(".debug_pkl") && r != "version") {
+    if (r != "bytecode.pkl" && r != "mobile_debug_handles.pkl" && r != "callstack_debug_map.pkl" &&
+        !r.ends_with(".debug_pkl") && r != "version") {
       kept.push_back(r);
     }
   }
-  kept.insert(kept.end(), {"bytecode.pkl", "mobile_debug_handles.pkl",
-                           std::string(debuginfo::kSourceRangesRecord), "callstack_debug_map.pkl",
-                           "version"});
+  kept.insert(kept.end(),
+              {"bytecode.pkl", "mobile_debug_handles.pkl",
+               std::string(debuginfo::kSourceRangesRecord), "callstack_debug_map.pkl", "version"});
   EXPECT_EQ(copy.records(), kept);
   EXPECT_EQ(copy.record_folder(), model.archive.record_folder());
 
@@ -114,7 +114,8 @@ TEST(ModelWriter, EmptyDebugRecordsAndUnknownRanges) {
       debuginfo::ModuleInstance{"__torch__.A", "a"}, debuginfo::SourceRange(), -1, "forward",
       nullptr);
   unknown.infos[3] = debuginfo::DebugInfo{debuginfo::SourceRange(), -1, "aten::add", frame};
-  unknown.function_handles.emplace_back("__torch__.M.forward", std::vector<debuginfo::DebugHandle>{3});
+  unknown.function_handles.emplace_back("__torch__.M.forward",
+                                        std::vector<debuginfo::DebugHandle>{3});
   auto with_unknown = archive::ModelArchive::from_bytes(
       Bytes::from_vector(write_model_bytes(model.archive, *model.bytecode, &unknown)), "unknown");
   auto info = debuginfo::ModelDebugInfo::load(with_unknown);
@@ -145,8 +146,8 @@ TEST(ModelWriter, MissingTensorStorageAndUnwritablePath) {
 // `records` with every range unknown: rows and call sites (call-stack sharing kept).
 debuginfo::DebugRecords without_ranges(debuginfo::DebugRecords records) {
   std::map<const debuginfo::InlinedCallStack*, debuginfo::InlinedCallStackPtr> done;
-  auto strip = [&](auto&& self, const debuginfo::InlinedCallStackPtr& cs)
-      -> debuginfo::InlinedCallStackPtr {
+  auto strip = [&](auto&& self,
+                   const debuginfo::InlinedCallStackPtr& cs) -> debuginfo::InlinedCallStackPtr {
     if (!cs) return nullptr;
     auto& slot = done[cs.get()];
     if (!slot) {

@@ -17,8 +17,8 @@ namespace symbolite::mobile {
 // What a to_backend LoweredModule holds: its state is the tuple its __getstate__ returns,
 // (method_compile_spec: Dict[str, Any], processed: Any, True).
 struct LoweredModuleInfo {
-  std::string backend;                           // "symbolite" of "torch.jit.LoweredModule.symbolite.…"
-  std::vector<std::string> compile_spec_methods; // keys of __method_compile_spec, in file order
+  std::string backend;  // "symbolite" of "torch.jit.LoweredModule.symbolite.…"
+  std::vector<std::string> compile_spec_methods;  // keys of __method_compile_spec, in file order
   // Size in bytes of the processed payload: the sum of its string values when it is a string
   // or a dict of strings (what most backends, symbolite's included, return); 0 otherwise.
   std::uint64_t processed_bytes = 0;
@@ -26,8 +26,8 @@ struct LoweredModuleInfo {
 };
 
 struct ModuleNode {
-  std::string name;  // attribute name in the parent; empty for the root
-  std::string type;  // qualified: "__torch__.torch.nn.modules.linear.Linear"
+  std::string name;                   // attribute name in the parent; empty for the root
+  std::string type;                   // qualified: "__torch__.torch.nn.modules.linear.Linear"
   std::size_t tensors = 0;            // tensor attributes (parameters and buffers)
   std::uint64_t tensor_elements = 0;  // their element count
   std::vector<ModuleNode> children;

@@ -17,10 +17,10 @@ namespace {
 using symbolite::testing::fixture_path;
 
 std::vector<std::uint8_t> sidecar_for(const ModelInfo& model) {
-  return debuginfo::write_sidecar(debuginfo::SidecarContents{
-      compute_model_id(model.archive), model.top_type(),
-      model.bytecode ? model.bytecode->version : 0, &model.debug.table,
-      model.debug.has_handle_table ? &model.debug.handles : nullptr});
+  return debuginfo::write_sidecar(
+      debuginfo::SidecarContents{compute_model_id(model.archive), model.top_type(),
+                                 model.bytecode ? model.bytecode->version : 0, &model.debug.table,
+                                 model.debug.has_handle_table ? &model.debug.handles : nullptr});
 }
 
 std::shared_ptr<debuginfo::SidecarReader> read(std::vector<std::uint8_t> bytes) {
@@ -107,8 +107,8 @@ TEST(SidecarReader, BitFlipsAtEveryByteParseOrFailCleanly) {
 
 TEST(SidecarReader, RejectsOtherFilesAndVersions) {
   try {
-    read({'P', 'K', 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-          0, 0, 0, 0, 0});
+    read({'P', 'K', 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+          0,   0,   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kFormat);

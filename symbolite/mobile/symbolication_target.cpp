@@ -17,7 +17,8 @@ SymbolicationTarget SymbolicationTarget::open(const std::string& path) {
   return t;
 }
 
-SymbolicationTarget SymbolicationTarget::open_sidecar(const std::string& sidecar, const std::string& model) {
+SymbolicationTarget SymbolicationTarget::open_sidecar(const std::string& sidecar,
+                                                      const std::string& model) {
   SymbolicationTarget t;
   auto reader = debuginfo::SidecarReader::open(sidecar);
   t.model_id_ = reader->model_id();
@@ -34,13 +35,14 @@ SymbolicationTarget SymbolicationTarget::open_sidecar(const std::string& sidecar
   return t;
 }
 
-const std::map<debuginfo::DebugHandle, DelegateNodeSite>& SymbolicationTarget::delegate_sites() const {
+const std::map<debuginfo::DebugHandle, DelegateNodeSite>& SymbolicationTarget::delegate_sites()
+    const {
   std::call_once(*sites_once_, [this] { *delegate_sites_ = delegate_node_sites(*model_); });
   return *delegate_sites_;
 }
 
-debuginfo::Symbolication SymbolicationTarget::symbolicate(debuginfo::DebugHandle handle,
-                                                          std::optional<debuginfo::DebugHandle> backend) const {
+debuginfo::Symbolication SymbolicationTarget::symbolicate(
+    debuginfo::DebugHandle handle, std::optional<debuginfo::DebugHandle> backend) const {
   if (backend) return symbolicator_->symbolicate_delegated(handle, *backend);
   debuginfo::Symbolication s = symbolicator_->symbolicate(handle);
   if (s.site || !model_) return s;

@@ -23,7 +23,8 @@ class SymbolicationTarget {
   // `path` is a model (.ptl) or, ending in ".symdbg", a sidecar. Throws Error naming the file.
   static SymbolicationTarget open(const std::string& path);
   // A sidecar; when `model` is not empty, it must be the model the sidecar was split from.
-  static SymbolicationTarget open_sidecar(const std::string& sidecar, const std::string& model = {});
+  static SymbolicationTarget open_sidecar(const std::string& sidecar,
+                                          const std::string& model = {});
 
   // Known for a sidecar (stored in it) and for a model (computed from its records).
   const Hash128& model_id() const { return model_id_; }
@@ -31,8 +32,9 @@ class SymbolicationTarget {
   // `handle` alone, or with `backend` the handle "I:B" of a failure inside a to_backend
   // delegate (I the instruction's handle, B the delegate node's). A model's delegate node
   // handle given alone is symbolicated through the call that runs its lowered module.
-  debuginfo::Symbolication symbolicate(debuginfo::DebugHandle handle,
-                                       std::optional<debuginfo::DebugHandle> backend = std::nullopt) const;
+  debuginfo::Symbolication symbolicate(
+      debuginfo::DebugHandle handle,
+      std::optional<debuginfo::DebugHandle> backend = std::nullopt) const;
 
  private:
   SymbolicationTarget() = default;

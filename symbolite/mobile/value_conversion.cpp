@@ -55,11 +55,16 @@ ops::IValue ValueConverter::convert(const pickle::Value& v, std::size_t depth) {
   }
   ops::IValue out;
   switch (v.kind()) {
-    case K::kNone: return out;
-    case K::kBool: return ops::IValue(v.as_bool());
-    case K::kInt: return ops::IValue(v.as_int());
-    case K::kDouble: return ops::IValue(v.as_double());
-    case K::kString: return ops::IValue::string(std::string(v.as_string()));
+    case K::kNone:
+      return out;
+    case K::kBool:
+      return ops::IValue(v.as_bool());
+    case K::kInt:
+      return ops::IValue(v.as_int());
+    case K::kDouble:
+      return ops::IValue(v.as_double());
+    case K::kString:
+      return ops::IValue::string(std::string(v.as_string()));
     case K::kTuple:
     case K::kList: {
       ops::IValueList items;
@@ -92,7 +97,8 @@ ops::IValue ValueConverter::convert(const pickle::Value& v, std::size_t depth) {
       if (!object.state.is(K::kDict)) {
         throw Error(ErrorKind::kUnsupported,
                     fmt::format("object of type {} has a {} state; only attribute dicts are "
-                                "supported", object.type_name, object.state.kind_name()));
+                                "supported",
+                                object.type_name, object.state.kind_name()));
       }
       for (const auto& [key, value] : object.state.as_dict()) {
         result->slot_names.emplace_back(key.as_string());
@@ -107,8 +113,8 @@ ops::IValue ValueConverter::convert(const pickle::Value& v, std::size_t depth) {
         throw Error(ErrorKind::kUnsupported,
                     fmt::format("tensor storage type {}Storage", t.storage.dtype));
       }
-      out = ops::IValue(tensor::Tensor::from_storage(storage(t.storage), *dtype, t.sizes,
-                                                     t.strides, t.storage_offset));
+      out = ops::IValue(tensor::Tensor::from_storage(storage(t.storage), *dtype, t.sizes, t.strides,
+                                                     t.storage_offset));
       break;
     }
     case K::kStorage:

@@ -159,9 +159,9 @@ std::optional<GlobalKind> classify_global(std::string_view qualified_name,
     return GlobalKind::kBuildList;
   }
   if (storage_dtype(qualified_name)) return GlobalKind::kStorageType;
-  bool accepted = is_class ? is_class(qualified_name)
-                           : qualified_name.starts_with("__torch__.") ||
-                                 is_lowered_class(qualified_name);
+  bool accepted =
+      is_class ? is_class(qualified_name)
+               : qualified_name.starts_with("__torch__.") || is_lowered_class(qualified_name);
   if (accepted) return GlobalKind::kClass;
   return std::nullopt;
 }
@@ -169,12 +169,16 @@ std::optional<GlobalKind> classify_global(std::string_view qualified_name,
 Value call_global(GlobalKind kind, std::string_view qualified_name, const Value& args) {
   const ValueList& items = tuple_args(qualified_name, args);
   switch (kind) {
-    case GlobalKind::kBuildList: return build_list(qualified_name, items);
-    case GlobalKind::kRestoreTypeTag: return restore_type_tag(qualified_name, items);
-    case GlobalKind::kRebuildTensor: return rebuild_tensor(qualified_name, items);
+    case GlobalKind::kBuildList:
+      return build_list(qualified_name, items);
+    case GlobalKind::kRestoreTypeTag:
+      return restore_type_tag(qualified_name, items);
+    case GlobalKind::kRebuildTensor:
+      return rebuild_tensor(qualified_name, items);
     case GlobalKind::kClass:
     case GlobalKind::kStorageType:
-    case GlobalKind::kOrderedDict: break;
+    case GlobalKind::kOrderedDict:
+      break;
   }
   throw Error(ErrorKind::kInternal,
               fmt::format("call_global: '{}' is not a function", qualified_name));

@@ -13,8 +13,10 @@ bool GraphGuard::is_container(const Value& value) {
     case Value::Kind::kTuple:
     case Value::Kind::kList:
     case Value::Kind::kDict:
-    case Value::Kind::kObject: return true;
-    default: return false;
+    case Value::Kind::kObject:
+      return true;
+    default:
+      return false;
   }
 }
 

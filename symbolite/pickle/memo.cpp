@@ -27,7 +27,7 @@ void Memo::put(std::uint64_t key, Value value) {
   if (key < dense_.size()) {
     dense_[key] = std::move(value);
   } else if (key == dense_.size()) {
-    dense_.push_back(std::move(value));
+    dense_.emplace_back(std::move(value));
   } else {
     sparse_.emplace(key, std::move(value));
   }

@@ -43,8 +43,11 @@ class Pickler {
           count(item, depth + 1);
         }
         break;
-      case Value::Kind::kObject: count(v.as_object().state, depth + 1); break;
-      default: break;
+      case Value::Kind::kObject:
+        count(v.as_object().state, depth + 1);
+        break;
+      default:
+        break;
     }
   }
 
@@ -88,7 +91,8 @@ class Pickler {
     } else {
       byte(0x8a);  // LONG1: little-endian two's complement
       byte(8);
-      for (int b = 0; b < 8; ++b) byte(static_cast<std::uint8_t>(static_cast<std::uint64_t>(i) >> (8 * b)));
+      for (int b = 0; b < 8; ++b)
+        byte(static_cast<std::uint8_t>(static_cast<std::uint64_t>(i) >> (8 * b)));
     }
   }
 
@@ -145,11 +149,21 @@ class Pickler {
       }
     }
     switch (v.kind()) {
-      case Value::Kind::kNone: byte('N'); return;
-      case Value::Kind::kBool: byte(v.as_bool() ? 0x88 : 0x89); return;
-      case Value::Kind::kInt: integer(v.as_int()); return;
-      case Value::Kind::kDouble: real(v.as_double()); return;
-      case Value::Kind::kString: string(v.as_string()); return;
+      case Value::Kind::kNone:
+        byte('N');
+        return;
+      case Value::Kind::kBool:
+        byte(v.as_bool() ? 0x88 : 0x89);
+        return;
+      case Value::Kind::kInt:
+        integer(v.as_int());
+        return;
+      case Value::Kind::kDouble:
+        real(v.as_double());
+        return;
+      case Value::Kind::kString:
+        string(v.as_string());
+        return;
       case Value::Kind::kTuple: {
         const auto& t = v.as_tuple();
         if (t.empty()) {
@@ -164,7 +178,9 @@ class Pickler {
         }
         break;
       }
-      case Value::Kind::kList: list(v, depth); break;
+      case Value::Kind::kList:
+        list(v, depth);
+        break;
       case Value::Kind::kDict: {
         auto tag = tags_.find(id);
         if (tag != tags_.end()) global("torch.jit._pickle.restore_type_tag");
@@ -194,9 +210,15 @@ class Pickler {
         byte('b');  // BUILD
         return;
       }
-      case Value::Kind::kTensor: tensor(v.as_tensor()); break;
-      case Value::Kind::kStorage: storage(v.as_storage()); return;
-      case Value::Kind::kGlobal: global(v.as_global()); return;
+      case Value::Kind::kTensor:
+        tensor(v.as_tensor());
+        break;
+      case Value::Kind::kStorage:
+        storage(v.as_storage());
+        return;
+      case Value::Kind::kGlobal:
+        global(v.as_global());
+        return;
     }
     remember(id);
   }
@@ -247,11 +269,20 @@ class Pickler {
   void list(const Value& v, std::size_t depth) {
     const char* builder = nullptr;
     switch (v.list_tag()) {
-      case ListTag::kInt: builder = "torch.jit._pickle.build_intlist"; break;
-      case ListTag::kDouble: builder = "torch.jit._pickle.build_doublelist"; break;
-      case ListTag::kBool: builder = "torch.jit._pickle.build_boollist"; break;
-      case ListTag::kTensor: builder = "torch.jit._pickle.build_tensorlist"; break;
-      case ListTag::kGeneric: break;
+      case ListTag::kInt:
+        builder = "torch.jit._pickle.build_intlist";
+        break;
+      case ListTag::kDouble:
+        builder = "torch.jit._pickle.build_doublelist";
+        break;
+      case ListTag::kBool:
+        builder = "torch.jit._pickle.build_boollist";
+        break;
+      case ListTag::kTensor:
+        builder = "torch.jit._pickle.build_tensorlist";
+        break;
+      case ListTag::kGeneric:
+        break;
     }
     if (builder != nullptr) {
       global(builder);

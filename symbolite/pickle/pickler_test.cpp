@@ -78,9 +78,9 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, RealPickle,
                          });
 
 TEST(Pickler, ScalarsOfEverySize) {
-  for (std::int64_t i : std::vector<std::int64_t>{0, 1, 255, 256, 65535, 65536, -1, -129,
-                                                 2147483647, 2147483648, -2147483648LL,
-                                                 -2147483649LL, INT64_MAX, INT64_MIN}) {
+  for (std::int64_t i :
+       std::vector<std::int64_t>{0, 1, 255, 256, 65535, 65536, -1, -129, 2147483647, 2147483648,
+                                 -2147483648LL, -2147483649LL, INT64_MAX, INT64_MIN}) {
     EXPECT_EQ(round_trip(Value::integer(i)).as_int(), i);
   }
   for (double d : {0.0, -0.0, 1.5, -3.25e300, 1e-320}) {
@@ -94,10 +94,14 @@ TEST(Pickler, ScalarsOfEverySize) {
 TEST(Pickler, ContainersObjectsAndTypedLists) {
   Value shared = Value::tuple({Value::integer(1), Value::string("x")});
   Value v = Value::tuple({
-      Value::tuple({}), Value::tuple({shared}), Value::tuple({shared, shared, shared, shared}),
-      Value::list({}), Value::list({Value::integer(1)}).with_list_tag(ListTag::kInt),
+      Value::tuple({}),
+      Value::tuple({shared}),
+      Value::tuple({shared, shared, shared, shared}),
+      Value::list({}),
+      Value::list({Value::integer(1)}).with_list_tag(ListTag::kInt),
       Value::dict({{Value::string("k"), Value::list({shared})}}),
-      Value::object("__torch__.M", Value::dict({{Value::string("training"), Value::boolean(true)}})),
+      Value::object("__torch__.M",
+                    Value::dict({{Value::string("training"), Value::boolean(true)}})),
   });
   Value copy = round_trip(v);
   EXPECT_EQ(copy.debug_string(10000), v.debug_string(10000));
@@ -117,8 +121,8 @@ TEST(Pickler, TensorsKeepTheirStorageReference) {
   u.sizes = {12};
   u.strides = {1};
   u.requires_grad = true;
-  Value v = Value::tuple({Value::tensor(t), Value::list({Value::tensor(u)}).with_list_tag(
-                                                ListTag::kTensor)});
+  Value v = Value::tuple(
+      {Value::tensor(t), Value::list({Value::tensor(u)}).with_list_tag(ListTag::kTensor)});
   auto bytes = pickle(v);
   std::string text(bytes.begin(), bytes.end());
   EXPECT_EQ(text.find("storage", text.find("storage") + 1), std::string::npos);
@@ -153,8 +157,7 @@ TEST(Pickler, PyTorchLoadsRepickledDebugRecords) {
         continue;
       }
       auto bytes = pickle(unpickle(original.read_record(record)));
-      writer.add_record(record, bytes,
-                        archive::pytorch_compression(record, bytes.size()));
+      writer.add_record(record, bytes, archive::pytorch_compression(record, bytes.size()));
     }
     writer.finish();
   }

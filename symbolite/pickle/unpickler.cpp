@@ -309,7 +309,7 @@ class Unpickler {
   const UnpickleOptions& options_;
   std::vector<Value> stack_;
   std::vector<std::size_t> marks_;  // stack sizes at each open MARK
-  std::size_t cost_ = 0;  // charged by push and push_new against limits.max_cost
+  std::size_t cost_ = 0;            // charged by push and push_new against limits.max_cost
   Memo memo_;
   GraphGuard guard_;
 };
@@ -347,33 +347,65 @@ bool Unpickler::step(std::uint8_t op) {
       }
       marks_.push_back(stack_.size());
       break;
-    case Opcode::kPop: pop(); break;
-    case Opcode::kPopMark: stack_.resize(pop_mark()); break;
+    case Opcode::kPop:
+      pop();
+      break;
+    case Opcode::kPopMark:
+      stack_.resize(pop_mark());
+      break;
     case Opcode::kDup:
       require(1);
       push(stack_.back());
       break;
 
-    case Opcode::kNone: push(Value::none()); break;
-    case Opcode::kNewTrue: push(Value::boolean(true)); break;
-    case Opcode::kNewFalse: push(Value::boolean(false)); break;
-    case Opcode::kBinInt: push(Value::integer(in_.i32())); break;
-    case Opcode::kBinInt1: push(Value::integer(in_.u8())); break;
-    case Opcode::kBinInt2: push(Value::integer(in_.u16())); break;
-    case Opcode::kLong1: push_long(in_.u8()); break;
-    case Opcode::kLong4: push_long(static_cast<std::uint64_t>(non_negative_length())); break;
-    case Opcode::kBinFloat: push(Value::real(in_.f64_big_endian())); break;
+    case Opcode::kNone:
+      push(Value::none());
+      break;
+    case Opcode::kNewTrue:
+      push(Value::boolean(true));
+      break;
+    case Opcode::kNewFalse:
+      push(Value::boolean(false));
+      break;
+    case Opcode::kBinInt:
+      push(Value::integer(in_.i32()));
+      break;
+    case Opcode::kBinInt1:
+      push(Value::integer(in_.u8()));
+      break;
+    case Opcode::kBinInt2:
+      push(Value::integer(in_.u16()));
+      break;
+    case Opcode::kLong1:
+      push_long(in_.u8());
+      break;
+    case Opcode::kLong4:
+      push_long(static_cast<std::uint64_t>(non_negative_length()));
+      break;
+    case Opcode::kBinFloat:
+      push(Value::real(in_.f64_big_endian()));
+      break;
 
     case Opcode::kShortBinUnicode:
     case Opcode::kShortBinString:
-    case Opcode::kShortBinBytes: push_string(in_.u8()); break;
+    case Opcode::kShortBinBytes:
+      push_string(in_.u8());
+      break;
     case Opcode::kBinUnicode:
-    case Opcode::kBinBytes: push_string(in_.u32()); break;
-    case Opcode::kBinString: push_string(static_cast<std::uint64_t>(non_negative_length())); break;
+    case Opcode::kBinBytes:
+      push_string(in_.u32());
+      break;
+    case Opcode::kBinString:
+      push_string(static_cast<std::uint64_t>(non_negative_length()));
+      break;
     case Opcode::kBinUnicode8:
-    case Opcode::kBinBytes8: push_string(in_.u64()); break;
+    case Opcode::kBinBytes8:
+      push_string(in_.u64());
+      break;
 
-    case Opcode::kEmptyTuple: push_tuple({}); break;
+    case Opcode::kEmptyTuple:
+      push_tuple({});
+      break;
     case Opcode::kTuple1:
     case Opcode::kTuple2:
     case Opcode::kTuple3: {
@@ -382,14 +414,20 @@ bool Unpickler::step(std::uint8_t op) {
       push_tuple(take_from(stack_.size() - count));
       break;
     }
-    case Opcode::kTuple: push_tuple(take_from(pop_mark())); break;
-    case Opcode::kEmptyList: push_new(Value::list({}), {}); break;
+    case Opcode::kTuple:
+      push_tuple(take_from(pop_mark()));
+      break;
+    case Opcode::kEmptyList:
+      push_new(Value::list({}), {});
+      break;
     case Opcode::kList: {
       Value list = Value::list(take_from(pop_mark()));
       push_new(list, list.as_list());
       break;
     }
-    case Opcode::kEmptyDict: push_new(Value::dict({}), {}); break;
+    case Opcode::kEmptyDict:
+      push_new(Value::dict({}), {});
+      break;
     case Opcode::kDict: {
       ValueList items = take_from(pop_mark());
       if (items.size() % 2 != 0) throw Error(ErrorKind::kFormat, "odd number of dict items");
@@ -426,19 +464,40 @@ bool Unpickler::step(std::uint8_t op) {
       push_global(module, name);
       break;
     }
-    case Opcode::kStackGlobal: stack_global(); break;
-    case Opcode::kReduce: call(false); break;
-    case Opcode::kNewObj: call(true); break;
-    case Opcode::kBuild: build(); break;
-    case Opcode::kBinPersId: push(Value::storage(storage_from_persistent_id(pop()))); break;
+    case Opcode::kStackGlobal:
+      stack_global();
+      break;
+    case Opcode::kReduce:
+      call(false);
+      break;
+    case Opcode::kNewObj:
+      call(true);
+      break;
+    case Opcode::kBuild:
+      build();
+      break;
+    case Opcode::kBinPersId:
+      push(Value::storage(storage_from_persistent_id(pop())));
+      break;
 
-    case Opcode::kBinPut: memo_put(in_.u8()); break;
-    case Opcode::kLongBinPut: memo_put(in_.u32()); break;
-    case Opcode::kMemoize: memo_put(memo_.size()); break;
-    case Opcode::kBinGet: memo_get(in_.u8()); break;
-    case Opcode::kLongBinGet: memo_get(in_.u32()); break;
+    case Opcode::kBinPut:
+      memo_put(in_.u8());
+      break;
+    case Opcode::kLongBinPut:
+      memo_put(in_.u32());
+      break;
+    case Opcode::kMemoize:
+      memo_put(memo_.size());
+      break;
+    case Opcode::kBinGet:
+      memo_get(in_.u8());
+      break;
+    case Opcode::kLongBinGet:
+      memo_get(in_.u32());
+      break;
 
-    default: unsupported(op);
+    default:
+      unsupported(op);
   }
   return true;
 }

@@ -138,7 +138,8 @@ TEST(UnpicklerHostile, ManySmallContainersAreBoundedByCost) {
   auto e = parse_error(lists(1000000));
   EXPECT_EQ(e.kind(), ErrorKind::kLimit);
   EXPECT_NE(std::string(e.what()).find("the values built cost more than 4194304 units"),
-            std::string::npos) << e.what();
+            std::string::npos)
+      << e.what();
 }
 
 TEST(UnpicklerHostile, OtherLimits) {

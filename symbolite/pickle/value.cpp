@@ -39,18 +39,30 @@ Value Value::global(std::string qualified_name) {
 
 std::string_view Value::kind_name(Kind kind) {
   switch (kind) {
-    case Kind::kNone: return "None";
-    case Kind::kBool: return "bool";
-    case Kind::kInt: return "int";
-    case Kind::kDouble: return "float";
-    case Kind::kString: return "str";
-    case Kind::kTuple: return "tuple";
-    case Kind::kList: return "list";
-    case Kind::kDict: return "dict";
-    case Kind::kObject: return "object";
-    case Kind::kTensor: return "tensor";
-    case Kind::kStorage: return "storage";
-    case Kind::kGlobal: return "global";
+    case Kind::kNone:
+      return "None";
+    case Kind::kBool:
+      return "bool";
+    case Kind::kInt:
+      return "int";
+    case Kind::kDouble:
+      return "float";
+    case Kind::kString:
+      return "str";
+    case Kind::kTuple:
+      return "tuple";
+    case Kind::kList:
+      return "list";
+    case Kind::kDict:
+      return "dict";
+    case Kind::kObject:
+      return "object";
+    case Kind::kTensor:
+      return "tensor";
+    case Kind::kStorage:
+      return "storage";
+    case Kind::kGlobal:
+      return "global";
   }
   return "?";
 }
@@ -157,9 +169,15 @@ void append_debug(const Value& v, std::string& out, std::size_t limit, int depth
     out += close;
   };
   switch (v.kind()) {
-    case Value::Kind::kNone: out += "None"; break;
-    case Value::Kind::kBool: out += v.as_bool() ? "True" : "False"; break;
-    case Value::Kind::kInt: out += std::to_string(v.as_int()); break;
+    case Value::Kind::kNone:
+      out += "None";
+      break;
+    case Value::Kind::kBool:
+      out += v.as_bool() ? "True" : "False";
+      break;
+    case Value::Kind::kInt:
+      out += std::to_string(v.as_int());
+      break;
     case Value::Kind::kDouble: {
       // Python prints 2.0 for a float that fmt would print as "2".
       std::string number = fmt::format("{}", v.as_double());
@@ -167,9 +185,15 @@ void append_debug(const Value& v, std::string& out, std::size_t limit, int depth
       out += number;
       break;
     }
-    case Value::Kind::kString: out += fmt::format("'{}'", v.as_string()); break;
-    case Value::Kind::kTuple: append_items(v.as_tuple(), '(', ')'); break;
-    case Value::Kind::kList: append_items(v.as_list(), '[', ']'); break;
+    case Value::Kind::kString:
+      out += fmt::format("'{}'", v.as_string());
+      break;
+    case Value::Kind::kTuple:
+      append_items(v.as_tuple(), '(', ')');
+      break;
+    case Value::Kind::kList:
+      append_items(v.as_list(), '[', ']');
+      break;
     case Value::Kind::kDict: {
       out += '{';
       bool first = true;
@@ -198,7 +222,9 @@ void append_debug(const Value& v, std::string& out, std::size_t limit, int depth
     case Value::Kind::kStorage:
       out += fmt::format("storage({}, key={})", v.as_storage().dtype, v.as_storage().key);
       break;
-    case Value::Kind::kGlobal: out += v.as_global(); break;
+    case Value::Kind::kGlobal:
+      out += v.as_global();
+      break;
   }
 }
 

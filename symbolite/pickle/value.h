@@ -57,7 +57,17 @@ enum class ListTag : std::uint8_t { kGeneric, kInt, kDouble, kBool, kTensor };
 class Value {
  public:
   enum class Kind : std::uint8_t {
-    kNone, kBool, kInt, kDouble, kString, kTuple, kList, kDict, kObject, kTensor, kStorage,
+    kNone,
+    kBool,
+    kInt,
+    kDouble,
+    kString,
+    kTuple,
+    kList,
+    kDict,
+    kObject,
+    kTensor,
+    kStorage,
     kGlobal,  // a class reference that only makes sense as an argument (torch.FloatStorage)
   };
 
@@ -119,10 +129,10 @@ class Value {
   std::string debug_string(std::size_t limit = 200) const;
 
  private:
-  using Payload = std::variant<std::monostate, bool, std::int64_t, double, Bytes,
-                               std::shared_ptr<ValueList>, std::shared_ptr<DictItems>,
-                               std::shared_ptr<Object>, std::shared_ptr<TensorRef>,
-                               std::shared_ptr<StorageRef>, std::shared_ptr<std::string>>;
+  using Payload =
+      std::variant<std::monostate, bool, std::int64_t, double, Bytes, std::shared_ptr<ValueList>,
+                   std::shared_ptr<DictItems>, std::shared_ptr<Object>, std::shared_ptr<TensorRef>,
+                   std::shared_ptr<StorageRef>, std::shared_ptr<std::string>>;
 
   template <typename T>
   Value(Kind kind, T&& payload) : kind_(kind), payload_(std::forward<T>(payload)) {}

@@ -4,7 +4,7 @@
 
 namespace symbolite::profiler {
 
-Attributor::Attributor(const debuginfo::Symbolicator* symbolicator, std::string top_type)
+Attributor::Attributor(const debuginfo::Symbolicator* symbolicator, const std::string& top_type)
     : symbolicator_(symbolicator),
       top_label_("top(" + single_line(debuginfo::short_type_name(top_type)) + ")") {}
 
@@ -50,8 +50,10 @@ const Attribution& Attributor::attribute(debuginfo::DebugHandle handle) {
   return cache_.emplace(handle, std::move(a)).first->second;
 }
 
-const Attribution& Attributor::attribute(debuginfo::DebugHandle handle, debuginfo::DebugHandle delegate_call) {
-  if (delegate_call == debuginfo::kInvalidDebugHandle || symbolicator_ == nullptr) return attribute(handle);
+const Attribution& Attributor::attribute(debuginfo::DebugHandle handle,
+                                         debuginfo::DebugHandle delegate_call) {
+  if (delegate_call == debuginfo::kInvalidDebugHandle || symbolicator_ == nullptr)
+    return attribute(handle);
   auto key = std::make_pair(delegate_call, handle);
   auto it = delegated_cache_.find(key);
   if (it != delegated_cache_.end()) return it->second;

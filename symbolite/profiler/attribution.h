@@ -19,15 +19,15 @@ struct Attribution {
   // Where each module of the path is called from ("model.py:42"), parallel to module_path
   // (empty for the top module and where the debug info lost it).
   std::vector<std::string> call_sites;
-  std::string source;                    // the node's own line, "model.py:57", when known
-  std::string op;                        // node kind from the debug info, "aten::add"
-  bool known = false;                    // false without debug info for the handle
+  std::string source;  // the node's own line, "model.py:57", when known
+  std::string op;      // node kind from the debug info, "aten::add"
+  bool known = false;  // false without debug info for the handle
 };
 
 class Attributor {
  public:
   // `symbolicator` may be null (no debug info): every event is then attributed to "top".
-  Attributor(const debuginfo::Symbolicator* symbolicator, std::string top_type);
+  Attributor(const debuginfo::Symbolicator* symbolicator, const std::string& top_type);
 
   const Attribution& attribute(debuginfo::DebugHandle handle);
   // An event from inside a delegate (OpEvent::delegate_call set): the path through the lowered

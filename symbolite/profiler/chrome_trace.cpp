@@ -25,8 +25,13 @@ double trace_time(std::int64_t ns_since_origin) {
 nlohmann::json slice(const std::string& name, const char* category, std::int64_t start_ns,
                      std::int64_t end_ns, std::int64_t origin_ns, std::uint32_t thread) {
   const double ts = trace_time(start_ns - origin_ns);
-  return {{"name", name}, {"cat", category}, {"ph", "X"}, {"pid", kPid}, {"tid", thread},
-          {"ts", ts}, {"dur", trace_time(end_ns - origin_ns) - ts}};
+  return {{"name", name},
+          {"cat", category},
+          {"ph", "X"},
+          {"pid", kPid},
+          {"tid", thread},
+          {"ts", ts},
+          {"dur", trace_time(end_ns - origin_ns) - ts}};
 }
 
 // The operator slice's args: its handle, and whatever else the event was recorded with
@@ -35,7 +40,8 @@ nlohmann::json event_args(const OpEvent& e) {
   nlohmann::json args = {{"debug_handle", e.handle}};
   // Inside a delegate: the handle is the delegate node's; the call's composes the pair
   // (`symbolite symbolicate MODEL CALL:HANDLE`).
-  if (e.delegate_call != debuginfo::kInvalidDebugHandle) args["delegate_call_handle"] = e.delegate_call;
+  if (e.delegate_call != debuginfo::kInvalidDebugHandle)
+    args["delegate_call_handle"] = e.delegate_call;
   if (!e.inputs.empty() || !e.outputs.empty()) {
     nlohmann::json dims = nlohmann::json::array(), types = nlohmann::json::array(),
                    out_dims = nlohmann::json::array(), out_types = nlohmann::json::array();
@@ -92,8 +98,8 @@ nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attr
   std::vector<std::uint32_t> threads;
   auto close_to = [&](std::size_t keep) {
     while (open.size() > keep) {
-      add(slice(open.back().label, "module", open.back().start_ns, last_end, origin, thread), open.back().start_ns,
-          last_end, open.size());
+      add(slice(open.back().label, "module", open.back().start_ns, last_end, origin, thread),
+          open.back().start_ns, last_end, open.size());
       open.pop_back();
     }
   };
@@ -101,24 +107,28 @@ nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attr
   if (run_starts.empty()) run_starts.push_back(0);
   for (std::size_t run = 0; run < run_starts.size(); ++run) {
     const std::size_t begin = std::min(run_starts[run], events.size());
-    const std::size_t end = run + 1 < run_starts.size() ? std::min(run_starts[run + 1], events.size()) : events.size();
+    const std::size_t end =
+        run + 1 < run_starts.size() ? std::min(run_starts[run + 1], events.size()) : events.size();
     if (begin >= end) continue;
     for (std::size_t i = begin; i < end; ++i) {
       const OpEvent& e = events[i];
       if (e.thread != thread) close_to(0);  // another thread: its own stack of modules
       const auto& a = attributor.attribute(e.handle, e.delegate_call);
       std::size_t common = 0;
-      while (common < open.size() && common < a.module_path.size() && open[common].label == a.module_path[common]) {
+      while (common < open.size() && common < a.module_path.size() &&
+             open[common].label == a.module_path[common]) {
         ++common;
       }
       close_to(common);
       thread = e.thread;
-      for (std::size_t k = common; k < a.module_path.size(); ++k) open.push_back({a.module_path[k], e.start_ns});
+      for (std::size_t k = common; k < a.module_path.size(); ++k)
+        open.push_back({a.module_path[k], e.start_ns});
       auto op = slice(std::string(e.op), "operator", e.start_ns, e.end_ns, origin, e.thread);
       op["args"] = event_args(e);
       add(std::move(op), e.start_ns, e.end_ns, a.module_path.size() + 1);
       last_end = std::max(last_end, e.end_ns);
-      if (std::find(threads.begin(), threads.end(), e.thread) == threads.end()) threads.push_back(e.thread);
+      if (std::find(threads.begin(), threads.end(), e.thread) == threads.end())
+        threads.push_back(e.thread);
     }
     close_to(0);
     const std::int64_t run_start = events[begin].start_ns;
@@ -134,10 +144,16 @@ nlohmann::json chrome_trace(const std::vector<OpEvent>& events, Attributor& attr
   });
 
   nlohmann::json trace = nlohmann::json::array();
-  trace.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", 0},
+  trace.push_back({{"name", "process_name"},
+                   {"ph", "M"},
+                   {"pid", kPid},
+                   {"tid", 0},
                    {"args", {{"name", options.process_name}}}});
   for (std::uint32_t t : threads) {
-    trace.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", t},
+    trace.push_back({{"name", "thread_name"},
+                     {"ph", "M"},
+                     {"pid", kPid},
+                     {"tid", t},
                      {"args", {{"name", fmt::format("symbolite thread {}", t)}}}});
   }
   for (auto& s : slices) trace.push_back(std::move(s.json));

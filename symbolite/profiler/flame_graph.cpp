@@ -22,12 +22,23 @@ std::string escaped(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -100,12 +111,13 @@ void draw(const Frame& f, double x, std::size_t row, double scale, std::int64_t 
       "<g><title>{} — {:.1f} µs, {:.2f} %</title><rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" "
       "height=\"{:.1f}\" fill=\"{}\" rx=\"2\"/>",
       name, static_cast<double>(f.value) / 1000.0,  // folded stacks count nanoseconds
-      100.0 * static_cast<double>(f.value) / static_cast<double>(total),
-      x, y, w, kRowHeight - 1, colour(f.name));
+      100.0 * static_cast<double>(f.value) / static_cast<double>(total), x, y, w, kRowHeight - 1,
+      colour(f.name));
   if (w >= kMinTextWidth) {
     std::size_t fits = static_cast<std::size_t>(w / 7);
-    std::string label = f.name.size() <= fits ? f.name : f.name.substr(0, fits > 2 ? fits - 2 : 0) + "..";
-    out += fmt::format("<text x=\"{:.2f}\" y=\"{:.1f}\">{}</text>", x + 3, y + 13, escaped(label));
+    std::string label =
+        f.name.size() <= fits ? f.name : f.name.substr(0, fits > 2 ? fits - 2 : 0) + "..";
+    out += fmt::format(R"(<text x="{:.2f}" y="{:.1f}">{}</text>)", x + 3, y + 13, escaped(label));
   }
   out += "</g>\n";
   double child_x = x;
@@ -166,7 +178,8 @@ std::string profile_report_html(const ReportInputs& in) {
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}</title>\n"
       "<style>body{{font-family:sans-serif;margin:1.5em}}table{{border-collapse:collapse}}"
-      "td,th{{padding:2px 8px;text-align:right;font-family:monospace}}td:last-child,th:last-child,td:first-child,"
+      "td,th{{padding:2px "
+      "8px;text-align:right;font-family:monospace}}td:last-child,th:last-child,td:first-child,"
       "th:first-child{{text-align:left}}th{{cursor:pointer;background:#eee}}"
       "tr:nth-child(even){{background:#f8f8f8}}</style></head><body>\n<h1>{0}</h1>\n"
       "<h2>Flame graph</h2>\n<p>Stacks are the module hierarchy, then the operator; width is "
@@ -174,33 +187,41 @@ std::string profile_report_html(const ReportInputs& in) {
       escaped(in.title));
   out += flame_graph_svg(in.folded, in.title);
   if (in.modules != nullptr) {
-    out += "<h2>Modules</h2>\n<table><tr><th>module</th><th>inclusive µs</th><th>self µs</th>"
-           "<th>%</th><th>ops</th><th>called at</th></tr>\n";
+    out +=
+        "<h2>Modules</h2>\n<table><tr><th>module</th><th>inclusive µs</th><th>self µs</th>"
+        "<th>%</th><th>ops</th><th>called at</th></tr>\n";
     module_rows(*in.modules, 0, in.modules->inclusive_ns, out);
     out += "</table>\n";
   }
-  out += "<h2>Operators</h2>\n<p>Click a column to sort.</p>\n<table id=\"ops\"><thead><tr>"
-         "<th>operator</th><th>calls</th><th>total µs</th><th>avg µs</th><th>%</th>"
-         "<th>MFLOPs</th><th>hottest source line</th></tr></thead><tbody>\n";
+  out +=
+      "<h2>Operators</h2>\n<p>Click a column to sort.</p>\n<table id=\"ops\"><thead><tr>"
+      "<th>operator</th><th>calls</th><th>total µs</th><th>avg µs</th><th>%</th>"
+      "<th>MFLOPs</th><th>hottest source line</th></tr></thead><tbody>\n";
   for (const auto& op : in.ops) {
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.2f}</td><td>{:.2f}</td><td>{}</td><td>{}</td></tr>\n",
+        "<tr><td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.2f}</td><td>{:.2f}</td><td>{}</td><td>{}</"
+        "td></tr>\n",
         escaped(op.op), op.count, static_cast<double>(op.total_ns) / 1000.0,
         op.count ? static_cast<double>(op.total_ns) / 1000.0 / static_cast<double>(op.count) : 0.0,
         op.percent,
-        op.flops >= 0 ? fmt::format("{:.2f}", static_cast<double>(op.flops) / 1e6) : std::string("-"),
+        op.flops >= 0 ? fmt::format("{:.2f}", static_cast<double>(op.flops) / 1e6)
+                      : std::string("-"),
         in.op_sources.contains(op.op) ? escaped(in.op_sources.at(op.op)) : std::string());
   }
   // Sorting: numbers numerically, text alphabetically; a second click reverses.
-  out += "</tbody></table>\n<script>\n"
-         "document.querySelectorAll('#ops th').forEach((th, col) => th.addEventListener('click', () => {\n"
-         "  const body = document.querySelector('#ops tbody');\n"
-         "  const rows = Array.from(body.rows);\n"
-         "  const dir = th.dataset.dir = th.dataset.dir === 'asc' ? 'desc' : 'asc';\n"
-         "  const key = r => { const t = r.cells[col].textContent; const n = parseFloat(t); return isNaN(n) ? t : n; };\n"
-         "  rows.sort((a, b) => { const x = key(a), y = key(b); const c = x < y ? -1 : x > y ? 1 : 0; return dir === 'asc' ? c : -c; });\n"
-         "  rows.forEach(r => body.appendChild(r));\n"
-         "}));\n</script>\n</body></html>\n";
+  out +=
+      "</tbody></table>\n<script>\n"
+      "document.querySelectorAll('#ops th').forEach((th, col) => th.addEventListener('click', () "
+      "=> {\n"
+      "  const body = document.querySelector('#ops tbody');\n"
+      "  const rows = Array.from(body.rows);\n"
+      "  const dir = th.dataset.dir = th.dataset.dir === 'asc' ? 'desc' : 'asc';\n"
+      "  const key = r => { const t = r.cells[col].textContent; const n = parseFloat(t); return "
+      "isNaN(n) ? t : n; };\n"
+      "  rows.sort((a, b) => { const x = key(a), y = key(b); const c = x < y ? -1 : x > y ? 1 : 0; "
+      "return dir === 'asc' ? c : -c; });\n"
+      "  rows.forEach(r => body.appendChild(r));\n"
+      "}));\n</script>\n</body></html>\n";
   return out;
 }
 

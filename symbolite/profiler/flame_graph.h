@@ -19,8 +19,8 @@ namespace symbolite::profiler {
 std::string flame_graph_svg(std::string_view folded, std::string_view title);
 
 struct ReportInputs {
-  std::string title;            // "nested.ptl forward, 10 runs"
-  std::string folded;           // folded_stacks()
+  std::string title;   // "nested.ptl forward, 10 runs"
+  std::string folded;  // folded_stacks()
   const ModuleNode* modules = nullptr;
   std::vector<OpStats> ops;
   // Per operator, the source line where it spends most time ("model.py:57"), when known.

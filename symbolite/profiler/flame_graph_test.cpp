@@ -24,12 +24,18 @@ TEST(FlameGraph, FramesAreAsWideAsTheirTime) {
   EXPECT_TRUE(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
   EXPECT_EQ(count(svg, "<rect"), 6u);  // all, top, level1, add, mul, relu
   // Width 1200 for 300 µs: level1 800, relu 400, add 600, mul 200.
-  EXPECT_NE(svg.find("<title>level1(L1) — 200.0 µs, 66.67 %</title><rect x=\"0.00\" y=\"60.0\" width=\"800.00\""),
-            std::string::npos) << svg;
-  EXPECT_NE(svg.find("<title>aten::relu — 100.0 µs, 33.33 %</title><rect x=\"800.00\" y=\"60.0\" width=\"400.00\""),
-            std::string::npos) << svg;
-  EXPECT_NE(svg.find("<title>aten::mul — 50.0 µs, 16.67 %</title><rect x=\"600.00\" y=\"78.0\" width=\"200.00\""),
-            std::string::npos) << svg;
+  EXPECT_NE(svg.find("<title>level1(L1) — 200.0 µs, 66.67 %</title><rect x=\"0.00\" y=\"60.0\" "
+                     "width=\"800.00\""),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("<title>aten::relu — 100.0 µs, 33.33 %</title><rect x=\"800.00\" y=\"60.0\" "
+                     "width=\"400.00\""),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("<title>aten::mul — 50.0 µs, 16.67 %</title><rect x=\"600.00\" y=\"78.0\" "
+                     "width=\"200.00\""),
+            std::string::npos)
+      << svg;
   EXPECT_NE(svg.find("net &lt;forward&gt;"), std::string::npos);  // the title, escaped
 }
 
@@ -54,15 +60,22 @@ TEST(FlameGraph, ReportIsSelfContained) {
   add.count = 2;
   add.total_ns = 150000;
   add.percent = 50;
-  ReportInputs in{"net.ptl forward", "top(Net);level1(L1);aten::add 150\n", &root, {add},
+  ReportInputs in{"net.ptl forward",
+                  "top(Net);level1(L1);aten::add 150\n",
+                  &root,
+                  {add},
                   {{"aten::add", "net.py:20"}}};
   std::string html = profile_report_html(in);
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
   EXPECT_NE(html.find("<svg"), std::string::npos);
-  EXPECT_NE(html.find("<td style=\"padding-left:1em\">level1(L1)</td><td>200.0</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td style=\"padding-left:1em\">level1(L1)</td><td>200.0</td>"),
+            std::string::npos)
+      << html;
   EXPECT_NE(html.find("<td>0</td><td>net.py:12</td></tr>"), std::string::npos) << html;
-  EXPECT_NE(html.find("<tr><td>aten::add</td><td>2</td><td>150.0</td><td>75.00</td><td>50.00</td><td>-</td><td>net.py:20</td></tr>"),
-            std::string::npos) << html;
+  EXPECT_NE(html.find("<tr><td>aten::add</td><td>2</td><td>150.0</td><td>75.00</td><td>50.00</"
+                      "td><td>-</td><td>net.py:20</td></tr>"),
+            std::string::npos)
+      << html;
   // Nothing is fetched when the page opens: no external scripts, styles, images or fonts.
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);

@@ -46,10 +46,11 @@ namespace {
 
 void render(const ModuleNode& node, int depth, std::int64_t total, std::uint32_t details,
             std::string& out) {
-  out += fmt::format("{:{}}{:<{}}  {:>11}  {:>11}  {:>6.2f}%  {:>7}", "", depth * 2, node.label,
-                     std::max(1, 48 - depth * 2), format_time(node.inclusive_ns), format_time(node.exclusive_ns),
-                     total > 0 ? 100.0 * static_cast<double>(node.inclusive_ns) / static_cast<double>(total) : 0.0,
-                     node.ops);
+  out += fmt::format(
+      "{:{}}{:<{}}  {:>11}  {:>11}  {:>6.2f}%  {:>7}", "", depth * 2, node.label,
+      std::max(1, 48 - depth * 2), format_time(node.inclusive_ns), format_time(node.exclusive_ns),
+      total > 0 ? 100.0 * static_cast<double>(node.inclusive_ns) / static_cast<double>(total) : 0.0,
+      node.ops);
   if (details & kDetailFlops) out += fmt::format("  {:>11}", format_flops(node.flops));
   if (details & kDetailMemory) out += fmt::format("  {:>11}", format_bytes(node.bytes_allocated));
   out += "\n";
@@ -59,7 +60,8 @@ void render(const ModuleNode& node, int depth, std::int64_t total, std::uint32_t
 }  // namespace
 
 std::string render_module_tree(const ModuleNode& root, std::uint32_t details) {
-  std::string out = fmt::format("{:<48}  {:>11}  {:>11}  {:>7}  {:>7}", "module", "inclusive", "self", "%", "ops");
+  std::string out = fmt::format("{:<48}  {:>11}  {:>11}  {:>7}  {:>7}", "module", "inclusive",
+                                "self", "%", "ops");
   if (details & kDetailFlops) out += fmt::format("  {:>11}", "FLOPs");
   if (details & kDetailMemory) out += fmt::format("  {:>11}", "allocated");
   out += "\n";
@@ -70,8 +72,10 @@ std::string render_module_tree(const ModuleNode& root, std::uint32_t details) {
 nlohmann::json module_tree_json(const ModuleNode& root, std::uint32_t details) {
   nlohmann::json children = nlohmann::json::array();
   for (const auto& c : root.children) children.push_back(module_tree_json(*c, details));
-  nlohmann::json node = {{"module", root.label}, {"inclusive_ns", root.inclusive_ns},
-                         {"exclusive_ns", root.exclusive_ns}, {"ops", root.ops}};
+  nlohmann::json node = {{"module", root.label},
+                         {"inclusive_ns", root.inclusive_ns},
+                         {"exclusive_ns", root.exclusive_ns},
+                         {"ops", root.ops}};
   if (details & kDetailFlops) node["flops"] = root.flops;
   if (details & kDetailMemory) node["bytes_allocated"] = root.bytes_allocated;
   node["children"] = std::move(children);

@@ -18,12 +18,12 @@
 namespace symbolite::profiler {
 
 struct ModuleNode {
-  std::string label;              // "layer1(Sequential)"
-  std::string call_site;          // where its parent calls it, "model.py:42"; may be empty
+  std::string label;      // "layer1(Sequential)"
+  std::string call_site;  // where its parent calls it, "model.py:42"; may be empty
   std::int64_t inclusive_ns = 0;
   std::int64_t exclusive_ns = 0;
-  std::uint64_t ops = 0;          // operator calls inside, inclusive
-  std::int64_t flops = 0;         // inclusive, over events that carry a FLOP count
+  std::uint64_t ops = 0;             // operator calls inside, inclusive
+  std::int64_t flops = 0;            // inclusive, over events that carry a FLOP count
   std::int64_t bytes_allocated = 0;  // inclusive
   std::vector<std::unique_ptr<ModuleNode>> children;  // in first-seen order
 

@@ -43,11 +43,11 @@ struct OpEvent {
   debuginfo::DebugHandle delegate_call = debuginfo::kInvalidDebugHandle;
 
   // Filled only when the sink asked for them (see EventDetail).
-  std::vector<ValueMeta> inputs{};  // kDetailShapes: in schema order, defaults included
-  std::vector<ValueMeta> outputs{}; // kDetailShapes
-  std::int64_t flops = -1;          // kDetailFlops: -1 when the operator has no formula
-  std::int64_t bytes_allocated = 0; // kDetailMemory: tensor buffers taken while it ran
-  std::int64_t bytes_freed = 0;     // kDetailMemory: tensor buffers released while it ran
+  std::vector<ValueMeta> inputs{};   // kDetailShapes: in schema order, defaults included
+  std::vector<ValueMeta> outputs{};  // kDetailShapes
+  std::int64_t flops = -1;           // kDetailFlops: -1 when the operator has no formula
+  std::int64_t bytes_allocated = 0;  // kDetailMemory: tensor buffers taken while it ran
+  std::int64_t bytes_freed = 0;      // kDetailMemory: tensor buffers released while it ran
 };
 
 }  // namespace symbolite::profiler

@@ -45,20 +45,28 @@ std::vector<OpStats> op_table(const std::vector<OpEvent>& events, OpTableOptions
   }
   std::vector<OpStats> out;
   for (auto& [key, s] : rows) {
-    s.percent = total > 0 ? 100.0 * static_cast<double>(s.total_ns) / static_cast<double>(total) : 0;
+    s.percent =
+        total > 0 ? 100.0 * static_cast<double>(s.total_ns) / static_cast<double>(total) : 0;
     out.push_back(std::move(s));
   }
-  std::stable_sort(out.begin(), out.end(), [sort = options.sort](const OpStats& a, const OpStats& b) {
-    switch (sort) {
-      case OpSort::kCount: return a.count > b.count;
-      case OpSort::kName: return a.op < b.op;
-      case OpSort::kSelf: return a.self_ns > b.self_ns;
-      case OpSort::kFlops: return a.flops > b.flops;
-      case OpSort::kMemory: return a.bytes_allocated > b.bytes_allocated;
-      case OpSort::kTotal: break;
-    }
-    return a.total_ns > b.total_ns;
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [sort = options.sort](const OpStats& a, const OpStats& b) {
+                     switch (sort) {
+                       case OpSort::kCount:
+                         return a.count > b.count;
+                       case OpSort::kName:
+                         return a.op < b.op;
+                       case OpSort::kSelf:
+                         return a.self_ns > b.self_ns;
+                       case OpSort::kFlops:
+                         return a.flops > b.flops;
+                       case OpSort::kMemory:
+                         return a.bytes_allocated > b.bytes_allocated;
+                       case OpSort::kTotal:
+                         break;
+                     }
+                     return a.total_ns > b.total_ns;
+                   });
   return out;
 }
 
@@ -69,8 +77,8 @@ std::string render_op_table(const std::vector<OpStats>& table, std::uint32_t det
   std::size_t width = 8;
   for (const auto& s : table) width = std::max(width, s.op.size());
   // Operators do not nest, so self and total agree; both are shown, as torch.profiler does.
-  std::string out = fmt::format("{:<{}}  {:>7}  {:>11}  {:>11}  {:>11}  {:>7}  {:>7}", "operator", width, "count",
-                                "total", "self", "avg", "self %", "total %");
+  std::string out = fmt::format("{:<{}}  {:>7}  {:>11}  {:>11}  {:>11}  {:>7}  {:>7}", "operator",
+                                width, "count", "total", "self", "avg", "self %", "total %");
   if (flops) out += fmt::format("  {:>11}  {:>8}", "FLOPs", "GFLOP/s");
   if (memory) out += fmt::format("  {:>11}  {:>11}", "allocated", "net");
   if (shapes) out += "  input shapes";
@@ -79,11 +87,13 @@ std::string render_op_table(const std::vector<OpStats>& table, std::uint32_t det
   std::int64_t sum_flops = -1;
   for (const auto& s : table) {
     const std::int64_t avg = s.count ? s.total_ns / static_cast<std::int64_t>(s.count) : 0;
-    out += fmt::format("{:<{}}  {:>7}  {:>11}  {:>11}  {:>11}  {:>6.2f}%  {:>6.2f}%", s.op, width, s.count,
-                       format_time(s.total_ns), format_time(s.self_ns), format_time(avg), s.percent, s.percent);
+    out += fmt::format("{:<{}}  {:>7}  {:>11}  {:>11}  {:>11}  {:>6.2f}%  {:>6.2f}%", s.op, width,
+                       s.count, format_time(s.total_ns), format_time(s.self_ns), format_time(avg),
+                       s.percent, s.percent);
     if (flops) {
       out += s.flops < 0 ? fmt::format("  {:>11}  {:>8}", "-", "-")
-                         : fmt::format("  {:>11}  {:>8}", format_flops(s.flops), format_rate(s.flops, s.total_ns));
+                         : fmt::format("  {:>11}  {:>8}", format_flops(s.flops),
+                                       format_rate(s.flops, s.total_ns));
     }
     if (memory) {
       out += fmt::format("  {:>11}  {:>11}", format_bytes(s.bytes_allocated),
@@ -99,13 +109,15 @@ std::string render_op_table(const std::vector<OpStats>& table, std::uint32_t det
     sum.bytes_freed += s.bytes_freed;
   }
   // The totals footer: what every row above adds up to.
-  out += fmt::format("{:<{}}  {:>7}  {:>11}  {:>11}  {:>11}  {:>6.2f}%  {:>6.2f}%", "total", width, sum.count,
-                     format_time(sum.total_ns), format_time(sum.self_ns),
-                     format_time(sum.count ? sum.total_ns / static_cast<std::int64_t>(sum.count) : 0),
-                     table.empty() ? 0.0 : 100.0, table.empty() ? 0.0 : 100.0);
+  out +=
+      fmt::format("{:<{}}  {:>7}  {:>11}  {:>11}  {:>11}  {:>6.2f}%  {:>6.2f}%", "total", width,
+                  sum.count, format_time(sum.total_ns), format_time(sum.self_ns),
+                  format_time(sum.count ? sum.total_ns / static_cast<std::int64_t>(sum.count) : 0),
+                  table.empty() ? 0.0 : 100.0, table.empty() ? 0.0 : 100.0);
   if (flops) {
     out += sum_flops < 0 ? fmt::format("  {:>11}  {:>8}", "-", "-")
-                         : fmt::format("  {:>11}  {:>8}", format_flops(sum_flops), format_rate(sum_flops, sum.total_ns));
+                         : fmt::format("  {:>11}  {:>8}", format_flops(sum_flops),
+                                       format_rate(sum_flops, sum.total_ns));
   }
   if (memory) {
     out += fmt::format("  {:>11}  {:>11}", format_bytes(sum.bytes_allocated),
@@ -128,10 +140,14 @@ std::optional<OpSort> op_sort_from_name(std::string_view name) {
 nlohmann::json op_table_json(const std::vector<OpStats>& table, std::uint32_t details) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& s : table) {
-    nlohmann::json row = {{"op", s.op}, {"count", s.count}, {"total_ns", s.total_ns},
-                          {"self_ns", s.self_ns}, {"percent", s.percent}};
+    nlohmann::json row = {{"op", s.op},
+                          {"count", s.count},
+                          {"total_ns", s.total_ns},
+                          {"self_ns", s.self_ns},
+                          {"percent", s.percent}};
     if (!s.input_shapes.empty()) row["input_shapes"] = s.input_shapes;
-    if (details & kDetailFlops) row["flops"] = s.flops < 0 ? nlohmann::json() : nlohmann::json(s.flops);
+    if (details & kDetailFlops)
+      row["flops"] = s.flops < 0 ? nlohmann::json() : nlohmann::json(s.flops);
     if (details & kDetailMemory) {
       row["bytes_allocated"] = s.bytes_allocated;
       row["bytes_freed"] = s.bytes_freed;

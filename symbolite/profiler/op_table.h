@@ -22,7 +22,7 @@ struct OpStats {
   std::int64_t total_ns = 0;
   std::int64_t self_ns = 0;  // operators do not nest, so self == total; kept for the schema
   double percent = 0;
-  std::int64_t flops = -1;         // summed over calls with a formula; -1 when none had one
+  std::int64_t flops = -1;  // summed over calls with a formula; -1 when none had one
   std::int64_t bytes_allocated = 0;
   std::int64_t bytes_freed = 0;
 };

@@ -51,8 +51,12 @@ TEST(Profiler, DelegateBackendsReportThroughTheSameSink) {
     void execute() {
       if (EventSink* sink = current_sink()) {
         std::int64_t start = now_ns();
-        sink->on_op({.op = "backend::fused_conv_relu", .handle = 7, .start_ns = start,
-                     .end_ns = now_ns(), .thread = thread_id(), .source = 1});
+        sink->on_op({.op = "backend::fused_conv_relu",
+                     .handle = 7,
+                     .start_ns = start,
+                     .end_ns = now_ns(),
+                     .thread = thread_id(),
+                     .source = 1});
       }
     }
   } backend;
@@ -91,7 +95,8 @@ TEST(Profiler, OpTableSumsToTheTotal) {
   }
   EXPECT_EQ(total, 100 + 50 + 100 + 30);
   EXPECT_NEAR(percent, 100.0, 1e-9);
-  auto add = std::find_if(table.begin(), table.end(), [](const auto& s) { return s.op == "aten::add.Tensor"; });
+  auto add = std::find_if(table.begin(), table.end(),
+                          [](const auto& s) { return s.op == "aten::add.Tensor"; });
   EXPECT_EQ(add->count, 2u);
   EXPECT_EQ(add->total_ns, 80);
 }
@@ -122,8 +127,8 @@ TEST(Profiler, TheTextTableEndsWithTotals) {
   auto text = render_op_table(op_table(synthetic_events()));
   auto last = text.substr(text.rfind('\n', text.size() - 2) + 1);
   EXPECT_TRUE(last.starts_with("total ")) << text;
-  EXPECT_NE(last.find(" 4 "), std::string::npos) << last;          // calls
-  EXPECT_NE(last.find("280 ns"), std::string::npos) << last;       // time
+  EXPECT_NE(last.find(" 4 "), std::string::npos) << last;     // calls
+  EXPECT_NE(last.find("280 ns"), std::string::npos) << last;  // time
   EXPECT_NE(text.find("aten::linear"), std::string::npos);
   EXPECT_NE(text.find("100 ns"), std::string::npos) << text;
 }
@@ -147,13 +152,15 @@ TEST(Profiler, FoldedStacksNameModulePathAndOperator) {
   std::string folded = folded_stacks(synthetic_events(), attributor);
   // Nanoseconds, summed per stack: add.Tensor ran 50 + 30 ns.
   EXPECT_NE(folded.find("top(Nested);level1(Level1);level2(Level2);aten::add.Tensor 80\n"),
-            std::string::npos) << folded;
+            std::string::npos)
+      << folded;
   EXPECT_NE(folded.find("top(Nested);aten::mm 100\n"), std::string::npos) << folded;
   // The stacks add up to the module tree's inclusive time.
   std::int64_t total = 0;
   for (std::size_t at = 0; at < folded.size();) {
     std::size_t end = folded.find('\n', at);
-    total += std::stoll(folded.substr(folded.rfind(' ', end) + 1, end - folded.rfind(' ', end) - 1));
+    total +=
+        std::stoll(folded.substr(folded.rfind(' ', end) + 1, end - folded.rfind(' ', end) - 1));
     at = end + 1;
   }
   EXPECT_EQ(total, module_tree(synthetic_events(), attributor)->inclusive_ns);
@@ -235,7 +242,8 @@ TEST(Profiler, ChromeTraceIsSortedNamedAndSlicedPerRun) {
   for (const auto& s : slices) {
     if (s.value("cat", "") != "module") continue;
     bool in_a_run = false;
-    for (const auto& r : runs) in_a_run |= r["ts"].get<double>() <= s["ts"].get<double>() && end(s) <= end(r) + 1e-9;
+    for (const auto& r : runs)
+      in_a_run |= r["ts"].get<double>() <= s["ts"].get<double>() && end(s) <= end(r) + 1e-9;
     EXPECT_TRUE(in_a_run) << s.dump();
   }
   std::size_t tops = 0;

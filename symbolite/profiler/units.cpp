@@ -42,7 +42,8 @@ std::string format_bytes(std::int64_t bytes) {
 
 std::string format_rate(std::int64_t flops, std::int64_t ns) {
   if (ns <= 0) return "-";
-  return fmt::format("{:.2f}", static_cast<double>(flops) / static_cast<double>(ns));  // FLOP/ns = GFLOP/s
+  return fmt::format("{:.2f}",
+                     static_cast<double>(flops) / static_cast<double>(ns));  // FLOP/ns = GFLOP/s
 }
 
 }  // namespace symbolite::profiler

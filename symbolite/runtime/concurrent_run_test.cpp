@@ -37,15 +37,17 @@ TEST(ConcurrentRun, ManyThreadsOneModelSameResultsAsSequential) {
   };
   std::vector<Call> calls;
   for (const char* dir : {"run/nested/valid_2/", "run/nested/broadcast_three_deep/"}) {
-    std::vector<ops::IValue> inputs{read_input_file(fixture_path(std::string(dir) + "input_0.npy")),
-                                    read_input_file(fixture_path(std::string(dir) + "input_1.npy"))};
+    std::vector<ops::IValue> inputs{
+        read_input_file(fixture_path(std::string(dir) + "input_0.npy")),
+        read_input_file(fixture_path(std::string(dir) + "input_1.npy"))};
     calls.push_back({std::string(dir).find("valid") != std::string::npos ? "direct" : "forward",
                      std::move(inputs)});
   }
   std::vector<std::string> expected;
   {
     Interpreter sequential(model);
-    for (const auto& call : calls) expected.push_back(outcome(sequential, call.method, call.inputs));
+    for (const auto& call : calls)
+      expected.push_back(outcome(sequential, call.method, call.inputs));
   }
   ASSERT_NE(expected[0], expected[1]);
 

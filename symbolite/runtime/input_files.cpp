@@ -34,8 +34,9 @@ class PreCheck : public nlohmann::json_sax<nlohmann::ordered_json> {
 
   bool number_float(number_float_t, const string_t& raw) override {
     if (raw.find_first_of(".eE") == string_t::npos) {
-      throw Error(ErrorKind::kFormat, fmt::format("{}: the integer {} does not fit in 64 bits (TorchScript's int)",
-                                                  path_, raw));
+      throw Error(ErrorKind::kFormat,
+                  fmt::format("{}: the integer {} does not fit in 64 bits (TorchScript's int)",
+                              path_, raw));
     }
     return true;
   }
@@ -57,7 +58,8 @@ class PreCheck : public nlohmann::json_sax<nlohmann::ordered_json> {
  private:
   bool enter() {
     if (++depth_ > 2 * (kMaxInputDepth + 1)) {
-      throw Error(ErrorKind::kLimit, fmt::format("{}: values nested deeper than {}", path_, kMaxInputDepth));
+      throw Error(ErrorKind::kLimit,
+                  fmt::format("{}: values nested deeper than {}", path_, kMaxInputDepth));
     }
     return true;
   }
@@ -73,17 +75,20 @@ class PreCheck : public nlohmann::json_sax<nlohmann::ordered_json> {
 // Reads a JSON value; `where` is the JSON path so far ("[1][\"a\"]") for error messages.
 class JsonReader {
  public:
-  explicit JsonReader(std::string path) : path_(std::move(path)), dir_(fs::path(path_).parent_path()) {}
+  explicit JsonReader(std::string path)
+      : path_(std::move(path)), dir_(fs::path(path_).parent_path()) {}
 
   ops::IValue read(const nlohmann::ordered_json& j, const std::string& where, int depth = 0) const {
     if (depth > kMaxInputDepth) {
-      throw Error(ErrorKind::kLimit, fmt::format("{}: at {}: values nested deeper than {}", path_, where,
-                                                 kMaxInputDepth));
+      throw Error(ErrorKind::kLimit, fmt::format("{}: at {}: values nested deeper than {}", path_,
+                                                 where, kMaxInputDepth));
     }
     if (j.is_null()) return {};
     if (j.is_boolean()) return ops::IValue(j.get<bool>());
-    if (j.is_number_unsigned() && j.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()) {
-      fail(where, fmt::format("the integer {} does not fit in 64 bits (TorchScript's int)", j.get<std::uint64_t>()));
+    if (j.is_number_unsigned() &&
+        j.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()) {
+      fail(where, fmt::format("the integer {} does not fit in 64 bits (TorchScript's int)",
+                              j.get<std::uint64_t>()));
     }
     if (j.is_number_integer()) return ops::IValue(j.get<std::int64_t>());
     if (j.is_number()) return ops::IValue(j.get<double>());
@@ -107,14 +112,16 @@ class JsonReader {
     }
     auto d = std::make_shared<ops::Dict>();
     for (const auto& [key, value] : j.items()) {
-      d->items.emplace_back(ops::IValue::string(key), read(value, fmt::format("{}[\"{}\"]", where, key), depth + 1));
+      d->items.emplace_back(ops::IValue::string(key),
+                            read(value, fmt::format("{}[\"{}\"]", where, key), depth + 1));
     }
     return ops::IValue::dict(std::move(d));
   }
 
  private:
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
-    throw Error(ErrorKind::kFormat, fmt::format("{}: at {}: {}", path_, where.empty() ? "the top" : where, what));
+    throw Error(ErrorKind::kFormat,
+                fmt::format("{}: at {}: {}", path_, where.empty() ? "the top" : where, what));
   }
 
   ops::IValue tensor(const nlohmann::ordered_json& file, const std::string& where) const {
@@ -123,7 +130,8 @@ class JsonReader {
     return read_tensor((p.is_absolute() ? p : dir_ / p).string());
   }
 
-  ops::IValue tuple(const nlohmann::ordered_json& items, const std::string& where, int depth) const {
+  ops::IValue tuple(const nlohmann::ordered_json& items, const std::string& where,
+                    int depth) const {
     if (!items.is_array()) fail(where, "\"$tuple\" takes a list of values");
     ops::IValueList out;
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -139,7 +147,8 @@ class JsonReader {
       const auto& pair = pairs[i];
       std::string at = fmt::format("{}[{}]", where, i);
       if (!pair.is_array() || pair.size() != 2) fail(at, "a \"$dict\" item is a [key, value] pair");
-      d->items.emplace_back(read(pair[0], at + "[0]", depth + 1), read(pair[1], at + "[1]", depth + 1));
+      d->items.emplace_back(read(pair[0], at + "[0]", depth + 1),
+                            read(pair[1], at + "[1]", depth + 1));
     }
     return ops::IValue::dict(std::move(d));
   }
@@ -149,7 +158,7 @@ class JsonReader {
     if (s == "nan") return ops::IValue(std::numeric_limits<double>::quiet_NaN());
     if (s == "inf") return ops::IValue(std::numeric_limits<double>::infinity());
     if (s == "-inf") return ops::IValue(-std::numeric_limits<double>::infinity());
-    fail(where, "\"$float\" is \"nan\", \"inf\" or \"-inf\"");
+    fail(where, R"("$float" is "nan", "inf" or "-inf")");
   }
 
   std::string path_;
@@ -157,21 +166,27 @@ class JsonReader {
 };
 
 // A value as JSON; `tensor_file(t)` writes a tensor and returns the name to refer to it by.
-nlohmann::ordered_json to_json(const ops::IValue& v, const std::function<std::string(const tensor::Tensor&)>& tensor_file,
-                       bool objects_as_repr) {
+nlohmann::ordered_json to_json(const ops::IValue& v,
+                               const std::function<std::string(const tensor::Tensor&)>& tensor_file,
+                               bool objects_as_repr) {
   using Kind = ops::IValue::Kind;
   switch (v.kind()) {
-    case Kind::kNone: return nullptr;
-    case Kind::kBool: return v.to_bool();
-    case Kind::kInt: return v.to_int();
+    case Kind::kNone:
+      return nullptr;
+    case Kind::kBool:
+      return v.to_bool();
+    case Kind::kInt:
+      return v.to_int();
     case Kind::kDouble: {
       double d = v.to_double();
       if (std::isnan(d)) return {{"$float", "nan"}};
       if (std::isinf(d)) return {{"$float", d > 0 ? "inf" : "-inf"}};
       return d;
     }
-    case Kind::kString: return v.to_string();
-    case Kind::kTensor: return {{"$tensor", tensor_file(v.to_tensor())}};
+    case Kind::kString:
+      return v.to_string();
+    case Kind::kTensor:
+      return {{"$tensor", tensor_file(v.to_tensor())}};
     case Kind::kList:
     case Kind::kTuple: {
       nlohmann::ordered_json items = nlohmann::ordered_json::array();
@@ -187,19 +202,22 @@ nlohmann::ordered_json to_json(const ops::IValue& v, const std::function<std::st
       for (const auto& [key, value] : items) string_keys = string_keys && key.is(Kind::kString);
       if (string_keys) {
         nlohmann::ordered_json out = nlohmann::ordered_json::object();
-        for (const auto& [key, value] : items) out[key.to_string()] = to_json(value, tensor_file, objects_as_repr);
+        for (const auto& [key, value] : items)
+          out[key.to_string()] = to_json(value, tensor_file, objects_as_repr);
         return out;
       }
       nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
       for (const auto& [key, value] : items) {
-        pairs.push_back({to_json(key, tensor_file, objects_as_repr), to_json(value, tensor_file, objects_as_repr)});
+        pairs.push_back({to_json(key, tensor_file, objects_as_repr),
+                         to_json(value, tensor_file, objects_as_repr)});
       }
       return {{"$dict", std::move(pairs)}};
     }
     case Kind::kObject:
     case Kind::kDevice:
       if (objects_as_repr) return {{"$repr", v.repr()}};
-      throw Error(ErrorKind::kUnsupported, fmt::format("a {} is not an input file's value", v.kind_name()));
+      throw Error(ErrorKind::kUnsupported,
+                  fmt::format("a {} is not an input file's value", v.kind_name()));
   }
   return nullptr;
 }
@@ -235,11 +253,14 @@ std::string write_input_file(const std::string& stem, const ops::IValue& value) 
     return path;
   }
   std::size_t tensors = 0;
-  nlohmann::ordered_json j = to_json(value, [&](const tensor::Tensor& t) {
-    std::string file = fmt::format("{}_{}.npy", stem, tensors++);
-    tensor::write_npy_file(file, t);
-    return fs::path(file).filename().string();
-  }, false);
+  nlohmann::ordered_json j = to_json(
+      value,
+      [&](const tensor::Tensor& t) {
+        std::string file = fmt::format("{}_{}.npy", stem, tensors++);
+        tensor::write_npy_file(file, t);
+        return fs::path(file).filename().string();
+      },
+      false);
   std::string path = stem + ".json";
   write_file_atomically(path, json_text(j, -1) + "\n");
   return path;
@@ -248,11 +269,14 @@ std::string write_input_file(const std::string& stem, const ops::IValue& value) 
 nlohmann::ordered_json write_result_files(const ops::IValue& result, const std::string& dir,
                                           OutputFiles* files) {
   std::size_t tensors = 0;
-  return to_json(result, [&](const tensor::Tensor& t) {
-    std::string name = fmt::format("output_{}.npy", tensors++);
-    if (files != nullptr) files->stage((fs::path(dir) / name).string(), tensor::write_npy(t));
-    return name;
-  }, true);
+  return to_json(
+      result,
+      [&](const tensor::Tensor& t) {
+        std::string name = fmt::format("output_{}.npy", tensors++);
+        if (files != nullptr) files->stage((fs::path(dir) / name).string(), tensor::write_npy(t));
+        return name;
+      },
+      true);
 }
 
 }  // namespace symbolite::runtime

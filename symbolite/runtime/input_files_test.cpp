@@ -35,10 +35,12 @@ TEST(InputFiles, WrittenValuesReadBack) {
   EXPECT_TRUE(tensor_path.ends_with("t.npy"));
   auto back = read_input_file(tensor_path).to_tensor();
   ASSERT_EQ(back.sizes(), t.to_tensor().sizes());
-  for (std::int64_t i = 0; i < back.numel(); ++i) EXPECT_EQ(back.data<float>()[i], t.to_tensor().data<float>()[i]);
+  for (std::int64_t i = 0; i < back.numel(); ++i)
+    EXPECT_EQ(back.data<float>()[i], t.to_tensor().data<float>()[i]);
 
-  ops::IValue list = ops::IValue::list({ops::IValue(std::int64_t{3}), ops::IValue(2.5), ops::IValue(true),
-                                        ops::IValue::string("s"), ops::IValue()});
+  ops::IValue list =
+      ops::IValue::list({ops::IValue(std::int64_t{3}), ops::IValue(2.5), ops::IValue(true),
+                         ops::IValue::string("s"), ops::IValue()});
   std::string list_path = write_input_file(dir.file("l"), list);
   EXPECT_TRUE(list_path.ends_with("l.json"));
   EXPECT_EQ(read_input_file(list_path).repr(), list.repr());
@@ -47,7 +49,8 @@ TEST(InputFiles, WrittenValuesReadBack) {
   auto keyed = std::make_shared<ops::Dict>();
   keyed->items.emplace_back(ops::IValue(std::int64_t{7}), ops::IValue::string("seven"));
   auto named = std::make_shared<ops::Dict>();
-  named->items.emplace_back(ops::IValue::string("zeta"), ops::IValue::list({t, ops::IValue(std::int64_t{3})}));
+  named->items.emplace_back(ops::IValue::string("zeta"),
+                            ops::IValue::list({t, ops::IValue(std::int64_t{3})}));
   named->items.emplace_back(ops::IValue::string("alpha"), ops::IValue::dict(keyed));
   ops::IValue nested = ops::IValue::tuple(
       {t, ops::IValue::dict(named), ops::IValue(std::numeric_limits<double>::infinity())});
@@ -90,17 +93,24 @@ TEST(InputFiles, JsonMistakesNameTheFileAndThePlace) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(error_of(R"({"a": [1, {"$tuple": 3}]})").find("bad.json: at [\"a\"][1]: \"$tuple\" takes a list of values"),
-            std::string::npos) << error_of(R"({"a": [1, {"$tuple": 3}]})");
-  EXPECT_NE(error_of(R"({"$float": "nope"})").find("at the top: \"$float\" is \"nan\""), std::string::npos);
+  EXPECT_NE(error_of(R"({"a": [1, {"$tuple": 3}]})")
+                .find("bad.json: at [\"a\"][1]: \"$tuple\" takes a list of values"),
+            std::string::npos)
+      << error_of(R"({"a": [1, {"$tuple": 3}]})");
+  EXPECT_NE(error_of(R"({"$float": "nope"})").find("at the top: \"$float\" is \"nan\""),
+            std::string::npos);
   EXPECT_NE(error_of(R"({"$dict": [[1]]})").find("at [0]: a \"$dict\" item is a [key, value] pair"),
             std::string::npos);
   EXPECT_NE(error_of(R"({"$tensor": "missing.npy"})").find("missing.npy"), std::string::npos);
   // Integers are int64 as in TorchScript: past it is an error, never a double.
-  EXPECT_NE(error_of(R"([1, 9223372036854775808])").find("bad.json: at [1]: the integer 9223372036854775808 does not fit"),
-            std::string::npos) << error_of(R"([1, 9223372036854775808])");
-  EXPECT_NE(error_of(R"([1, -99999999999999999999])").find("bad.json: the integer -99999999999999999999 does not fit"),
-            std::string::npos) << error_of(R"([1, -99999999999999999999])");
+  EXPECT_NE(error_of(R"([1, 9223372036854775808])")
+                .find("bad.json: at [1]: the integer 9223372036854775808 does not fit"),
+            std::string::npos)
+      << error_of(R"([1, 9223372036854775808])");
+  EXPECT_NE(error_of(R"([1, -99999999999999999999])")
+                .find("bad.json: the integer -99999999999999999999 does not fit"),
+            std::string::npos)
+      << error_of(R"([1, -99999999999999999999])");
   EXPECT_NE(error_of("[1e400]").find("bad.json: "), std::string::npos);
   // Hostile nesting is a limit, not a stack overflow, even 100,000 deep.
   try {

@@ -18,16 +18,26 @@ constexpr std::size_t kMaxSlots = 1 << 16;
 // PyTorch's ScalarType codes, which DTYPE pushes and `dtype=` arguments carry.
 std::int64_t scalar_type_code(tensor::DType dtype) {
   switch (dtype) {
-    case tensor::DType::kUInt8: return 0;
-    case tensor::DType::kInt8: return 1;
-    case tensor::DType::kInt16: return 2;
-    case tensor::DType::kInt32: return 3;
-    case tensor::DType::kInt64: return 4;
-    case tensor::DType::kFloat16: return 5;
-    case tensor::DType::kFloat32: return 6;
-    case tensor::DType::kFloat64: return 7;
-    case tensor::DType::kBool: return 11;
-    case tensor::DType::kBFloat16: return 15;
+    case tensor::DType::kUInt8:
+      return 0;
+    case tensor::DType::kInt8:
+      return 1;
+    case tensor::DType::kInt16:
+      return 2;
+    case tensor::DType::kInt32:
+      return 3;
+    case tensor::DType::kInt64:
+      return 4;
+    case tensor::DType::kFloat16:
+      return 5;
+    case tensor::DType::kFloat32:
+      return 6;
+    case tensor::DType::kFloat64:
+      return 7;
+    case tensor::DType::kBool:
+      return 11;
+    case tensor::DType::kBFloat16:
+      return 15;
   }
   return -1;
 }
@@ -55,8 +65,9 @@ std::string format_string(const std::string& format, const IValue* args, std::si
   for (std::size_t i = 0; i < format.size(); ++i) {
     if (format[i] == '{' && i + 1 < format.size() && format[i + 1] == '}') {
       if (next >= n) {
-        throw ops::OpError("IndexError", "tuple index out of range (format has more fields "
-                                         "than arguments)");
+        throw ops::OpError("IndexError",
+                           "tuple index out of range (format has more fields "
+                           "than arguments)");
       }
       out += args[next++].str();
       ++i;
@@ -193,8 +204,8 @@ void is_same(Stack& stack, const DecodedInstruction& ins) {
   IValue a = ops::pop(stack);
   bool same = (a.is_none() && b.is_none()) ||
               (a.identity() != nullptr && a.identity() == b.identity()) ||
-              (a.identity() == nullptr && b.identity() == nullptr && !a.is_none() &&
-               !b.is_none() && a.kind() == b.kind() && ops::equal_scalars(a, b));
+              (a.identity() == nullptr && b.identity() == nullptr && !a.is_none() && !b.is_none() &&
+               a.kind() == b.kind() && ops::equal_scalars(a, b));
   stack.emplace_back(ins.op == mobile::OpCode::kIs ? same : !same);
 }
 

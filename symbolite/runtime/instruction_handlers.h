@@ -72,7 +72,7 @@ inline debuginfo::DebugHandle handle_at(const mobile::LoadedFunction& fn, std::s
 // ---------------------------------------------------------------- control flow (next pc)
 
 [[gnu::always_inline]] inline std::size_t jump_if_false(Frame& f, const DecodedInstruction& ins,
-                                                       std::size_t pc) {
+                                                        std::size_t pc) {
   return ops::pop(f.stack).to_bool() ? pc + 1 : pc + as_index(ins.x);
 }
 [[gnu::always_inline]] inline std::size_t jump(const DecodedInstruction& ins, std::size_t pc) {
@@ -81,7 +81,7 @@ inline debuginfo::DebugHandle handle_at(const mobile::LoadedFunction& fn, std::s
 // LOOP N: stack holds trip count, max trip count, condition, then N - 2 loop-carried values.
 // Another iteration goes on to the body; the last one drops the three counters and jumps X.
 [[gnu::always_inline]] inline std::size_t loop(Frame& f, const DecodedInstruction& ins,
-                                              std::size_t pc) {
+                                               std::size_t pc) {
   std::size_t n = as_index(ins.n);
   if (f.stack.size() < n + 1) throw Error(ErrorKind::kModel, "stack underflow in LOOP");
   IValue* values = f.stack.data() + f.stack.size() - (n + 1);
@@ -100,7 +100,7 @@ inline debuginfo::DebugHandle handle_at(const mobile::LoadedFunction& fn, std::s
 
 // OP X / OPN X N: operator X on its arguments (OPN also pushes N, the count of its varargs).
 [[gnu::always_inline]] inline void run_operator(Frame& f, const DecodedInstruction& ins,
-                                               std::size_t pc) {
+                                                std::size_t pc) {
   const auto& op = f.fn.operators[as_index(ins.x)];
   if (ins.op == mobile::OpCode::kOpN) f.stack.emplace_back(static_cast<std::int64_t>(ins.n));
   // Arguments the bytecode left out take the schema's defaults.

@@ -51,9 +51,8 @@ IValue Interpreter::run_method(std::string_view name, std::vector<IValue> inputs
                 fmt::format("{} has no method '{}' (methods: {})", model_.top_type, name, known));
   }
   if (!fn->arguments.empty() && inputs.size() + 1 > fn->arguments.size()) {
-    throw Error(ErrorKind::kUsage,
-                fmt::format("{}() takes {} inputs, got {}", fn->short_name(),
-                            fn->arguments.size() - 1, inputs.size()));
+    throw Error(ErrorKind::kUsage, fmt::format("{}() takes {} inputs, got {}", fn->short_name(),
+                                               fn->arguments.size() - 1, inputs.size()));
   }
   executed_ = 0;
   next_check_ = 0;  // the first instruction checks, and sets the next point
@@ -113,7 +112,8 @@ void Interpreter::check_budget(const mobile::LoadedFunction& fn, std::size_t pc,
     if (elapsed >= budget_.timeout) {
       fail(fn, pc, "RuntimeError",
            fmt::format("the run was stopped after {} ms and {} instructions, its time limit "
-                       "(--timeout)", elapsed.count(), executed_ - 1));
+                       "(--timeout)",
+                       elapsed.count(), executed_ - 1));
     }
   }
   if (stack.size() > budget_.max_stack) {
@@ -158,46 +158,113 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
     try {
       switch (ins.op) {
         case OpCode::kOp:
-        case OpCode::kOpN: run_operator(frame, ins, pc); break;
-        case OpCode::kLoad: load_register(frame, ins); break;
-        case OpCode::kMove: move_register(frame, ins); break;
-        case OpCode::kStore: store_register(frame, ins); break;
-        case OpCode::kStoreN: store_registers(frame, ins); break;
-        case OpCode::kDrop: drop_value(frame); break;
-        case OpCode::kDropR: drop_register(frame, ins); break;
-        case OpCode::kLoadC: load_constant(frame, ins); break;
-        case OpCode::kJf: pc = jump_if_false(frame, ins, pc); continue;
-        case OpCode::kJmp: pc = jump(ins, pc); continue;
-        case OpCode::kLoop: pc = loop(frame, ins, pc); continue;
-        case OpCode::kRet: return ops::pop(stack);
-        case OpCode::kInterfaceCall: interface_call(fn, ins, stack, pc, depth); break;
-        case OpCode::kGetAttr: get_attr(frame, ins); break;
-        case OpCode::kSetAttr: set_attr(stack, ins); break;
-        case OpCode::kCreateObject: create_object(fn, stack, ins); break;
+        case OpCode::kOpN:
+          run_operator(frame, ins, pc);
+          break;
+        case OpCode::kLoad:
+          load_register(frame, ins);
+          break;
+        case OpCode::kMove:
+          move_register(frame, ins);
+          break;
+        case OpCode::kStore:
+          store_register(frame, ins);
+          break;
+        case OpCode::kStoreN:
+          store_registers(frame, ins);
+          break;
+        case OpCode::kDrop:
+          drop_value(frame);
+          break;
+        case OpCode::kDropR:
+          drop_register(frame, ins);
+          break;
+        case OpCode::kLoadC:
+          load_constant(frame, ins);
+          break;
+        case OpCode::kJf:
+          pc = jump_if_false(frame, ins, pc);
+          continue;
+        case OpCode::kJmp:
+          pc = jump(ins, pc);
+          continue;
+        case OpCode::kLoop:
+          pc = loop(frame, ins, pc);
+          continue;
+        case OpCode::kRet:
+          return ops::pop(stack);
+        case OpCode::kInterfaceCall:
+          interface_call(fn, ins, stack, pc, depth);
+          break;
+        case OpCode::kGetAttr:
+          get_attr(frame, ins);
+          break;
+        case OpCode::kSetAttr:
+          set_attr(stack, ins);
+          break;
+        case OpCode::kCreateObject:
+          create_object(fn, stack, ins);
+          break;
         case OpCode::kListConstruct:
         case OpCode::kTupleConstruct:
-        case OpCode::kNamedTupleConstruct: construct_sequence(frame, ins); break;
-        case OpCode::kListUnpack: list_unpack(stack, ins); break;
-        case OpCode::kTupleSlice: tuple_slice(stack, ins); break;
-        case OpCode::kTupleIndex: tuple_index(stack); break;
-        case OpCode::kDictConstruct: dict_construct(stack, ins); break;
-        case OpCode::kDictIndex: dict_index(stack); break;
-        case OpCode::kIsInstance: is_instance(fn, stack, ins); break;
+        case OpCode::kNamedTupleConstruct:
+          construct_sequence(frame, ins);
+          break;
+        case OpCode::kListUnpack:
+          list_unpack(stack, ins);
+          break;
+        case OpCode::kTupleSlice:
+          tuple_slice(stack, ins);
+          break;
+        case OpCode::kTupleIndex:
+          tuple_index(stack);
+          break;
+        case OpCode::kDictConstruct:
+          dict_construct(stack, ins);
+          break;
+        case OpCode::kDictIndex:
+          dict_index(stack);
+          break;
+        case OpCode::kIsInstance:
+          is_instance(fn, stack, ins);
+          break;
         case OpCode::kIs:
-        case OpCode::kIsNot: is_same(stack, ins); break;
-        case OpCode::kNot: logical_not(stack); break;
-        case OpCode::kFormat: format_text(stack, ins); break;
-        case OpCode::kDevice: tensor_device(stack); break;
-        case OpCode::kDtype: tensor_dtype(stack); break;
-        case OpCode::kIsCuda: tensor_is_cuda(stack); break;
-        case OpCode::kDim: tensor_dim(stack); break;
-        case OpCode::kToList: tensor_tolist(stack); break;
-        case OpCode::kUninitialized: push_uninitialized(stack); break;
-        case OpCode::kWarn: warn(stack); break;
-        case OpCode::kRaiseException: raise_exception(stack);
+        case OpCode::kIsNot:
+          is_same(stack, ins);
+          break;
+        case OpCode::kNot:
+          logical_not(stack);
+          break;
+        case OpCode::kFormat:
+          format_text(stack, ins);
+          break;
+        case OpCode::kDevice:
+          tensor_device(stack);
+          break;
+        case OpCode::kDtype:
+          tensor_dtype(stack);
+          break;
+        case OpCode::kIsCuda:
+          tensor_is_cuda(stack);
+          break;
+        case OpCode::kDim:
+          tensor_dim(stack);
+          break;
+        case OpCode::kToList:
+          tensor_tolist(stack);
+          break;
+        case OpCode::kUninitialized:
+          push_uninitialized(stack);
+          break;
+        case OpCode::kWarn:
+          warn(stack);
+          break;
+        case OpCode::kRaiseException:
+          raise_exception(stack);
         case OpCode::kCall:
         case OpCode::kEnter:
-        case OpCode::kExit: unreachable(ins);
+        case OpCode::kExit:
+          unreachable(ins);
       }
       ++pc;
     } catch (const RunError&) {

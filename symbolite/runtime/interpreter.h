@@ -43,8 +43,8 @@ class Interpreter {
   // one call deeper; its result is pushed.
   void interface_call(const mobile::LoadedFunction& fn, const mobile::DecodedInstruction& ins,
                       ops::Stack& stack, std::size_t pc, std::size_t depth);
-  [[noreturn]] void fail(const mobile::LoadedFunction& fn, std::size_t pc,
-                         std::string python_class, std::string message,
+  [[noreturn]] void fail(const mobile::LoadedFunction& fn, std::size_t pc, std::string python_class,
+                         std::string message,
                          std::optional<debuginfo::DebugHandle> delegate_handle = {}) const;
   // Makes the model's pending `__setstate__` calls (lowered modules compile their payloads).
   void finish_objects();

@@ -80,8 +80,8 @@ TEST(Interpreter, StrippedModelNamesHandleAndModelId) {
   Interpreter interpreter(stripped);
   std::string dir = fixture_path("run/nested/broadcast_three_deep");
   try {
-    interpreter.run_method("forward", {read_input_file(dir + "/input_0.npy"),
-                                       read_input_file(dir + "/input_1.npy")});
+    interpreter.run_method(
+        "forward", {read_input_file(dir + "/input_0.npy"), read_input_file(dir + "/input_1.npy")});
     FAIL();
   } catch (const RunError& e) {
     EXPECT_EQ(e.details().handle, 28);

@@ -19,7 +19,8 @@ namespace {
 void expect_pytorchs_output(const mobile::LoadedModel& model) {
   std::ifstream in(testing::fixture_path("goldens/is_cuda.json"));
   auto golden = nlohmann::json::parse(in);
-  auto x = tensor::Tensor::empty(golden["input"]["shape"].get<std::vector<std::int64_t>>(), tensor::DType::kFloat32);
+  auto x = tensor::Tensor::empty(golden["input"]["shape"].get<std::vector<std::int64_t>>(),
+                                 tensor::DType::kFloat32);
   for (std::size_t i = 0; i < golden["input"]["data"].size(); ++i) {
     x.mutable_data<float>()[i] = golden["input"]["data"][i].get<float>();
   }
@@ -42,11 +43,13 @@ TEST(IsCuda, SurvivesLiftAndEmit) {
   debuginfo::DebugInfoRecorder recorder(counter);
   auto emitted = compiler::emit_program(program, compiler::HandleScheme::kStable, recorder);
   bool has_is_cuda = false;
-  for (const auto& ins : emitted.bytecode.functions.at(0).instructions) has_is_cuda |= ins.opcode == "IS_CUDA";
+  for (const auto& ins : emitted.bytecode.functions.at(0).instructions)
+    has_is_cuda |= ins.opcode == "IS_CUDA";
   EXPECT_TRUE(has_is_cuda);
   auto bytes = mobile::write_model_bytes(info.archive, emitted.bytecode, &emitted.debug);
   auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(bytes));
-  expect_pytorchs_output(mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), "exported"));
+  expect_pytorchs_output(
+      mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), "exported"));
 }
 
 }  // namespace

@@ -36,25 +36,31 @@ RunErrorDetails failure_of(const mobile::LoadedModel& model) {
 }
 
 TEST(LazyDebug, ADamagedCallStackMapLoadsRunsAndStillReportsTheFailure) {
-  auto model = mobile::LoadedModel::load(symbolite::testing::source_path("tests/hostile/damaged_call_stacks.ptl"));
+  auto model = mobile::LoadedModel::load(
+      symbolite::testing::source_path("tests/hostile/damaged_call_stacks.ptl"));
   ASSERT_NE(model.debug, nullptr);
   EXPECT_EQ(model.top_type, "__torch__.model_defs.Nested");
   Interpreter(model).run_method("forward", inputs("nested/valid_0"));  // runs
 
   RunErrorDetails d = failure_of(model);
-  EXPECT_EQ(d.message, "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
+  EXPECT_EQ(
+      d.message,
+      "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
   ASSERT_TRUE(d.handle.has_value());
   EXPECT_TRUE(d.module_hierarchy.empty());
-  EXPECT_NE(d.debug_info_error.find("callstack_debug_map.pkl"), std::string::npos) << d.debug_info_error;
+  EXPECT_NE(d.debug_info_error.find("callstack_debug_map.pkl"), std::string::npos)
+      << d.debug_info_error;
   const std::string text = RunError(d).text();
-  EXPECT_NE(text.find("(debug handle " + std::to_string(*d.handle) + ")"), std::string::npos) << text;
+  EXPECT_NE(text.find("(debug handle " + std::to_string(*d.handle) + ")"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("debug info could not be read"), std::string::npos) << text;
 
   // The intact model: the same handle, symbolicated on this first failure.
   auto intact = mobile::LoadedModel::load(fixture_path("models/nested.ptl"));
   RunErrorDetails full = failure_of(intact);
   EXPECT_EQ(full.handle, d.handle);
-  EXPECT_EQ(full.module_hierarchy, "top(Nested)::forward.level1(Level1)::forward.level2(Level2)::forward.aten::add");
+  EXPECT_EQ(full.module_hierarchy,
+            "top(Nested)::forward.level1(Level1)::forward.level2(Level2)::forward.aten::add");
   EXPECT_TRUE(full.debug_info_error.empty());
 }
 

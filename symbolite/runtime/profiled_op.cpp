@@ -15,11 +15,16 @@ std::string_view list_type(const ops::IValueList& items) {
     if (item.kind() != kind) return "list";
   }
   switch (kind) {
-    case K::kInt: return "int[]";
-    case K::kDouble: return "float[]";
-    case K::kBool: return "bool[]";
-    case K::kTensor: return "Tensor[]";
-    default: return "list";
+    case K::kInt:
+      return "int[]";
+    case K::kDouble:
+      return "float[]";
+    case K::kBool:
+      return "bool[]";
+    case K::kTensor:
+      return "Tensor[]";
+    default:
+      return "list";
   }
 }
 
@@ -35,16 +40,36 @@ profiler::ValueMeta value_meta(const ops::IValue& value) {
       meta.is_tensor = true;
       break;
     }
-    case K::kNone: meta.type = "None"; break;
-    case K::kBool: meta.type = "bool"; break;
-    case K::kInt: meta.type = "int"; break;
-    case K::kDouble: meta.type = "float"; break;
-    case K::kString: meta.type = "str"; break;
-    case K::kList: meta.type = list_type(value.to_list()); break;
-    case K::kTuple: meta.type = "tuple"; break;
-    case K::kDict: meta.type = "dict"; break;
-    case K::kObject: meta.type = "object"; break;
-    case K::kDevice: meta.type = "Device"; break;
+    case K::kNone:
+      meta.type = "None";
+      break;
+    case K::kBool:
+      meta.type = "bool";
+      break;
+    case K::kInt:
+      meta.type = "int";
+      break;
+    case K::kDouble:
+      meta.type = "float";
+      break;
+    case K::kString:
+      meta.type = "str";
+      break;
+    case K::kList:
+      meta.type = list_type(value.to_list());
+      break;
+    case K::kTuple:
+      meta.type = "tuple";
+      break;
+    case K::kDict:
+      meta.type = "dict";
+      break;
+    case K::kObject:
+      meta.type = "object";
+      break;
+    case K::kDevice:
+      meta.type = "Device";
+      break;
   }
   return meta;
 }
@@ -53,7 +78,8 @@ thread_local debuginfo::DebugHandle current_delegate_call = debuginfo::kInvalidD
 
 }  // namespace
 
-DelegateCallScope::DelegateCallScope(debuginfo::DebugHandle call) : previous_(current_delegate_call) {
+DelegateCallScope::DelegateCallScope(debuginfo::DebugHandle call)
+    : previous_(current_delegate_call) {
   current_delegate_call = call;
 }
 
@@ -62,9 +88,8 @@ DelegateCallScope::~DelegateCallScope() { current_delegate_call = previous_; }
 debuginfo::DebugHandle DelegateCallScope::current() { return current_delegate_call; }
 
 void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
-                     debuginfo::DebugHandle handle, ops::Stack& stack,
-                     profiler::EventSink& sink, std::uint32_t source,
-                     const std::function<void(ops::Stack&)>& body) {
+                     debuginfo::DebugHandle handle, ops::Stack& stack, profiler::EventSink& sink,
+                     std::uint32_t source, const std::function<void(ops::Stack&)>& body) {
   const std::uint32_t details = sink.details();
   const bool shapes = (details & (profiler::kDetailShapes | profiler::kDetailFlops)) != 0;
   profiler::OpEvent event;
@@ -95,7 +120,8 @@ void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
     event.bytes_freed = after.freed - before.freed;
   }
   if (shapes) {
-    for (std::size_t i = below; i < stack.size(); ++i) event.outputs.push_back(value_meta(stack[i]));
+    for (std::size_t i = below; i < stack.size(); ++i)
+      event.outputs.push_back(value_meta(stack[i]));
   }
   if (details & profiler::kDetailFlops) {
     event.flops = profiler::estimate_flops(op.name, event.inputs, event.outputs);

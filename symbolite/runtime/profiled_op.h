@@ -35,8 +35,7 @@ class DelegateCallScope {
 // `body`, when given, runs instead of the operator's kernel (a delegate's own implementation
 // of the node), under the same calling convention.
 void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
-                     debuginfo::DebugHandle handle, ops::Stack& stack,
-                     profiler::EventSink& sink, std::uint32_t source = 0,
-                     const std::function<void(ops::Stack&)>& body = {});
+                     debuginfo::DebugHandle handle, ops::Stack& stack, profiler::EventSink& sink,
+                     std::uint32_t source = 0, const std::function<void(ops::Stack&)>& body = {});
 
 }  // namespace symbolite::runtime

@@ -32,12 +32,14 @@ struct Case {
 std::vector<Case> cases() {
   std::ifstream in(fixture_path("profile/expected.json"));
   std::vector<Case> out;
-  for (const auto& c : nlohmann::json::parse(in)) out.push_back({c["method"], c["dir"], c["events"]});
+  for (const auto& c : nlohmann::json::parse(in))
+    out.push_back({c["method"], c["dir"], c["events"]});
   return out;
 }
 
 const mobile::LoadedModel& nested() {
-  static const mobile::LoadedModel model = mobile::LoadedModel::load(fixture_path("models/nested.ptl"));
+  static const mobile::LoadedModel model =
+      mobile::LoadedModel::load(fixture_path("models/nested.ptl"));
   return model;
 }
 

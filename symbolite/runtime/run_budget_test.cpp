@@ -80,14 +80,16 @@ TEST(RunBudget, JumpToItselfIsRefusedAtLoad) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kModel);
     EXPECT_NE(std::string(e.what()).find("instruction 0 (JMP 0 0): jumps to itself"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   try {
     spinning({{"JMP", 1, 0}, {"JMP", -1, 0}});
     FAIL() << "loaded";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("jumps back to itself through other jumps only"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
 }
 

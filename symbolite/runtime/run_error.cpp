@@ -21,21 +21,27 @@ std::string RunError::render(const RunErrorDetails& d) {
   out += fmt::format("\n\nat instruction {} of {}", d.instruction, single_line(d.function));
   if (!d.debug_info_error.empty()) {
     out += d.handle ? fmt::format(" (debug handle {})", *d.handle) : std::string();
-    out += fmt::format("; model id {}. The model's debug info could not be read, so the failure is "
-                       "not symbolicated: {}", d.model_id, d.debug_info_error);
+    out += fmt::format(
+        "; model id {}. The model's debug info could not be read, so the failure is "
+        "not symbolicated: {}",
+        d.model_id, d.debug_info_error);
   } else if (d.handle && d.delegate_handle) {
-    out += fmt::format(" (debug handle {}), in the delegate node with debug handle {}; model id "
-                       "{}. The model carries no call stacks: run `symbolite symbolicate --debug "
-                       "MODEL.symdbg {}:{}` with its sidecar, or symbolicate against the full model",
-                       *d.handle, *d.delegate_handle, d.model_id, *d.handle, *d.delegate_handle);
+    out += fmt::format(
+        " (debug handle {}), in the delegate node with debug handle {}; model id "
+        "{}. The model carries no call stacks: run `symbolite symbolicate --debug "
+        "MODEL.symdbg {}:{}` with its sidecar, or symbolicate against the full model",
+        *d.handle, *d.delegate_handle, d.model_id, *d.handle, *d.delegate_handle);
   } else if (d.handle) {
-    out += fmt::format(" (debug handle {}); model id {}. The model carries no call stacks: "
-                       "run `symbolite symbolicate --debug MODEL.symdbg {}` with its sidecar, "
-                       "or symbolicate against the full model",
-                       *d.handle, d.model_id, *d.handle);
+    out += fmt::format(
+        " (debug handle {}); model id {}. The model carries no call stacks: "
+        "run `symbolite symbolicate --debug MODEL.symdbg {}` with its sidecar, "
+        "or symbolicate against the full model",
+        *d.handle, d.model_id, *d.handle);
   } else if (d.delegate_handle) {
-    out += fmt::format(", in the delegate node with debug handle {}; model id {}; the model has "
-                       "no debug handles of its own", *d.delegate_handle, d.model_id);
+    out += fmt::format(
+        ", in the delegate node with debug handle {}; model id {}; the model has "
+        "no debug handles of its own",
+        *d.delegate_handle, d.model_id);
   } else {
     out += fmt::format("; model id {}; the model has no debug handles", d.model_id);
   }

@@ -15,15 +15,15 @@
 namespace symbolite::runtime {
 
 struct RunErrorDetails {
-  std::string python_class;   // "RuntimeError", "IndexError", "builtins.ValueError"
-  std::string message;        // as the kernel or the model said it
-  std::string function;       // "__torch__.Top.forward"
+  std::string python_class;  // "RuntimeError", "IndexError", "builtins.ValueError"
+  std::string message;       // as the kernel or the model said it
+  std::string function;      // "__torch__.Top.forward"
   std::size_t instruction = 0;
   std::optional<debuginfo::DebugHandle> handle;
   // A failure inside a delegate backend: the handle of the delegate node at fault (`handle`
   // is then the instruction that called the backend's `execute`).
   std::optional<debuginfo::DebugHandle> delegate_handle;
-  std::string model_id;       // 32 hex digits
+  std::string model_id;          // 32 hex digits
   std::string module_hierarchy;  // empty without debug info
   std::string traceback;         // empty without debug info
   // The model has debug records but they could not be decoded (they are read on the first

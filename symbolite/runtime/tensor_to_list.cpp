@@ -37,15 +37,21 @@ float half_to_float(std::uint16_t h) {
 // One element of `dtype` at `p`, as the IValue of the annotated element type.
 IValue read_element(const std::uint8_t* p, DType dtype) {
   switch (dtype) {
-    case DType::kInt64: return IValue(load<std::int64_t>(p));
-    case DType::kBool: return IValue(load<std::uint8_t>(p) != 0);
-    case DType::kFloat32: return IValue(static_cast<double>(load<float>(p)));
-    case DType::kFloat64: return IValue(load<double>(p));
-    case DType::kFloat16: return IValue(static_cast<double>(half_to_float(load<std::uint16_t>(p))));
+    case DType::kInt64:
+      return IValue(load<std::int64_t>(p));
+    case DType::kBool:
+      return IValue(load<std::uint8_t>(p) != 0);
+    case DType::kFloat32:
+      return IValue(static_cast<double>(load<float>(p)));
+    case DType::kFloat64:
+      return IValue(load<double>(p));
+    case DType::kFloat16:
+      return IValue(static_cast<double>(half_to_float(load<std::uint16_t>(p))));
     case DType::kBFloat16:
-      return IValue(static_cast<double>(
-          std::bit_cast<float>(std::uint32_t{load<std::uint16_t>(p)} << 16)));
-    default: break;  // excluded by the type check
+      return IValue(
+          static_cast<double>(std::bit_cast<float>(std::uint32_t{load<std::uint16_t>(p)} << 16)));
+    default:
+      break;  // excluded by the type check
   }
   throw ops::OpError("RuntimeError", "tolist: unexpected tensor element type");
 }
@@ -75,21 +81,32 @@ bool is_floating(DType dtype) {
 IValue tensor_to_list(const tensor::Tensor& t, std::int64_t dim, std::int64_t element_type) {
   bool matches = false;
   switch (static_cast<ToListElement>(element_type)) {
-    case ToListElement::kInt: matches = t.dtype() == DType::kInt64; break;
-    case ToListElement::kFloat: matches = is_floating(t.dtype()); break;
-    case ToListElement::kBool: matches = t.dtype() == DType::kBool; break;
-    case ToListElement::kComplex: matches = false; break;
+    case ToListElement::kInt:
+      matches = t.dtype() == DType::kInt64;
+      break;
+    case ToListElement::kFloat:
+      matches = is_floating(t.dtype());
+      break;
+    case ToListElement::kBool:
+      matches = t.dtype() == DType::kBool;
+      break;
+    case ToListElement::kComplex:
+      matches = false;
+      break;
     default:
-      throw ops::OpError("RuntimeError", "Unsupported element type for tolist; only int, float, "
-                                         "complex and bool are supported");
+      throw ops::OpError("RuntimeError",
+                         "Unsupported element type for tolist; only int, float, "
+                         "complex and bool are supported");
   }
   if (!matches) {
-    throw ops::OpError("RuntimeError", "Output annotation element type and runtime tensor element "
-                                       "type must match for tolist()");
+    throw ops::OpError("RuntimeError",
+                       "Output annotation element type and runtime tensor element "
+                       "type must match for tolist()");
   }
   if (dim != t.dim()) {
-    throw ops::OpError("RuntimeError", "Output annotation list dimension and runtime tensor "
-                                       "dimension must match for tolist()");
+    throw ops::OpError("RuntimeError",
+                       "Output annotation list dimension and runtime tensor "
+                       "dimension must match for tolist()");
   }
   return to_list(t, 0, 0);
 }

@@ -39,13 +39,26 @@ tensor::Tensor tensor_from(const nlohmann::json& j) {
   DType dtype = dtypes.at(j["dtype"].get<std::string>());
   auto t = tensor::Tensor::empty(j["shape"].get<std::vector<std::int64_t>>(), dtype);
   switch (dtype) {
-    case DType::kFloat32: fill<float>(t, j["data"]); break;
-    case DType::kFloat64: fill<double>(t, j["data"]); break;
-    case DType::kInt64: fill<std::int64_t>(t, j["data"]); break;
-    case DType::kInt32: fill<std::int32_t>(t, j["data"]); break;
-    case DType::kUInt8: fill<std::uint8_t>(t, j["data"]); break;
-    case DType::kBool: fill<bool>(t, j["data"]); break;
-    default: ADD_FAILURE() << "no such input dtype";
+    case DType::kFloat32:
+      fill<float>(t, j["data"]);
+      break;
+    case DType::kFloat64:
+      fill<double>(t, j["data"]);
+      break;
+    case DType::kInt64:
+      fill<std::int64_t>(t, j["data"]);
+      break;
+    case DType::kInt32:
+      fill<std::int32_t>(t, j["data"]);
+      break;
+    case DType::kUInt8:
+      fill<std::uint8_t>(t, j["data"]);
+      break;
+    case DType::kBool:
+      fill<bool>(t, j["data"]);
+      break;
+    default:
+      ADD_FAILURE() << "no such input dtype";
   }
   return t;
 }
@@ -57,7 +70,8 @@ void expect_same(const IValue& got, const nlohmann::json& want, const std::strin
     ASSERT_TRUE(got.is(IValue::Kind::kList) || got.is(IValue::Kind::kTuple)) << where;
     const auto& items = got.is(IValue::Kind::kList) ? got.to_list() : got.to_tuple();
     ASSERT_EQ(items.size(), want.size()) << where;
-    for (std::size_t i = 0; i < items.size(); ++i) expect_same(items[i], want[i], where + "/" + std::to_string(i));
+    for (std::size_t i = 0; i < items.size(); ++i)
+      expect_same(items[i], want[i], where + "/" + std::to_string(i));
   } else if (want.is_boolean()) {
     ASSERT_TRUE(got.is(IValue::Kind::kBool)) << where;
     EXPECT_EQ(got.to_bool(), want.get<bool>()) << where;
@@ -101,11 +115,13 @@ TEST(TensorToList, SurvivesLiftAndEmit) {
   debuginfo::DebugInfoRecorder recorder(counter);
   auto emitted = compiler::emit_program(program, compiler::HandleScheme::kStable, recorder);
   int to_lists = 0;
-  for (const auto& ins : emitted.bytecode.functions.at(0).instructions) to_lists += ins.opcode == "TO_LIST";
+  for (const auto& ins : emitted.bytecode.functions.at(0).instructions)
+    to_lists += ins.opcode == "TO_LIST";
   EXPECT_EQ(to_lists, 5);
   auto bytes = mobile::write_model_bytes(info.archive, emitted.bytecode, &emitted.debug);
   auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(bytes));
-  expect_pytorchs_results(mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), "exported"));
+  expect_pytorchs_results(
+      mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), "exported"));
 }
 
 // PyTorch's lite interpreter fails an internal assert on float16/bfloat16 (it reads only float

@@ -14,7 +14,9 @@ std::vector<std::size_t> range(std::size_t n) {
   return v;
 }
 
-bool has(const std::vector<std::size_t>& v, std::size_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool has(const std::vector<std::size_t>& v, std::size_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 TEST(DeltaDebugging, FindsTheOneItemAtFault) {
   auto r = delta_debug(range(100), [](const auto& s) { return has(s, 37); });
@@ -29,7 +31,8 @@ TEST(DeltaDebugging, KeepsEveryItemAFailureNeeds) {
 }
 
 TEST(DeltaDebugging, StopsAtTheTestBudget) {
-  auto r = delta_debug(range(1000), [](const auto& s) { return has(s, 999); }, 3);
+  auto r = delta_debug(
+      range(1000), [](const auto& s) { return has(s, 999); }, 3);
   EXPECT_FALSE(r.complete);
   EXPECT_TRUE(has(r.items, 999));
   EXPECT_EQ(r.tests, 3u);

@@ -4,14 +4,22 @@ namespace symbolite {
 
 std::string_view to_string(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kFormat: return "format error";
-    case ErrorKind::kModel: return "model error";
-    case ErrorKind::kUnsupported: return "unsupported";
-    case ErrorKind::kNotFound: return "not found";
-    case ErrorKind::kUsage: return "usage error";
-    case ErrorKind::kLimit: return "limit exceeded";
-    case ErrorKind::kIo: return "i/o error";
-    case ErrorKind::kInternal: return "internal error";
+    case ErrorKind::kFormat:
+      return "format error";
+    case ErrorKind::kModel:
+      return "model error";
+    case ErrorKind::kUnsupported:
+      return "unsupported";
+    case ErrorKind::kNotFound:
+      return "not found";
+    case ErrorKind::kUsage:
+      return "usage error";
+    case ErrorKind::kLimit:
+      return "limit exceeded";
+    case ErrorKind::kIo:
+      return "i/o error";
+    case ErrorKind::kInternal:
+      return "internal error";
   }
   return "error";
 }

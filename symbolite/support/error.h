@@ -22,8 +22,8 @@
 namespace symbolite {
 
 enum class ErrorKind {
-  kFormat,       // the bytes are not what the format says (corrupt zip, bad pickle, ...)
-  kModel,        // well-formed bytes that do not make a valid model (missing entry, bad tuple shape)
+  kFormat,  // the bytes are not what the format says (corrupt zip, bad pickle, ...)
+  kModel,   // well-formed bytes that do not make a valid model (missing entry, bad tuple shape)
   kUnsupported,  // valid input using a feature symbolite does not handle (yet)
   kNotFound,     // something asked for is absent: a file, a handle, a method
   kUsage,        // the caller asked for something meaningless
@@ -58,7 +58,9 @@ class Error : public std::exception {
   // The same, whole: text from a file may hold a NUL, which would end what() early.
   const std::string& text() const noexcept { return rendered_; }
   // Context and message, without the details.
-  std::string_view summary() const noexcept { return std::string_view(rendered_).substr(0, summary_size_); }
+  std::string_view summary() const noexcept {
+    return std::string_view(rendered_).substr(0, summary_size_);
+  }
 
  private:
   void render();

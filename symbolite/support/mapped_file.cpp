@@ -32,10 +32,12 @@ struct Mapping {
 // Refuses what is not a regular file by name, before opening it: opening a FIFO without a
 // writer would block, and a device like /dev/zero never ends.
 void require_regular_file(const std::string& path, const struct stat& st) {
-  if (S_ISDIR(st.st_mode)) throw Error(ErrorKind::kIo, fmt::format("{}: is a directory, not a file", path));
+  if (S_ISDIR(st.st_mode))
+    throw Error(ErrorKind::kIo, fmt::format("{}: is a directory, not a file", path));
   if (!S_ISREG(st.st_mode)) {
     throw Error(ErrorKind::kIo, fmt::format("{}: is not a regular file (a device, FIFO or socket); "
-                                            "save it to a file first", path));
+                                            "save it to a file first",
+                                            path));
   }
 }
 

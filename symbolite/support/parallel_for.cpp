@@ -89,7 +89,8 @@ class WorkerPool {
       // (tens of microseconds) for each, more than many operators take. So it watches for the
       // next job a short while before sleeping.
       const auto until = std::chrono::steady_clock::now() + kSpin;
-      while (published_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until) {
+      while (published_.load(std::memory_order_acquire) == seen &&
+             std::chrono::steady_clock::now() < until) {
         for (int i = 0; i < 64; ++i) pause();
       }
       std::shared_ptr<Job> job;

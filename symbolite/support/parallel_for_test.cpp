@@ -28,7 +28,8 @@ TEST(ParallelFor, CoversEveryIndexOnceAtAnyThreadCount) {
         EXPECT_LT(begin, end);
         for (std::int64_t i = begin; i < end; ++i) seen[static_cast<std::size_t>(i)]++;
       });
-      for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(seen[static_cast<std::size_t>(i)].load(), 1) << threads << " " << n;
+      for (std::int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(seen[static_cast<std::size_t>(i)].load(), 1) << threads << " " << n;
     }
   }
 }
@@ -38,12 +39,14 @@ TEST(ParallelFor, SmallWorkAndNestedCallsStayOnTheCaller) {
   EXPECT_EQ(threads_for(100, 1000), 1);
   EXPECT_EQ(threads_for(100000, 1000), 4);
   const auto caller = std::this_thread::get_id();
-  parallel_for(5, 1000, [&](std::int64_t, std::int64_t) { EXPECT_EQ(std::this_thread::get_id(), caller); });
+  parallel_for(5, 1000,
+               [&](std::int64_t, std::int64_t) { EXPECT_EQ(std::this_thread::get_id(), caller); });
   std::atomic<int> inner_threads{0};
   parallel_for(4000, 1000, [&](std::int64_t, std::int64_t) {
     inner_threads = threads_for(100000, 1000);
     const auto outer = std::this_thread::get_id();
-    parallel_for(100000, 1000, [&](std::int64_t, std::int64_t) { EXPECT_EQ(std::this_thread::get_id(), outer); });
+    parallel_for(100000, 1000,
+                 [&](std::int64_t, std::int64_t) { EXPECT_EQ(std::this_thread::get_id(), outer); });
   });
   EXPECT_EQ(inner_threads.load(), 1);
 }

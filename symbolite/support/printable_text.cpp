@@ -15,10 +15,14 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
   std::size_t length = 0;
   std::uint32_t min = 0;
   std::uint32_t code = 0;
-  if (lead >= 0xc2 && lead <= 0xdf) length = 2, min = 0x80, code = lead & 0x1f;
-  else if (lead >= 0xe0 && lead <= 0xef) length = 3, min = 0x800, code = lead & 0x0f;
-  else if (lead >= 0xf0 && lead <= 0xf4) length = 4, min = 0x10000, code = lead & 0x07;
-  else return 0;
+  if (lead >= 0xc2 && lead <= 0xdf)
+    length = 2, min = 0x80, code = lead & 0x1f;
+  else if (lead >= 0xe0 && lead <= 0xef)
+    length = 3, min = 0x800, code = lead & 0x0f;
+  else if (lead >= 0xf0 && lead <= 0xf4)
+    length = 4, min = 0x10000, code = lead & 0x07;
+  else
+    return 0;
   if (i + length > text.size()) return 0;
   for (std::size_t k = 1; k < length; ++k) {
     if ((byte(i + k) & 0xc0) != 0x80) return 0;
@@ -47,7 +51,9 @@ std::string printable_text(std::string_view text, Newlines newlines) {
     if (is_plain(c, newlines)) {
       out += c;
       ++i;
-    } else if (std::size_t n = static_cast<std::uint8_t>(c) >= 0x80 ? utf8_sequence_length(text, i) : 0; n > 0) {
+    } else if (std::size_t n =
+                   static_cast<std::uint8_t>(c) >= 0x80 ? utf8_sequence_length(text, i) : 0;
+               n > 0) {
       out.append(text.substr(i, n));
       i += n;
     } else {

@@ -17,8 +17,8 @@ inline void put_varint(std::vector<std::uint8_t>& out, std::uint64_t value) {
 }
 
 inline void put_svarint(std::vector<std::uint8_t>& out, std::int64_t value) {
-  put_varint(out, (static_cast<std::uint64_t>(value) << 1) ^
-                      static_cast<std::uint64_t>(value >> 63));
+  put_varint(out,
+             (static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63));
 }
 
 inline void put_u32le(std::vector<std::uint8_t>& out, std::uint32_t value) {

@@ -11,7 +11,16 @@
 namespace symbolite::tensor {
 
 enum class DType {
-  kFloat32, kFloat64, kInt64, kInt32, kInt16, kInt8, kUInt8, kBool, kFloat16, kBFloat16,
+  kFloat32,
+  kFloat64,
+  kInt64,
+  kInt32,
+  kInt16,
+  kInt8,
+  kUInt8,
+  kBool,
+  kFloat16,
+  kBFloat16,
 };
 
 // Half-precision elements have no C++ type; these carry their bits for typed access.
@@ -46,16 +55,46 @@ std::optional<std::string_view> npy_descr(DType dtype);
 // The DType of a C++ element type, for typed access (`Tensor::data<float>()`).
 template <typename T>
 struct DTypeOf;
-template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::kFloat64; };
-template <> struct DTypeOf<std::int64_t> { static constexpr DType value = DType::kInt64; };
-template <> struct DTypeOf<std::int32_t> { static constexpr DType value = DType::kInt32; };
-template <> struct DTypeOf<std::int16_t> { static constexpr DType value = DType::kInt16; };
-template <> struct DTypeOf<std::int8_t> { static constexpr DType value = DType::kInt8; };
-template <> struct DTypeOf<std::uint8_t> { static constexpr DType value = DType::kUInt8; };
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
-template <> struct DTypeOf<Half> { static constexpr DType value = DType::kFloat16; };
-template <> struct DTypeOf<BFloat16> { static constexpr DType value = DType::kBFloat16; };
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::kFloat32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::kFloat64;
+};
+template <>
+struct DTypeOf<std::int64_t> {
+  static constexpr DType value = DType::kInt64;
+};
+template <>
+struct DTypeOf<std::int32_t> {
+  static constexpr DType value = DType::kInt32;
+};
+template <>
+struct DTypeOf<std::int16_t> {
+  static constexpr DType value = DType::kInt16;
+};
+template <>
+struct DTypeOf<std::int8_t> {
+  static constexpr DType value = DType::kInt8;
+};
+template <>
+struct DTypeOf<std::uint8_t> {
+  static constexpr DType value = DType::kUInt8;
+};
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::kBool;
+};
+template <>
+struct DTypeOf<Half> {
+  static constexpr DType value = DType::kFloat16;
+};
+template <>
+struct DTypeOf<BFloat16> {
+  static constexpr DType value = DType::kBFloat16;
+};
 
 template <typename T>
 inline constexpr DType dtype_of = DTypeOf<T>::value;

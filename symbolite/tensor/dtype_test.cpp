@@ -21,8 +21,8 @@ TEST(DType, SizesAndNames) {
 
 TEST(DType, StorageNamesRoundTrip) {
   // The stems of the storage classes PyTorch pickles (torch.FloatStorage, ...).
-  for (auto name : {"Float", "Double", "Long", "Int", "Short", "Char", "Byte", "Bool", "Half",
-                    "BFloat16"}) {
+  for (auto name :
+       {"Float", "Double", "Long", "Int", "Short", "Char", "Byte", "Bool", "Half", "BFloat16"}) {
     auto dtype = dtype_from_storage_name(name);
     ASSERT_TRUE(dtype) << name;
     EXPECT_EQ(scalar_type_name(*dtype), name);

@@ -12,8 +12,8 @@
 
 #include "symbolite/support/byte_cursor.h"
 #include "symbolite/support/error.h"
-#include "symbolite/support/output_files.h"
 #include "symbolite/support/mapped_file.h"
+#include "symbolite/support/output_files.h"
 
 namespace symbolite::tensor {
 namespace {

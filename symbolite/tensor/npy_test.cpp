@@ -32,16 +32,36 @@ nlohmann::json values_of(const Tensor& t) {
   nlohmann::json out = nlohmann::json::array();
   for (std::int64_t i = 0; i < t.numel(); ++i) {
     switch (t.dtype()) {
-      case DType::kFloat32: out.push_back(static_cast<double>(t.data<float>()[i])); break;
-      case DType::kFloat64: out.push_back(t.data<double>()[i]); break;
-      case DType::kInt64: out.push_back(t.data<std::int64_t>()[i]); break;
-      case DType::kInt32: out.push_back(t.data<std::int32_t>()[i]); break;
-      case DType::kInt16: out.push_back(t.data<std::int16_t>()[i]); break;
-      case DType::kInt8: out.push_back(t.data<std::int8_t>()[i]); break;
-      case DType::kUInt8: out.push_back(t.data<std::uint8_t>()[i]); break;
-      case DType::kBool: out.push_back(t.data<bool>()[i]); break;
-      case DType::kFloat16: out.push_back(t.data<Half>()[i].bits); break;
-      case DType::kBFloat16: out.push_back(t.data<BFloat16>()[i].bits); break;
+      case DType::kFloat32:
+        out.push_back(static_cast<double>(t.data<float>()[i]));
+        break;
+      case DType::kFloat64:
+        out.push_back(t.data<double>()[i]);
+        break;
+      case DType::kInt64:
+        out.push_back(t.data<std::int64_t>()[i]);
+        break;
+      case DType::kInt32:
+        out.push_back(t.data<std::int32_t>()[i]);
+        break;
+      case DType::kInt16:
+        out.push_back(t.data<std::int16_t>()[i]);
+        break;
+      case DType::kInt8:
+        out.push_back(t.data<std::int8_t>()[i]);
+        break;
+      case DType::kUInt8:
+        out.push_back(t.data<std::uint8_t>()[i]);
+        break;
+      case DType::kBool:
+        out.push_back(t.data<bool>()[i]);
+        break;
+      case DType::kFloat16:
+        out.push_back(t.data<Half>()[i].bits);
+        break;
+      case DType::kBFloat16:
+        out.push_back(t.data<BFloat16>()[i].bits);
+        break;
     }
   }
   return out;
@@ -232,7 +252,8 @@ TEST(Npy, HostileHeaders) {
        ErrorKind::kFormat,
        "byte 10: shape (4294967296, 4294967296) has more elements than int64 holds"},
       {"absurd empty shape",  // 0 elements, but its contiguous strides would overflow
-       make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 66615, 7483795267391600), }"),
+       make_npy(
+           "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 66615, 7483795267391600), }"),
        ErrorKind::kFormat,
        "byte 10: shape (0, 66615, 7483795267391600) has more elements than int64 holds"},
       {"absurd bytes",
@@ -253,8 +274,7 @@ TEST(Npy, HostileHeaders) {
       {"structured", make_npy("{'descr': [('a', '<f4')], 'fortran_order': False}"),
        ErrorKind::kUnsupported, "byte 20: structured dtypes are not supported"},
       {"too many dims",
-       make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (" + thirty_three_ones +
-                "), }"),
+       make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (" + thirty_three_ones + "), }"),
        ErrorKind::kLimit, "byte 157: shape has more than 32 dimensions"},
   };
   for (const auto& c : cases) {
@@ -287,8 +307,8 @@ TEST(Npy, NumPyReadsWhatWeWrite) {
   if (std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "/usr/bin/python3 with numpy not available";
   }
-  auto dir = std::filesystem::temp_directory_path() /
-             ("symbolite_npy_test_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("symbolite_npy_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
 
   std::vector<std::pair<std::string, Tensor>> tensors;

@@ -77,8 +77,8 @@ TEST(Tensor, FromStorageViewAndContiguousCopy) {
   Tensor expanded_copy = expanded.contiguous();
   got.assign(expanded_copy.data<float>(), expanded_copy.data<float>() + 6);
   EXPECT_EQ(got, (std::vector<float>{0, 1, 0, 1, 0, 1}));
-  EXPECT_TRUE(Tensor::from_storage(iota_floats(3), DType::kFloat32, {1, 3}, {99, 1}, 0)
-                  .is_contiguous());
+  EXPECT_TRUE(
+      Tensor::from_storage(iota_floats(3), DType::kFloat32, {1, 3}, {99, 1}, 0).is_contiguous());
   // A contiguous tensor is returned as is, sharing its storage.
   Tensor same = Tensor::from_storage(iota_floats(4), DType::kFloat32, {3}, {1}, 1);
   EXPECT_EQ(same.contiguous().raw_data(), same.raw_data());
@@ -121,12 +121,16 @@ TEST(Tensor, FromStorageRejectsHostileGeometry) {
 }
 
 TEST(Tensor, EmptyRejectsBadSizes) {
-  EXPECT_NE(model_error([] { Tensor::empty({2, -3}, DType::kFloat32); }).find("negative size"),
+  EXPECT_NE(model_error([] {
+              Tensor::empty({2, -3}, DType::kFloat32);
+            }).find("negative size"),
             std::string::npos);
   const std::int64_t big = std::int64_t{1} << 62;
   EXPECT_NE(model_error([&] { Tensor::empty({big}, DType::kFloat32); }).find("overflows"),
             std::string::npos);
-  EXPECT_NE(model_error([&] { Tensor::empty({big, 4}, DType::kUInt8); }).find("overflows int64"),
+  EXPECT_NE(model_error([&] {
+              Tensor::empty({big, 4}, DType::kUInt8);
+            }).find("overflows int64"),
             std::string::npos);
 }
 

@@ -167,7 +167,7 @@ c10::IValue preprocess(const torch::jit::Module& mod,
 
 struct Compiled {
   DelegateProgram program;
-  std::vector<c10::IValue> constants;  // per value id
+  std::vector<c10::IValue> constants;                            // per value id
   std::vector<std::shared_ptr<torch::jit::Operator>> operators;  // per step
   std::vector<torch::jit::Operation> operations;                 // per step
 };
@@ -235,12 +235,24 @@ Compiled compile_payload(const std::string& method, const c10::IValue& payload) 
               program.num_weights, " weights; the payload has ", weights.size());
   for (const auto& v : program.values) {
     switch (v.kind) {
-      case DelegateValue::Kind::kWeight: compiled.constants.push_back(weights[v.integer]); break;
-      case DelegateValue::Kind::kInt: compiled.constants.emplace_back(v.integer); break;
-      case DelegateValue::Kind::kFloat: compiled.constants.emplace_back(v.number); break;
-      case DelegateValue::Kind::kBool: compiled.constants.emplace_back(v.integer != 0); break;
-      case DelegateValue::Kind::kString: compiled.constants.emplace_back(v.text); break;
-      default: compiled.constants.emplace_back(); break;
+      case DelegateValue::Kind::kWeight:
+        compiled.constants.push_back(weights[v.integer]);
+        break;
+      case DelegateValue::Kind::kInt:
+        compiled.constants.emplace_back(v.integer);
+        break;
+      case DelegateValue::Kind::kFloat:
+        compiled.constants.emplace_back(v.number);
+        break;
+      case DelegateValue::Kind::kBool:
+        compiled.constants.emplace_back(v.integer != 0);
+        break;
+      case DelegateValue::Kind::kString:
+        compiled.constants.emplace_back(v.text);
+        break;
+      default:
+        compiled.constants.emplace_back();
+        break;
     }
   }
   for (const auto& step : program.steps) {
@@ -251,9 +263,8 @@ Compiled compile_payload(const std::string& method, const c10::IValue& payload) 
     // (aten::size, aten::__getitem__.t, ...).
     auto op = torch::jit::findOperatorFor(c10::OperatorName(name, overload));
     TORCH_CHECK(op != nullptr, "symbolite backend: ", method, ": unknown operator ", step.op);
-    TORCH_CHECK(step.args.size() <= op->schema().arguments().size(), "symbolite backend: ",
-                step.op, " takes ", op->schema().arguments().size(), " arguments, got ",
-                step.args.size());
+    TORCH_CHECK(step.args.size() <= op->schema().arguments().size(), "symbolite backend: ", step.op,
+                " takes ", op->schema().arguments().size(), " arguments, got ", step.args.size());
     compiled.operations.push_back(op->getOperation());
     compiled.operators.push_back(std::move(op));
   }
@@ -314,8 +325,8 @@ class SymboliteBackend : public torch::jit::PyTorchBackendInterface {
       } catch (const c10::Error& e) {
         TORCH_DELEGATED_BACKEND_THROW(false, e.what_without_backtrace(), step.handle);
       }
-      TORCH_CHECK(stack.size() == step.outputs.size(), "symbolite backend: ", step.op,
-                  " returned ", stack.size(), " values, expected ", step.outputs.size());
+      TORCH_CHECK(stack.size() == step.outputs.size(), "symbolite backend: ", step.op, " returned ",
+                  stack.size(), " values, expected ", step.outputs.size());
       for (size_t i = 0; i < step.outputs.size(); ++i) values[step.outputs[i]] = stack[i];
     }
     c10::impl::GenericList outputs(c10::AnyType::get());

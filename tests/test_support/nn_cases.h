@@ -51,7 +51,8 @@ inline tensor::DType nn_dtype_named(const std::string& name) {
 
 // {"tensor": "nn/x.npy"} a tensor from a file; {"zeros": [shape], "dtype": ...} a zero tensor.
 inline tensor::Tensor nn_case_tensor(const nlohmann::json& a) {
-  if (a.contains("tensor")) return tensor::read_npy_file(fixture_path("ops/" + a["tensor"].get<std::string>()));
+  if (a.contains("tensor"))
+    return tensor::read_npy_file(fixture_path("ops/" + a["tensor"].get<std::string>()));
   return tensor::Tensor::empty(a["zeros"].get<std::vector<std::int64_t>>(),
                                nn_dtype_named(a["dtype"].get<std::string>()));
 }
@@ -87,11 +88,16 @@ inline ops::IValue nn_case_arg(const nlohmann::json& a) {
 inline double nn_element(const tensor::Tensor& t, std::int64_t i) {
   using tensor::DType;
   switch (t.dtype()) {
-    case DType::kFloat32: return t.data<float>()[i];
-    case DType::kFloat64: return t.data<double>()[i];
-    case DType::kInt64: return static_cast<double>(t.data<std::int64_t>()[i]);
-    case DType::kInt32: return t.data<std::int32_t>()[i];
-    default: throw std::runtime_error("unexpected output dtype");
+    case DType::kFloat32:
+      return t.data<float>()[i];
+    case DType::kFloat64:
+      return t.data<double>()[i];
+    case DType::kInt64:
+      return static_cast<double>(t.data<std::int64_t>()[i]);
+    case DType::kInt32:
+      return t.data<std::int32_t>()[i];
+    default:
+      throw std::runtime_error("unexpected output dtype");
   }
 }
 

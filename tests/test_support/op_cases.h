@@ -13,9 +13,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
-#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/tensor/npy.h"
 #include "tests/test_support/fixtures.h"
 
@@ -70,7 +70,8 @@ inline ops::IValue op_case_arg(const nlohmann::json& a) {
   if (a.contains("none")) return IValue();
   if (a.contains("list") || a.contains("tuple")) {  // Python values, nested
     ops::IValueList items;
-    for (const auto& v : a.contains("list") ? a["list"] : a["tuple"]) items.push_back(op_case_arg(v));
+    for (const auto& v : a.contains("list") ? a["list"] : a["tuple"])
+      items.push_back(op_case_arg(v));
     return a.contains("list") ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
   }
   if (a.contains("dict")) {  // [[key, value], ...] in insertion order
@@ -82,7 +83,7 @@ inline ops::IValue op_case_arg(const nlohmann::json& a) {
   if (a.contains("str")) return IValue::string(a["str"].get<std::string>());
   if (a.contains("scalar_type")) {
     static const std::map<std::string, std::int64_t> codes = {
-        {"uint8", 0}, {"int8", 1}, {"int32", 3}, {"int64", 4},
+        {"uint8", 0},   {"int8", 1},    {"int32", 3}, {"int64", 4},
         {"float32", 6}, {"float64", 7}, {"bool", 11}};
     return IValue(codes.at(a["scalar_type"].get<std::string>()));
   }
@@ -125,8 +126,7 @@ inline double op_element(const tensor::Tensor& t, std::int64_t i) {
 inline void expect_tensor_matches(const tensor::Tensor& actual0, const std::string& rel,
                                   double rtol, double atol) {
   tensor::Tensor expected = tensor::read_npy_file(fixture_path("ops/" + rel));
-  ASSERT_EQ(tensor::scalar_type_name(actual0.dtype()),
-            tensor::scalar_type_name(expected.dtype()));
+  ASSERT_EQ(tensor::scalar_type_name(actual0.dtype()), tensor::scalar_type_name(expected.dtype()));
   ASSERT_EQ(tensor::format_sizes(actual0.sizes()), tensor::format_sizes(expected.sizes()));
   tensor::Tensor actual = actual0.contiguous();
   // Integer and bool results must be exact; floating ones within tolerance.
@@ -152,7 +152,8 @@ inline void expect_value_matches(const ops::IValue& got, const nlohmann::json& w
     EXPECT_EQ(got.to_int(), want.get<std::int64_t>());
   } else if (want.is_number_float() || want.contains("float")) {
     ASSERT_TRUE(got.is(K::kDouble)) << got.repr();
-    double w = want.is_number_float() ? want.get<double>() : std::stod(want["float"].get<std::string>());
+    double w =
+        want.is_number_float() ? want.get<double>() : std::stod(want["float"].get<std::string>());
     double g = got.to_double();
     EXPECT_TRUE(g == w || (std::isnan(g) && std::isnan(w))) << g << " vs " << w;
     if (!std::isnan(w)) {  // "nan" has no sign

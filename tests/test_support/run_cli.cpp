@@ -22,12 +22,13 @@ std::string slurp(const std::filesystem::path& path) {
 CliResult run_cli(const std::string& args, const std::string& stdin_text) {
   namespace fs = std::filesystem;
   static int counter = 0;
-  fs::path dir = fs::temp_directory_path() /
-                 ("symbolite_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  fs::path dir = fs::temp_directory_path() / ("symbolite_cli_test_" + std::to_string(::getpid()) +
+                                              "_" + std::to_string(counter++));
   fs::create_directories(dir);
   std::ofstream(dir / "in") << stdin_text;
-  std::string command = std::string(SYMBOLITE_CLI_PATH) + " " + args + " < " + (dir / "in").string() +
-                        " > " + (dir / "out").string() + " 2> " + (dir / "err").string();
+  std::string command = std::string(SYMBOLITE_CLI_PATH) + " " + args + " < " +
+                        (dir / "in").string() + " > " + (dir / "out").string() + " 2> " +
+                        (dir / "err").string();
   int status = std::system(command.c_str());
   CliResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -58,8 +58,9 @@ std::string run_case_name(int index) {
   const auto& e = run_manifest()[static_cast<std::size_t>(index)];
   std::string stem = e["model"].get<std::string>();
   stem = stem.substr(0, stem.find('.'));
-  return stem + "_" + (e.contains("case") ? e["case"].get<std::string>()
-                                          : e["dir"].get<std::string>().substr(stem.size() + 1));
+  return stem + "_" +
+         (e.contains("case") ? e["case"].get<std::string>()
+                             : e["dir"].get<std::string>().substr(stem.size() + 1));
 }
 
 // "top(Net)::forward.__lowered_0(Net)::forward.a(A)::forward.aten::mul" without the
@@ -80,14 +81,16 @@ void check_run_entry(const nlohmann::json& entry, const mobile::LoadedModel& mod
   SCOPED_TRACE(entry["model"].get<std::string>() + " " + entry["method"].get<std::string>() +
                entry["call"].get<std::string>());
   std::vector<ops::IValue> inputs;
-  for (const auto& name : entry["inputs"]) inputs.push_back(runtime::read_input_file(dir + "/" + name.get<std::string>()));
+  for (const auto& name : entry["inputs"])
+    inputs.push_back(runtime::read_input_file(dir + "/" + name.get<std::string>()));
   runtime::Interpreter interpreter(model);
   if (!entry.contains("case")) {
     ops::IValue result = interpreter.run_method(entry["method"].get<std::string>(), inputs);
     std::vector<tensor::Tensor> outputs = runtime::result_tensors(result);
     ASSERT_EQ(outputs.size(), entry["outputs"].size());
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      expect_close(outputs[i], tensor::read_npy_file(dir + "/" + entry["outputs"][i].get<std::string>()),
+      expect_close(outputs[i],
+                   tensor::read_npy_file(dir + "/" + entry["outputs"][i].get<std::string>()),
                    "output " + std::to_string(i));
     }
     return;
@@ -100,10 +103,12 @@ void check_run_entry(const nlohmann::json& entry, const mobile::LoadedModel& mod
     EXPECT_EQ(d.python_class, entry["error_type"].get<std::string>());
     EXPECT_EQ(d.message, entry["message"].get<std::string>());
     if (lowered) {
-      EXPECT_EQ(without_lowered_segment(d.module_hierarchy), entry["module_hierarchy"].get<std::string>());
+      EXPECT_EQ(without_lowered_segment(d.module_hierarchy),
+                entry["module_hierarchy"].get<std::string>());
       if (entry["lost_source_ranges"].get<int>() == 0) {
         std::string expected = last_frame(rstrip(entry["traceback"].get<std::string>()));
-        EXPECT_TRUE(rstrip(d.traceback).ends_with(expected)) << d.traceback << "\nexpected to end with" << expected;
+        EXPECT_TRUE(rstrip(d.traceback).ends_with(expected))
+            << d.traceback << "\nexpected to end with" << expected;
       }
     } else {
       EXPECT_EQ(d.module_hierarchy, entry["module_hierarchy"].get<std::string>());

@@ -20,10 +20,13 @@ class NoexceptBackend final : public runtime::DelegateBackend {
     try {
       return programs_.execute(handle, inputs);
     } catch (const runtime::DelegateFailure& e) {
-      throw Error(ErrorKind::kModel, fmt::format("eager_noexcept: the partition failed at its node with delegate "
-                                                 "handle {}: {}: {}", e.handle(), e.python_class(), e.message()));
+      throw Error(ErrorKind::kModel,
+                  fmt::format("eager_noexcept: the partition failed at its node with delegate "
+                              "handle {}: {}: {}",
+                              e.handle(), e.python_class(), e.message()));
     } catch (const std::exception& e) {
-      throw Error(ErrorKind::kModel, fmt::format("eager_noexcept: the partition failed: {}", e.what()));
+      throw Error(ErrorKind::kModel,
+                  fmt::format("eager_noexcept: the partition failed: {}", e.what()));
     }
   }
 
@@ -33,6 +36,8 @@ class NoexceptBackend final : public runtime::DelegateBackend {
 
 }  // namespace
 
-std::unique_ptr<runtime::DelegateBackend> make_noexcept_backend() { return std::make_unique<NoexceptBackend>(); }
+std::unique_ptr<runtime::DelegateBackend> make_noexcept_backend() {
+  return std::make_unique<NoexceptBackend>();
+}
 
 }  // namespace symbolite::backends

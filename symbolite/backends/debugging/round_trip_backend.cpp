@@ -25,7 +25,8 @@ class RoundTripBackend final : public runtime::DelegateBackend {
  public:
   bool is_available() const override { return true; }
   ops::IValue compile(const ops::IValue& processed, const ops::IValue& spec) override {
-    for (const auto& [method, payload] : processed.to_dict().items) check(method.to_string(), payload);
+    for (const auto& [method, payload] : processed.to_dict().items)
+      check(method.to_string(), payload);
     return programs_.compile(processed, spec);
   }
   ops::IValueList execute(const ops::IValue& handle, const ops::IValueList& inputs) override {
@@ -34,18 +35,23 @@ class RoundTripBackend final : public runtime::DelegateBackend {
 
  private:
   static void check(const std::string& method, const ops::IValue& payload) {
-    if (!payload.is(ops::IValue::Kind::kTuple) || payload.to_tuple().size() != 2) return;  // compile says why
+    if (!payload.is(ops::IValue::Kind::kTuple) || payload.to_tuple().size() != 2)
+      return;  // compile says why
     const auto& parts = payload.to_tuple();
     const std::string& text = parts[0].to_string();
     if (auto difference = round_trip_difference(text)) {
-      throw Error(ErrorKind::kModel, fmt::format("aot_eager: lowered method '{}': the payload does not survive a "
-                                                 "second serialization: {}", method, *difference));
+      throw Error(ErrorKind::kModel,
+                  fmt::format("aot_eager: lowered method '{}': the payload does not survive a "
+                              "second serialization: {}",
+                              method, *difference));
     }
     const std::size_t used = mobile::parse_delegate_program(text).num_weights;
     const std::size_t carried = parts[1].to_list().size();
     if (used != carried) {
-      throw Error(ErrorKind::kModel, fmt::format("aot_eager: lowered method '{}': the program uses {} weights; the "
-                                                 "payload carries {}", method, used, carried));
+      throw Error(ErrorKind::kModel,
+                  fmt::format("aot_eager: lowered method '{}': the program uses {} weights; the "
+                              "payload carries {}",
+                              method, used, carried));
     }
   }
 
@@ -67,6 +73,8 @@ std::optional<std::string> round_trip_difference(std::string_view text) {
   return fmt::format("line {}: '{}' was printed back as '{}'", line + 1, at(before), at(after));
 }
 
-std::unique_ptr<runtime::DelegateBackend> make_round_trip_backend() { return std::make_unique<RoundTripBackend>(); }
+std::unique_ptr<runtime::DelegateBackend> make_round_trip_backend() {
+  return std::make_unique<RoundTripBackend>();
+}
 
 }  // namespace symbolite::backends

@@ -23,7 +23,8 @@ std::string relu_program() {
 }
 
 tensor::Tensor floats(std::initializer_list<float> values) {
-  tensor::Tensor t = tensor::Tensor::empty({static_cast<std::int64_t>(values.size())}, tensor::DType::kFloat32);
+  tensor::Tensor t =
+      tensor::Tensor::empty({static_cast<std::int64_t>(values.size())}, tensor::DType::kFloat32);
   std::int64_t i = 0;
   for (float v : values) t.mutable_data<float>()[i++] = v;
   return t;
@@ -31,8 +32,9 @@ tensor::Tensor floats(std::initializer_list<float> values) {
 
 ops::IValue processed(const std::string& text, ops::IValueList weights) {
   auto dict = std::make_shared<ops::Dict>();
-  dict->items.emplace_back(ops::IValue::string("forward"),
-                           ops::IValue::tuple({ops::IValue::string(text), ops::IValue::list(std::move(weights))}));
+  dict->items.emplace_back(
+      ops::IValue::string("forward"),
+      ops::IValue::tuple({ops::IValue::string(text), ops::IValue::list(std::move(weights))}));
   return ops::IValue::dict(std::move(dict));
 }
 
@@ -48,7 +50,8 @@ std::string compile_error(const ops::IValue& payload) {
 TEST(RoundTripBackend, APayloadAsWrittenPassesAndRuns) {
   EXPECT_EQ(round_trip_difference(relu_program()), std::nullopt);
   auto backend = make_round_trip_backend();
-  auto handles = backend->compile(processed(relu_program(), {}), ops::IValue::dict(std::make_shared<ops::Dict>()));
+  auto handles = backend->compile(processed(relu_program(), {}),
+                                  ops::IValue::dict(std::make_shared<ops::Dict>()));
   const auto& handle = handles.to_dict().items.at(0).second;
   tensor::Tensor x = floats({-1.0f, 2.0f});
   auto out = backend->execute(handle, {ops::IValue(x)});
@@ -62,16 +65,19 @@ TEST(RoundTripBackend, APayloadPrintedBackDifferentlyIsNamedAtItsLine) {
   std::string text = "symbolite-delegate-program 1\ninput\nop 8 aten::relu 1 00 -> 1\noutput 1\n";
   auto difference = round_trip_difference(text);
   ASSERT_TRUE(difference.has_value());
-  EXPECT_EQ(*difference, "line 3: 'op 8 aten::relu 1 00 -> 1' was printed back as 'op 8 aten::relu 1 0 -> 1'");
-  EXPECT_NE(compile_error(processed(text, {})).find("aot_eager: lowered method 'forward': the payload does not "
-                                                    "survive a second serialization: line 3"),
+  EXPECT_EQ(*difference,
+            "line 3: 'op 8 aten::relu 1 00 -> 1' was printed back as 'op 8 aten::relu 1 0 -> 1'");
+  EXPECT_NE(compile_error(processed(text, {}))
+                .find("aot_eager: lowered method 'forward': the payload does not "
+                      "survive a second serialization: line 3"),
             std::string::npos);
 }
 
 TEST(RoundTripBackend, WeightsTheProgramDoesNotUseAreRefused) {
   tensor::Tensor w = floats({1.0f});
-  EXPECT_EQ(compile_error(processed(relu_program(), {ops::IValue(w)})),
-            "aot_eager: lowered method 'forward': the program uses 0 weights; the payload carries 1");
+  EXPECT_EQ(
+      compile_error(processed(relu_program(), {ops::IValue(w)})),
+      "aot_eager: lowered method 'forward': the program uses 0 weights; the payload carries 1");
 }
 
 }  // namespace

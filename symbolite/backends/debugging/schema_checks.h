@@ -25,7 +25,7 @@ std::optional<std::string> run_and_check(const ops::FunctionSchema& schema, ops:
                                          ops::Stack& stack);
 
 // The accelerator factory of `eager_debug`: every step whose operator has a schema is checked.
-std::unique_ptr<runtime::StepAccelerator> make_schema_checked_step(const runtime::CompiledProgram& program,
-                                                                   std::size_t step);
+std::unique_ptr<runtime::StepAccelerator> make_schema_checked_step(
+    const runtime::CompiledProgram& program, std::size_t step);
 
 }  // namespace symbolite::backends

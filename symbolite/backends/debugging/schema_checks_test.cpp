@@ -55,7 +55,8 @@ std::optional<std::string> check(const char* op, ops::Kernel kernel) {
 TEST(SchemaChecks, CatchAnInPlaceResultOfTheWrongDtype) {
   auto violation = check("aten::relu_", relu_in_place_wrong_dtype);
   ASSERT_TRUE(violation.has_value());
-  EXPECT_NE(violation->find("returned a torch.float64 tensor of sizes [2, 2] instead of its argument 'self'"),
+  EXPECT_NE(violation->find(
+                "returned a torch.float64 tensor of sizes [2, 2] instead of its argument 'self'"),
             std::string::npos)
       << *violation;
 }
@@ -63,16 +64,21 @@ TEST(SchemaChecks, CatchAnInPlaceResultOfTheWrongDtype) {
 TEST(SchemaChecks, CatchAnInputChangedBehindTheSchemasBack) {
   auto violation = check("aten::relu", relu_that_writes_its_input);
   ASSERT_TRUE(violation.has_value());
-  EXPECT_NE(violation->find("aten::relu changed its argument 'self'"), std::string::npos) << *violation;
+  EXPECT_NE(violation->find("aten::relu changed its argument 'self'"), std::string::npos)
+      << *violation;
 }
 
 TEST(SchemaChecks, CatchAResultOfTheWrongKind) {
   auto violation = check("aten::relu", relu_returning_an_int);
   ASSERT_TRUE(violation.has_value());
-  EXPECT_NE(violation->find("returned a int as result 0; its schema returns Tensor"), std::string::npos) << *violation;
+  EXPECT_NE(violation->find("returned a int as result 0; its schema returns Tensor"),
+            std::string::npos)
+      << *violation;
 }
 
-TEST(SchemaChecks, PassACorrectInPlaceKernel) { EXPECT_FALSE(check("aten::relu_", relu_in_place).has_value()); }
+TEST(SchemaChecks, PassACorrectInPlaceKernel) {
+  EXPECT_FALSE(check("aten::relu_", relu_in_place).has_value());
+}
 
 }  // namespace
 }  // namespace symbolite::backends

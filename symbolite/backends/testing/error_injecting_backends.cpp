@@ -26,7 +26,8 @@ class WrongRelu final : public runtime::StepAccelerator {
     const auto& x = stack.back().to_tensor();
     if (x.dtype() != tensor::DType::kFloat32) return false;
     tensor::Tensor in = x.contiguous();
-    tensor::Tensor out = in_place_ && x.is_contiguous() ? x : tensor::Tensor::uninitialized(x.sizes(), x.dtype());
+    tensor::Tensor out =
+        in_place_ && x.is_contiguous() ? x : tensor::Tensor::uninitialized(x.sizes(), x.dtype());
     const float* src = in.data<float>();
     float* dst = out.mutable_data<float>();
     for (std::int64_t i = 0; i < in.numel(); ++i) dst[i] = src[i] + 1.0f;
@@ -38,20 +39,24 @@ class WrongRelu final : public runtime::StepAccelerator {
   bool in_place_;
 };
 
-std::unique_ptr<runtime::StepAccelerator> compile_error(const runtime::CompiledProgram& p, std::size_t step) {
+std::unique_ptr<runtime::StepAccelerator> compile_error(const runtime::CompiledProgram& p,
+                                                        std::size_t step) {
   const auto& s = p.program.steps[step];
   if (is_relu(s.op)) {
-    throw runtime::DelegateFailure(s.handle, "RuntimeError",
-                                   fmt::format("relu_compile_error: cannot compile {} (test backend)", s.op));
+    throw runtime::DelegateFailure(
+        s.handle, "RuntimeError",
+        fmt::format("relu_compile_error: cannot compile {} (test backend)", s.op));
   }
   return nullptr;
 }
 
-std::unique_ptr<runtime::StepAccelerator> runtime_error(const runtime::CompiledProgram& p, std::size_t step) {
+std::unique_ptr<runtime::StepAccelerator> runtime_error(const runtime::CompiledProgram& p,
+                                                        std::size_t step) {
   return is_relu(p.program.steps[step].op) ? std::make_unique<FailingRelu>() : nullptr;
 }
 
-std::unique_ptr<runtime::StepAccelerator> accuracy_error(const runtime::CompiledProgram& p, std::size_t step) {
+std::unique_ptr<runtime::StepAccelerator> accuracy_error(const runtime::CompiledProgram& p,
+                                                         std::size_t step) {
   const auto& op = p.program.steps[step].op;
   return is_relu(op) ? std::make_unique<WrongRelu>(op == "aten::relu_") : nullptr;
 }
@@ -59,12 +64,15 @@ std::unique_ptr<runtime::StepAccelerator> accuracy_error(const runtime::Compiled
 }  // namespace
 
 void register_error_injecting_backends() {
-  runtime::register_delegate_backend("relu_compile_error",
-                                     [] { return std::make_unique<runtime::ProgramBackend>(compile_error); });
-  runtime::register_delegate_backend("relu_runtime_error",
-                                     [] { return std::make_unique<runtime::ProgramBackend>(runtime_error); });
-  runtime::register_delegate_backend("relu_accuracy_error",
-                                     [] { return std::make_unique<runtime::ProgramBackend>(accuracy_error); });
+  runtime::register_delegate_backend("relu_compile_error", [] {
+    return std::make_unique<runtime::ProgramBackend>(compile_error);
+  });
+  runtime::register_delegate_backend("relu_runtime_error", [] {
+    return std::make_unique<runtime::ProgramBackend>(runtime_error);
+  });
+  runtime::register_delegate_backend("relu_accuracy_error", [] {
+    return std::make_unique<runtime::ProgramBackend>(accuracy_error);
+  });
 }
 
 }  // namespace symbolite::backends

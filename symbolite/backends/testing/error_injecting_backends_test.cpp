@@ -23,14 +23,17 @@ mobile::LoadedModel lowered_nested(const std::string& backend) {
   register_delegate_backends();
   compiler::LoweringOptions options;
   options.backend = backend;
-  auto lowered = compiler::lower_model_bytes(fixture_path("models/nested.ptl"), EagerSupport(backend), options);
+  auto lowered = compiler::lower_model_bytes(fixture_path("models/nested.ptl"),
+                                             EagerSupport(backend), options);
   auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(lowered.bytes));
-  return mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), backend + " nested.ptl");
+  return mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()),
+                                         backend + " nested.ptl");
 }
 
 std::vector<ops::IValue> valid_inputs() {
   std::string dir = fixture_path("run/nested/valid_0/");
-  return {runtime::read_input_file(dir + "input_0.npy"), runtime::read_input_file(dir + "input_1.npy")};
+  return {runtime::read_input_file(dir + "input_0.npy"),
+          runtime::read_input_file(dir + "input_1.npy")};
 }
 
 TEST(ErrorInjectingBackends, CompileErrorNamesTheRelu) {
@@ -67,12 +70,15 @@ TEST(ErrorInjectingBackends, AccuracyErrorChangesWhatEagerKeeps) {
   auto output = [&](const std::string& backend) {
     auto model = lowered_nested(backend);
     runtime::Interpreter interpreter(model);
-    return runtime::result_tensors(interpreter.run_method("forward", valid_inputs())).at(0).contiguous();
+    return runtime::result_tensors(interpreter.run_method("forward", valid_inputs()))
+        .at(0)
+        .contiguous();
   };
   auto max_difference = [&](const tensor::Tensor& t) {
     double worst = 0;
     for (std::int64_t i = 0; i < t.numel(); ++i) {
-      worst = std::max(worst, static_cast<double>(std::abs(t.data<float>()[i] - expected.data<float>()[i])));
+      worst = std::max(
+          worst, static_cast<double>(std::abs(t.data<float>()[i] - expected.data<float>()[i])));
     }
     return worst;
   };

@@ -50,9 +50,11 @@ class ConcatChannelsNode final : public XnnNode {
 
 }  // namespace
 
-std::unique_ptr<runtime::StepAccelerator> make_concat_node(const runtime::CompiledProgram& p, std::size_t step) {
+std::unique_ptr<runtime::StepAccelerator> make_concat_node(const runtime::CompiledProgram& p,
+                                                           std::size_t step) {
   auto dim = static_arg(p, step, 1);
-  if (!dim || !dim->is(IValue::Kind::kInt) || (dim->to_int() != 1 && dim->to_int() != -3)) return nullptr;
+  if (!dim || !dim->is(IValue::Kind::kInt) || (dim->to_int() != 1 && dim->to_int() != -3))
+    return nullptr;
   return std::make_unique<ConcatChannelsNode>(p.operators[step].def->num_args);
 }
 

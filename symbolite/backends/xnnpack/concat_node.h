@@ -9,6 +9,7 @@
 
 namespace symbolite::backends {
 
-std::unique_ptr<runtime::StepAccelerator> make_concat_node(const runtime::CompiledProgram& p, std::size_t step);
+std::unique_ptr<runtime::StepAccelerator> make_concat_node(const runtime::CompiledProgram& p,
+                                                           std::size_t step);
 
 }  // namespace symbolite::backends

@@ -1,7 +1,9 @@
 // aten::conv2d and aten::linear on XNNPACK: weights repacked at load into the layouts XNNPACK
 // takes (it copies them into its own packed form when the operator is created).
-#include "symbolite/backends/xnnpack/channels_last.h"
 #include "symbolite/backends/xnnpack/conv_linear_nodes.h"
+#include "symbolite/backends/xnnpack/channels_last.h"
+
+#include <memory>
 #include "symbolite/backends/xnnpack/node_support.h"
 
 namespace symbolite::backends {
@@ -11,10 +13,12 @@ using ops::IValue;
 using tensor::Tensor;
 
 // The bias as XNNPACK reads it (null for none); nullopt when it is not a float vector of `n`.
-std::optional<const float*> bias_of(const std::optional<IValue>& bias, std::int64_t n, Tensor& keep) {
+std::optional<const float*> bias_of(const std::optional<IValue>& bias, std::int64_t n,
+                                    Tensor& keep) {
   if (!bias) return std::nullopt;
   if (bias->is_none()) return static_cast<const float*>(nullptr);
-  if (!is_float_tensor(*bias) || bias->to_tensor().dim() != 1 || bias->to_tensor().sizes()[0] != n) {
+  if (!is_float_tensor(*bias) || bias->to_tensor().dim() != 1 ||
+      bias->to_tensor().sizes()[0] != n) {
     return std::nullopt;
   }
   keep = bias->to_tensor().contiguous();
@@ -23,7 +27,8 @@ std::optional<const float*> bias_of(const std::optional<IValue>& bias, std::int6
 
 class Conv2dNode final : public XnnNode {
  public:
-  static std::unique_ptr<runtime::StepAccelerator> make(const runtime::CompiledProgram& p, std::size_t step) {
+  static std::unique_ptr<runtime::StepAccelerator> make(const runtime::CompiledProgram& p,
+                                                        std::size_t step) {
     auto weight = static_arg(p, step, 1);
     auto stride = static_ints(p, step, 3, 2);
     auto padding = static_ints(p, step, 4, 2);
@@ -57,7 +62,7 @@ class Conv2dNode final : public XnnNode {
         }
       }
     }
-    auto node = std::unique_ptr<Conv2dNode>(new Conv2dNode(p.operators[step].def->num_args));
+    auto node = std::make_unique<Conv2dNode>(p.operators[step].def->num_args);
     node->in_channels_ = group_in * g;
     node->out_channels_ = out_channels;
     node->kernel_ = {kh, kw};
@@ -92,8 +97,9 @@ class Conv2dNode final : public XnnNode {
     Tensor out = empty_channels_last({n, out_channels_, *ho, *wo});
     std::lock_guard lock(mutex_);
     check_xnn(xnn_setup_convolution2d_nhwc_f32(op_.get(), static_cast<std::size_t>(n),
-                                                static_cast<std::size_t>(h), static_cast<std::size_t>(w),
-                                                in.data<float>(), out.mutable_data<float>(), xnnpack_threadpool()),
+                                               static_cast<std::size_t>(h),
+                                               static_cast<std::size_t>(w), in.data<float>(),
+                                               out.mutable_data<float>(), xnnpack_threadpool()),
               "convolution setup");
     check_xnn(xnn_run_operator(op_.get(), xnnpack_threadpool()), "convolution");
     return finish(stack, std::move(out));
@@ -108,7 +114,8 @@ class Conv2dNode final : public XnnNode {
 
 class LinearNode final : public XnnNode {
  public:
-  static std::unique_ptr<runtime::StepAccelerator> make(const runtime::CompiledProgram& p, std::size_t step) {
+  static std::unique_ptr<runtime::StepAccelerator> make(const runtime::CompiledProgram& p,
+                                                        std::size_t step) {
     auto weight = static_arg(p, step, 1);
     if (!weight || !is_float_tensor(*weight) || weight->to_tensor().dim() != 2) return nullptr;
     Tensor w = weight->to_tensor().contiguous();  // [out][in]: XNNPACK's own layout
@@ -117,14 +124,13 @@ class LinearNode final : public XnnNode {
     auto bias = bias_of(static_arg(p, step, 2), out_features, bias_keep);
     if (!bias || !xnnpack_available()) return nullptr;
     xnn_operator_t op = nullptr;
-    if (xnn_create_fully_connected_nc_f32(static_cast<std::size_t>(in_features),
-                                          static_cast<std::size_t>(out_features),
-                                          static_cast<std::size_t>(in_features),
-                                          static_cast<std::size_t>(out_features), w.data<float>(),
-                                          *bias, kNoMin, kNoMax, 0, &op) != xnn_status_success) {
+    if (xnn_create_fully_connected_nc_f32(
+            static_cast<std::size_t>(in_features), static_cast<std::size_t>(out_features),
+            static_cast<std::size_t>(in_features), static_cast<std::size_t>(out_features),
+            w.data<float>(), *bias, kNoMin, kNoMax, 0, &op) != xnn_status_success) {
       return nullptr;
     }
-    auto node = std::unique_ptr<LinearNode>(new LinearNode(p.operators[step].def->num_args));
+    auto node = std::make_unique<LinearNode>(p.operators[step].def->num_args);
     node->op_ = XnnOperator(op);
     node->in_ = in_features;
     node->out_ = out_features;
@@ -142,7 +148,8 @@ class LinearNode final : public XnnNode {
     Tensor out = Tensor::uninitialized(sizes, tensor::DType::kFloat32);
     std::lock_guard lock(mutex_);
     check_xnn(xnn_setup_fully_connected_nc_f32(op_.get(), static_cast<std::size_t>(x.numel() / in_),
-                                               in.data<float>(), out.mutable_data<float>(), xnnpack_threadpool()),
+                                               in.data<float>(), out.mutable_data<float>(),
+                                               xnnpack_threadpool()),
               "fully connected setup");
     check_xnn(xnn_run_operator(op_.get(), xnnpack_threadpool()), "fully connected");
     return finish(stack, std::move(out));
@@ -156,11 +163,13 @@ class LinearNode final : public XnnNode {
 
 }  // namespace
 
-std::unique_ptr<runtime::StepAccelerator> make_conv2d_node(const runtime::CompiledProgram& p, std::size_t step) {
+std::unique_ptr<runtime::StepAccelerator> make_conv2d_node(const runtime::CompiledProgram& p,
+                                                           std::size_t step) {
   return Conv2dNode::make(p, step);
 }
 
-std::unique_ptr<runtime::StepAccelerator> make_linear_node(const runtime::CompiledProgram& p, std::size_t step) {
+std::unique_ptr<runtime::StepAccelerator> make_linear_node(const runtime::CompiledProgram& p,
+                                                           std::size_t step) {
   return LinearNode::make(p, step);
 }
 

@@ -7,7 +7,9 @@
 
 namespace symbolite::backends {
 
-std::unique_ptr<runtime::StepAccelerator> make_conv2d_node(const runtime::CompiledProgram& p, std::size_t step);
-std::unique_ptr<runtime::StepAccelerator> make_linear_node(const runtime::CompiledProgram& p, std::size_t step);
+std::unique_ptr<runtime::StepAccelerator> make_conv2d_node(const runtime::CompiledProgram& p,
+                                                           std::size_t step);
+std::unique_ptr<runtime::StepAccelerator> make_linear_node(const runtime::CompiledProgram& p,
+                                                           std::size_t step);
 
 }  // namespace symbolite::backends

@@ -44,11 +44,17 @@ class UnaryNode final : public XnnNode {
     auto n = static_cast<std::size_t>(x.numel());
     std::lock_guard lock(mutex_);
     switch (kind_) {
-      case Unary::kClamp: check_xnn(xnn_setup_clamp_nc_f32(op_.get(), n, in, o, xnnpack_threadpool()), "clamp setup"); break;
-      case Unary::kHardswish:
-        check_xnn(xnn_setup_hardswish_nc_f32(op_.get(), n, in, o, xnnpack_threadpool()), "hardswish setup");
+      case Unary::kClamp:
+        check_xnn(xnn_setup_clamp_nc_f32(op_.get(), n, in, o, xnnpack_threadpool()), "clamp setup");
         break;
-      case Unary::kSigmoid: check_xnn(xnn_setup_sigmoid_nc_f32(op_.get(), n, in, o, xnnpack_threadpool()), "sigmoid setup"); break;
+      case Unary::kHardswish:
+        check_xnn(xnn_setup_hardswish_nc_f32(op_.get(), n, in, o, xnnpack_threadpool()),
+                  "hardswish setup");
+        break;
+      case Unary::kSigmoid:
+        check_xnn(xnn_setup_sigmoid_nc_f32(op_.get(), n, in, o, xnnpack_threadpool()),
+                  "sigmoid setup");
+        break;
     }
     check_xnn(xnn_run_operator(op_.get(), xnnpack_threadpool()), "element-wise operator");
     return finish(stack, std::move(out));
@@ -61,17 +67,25 @@ class UnaryNode final : public XnnNode {
 };
 
 std::unique_ptr<runtime::StepAccelerator> make_unary(Unary kind, float lo, float hi, bool in_place,
-                                                     const runtime::CompiledProgram& p, std::size_t step) {
+                                                     const runtime::CompiledProgram& p,
+                                                     std::size_t step) {
   if (!xnnpack_available()) return nullptr;
   xnn_operator_t op = nullptr;
   xnn_status status = xnn_status_success;
   switch (kind) {
-    case Unary::kClamp: status = xnn_create_clamp_nc_f32(1, 1, 1, lo, hi, 0, &op); break;
-    case Unary::kHardswish: status = xnn_create_hardswish_nc_f32(1, 1, 1, 0, &op); break;
-    case Unary::kSigmoid: status = xnn_create_sigmoid_nc_f32(1, 1, 1, 0, &op); break;
+    case Unary::kClamp:
+      status = xnn_create_clamp_nc_f32(1, 1, 1, lo, hi, 0, &op);
+      break;
+    case Unary::kHardswish:
+      status = xnn_create_hardswish_nc_f32(1, 1, 1, 0, &op);
+      break;
+    case Unary::kSigmoid:
+      status = xnn_create_sigmoid_nc_f32(1, 1, 1, 0, &op);
+      break;
   }
   if (status != xnn_status_success) return nullptr;
-  return std::make_unique<UnaryNode>(p.operators[step].def->num_args, XnnOperator(op), kind, in_place);
+  return std::make_unique<UnaryNode>(p.operators[step].def->num_args, XnnOperator(op), kind,
+                                     in_place);
 }
 
 enum class Binary { kAdd, kSubtract, kMultiply, kDivide };
@@ -106,8 +120,8 @@ Tensor as_4d(const Tensor& t) {
 // The physical (memory-order) shape of a channels-last 4-D tensor: [N, H, W, C].
 ShapeVector nhwc_shape(const Tensor& t) {
   const auto& s = t.sizes();
-  return {static_cast<std::size_t>(s[0]), static_cast<std::size_t>(s[2]), static_cast<std::size_t>(s[3]),
-          static_cast<std::size_t>(s[1])};
+  return {static_cast<std::size_t>(s[0]), static_cast<std::size_t>(s[2]),
+          static_cast<std::size_t>(s[3]), static_cast<std::size_t>(s[1])};
 }
 
 ShapeVector shape_of(const Tensor& t) {
@@ -131,8 +145,9 @@ class BinaryNode final : public XnnNode {
     auto sizes = broadcast(x.sizes(), y.sizes());
     if (!sizes || (in_place_ && *sizes != x.sizes())) return false;
     // Work channels-last when a 4-D operand is (XNNPACK's convolutions made it so).
-    bool channels_last = sizes->size() == 4 && ((x.dim() == 4 && !x.is_contiguous() && is_channels_last(x)) ||
-                                               (y.dim() == 4 && !y.is_contiguous() && is_channels_last(y)));
+    bool channels_last =
+        sizes->size() == 4 && ((x.dim() == 4 && !x.is_contiguous() && is_channels_last(x)) ||
+                               (y.dim() == 4 && !y.is_contiguous() && is_channels_last(y)));
     ShapeVector xs, ys;
     Tensor out;
     if (channels_last) {
@@ -147,7 +162,8 @@ class BinaryNode final : public XnnNode {
       y = y.contiguous();
       xs = shape_of(x);
       ys = shape_of(y);
-      out = in_place_ ? output_for(a[0].to_tensor(), true) : Tensor::uninitialized(*sizes, tensor::DType::kFloat32);
+      out = in_place_ ? output_for(a[0].to_tensor(), true)
+                      : Tensor::uninitialized(*sizes, tensor::DType::kFloat32);
       if (!out.is_contiguous()) return false;
     }
     if (in_place_ && out.storage().data() != a[0].to_tensor().storage().data()) return false;
@@ -158,16 +174,20 @@ class BinaryNode final : public XnnNode {
     xnn_status status = xnn_status_success;
     switch (kind_) {
       case Binary::kAdd:
-        status = xnn_setup_add_nd_f32(op_.get(), xs.size(), xs.data(), ys.size(), ys.data(), px, py, po, xnnpack_threadpool());
+        status = xnn_setup_add_nd_f32(op_.get(), xs.size(), xs.data(), ys.size(), ys.data(), px, py,
+                                      po, xnnpack_threadpool());
         break;
       case Binary::kSubtract:
-        status = xnn_setup_subtract_nd_f32(op_.get(), xs.size(), xs.data(), ys.size(), ys.data(), px, py, po, xnnpack_threadpool());
+        status = xnn_setup_subtract_nd_f32(op_.get(), xs.size(), xs.data(), ys.size(), ys.data(),
+                                           px, py, po, xnnpack_threadpool());
         break;
       case Binary::kMultiply:
-        status = xnn_setup_multiply_nd_f32(op_.get(), xs.size(), xs.data(), ys.size(), ys.data(), px, py, po, xnnpack_threadpool());
+        status = xnn_setup_multiply_nd_f32(op_.get(), xs.size(), xs.data(), ys.size(), ys.data(),
+                                           px, py, po, xnnpack_threadpool());
         break;
       case Binary::kDivide:
-        status = xnn_setup_divide_nd_f32(op_.get(), xs.size(), xs.data(), ys.size(), ys.data(), px, py, po, xnnpack_threadpool());
+        status = xnn_setup_divide_nd_f32(op_.get(), xs.size(), xs.data(), ys.size(), ys.data(), px,
+                                         py, po, xnnpack_threadpool());
         break;
     }
     check_xnn(status, "binary operator setup");
@@ -182,7 +202,8 @@ class BinaryNode final : public XnnNode {
 };
 
 std::unique_ptr<runtime::StepAccelerator> make_binary(Binary kind, bool in_place,
-                                                      const runtime::CompiledProgram& p, std::size_t step) {
+                                                      const runtime::CompiledProgram& p,
+                                                      std::size_t step) {
   if (kind == Binary::kAdd || kind == Binary::kSubtract) {
     auto alpha = static_number(p, step, 2);  // x + alpha * y: XNNPACK has alpha 1 only
     if (!alpha || *alpha != 1.0) return nullptr;
@@ -191,30 +212,43 @@ std::unique_ptr<runtime::StepAccelerator> make_binary(Binary kind, bool in_place
   xnn_operator_t op = nullptr;
   xnn_status status = xnn_status_success;
   switch (kind) {
-    case Binary::kAdd: status = xnn_create_add_nd_f32(kNoMin, kNoMax, 0, &op); break;
-    case Binary::kSubtract: status = xnn_create_subtract_nd_f32(kNoMin, kNoMax, 0, &op); break;
-    case Binary::kMultiply: status = xnn_create_multiply_nd_f32(kNoMin, kNoMax, 0, &op); break;
-    case Binary::kDivide: status = xnn_create_divide_nd_f32(kNoMin, kNoMax, 0, &op); break;
+    case Binary::kAdd:
+      status = xnn_create_add_nd_f32(kNoMin, kNoMax, 0, &op);
+      break;
+    case Binary::kSubtract:
+      status = xnn_create_subtract_nd_f32(kNoMin, kNoMax, 0, &op);
+      break;
+    case Binary::kMultiply:
+      status = xnn_create_multiply_nd_f32(kNoMin, kNoMax, 0, &op);
+      break;
+    case Binary::kDivide:
+      status = xnn_create_divide_nd_f32(kNoMin, kNoMax, 0, &op);
+      break;
   }
   if (status != xnn_status_success) return nullptr;
-  return std::make_unique<BinaryNode>(p.operators[step].def->num_args, XnnOperator(op), kind, in_place);
+  return std::make_unique<BinaryNode>(p.operators[step].def->num_args, XnnOperator(op), kind,
+                                      in_place);
 }
 
 // Inference batch norm: y = x * scale + shift per channel (dimension 1), with scale and shift
 // folded from the running statistics at load.
 class BatchNormNode final : public XnnNode {
  public:
-  BatchNormNode(std::size_t num_args, XnnOperator multiply, XnnOperator add, std::vector<float> scale,
-                std::vector<float> shift)
-      : XnnNode(num_args), multiply_(std::move(multiply)), add_(std::move(add)),
-        scale_(std::move(scale)), shift_(std::move(shift)) {}
+  BatchNormNode(std::size_t num_args, XnnOperator multiply, XnnOperator add,
+                std::vector<float> scale, std::vector<float> shift)
+      : XnnNode(num_args),
+        multiply_(std::move(multiply)),
+        add_(std::move(add)),
+        scale_(std::move(scale)),
+        shift_(std::move(shift)) {}
 
   bool run(ops::Stack& stack) override {
     IValue* a = args(stack);
     if (!is_float_tensor(a[0])) return false;
     const Tensor& x = a[0].to_tensor();
     const auto channels = static_cast<std::size_t>(scale_.size());
-    if (x.dim() < 2 || x.dim() > 4 || static_cast<std::size_t>(x.sizes()[1]) != channels || x.numel() == 0) {
+    if (x.dim() < 2 || x.dim() > 4 || static_cast<std::size_t>(x.sizes()[1]) != channels ||
+        x.numel() == 0) {
       return false;
     }
     ShapeVector xs, cs;
@@ -249,7 +283,8 @@ class BatchNormNode final : public XnnNode {
   std::vector<float> scale_, shift_;
 };
 
-std::unique_ptr<runtime::StepAccelerator> make_batch_norm(const runtime::CompiledProgram& p, std::size_t step) {
+std::unique_ptr<runtime::StepAccelerator> make_batch_norm(const runtime::CompiledProgram& p,
+                                                          std::size_t step) {
   // batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn)
   auto weight = static_arg(p, step, 1);
   auto bias = static_arg(p, step, 2);
@@ -257,8 +292,9 @@ std::unique_ptr<runtime::StepAccelerator> make_batch_norm(const runtime::Compile
   auto var = static_arg(p, step, 4);
   auto training = static_arg(p, step, 5);
   auto eps = static_number(p, step, 7);
-  if (!weight || !bias || !mean || !var || !training || !eps || !training->is(IValue::Kind::kBool) ||
-      training->to_bool() || !is_float_tensor(*mean) || !is_float_tensor(*var)) {
+  if (!weight || !bias || !mean || !var || !training || !eps ||
+      !training->is(IValue::Kind::kBool) || training->to_bool() || !is_float_tensor(*mean) ||
+      !is_float_tensor(*var)) {
     return nullptr;
   }
   Tensor m = mean->to_tensor().contiguous();
@@ -267,7 +303,8 @@ std::unique_ptr<runtime::StepAccelerator> make_batch_norm(const runtime::Compile
   if (m.dim() != 1 || v.dim() != 1 || v.numel() != c) return nullptr;
   auto vector_or_none = [&](const IValue& t, float fill) -> std::optional<std::vector<float>> {
     if (t.is_none()) return std::vector<float>(static_cast<std::size_t>(c), fill);
-    if (!is_float_tensor(t) || t.to_tensor().numel() != c || t.to_tensor().dim() != 1) return std::nullopt;
+    if (!is_float_tensor(t) || t.to_tensor().numel() != c || t.to_tensor().dim() != 1)
+      return std::nullopt;
     Tensor tc = t.to_tensor().contiguous();
     return std::vector<float>(tc.data<float>(), tc.data<float>() + c);
   };
@@ -282,7 +319,8 @@ std::unique_ptr<runtime::StepAccelerator> make_batch_norm(const runtime::Compile
     shift[i] = (*b)[i] - m.data<float>()[i] * scale[i];
   }
   xnn_operator_t multiply = nullptr, add = nullptr;
-  if (xnn_create_multiply_nd_f32(kNoMin, kNoMax, 0, &multiply) != xnn_status_success) return nullptr;
+  if (xnn_create_multiply_nd_f32(kNoMin, kNoMax, 0, &multiply) != xnn_status_success)
+    return nullptr;
   XnnOperator owned_multiply(multiply);
   if (xnn_create_add_nd_f32(kNoMin, kNoMax, 0, &add) != xnn_status_success) return nullptr;
   return std::make_unique<BatchNormNode>(p.operators[step].def->num_args, std::move(owned_multiply),
@@ -306,20 +344,29 @@ std::unique_ptr<runtime::StepAccelerator> make_elementwise_node(std::string_view
                                                                 const runtime::CompiledProgram& p,
                                                                 std::size_t step) {
   const bool in_place = op.find("_.") != std::string_view::npos || op.ends_with("_");
-  if (op == "aten::relu" || op == "aten::relu_") return make_unary(Unary::kClamp, 0.0f, kNoMax, in_place, p, step);
-  if (op == "aten::relu6" || op == "aten::relu6_") return make_unary(Unary::kClamp, 0.0f, 6.0f, in_place, p, step);
+  if (op == "aten::relu" || op == "aten::relu_")
+    return make_unary(Unary::kClamp, 0.0f, kNoMax, in_place, p, step);
+  if (op == "aten::relu6" || op == "aten::relu6_")
+    return make_unary(Unary::kClamp, 0.0f, 6.0f, in_place, p, step);
   if (op == "aten::hardtanh" || op == "aten::hardtanh_") {
     auto lo = static_number(p, step, 1);
     auto hi = static_number(p, step, 2);
     if (!lo || !hi || *lo > *hi) return nullptr;
-    return make_unary(Unary::kClamp, static_cast<float>(*lo), static_cast<float>(*hi), in_place, p, step);
+    return make_unary(Unary::kClamp, static_cast<float>(*lo), static_cast<float>(*hi), in_place, p,
+                      step);
   }
-  if (op == "aten::hardswish" || op == "aten::hardswish_") return make_unary(Unary::kHardswish, 0, 0, in_place, p, step);
-  if (op == "aten::sigmoid" || op == "aten::sigmoid_") return make_unary(Unary::kSigmoid, 0, 0, in_place, p, step);
-  if (op == "aten::add.Tensor" || op == "aten::add_.Tensor") return make_binary(Binary::kAdd, in_place, p, step);
-  if (op == "aten::sub.Tensor" || op == "aten::sub_.Tensor") return make_binary(Binary::kSubtract, in_place, p, step);
-  if (op == "aten::mul.Tensor" || op == "aten::mul_.Tensor") return make_binary(Binary::kMultiply, in_place, p, step);
-  if (op == "aten::div.Tensor" || op == "aten::div_.Tensor") return make_binary(Binary::kDivide, in_place, p, step);
+  if (op == "aten::hardswish" || op == "aten::hardswish_")
+    return make_unary(Unary::kHardswish, 0, 0, in_place, p, step);
+  if (op == "aten::sigmoid" || op == "aten::sigmoid_")
+    return make_unary(Unary::kSigmoid, 0, 0, in_place, p, step);
+  if (op == "aten::add.Tensor" || op == "aten::add_.Tensor")
+    return make_binary(Binary::kAdd, in_place, p, step);
+  if (op == "aten::sub.Tensor" || op == "aten::sub_.Tensor")
+    return make_binary(Binary::kSubtract, in_place, p, step);
+  if (op == "aten::mul.Tensor" || op == "aten::mul_.Tensor")
+    return make_binary(Binary::kMultiply, in_place, p, step);
+  if (op == "aten::div.Tensor" || op == "aten::div_.Tensor")
+    return make_binary(Binary::kDivide, in_place, p, step);
   if (op == "aten::batch_norm") return make_batch_norm(p, step);
   if (op == "aten::dropout" || op == "aten::dropout_") {
     auto train = static_arg(p, step, 2);

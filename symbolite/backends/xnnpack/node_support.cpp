@@ -8,7 +8,8 @@ std::optional<ops::IValue> static_value(const runtime::CompiledProgram& p, std::
   const auto& v = p.program.values[id];
   switch (v.kind) {
     case K::kInput:
-    case K::kOpOutput: return std::nullopt;
+    case K::kOpOutput:
+      return std::nullopt;
     case K::kList: {
       ops::IValueList items;
       for (auto item : v.items) {
@@ -18,13 +19,15 @@ std::optional<ops::IValue> static_value(const runtime::CompiledProgram& p, std::
       }
       return ops::IValue::list(std::move(items));
     }
-    default: return p.constants[id];
+    default:
+      return p.constants[id];
   }
 }
 
 }  // namespace
 
-std::optional<ops::IValue> static_arg(const runtime::CompiledProgram& p, std::size_t step, std::size_t i) {
+std::optional<ops::IValue> static_arg(const runtime::CompiledProgram& p, std::size_t step,
+                                      std::size_t i) {
   const auto& args = p.program.steps[step].args;
   if (i < args.size()) return static_value(p, args[i]);
   const ops::OperatorDef* def = p.operators[step].def;
@@ -34,7 +37,8 @@ std::optional<ops::IValue> static_arg(const runtime::CompiledProgram& p, std::si
 }
 
 std::optional<std::vector<std::int64_t>> static_ints(const runtime::CompiledProgram& p,
-                                                     std::size_t step, std::size_t i, std::size_t n) {
+                                                     std::size_t step, std::size_t i,
+                                                     std::size_t n) {
   auto v = static_arg(p, step, i);
   if (!v) return std::nullopt;
   std::vector<std::int64_t> out;
@@ -52,9 +56,11 @@ std::optional<std::vector<std::int64_t>> static_ints(const runtime::CompiledProg
   return out;
 }
 
-std::optional<double> static_number(const runtime::CompiledProgram& p, std::size_t step, std::size_t i) {
+std::optional<double> static_number(const runtime::CompiledProgram& p, std::size_t step,
+                                    std::size_t i) {
   auto v = static_arg(p, step, i);
-  if (!v || !(v->is(ops::IValue::Kind::kInt) || v->is(ops::IValue::Kind::kDouble))) return std::nullopt;
+  if (!v || !(v->is(ops::IValue::Kind::kInt) || v->is(ops::IValue::Kind::kDouble)))
+    return std::nullopt;
   return v->to_double();
 }
 

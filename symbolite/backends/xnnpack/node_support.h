@@ -24,7 +24,8 @@ std::optional<ops::IValue> static_arg(const runtime::CompiledProgram& program, s
                                       std::size_t i);
 // The same as ints (a list of `n` ints; one int is repeated, as PyTorch's int[2] allows).
 std::optional<std::vector<std::int64_t>> static_ints(const runtime::CompiledProgram& program,
-                                                     std::size_t step, std::size_t i, std::size_t n);
+                                                     std::size_t step, std::size_t i,
+                                                     std::size_t n);
 // A static number (int or float).
 std::optional<double> static_number(const runtime::CompiledProgram& program, std::size_t step,
                                     std::size_t i);

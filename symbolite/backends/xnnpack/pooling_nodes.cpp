@@ -15,10 +15,16 @@ enum class Pool { kMax, kAverage, kGlobalAverage };
 
 class PoolNode final : public XnnNode {
  public:
-  PoolNode(std::size_t num_args, Pool kind, std::vector<std::int64_t> kernel, std::vector<std::int64_t> stride,
-           std::vector<std::int64_t> padding, std::vector<std::int64_t> dilation, bool ceil_mode = false)
-      : XnnNode(num_args), kind_(kind), kernel_(std::move(kernel)), stride_(std::move(stride)),
-        padding_(std::move(padding)), dilation_(std::move(dilation)), ceil_mode_(ceil_mode) {}
+  PoolNode(std::size_t num_args, Pool kind, std::vector<std::int64_t> kernel,
+           std::vector<std::int64_t> stride, std::vector<std::int64_t> padding,
+           std::vector<std::int64_t> dilation, bool ceil_mode = false)
+      : XnnNode(num_args),
+        kind_(kind),
+        kernel_(std::move(kernel)),
+        stride_(std::move(stride)),
+        padding_(std::move(padding)),
+        dilation_(std::move(dilation)),
+        ceil_mode_(ceil_mode) {}
 
   bool run(ops::Stack& stack) override {
     IValue* a = args(stack);
@@ -58,13 +64,15 @@ class PoolNode final : public XnnNode {
                   "max pooling setup");
         break;
       case Pool::kAverage:
-        check_xnn(xnn_setup_average_pooling2d_nhwc_f32(op_.get(), z(n), z(h), z(w), in.data<float>(),
-                                                       out.mutable_data<float>(), xnnpack_threadpool()),
-                  "average pooling setup");
+        check_xnn(
+            xnn_setup_average_pooling2d_nhwc_f32(op_.get(), z(n), z(h), z(w), in.data<float>(),
+                                                 out.mutable_data<float>(), xnnpack_threadpool()),
+            "average pooling setup");
         break;
       case Pool::kGlobalAverage:
-        check_xnn(xnn_setup_global_average_pooling_nwc_f32(op_.get(), z(n), z(h * w), in.data<float>(),
-                                                           out.mutable_data<float>(), xnnpack_threadpool()),
+        check_xnn(xnn_setup_global_average_pooling_nwc_f32(
+                      op_.get(), z(n), z(h * w), in.data<float>(), out.mutable_data<float>(),
+                      xnnpack_threadpool()),
                   "global average pooling setup");
         break;
     }
@@ -79,19 +87,19 @@ class PoolNode final : public XnnNode {
     xnn_status status = xnn_status_unsupported_parameter;
     switch (kind_) {
       case Pool::kMax:
-        status = xnn_create_max_pooling2d_nhwc_f32(u(padding_[0]), u(padding_[1] + extra_w_),
-                                                   u(padding_[0] + extra_h_), u(padding_[1]),
-                                                   u(kernel_[0]), u(kernel_[1]), u(stride_[0]), u(stride_[1]),
-                                                   u(dilation_[0]), u(dilation_[1]), channels, channels,
-                                                   channels, kNoMin, kNoMax, 0, &op);
+        status = xnn_create_max_pooling2d_nhwc_f32(
+            u(padding_[0]), u(padding_[1] + extra_w_), u(padding_[0] + extra_h_), u(padding_[1]),
+            u(kernel_[0]), u(kernel_[1]), u(stride_[0]), u(stride_[1]), u(dilation_[0]),
+            u(dilation_[1]), channels, channels, channels, kNoMin, kNoMax, 0, &op);
         break;
       case Pool::kAverage:
-        status = xnn_create_average_pooling2d_nhwc_f32(0, 0, 0, 0, u(kernel_[0]), u(kernel_[1]), u(stride_[0]),
-                                                       u(stride_[1]), channels, channels, channels, kNoMin,
-                                                       kNoMax, 0, &op);
+        status = xnn_create_average_pooling2d_nhwc_f32(0, 0, 0, 0, u(kernel_[0]), u(kernel_[1]),
+                                                       u(stride_[0]), u(stride_[1]), channels,
+                                                       channels, channels, kNoMin, kNoMax, 0, &op);
         break;
       case Pool::kGlobalAverage:
-        status = xnn_create_global_average_pooling_nwc_f32(channels, channels, channels, kNoMin, kNoMax, 0, &op);
+        status = xnn_create_global_average_pooling_nwc_f32(channels, channels, channels, kNoMin,
+                                                           kNoMax, 0, &op);
         break;
     }
     return status == xnn_status_success ? XnnOperator(op) : XnnOperator();
@@ -161,12 +169,13 @@ std::unique_ptr<runtime::StepAccelerator> make_pooling_node(std::string_view op,
     auto d = static_ints(p, step, 4, 2);
     auto ceil = static_arg(p, step, 5);
     if (!d || !positive(*d) || !ceil || !ceil->is(IValue::Kind::kBool)) return nullptr;
-    return std::make_unique<PoolNode>(num_args, Pool::kMax, *kernel, *stride, *padding, *d, ceil->to_bool());
+    return std::make_unique<PoolNode>(num_args, Pool::kMax, *kernel, *stride, *padding, *d,
+                                      ceil->to_bool());
   } else {
     auto ceil = static_arg(p, step, 4);
     auto divisor = static_arg(p, step, 6);
-    if (!ceil || !ceil->is(IValue::Kind::kBool) || ceil->to_bool() || !divisor || !divisor->is_none() ||
-        (*padding)[0] != 0 || (*padding)[1] != 0) {
+    if (!ceil || !ceil->is(IValue::Kind::kBool) || ceil->to_bool() || !divisor ||
+        !divisor->is_none() || (*padding)[0] != 0 || (*padding)[1] != 0) {
       return nullptr;
     }
   }

@@ -49,7 +49,8 @@ std::unique_ptr<runtime::StepAccelerator> make_xnnpack_node(const runtime::Compi
   } else if (!(node = make_elementwise_node(op, program, step))) {
     node = make_pooling_node(op, program, step);
   }
-  if (!node && !in_place(op)) node = std::make_unique<ContiguousInputs>(program.operators[step].def->num_args);
+  if (!node && !in_place(op))
+    node = std::make_unique<ContiguousInputs>(program.operators[step].def->num_args);
   return node;
 }
 

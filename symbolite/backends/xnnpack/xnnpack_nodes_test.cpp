@@ -79,7 +79,8 @@ void expect_same(const Case& c, bool accelerated = true) {
     Tensor w = want[i].to_tensor().contiguous();
     ASSERT_EQ(g.sizes(), w.sizes());
     for (std::int64_t k = 0; k < w.numel(); ++k) {
-      ASSERT_NEAR(g.data<float>()[k], w.data<float>()[k], 1e-4 + 1e-4 * std::abs(w.data<float>()[k]))
+      ASSERT_NEAR(g.data<float>()[k], w.data<float>()[k],
+                  1e-4 + 1e-4 * std::abs(w.data<float>()[k]))
           << c.program.steps.front().op << " output " << i << " element " << k;
     }
   }
@@ -98,10 +99,11 @@ Case conv(std::int64_t groups, std::vector<std::int64_t> stride, std::vector<std
     b = weight(c.program, 1);
     c.weights.emplace_back(random_tensor({out}, 2));
   }
-  std::size_t y = c.program.add_step(1, "aten::conv2d",
-                                     {x, w, b, ints(c.program, stride), ints(c.program, padding),
-                                      ints(c.program, dilation), constant(c.program, IValue(groups))},
-                                     1);
+  std::size_t y =
+      c.program.add_step(1, "aten::conv2d",
+                         {x, w, b, ints(c.program, stride), ints(c.program, padding),
+                          ints(c.program, dilation), constant(c.program, IValue(groups))},
+                         1);
   c.program.outputs = {y};
   c.inputs = {IValue(std::move(input))};
   return c;
@@ -111,7 +113,8 @@ TEST(XnnpackNodes, Conv2dMatchesTheReference) {
   expect_same(conv(1, {1, 1}, {0, 0}, {1, 1}, true, random_tensor({2, 3, 9, 8}, 3)));
   expect_same(conv(1, {2, 1}, {1, 2}, {2, 1}, false, random_tensor({1, 4, 11, 7}, 4)));
   expect_same(conv(4, {1, 2}, {1, 1}, {1, 1}, true, random_tensor({1, 4, 6, 6}, 5)));  // depthwise
-  expect_same(conv(2, {1, 1}, {0, 1}, {1, 1}, true, to_channels_last(random_tensor({1, 6, 5, 5}, 6))));
+  expect_same(
+      conv(2, {1, 1}, {0, 1}, {1, 1}, true, to_channels_last(random_tensor({1, 6, 5, 5}, 6))));
 }
 
 TEST(XnnpackNodes, Conv2dWithAWrongChannelCountFailsAsTheReferenceSays) {
@@ -179,7 +182,8 @@ Case binary(const char* op, Tensor a, Tensor b) {
   std::size_t x = c.program.add_input();
   std::size_t y = c.program.add_input();
   std::vector<std::size_t> args = {x, y};
-  if (std::string(op).find("add") != std::string::npos || std::string(op).find("sub") != std::string::npos) {
+  if (std::string(op).find("add") != std::string::npos ||
+      std::string(op).find("sub") != std::string::npos) {
     args.push_back(constant(c.program, IValue(std::int64_t{1})));
   }
   c.program.outputs = {c.program.add_step(1, op, args, 1)};
@@ -188,12 +192,15 @@ Case binary(const char* op, Tensor a, Tensor b) {
 }
 
 TEST(XnnpackNodes, BroadcastingBinariesMatchTheReference) {
-  for (const char* op : {"aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::div.Tensor"}) {
+  for (const char* op :
+       {"aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::div.Tensor"}) {
     expect_same(binary(op, random_tensor({2, 3, 4}, 16), random_tensor({3, 1}, 17)));
-    expect_same(binary(op, to_channels_last(random_tensor({2, 3, 4, 5}, 18)), random_tensor({3, 1, 1}, 19)));
+    expect_same(binary(op, to_channels_last(random_tensor({2, 3, 4, 5}, 18)),
+                       random_tensor({3, 1, 1}, 19)));
     expect_same(binary(op, to_channels_last(random_tensor({1, 3, 4, 5}, 20)),
                        to_channels_last(random_tensor({1, 3, 4, 5}, 21))));
-    expect_same(binary(op, to_channels_last(random_tensor({1, 3, 4, 5}, 22)), random_tensor({1, 3, 4, 5}, 23)));
+    expect_same(binary(op, to_channels_last(random_tensor({1, 3, 4, 5}, 22)),
+                       random_tensor({1, 3, 4, 5}, 23)));
   }
 }
 
@@ -203,8 +210,8 @@ TEST(XnnpackNodes, PoolsMatchTheReference) {
     std::size_t x = c.program.add_input();
     c.program.outputs = {c.program.add_step(
         1, "aten::max_pool2d",
-        {x, ints(c.program, {3, 3}), ints(c.program, {2, 2}), ints(c.program, {1, 1}), ints(c.program, {1, 1}),
-         constant(c.program, IValue(false))},
+        {x, ints(c.program, {3, 3}), ints(c.program, {2, 2}), ints(c.program, {1, 1}),
+         ints(c.program, {1, 1}), constant(c.program, IValue(false))},
         1)};
     c.inputs = {IValue(random_tensor({2, 3, 9, 10}, 24))};
     expect_same(c);
@@ -212,15 +219,16 @@ TEST(XnnpackNodes, PoolsMatchTheReference) {
   {
     Case c;
     std::size_t x = c.program.add_input();
-    c.program.outputs = {c.program.add_step(1, "aten::adaptive_avg_pool2d", {x, ints(c.program, {1, 1})}, 1)};
+    c.program.outputs = {
+        c.program.add_step(1, "aten::adaptive_avg_pool2d", {x, ints(c.program, {1, 1})}, 1)};
     c.inputs = {IValue(to_channels_last(random_tensor({2, 5, 7, 3}, 25)))};
     expect_same(c);
   }
   {
     Case c;
     std::size_t x = c.program.add_input();
-    c.program.outputs = {c.program.add_step(1, "aten::avg_pool2d",
-                                            {x, ints(c.program, {2, 2}), ints(c.program, {2, 2})}, 1)};
+    c.program.outputs = {c.program.add_step(
+        1, "aten::avg_pool2d", {x, ints(c.program, {2, 2}), ints(c.program, {2, 2})}, 1)};
     c.inputs = {IValue(random_tensor({1, 4, 8, 6}, 26))};
     expect_same(c);
   }
@@ -232,8 +240,8 @@ TEST(XnnpackNodes, CeilModeMaxPoolMatchesTheReference) {
     std::size_t x = c.program.add_input();
     c.program.outputs = {c.program.add_step(
         1, "aten::max_pool2d",
-        {x, ints(c.program, {3, 3}), ints(c.program, {2, 2}), ints(c.program, {0, 0}), ints(c.program, {1, 1}),
-         constant(c.program, IValue(true))},
+        {x, ints(c.program, {3, 3}), ints(c.program, {2, 2}), ints(c.program, {0, 0}),
+         ints(c.program, {1, 1}), constant(c.program, IValue(true))},
         1)};
     c.inputs = {IValue(to_channels_last(random_tensor({1, 3, side, side + 1}, 40)))};
     expect_same(c);
@@ -248,7 +256,8 @@ TEST(XnnpackNodes, ChannelConcatenationMatchesTheReference) {
   list.kind = DelegateValue::Kind::kList;
   list.items = {x, y};
   std::size_t both = c.program.add_value(list);
-  c.program.outputs = {c.program.add_step(1, "aten::cat", {both, constant(c.program, IValue(std::int64_t{1}))}, 1)};
+  c.program.outputs = {
+      c.program.add_step(1, "aten::cat", {both, constant(c.program, IValue(std::int64_t{1}))}, 1)};
   c.inputs = {IValue(to_channels_last(random_tensor({2, 3, 4, 5}, 41))),
               IValue(to_channels_last(random_tensor({2, 2, 4, 5}, 42)))};
   expect_same(c);
@@ -261,9 +270,10 @@ TEST(XnnpackNodes, BatchNormMatchesTheReference) {
     std::vector<std::size_t> args = {x};
     for (std::int64_t i = 0; i < 4; ++i) args.push_back(weight(c.program, i));
     Tensor var = random_tensor({3}, 27);
-    for (std::int64_t i = 0; i < 3; ++i) var.mutable_data<float>()[i] = std::abs(var.data<float>()[i]) + 0.1f;
-    c.weights = {IValue(random_tensor({3}, 28)), IValue(random_tensor({3}, 29)), IValue(random_tensor({3}, 30)),
-                 IValue(var)};
+    for (std::int64_t i = 0; i < 3; ++i)
+      var.mutable_data<float>()[i] = std::abs(var.data<float>()[i]) + 0.1f;
+    c.weights = {IValue(random_tensor({3}, 28)), IValue(random_tensor({3}, 29)),
+                 IValue(random_tensor({3}, 30)), IValue(var)};
     args.push_back(constant(c.program, IValue(false)));
     args.push_back(constant(c.program, IValue(0.1)));
     args.push_back(constant(c.program, IValue(1e-5)));

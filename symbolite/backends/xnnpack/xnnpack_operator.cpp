@@ -21,7 +21,9 @@ pthreadpool_t xnnpack_threadpool() {
   static const std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)> pool = [] {
     const char* env = std::getenv("SYMBOLITE_NUM_THREADS");
     long threads = env == nullptr ? 1 : std::strtol(env, nullptr, 10);
-    pthreadpool_t p = threads > 1 ? pthreadpool_create(static_cast<std::size_t>(std::min(threads, 256L))) : nullptr;
+    pthreadpool_t p = threads > 1
+                          ? pthreadpool_create(static_cast<std::size_t>(std::min(threads, 256L)))
+                          : nullptr;
     return std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)>(p, &pthreadpool_destroy);
   }();
   return pool.get();

@@ -18,7 +18,8 @@ using mobile::DelegateValue;
 
 class Builder {
  public:
-  Builder(const std::vector<DelegateNodeDebug>& nodes, const Graph& graph, const pickle::Value& root)
+  Builder(const std::vector<DelegateNodeDebug>& nodes, const Graph& graph,
+          const pickle::Value& root)
       : graph_(graph), root_(root) {
     for (const auto& n : nodes) handles_[n.node] = n.handle;
   }
@@ -26,7 +27,8 @@ class Builder {
   BuiltDelegateProgram build(const Partition& partition) {
     for (Value* input : partition.inputs) ids_[input] = out_.program.add_input();
     for (Node* node : partition.nodes) add(*node);
-    for (Value* output : partition.outputs) out_.program.outputs.push_back(id(output, *output->node()));
+    for (Value* output : partition.outputs)
+      out_.program.outputs.push_back(id(output, *output->node()));
     return std::move(out_);
   }
 
@@ -41,7 +43,8 @@ class Builder {
     }
     if (it == ids_.end()) {
       refuse(user, fmt::format("input %{} (of {}) is neither computed in the partition nor one "
-                               "of its inputs", value->unique(), value->node()->qualified_kind()));
+                               "of its inputs",
+                               value->unique(), value->node()->qualified_kind()));
     }
     return it->second;
   }
@@ -50,10 +53,21 @@ class Builder {
     using K = pickle::Value::Kind;
     DelegateValue out;
     switch (v.kind()) {
-      case K::kNone: out.kind = DelegateValue::Kind::kNone; break;
-      case K::kBool: out.kind = DelegateValue::Kind::kBool; out.integer = v.as_bool() ? 1 : 0; break;
-      case K::kInt: out.kind = DelegateValue::Kind::kInt; out.integer = v.as_int(); break;
-      case K::kDouble: out.kind = DelegateValue::Kind::kFloat; out.number = v.as_double(); break;
+      case K::kNone:
+        out.kind = DelegateValue::Kind::kNone;
+        break;
+      case K::kBool:
+        out.kind = DelegateValue::Kind::kBool;
+        out.integer = v.as_bool() ? 1 : 0;
+        break;
+      case K::kInt:
+        out.kind = DelegateValue::Kind::kInt;
+        out.integer = v.as_int();
+        break;
+      case K::kDouble:
+        out.kind = DelegateValue::Kind::kFloat;
+        out.number = v.as_double();
+        break;
       case K::kString:
         out.kind = DelegateValue::Kind::kString;
         out.text = std::string(v.as_string());
@@ -78,8 +92,9 @@ class Builder {
     if (kind == "prim::Constant") {
       const auto& value = node.attr("value");
       if (value.is(pickle::Value::Kind::kTensor)) {
-        refuse(node, "a tensor constant of the bytecode (its storage lives in constants/, not "
-                     "in the module data a payload refers to)");
+        refuse(node,
+               "a tensor constant of the bytecode (its storage lives in constants/, not "
+               "in the module data a payload refers to)");
       }
       ids_[node.output()] = constant(value, node);
     } else if (kind == "prim::GetAttr") {
@@ -101,8 +116,8 @@ class Builder {
       if (handle == handles_.end()) refuse(node, "no delegate debug handle was recorded for it");
       std::vector<std::size_t> args;
       for (const Value* input : node.inputs()) args.push_back(id(input, node));
-      std::size_t first = out_.program.add_step(handle->second, node.qualified_kind(), std::move(args),
-                                                node.outputs().size());
+      std::size_t first = out_.program.add_step(handle->second, node.qualified_kind(),
+                                                std::move(args), node.outputs().size());
       for (std::size_t i = 0; i < node.outputs().size(); ++i) ids_[node.output(i)] = first + i;
     }
   }
@@ -146,7 +161,8 @@ std::optional<pickle::Value> attribute_value(const Value* value, const Graph& gr
   const auto& items = state.as_dict();
   if (node->has_attr("name")) {
     for (const auto& [key, item] : items) {
-      if (key.is(pickle::Value::Kind::kString) && key.as_string() == node->attr("name").as_string()) {
+      if (key.is(pickle::Value::Kind::kString) &&
+          key.as_string() == node->attr("name").as_string()) {
         return item;
       }
     }

@@ -17,8 +17,10 @@ std::string template_text(const std::string& backend_type) {
       "        self.__method_compile_spec = state[0]\n"
       "        self.__processed_module = state[1]\n"
       "        self.__backend = {}()\n"
-      "        self.__backend_debug_info = __torch__.torch.classes.backendutils.BackendDebugInfo()\n"
-      "        self.__handles = self.__backend.compile(self.__processed_module, self.__method_compile_spec)\n"
+      "        self.__backend_debug_info = "
+      "__torch__.torch.classes.backendutils.BackendDebugInfo()\n"
+      "        self.__handles = self.__backend.compile(self.__processed_module, "
+      "self.__method_compile_spec)\n"
       "    def __getstate__(self):\n"
       "        return (self.__method_compile_spec, self.__processed_module, True)\n"
       "    def forward(self, inputs: List[Any]):\n"
@@ -104,8 +106,9 @@ Function lowered_setstate(const LoweredClass& cls) {
   fn.returns = {{"", "NoneType", pickle::Value::none()}};
 
   auto item = [&](std::int64_t i, const char* text) {
-    Node* n = append(g, g.create("prim::TupleIndex", {state, constant(g, pickle::Value::integer(i))}),
-                     cls.range_of(text));
+    Node* n =
+        append(g, g.create("prim::TupleIndex", {state, constant(g, pickle::Value::integer(i))}),
+               cls.range_of(text));
     return n->output();
   };
   Value* spec = item(0, "state[0]");
@@ -125,7 +128,8 @@ Function lowered_setstate(const LoweredClass& cls) {
                                cls.range_of("self.__backend.compile(self.__processed_module, "
                                             "self.__method_compile_spec)"));
   compiled->output()->set_type("Dict(str, Any)");
-  set_attr(g, self, s::kHandles, "__handles", compiled->output(), cls.range_of("self.__handles = "));
+  set_attr(g, self, s::kHandles, "__handles", compiled->output(),
+           cls.range_of("self.__handles = "));
   g.block()->add_output(constant(g, pickle::Value::none()));
   return fn;
 }
@@ -141,10 +145,12 @@ Function lowered_getstate(const LoweredClass& cls) {
   fn.arguments = {{"self", cls.type, pickle::Value::none()}};
   fn.returns = {{"", std::string(kStateType), pickle::Value::none()}};
   auto range = cls.range_of("(self.__method_compile_spec, self.__processed_module, True)");
-  Value* spec = get_attr(g, self, s::kCompileSpec, "__method_compile_spec", "Dict(str, Any)", range)->output();
+  Value* spec = get_attr(g, self, s::kCompileSpec, "__method_compile_spec", "Dict(str, Any)", range)
+                    ->output();
   Value* processed = get_attr(g, self, s::kProcessed, "__processed_module", "Any", range)->output();
-  Node* tuple = append(g, g.create("prim::TupleConstruct",
-                                   {spec, processed, constant(g, pickle::Value::boolean(true))}),
+  Node* tuple = append(g,
+                       g.create("prim::TupleConstruct",
+                                {spec, processed, constant(g, pickle::Value::boolean(true))}),
                        range);
   tuple->output()->set_type(std::string(kStateType));
   g.block()->add_output(tuple->output());

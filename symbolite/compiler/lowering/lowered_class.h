@@ -25,8 +25,8 @@ inline constexpr std::int64_t kDebugInfo = 4;
 }  // namespace lowered_slots
 
 struct LoweredClass {
-  std::string type;          // "torch.jit.LoweredModule.xnnpack.__torch__.Net"
-  std::string backend_type;  // "__torch__.torch.classes.__backends__.xnnpack"
+  std::string type;             // "torch.jit.LoweredModule.xnnpack.__torch__.Net"
+  std::string backend_type;     // "__torch__.torch.classes.__backends__.xnnpack"
   debuginfo::SourcePtr source;  // the template the class's ranges point into
 
   // The range of `snippet` in the template (the first occurrence); unknown if absent.

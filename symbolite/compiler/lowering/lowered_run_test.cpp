@@ -11,15 +11,15 @@
 #include "symbolite/backends/eager/eager_support.h"
 #include "symbolite/backends/register_backends.h"
 #include "symbolite/backends/xnnpack/xnnpack_support.h"
+#include "symbolite/compiler/lifter.h"
+#include "symbolite/compiler/lowering/lowering.h"
+#include "symbolite/mobile/delegate_program.h"
+#include "symbolite/mobile/model_writer.h"
 #include "symbolite/profiler/attribution.h"
 #include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/delegate/program_backend.h"
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
-#include "symbolite/compiler/lifter.h"
-#include "symbolite/compiler/lowering/lowering.h"
-#include "symbolite/mobile/delegate_program.h"
-#include "symbolite/mobile/model_writer.h"
 #include "tests/test_support/fixtures.h"
 #include "tests/test_support/run_manifest.h"
 #include "tests/test_support/scratch_dir.h"
@@ -41,7 +41,8 @@ const mobile::LoadedModel& lowered(const std::string& name, const std::string& b
     std::string out = dir.file("lowered.ptl");
     LoweringOptions options;
     options.backend = backend;
-    auto report = lower_model(testing::fixture_path("models/" + name), out, *support(backend), options);
+    auto report =
+        lower_model(testing::fixture_path("models/" + name), out, *support(backend), options);
     if (backend == "eager") {
       EXPECT_FALSE(report.partitions.empty()) << name;
     }
@@ -58,12 +59,13 @@ TEST_P(LoweredRun, MatchesPyTorchOnTheOriginal) {
   testing::check_run_entry(entry, lowered(entry["model"].get<std::string>(), backend), true);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, LoweredRun,
-                         ::testing::Combine(::testing::Values("eager", "xnnpack", "eager_debug", "aot_eager"),
-                                            ::testing::Range(0, static_cast<int>(testing::run_manifest().size()))),
-                         [](const auto& info) {
-                           return std::get<0>(info.param) + "_" + testing::run_case_name(std::get<1>(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, LoweredRun,
+    ::testing::Combine(::testing::Values("eager", "xnnpack", "eager_debug", "aot_eager"),
+                       ::testing::Range(0, static_cast<int>(testing::run_manifest().size()))),
+    [](const auto& info) {
+      return std::get<0>(info.param) + "_" + testing::run_case_name(std::get<1>(info.param));
+    });
 
 // Profiling a lowered run sees inside the delegate: each delegate node reports its own event
 // (source kDelegateEventSource) with its delegate handle and the handle of the call that ran
@@ -75,7 +77,8 @@ TEST(LoweredRun, ProfilesAttributeDelegateTimeToModules) {
   ASSERT_EQ(entry["model"], "conv1d.ptl");
   std::string dir = testing::fixture_path("run/" + entry["dir"].get<std::string>());
   std::vector<ops::IValue> inputs;
-  for (const auto& name : entry["inputs"]) inputs.push_back(runtime::read_input_file(dir + "/" + name.get<std::string>()));
+  for (const auto& name : entry["inputs"])
+    inputs.push_back(runtime::read_input_file(dir + "/" + name.get<std::string>()));
   runtime::Interpreter interpreter(model);
   profiler::RecordingSink sink;
   {
@@ -108,7 +111,8 @@ TEST(Lowering, WritesToBackendStructure) {
   std::string out = dir.file("lowered.ptl");
   LoweringOptions options;
   options.backend = "eager";
-  auto report = lower_model(testing::fixture_path("models/conv1d.ptl"), out, backends::EagerSupport(), options);
+  auto report = lower_model(testing::fixture_path("models/conv1d.ptl"), out,
+                            backends::EagerSupport(), options);
   ASSERT_EQ(report.partitions.size(), 1u);
   auto info = mobile::ModelInfo::load(out);
   Program program = lift(info);

@@ -30,7 +30,7 @@ class SelectedSupport final : public BackendSupport {
   const std::string& name() const override { return inner_.name(); }
   std::optional<std::string> why_unsupported(const Node& node) const override {
     if (auto why = inner_.why_unsupported(node)) return why;
-    if (chosen_.count(&node) == 0) return std::string(kNotSelected);
+    if (!chosen_.contains(&node)) return std::string(kNotSelected);
     return std::nullopt;
   }
 
@@ -42,7 +42,8 @@ class SelectedSupport final : public BackendSupport {
 // "layer1.0.conv1": the instances a node was inlined through, outermost first.
 std::string module_path(const Node& node) {
   std::string path;
-  for (const auto* frame = node.call_stack().get(); frame != nullptr; frame = frame->callee().get()) {
+  for (const auto* frame = node.call_stack().get(); frame != nullptr;
+       frame = frame->callee().get()) {
     const auto& instance = frame->module_instance();
     if (!instance || instance->instance_name.empty() || instance->instance_name == "SELF") continue;
     if (!path.empty()) path += '.';
@@ -53,7 +54,8 @@ std::string module_path(const Node& node) {
 
 bool in_modules(const std::string& path, const std::vector<std::string>& modules) {
   for (const auto& m : modules) {
-    if (path == m || (path.size() > m.size() && path.starts_with(m) && path[m.size()] == '.')) return true;
+    if (path == m || (path.size() > m.size() && path.starts_with(m) && path[m.size()] == '.'))
+      return true;
   }
   return false;
 }
@@ -65,11 +67,13 @@ class LoweringSupport final : public BackendSupport {
       : inner_(inner), modules_(modules) {}
   const std::string& name() const override { return inner_.name(); }
   std::optional<std::string> why_unsupported(const Node& node) const override {
-    if (!modules_.empty() && !in_modules(module_path(node), modules_)) return std::string(kOutsideModules);
+    if (!modules_.empty() && !in_modules(module_path(node), modules_))
+      return std::string(kOutsideModules);
     for (const Value* input : node.inputs()) {
       const Node* def = input->node();
       if (def->kind() == "prim::Constant" && def->attr("value").is(pickle::Value::Kind::kTensor)) {
-        return std::string("uses a tensor constant of the bytecode, which a payload cannot carry yet");
+        return std::string(
+            "uses a tensor constant of the bytecode, which a payload cannot carry yet");
       }
     }
     return inner_.why_unsupported(node);
@@ -103,7 +107,8 @@ debuginfo::SourceRange call_site(const Partition& partition) {
 // Returns (replaced value, replacement) per partition output.
 std::vector<std::pair<Value*, Value*>> replace_partition(Graph& graph, const Partition& partition,
                                                          const std::string& attribute,
-                                                         std::int64_t slot, const LoweredClass& cls) {
+                                                         std::int64_t slot,
+                                                         const LoweredClass& cls) {
   auto frame = std::make_shared<const debuginfo::InlinedCallStack>(
       debuginfo::ModuleInstance{cls.type, attribute}, call_site(partition),
       debuginfo::kNoSourceRangeTag, "forward", nullptr);
@@ -122,19 +127,22 @@ std::vector<std::pair<Value*, Value*>> replace_partition(Graph& graph, const Par
     n->output()->set_type(std::move(type));
     return n->output();
   };
-  Value* module = get_attr(graph.inputs().front(), attribute, slot, cls.type, "self.__backend.is_available()");
+  Value* module =
+      get_attr(graph.inputs().front(), attribute, slot, cls.type, "self.__backend.is_available()");
   Value* backend = get_attr(module, "__backend", lowered_slots::kBackend, cls.backend_type,
                             "self.__backend.is_available()");
   Node* inputs = place(graph.create("prim::ListConstruct", partition.inputs), "inputs");
   inputs->set_attr("type", pickle::Value::string("List[Any]"));
   inputs->output()->set_type("Any[]");
-  Node* available = place(graph.create("prim::CallMethod", {backend}), "self.__backend.is_available()");
+  Node* available =
+      place(graph.create("prim::CallMethod", {backend}), "self.__backend.is_available()");
   available->set_attr("name", pickle::Value::string("is_available"));
   available->set_attr("interface", pickle::Value::boolean(true));
   available->output()->set_type("bool");
   // if self.__backend.is_available(): execute; else: raise, as PyTorch's generated forward.
   const std::size_t n = partition.outputs.size();
-  Node* branch = place(graph.create("prim::If", {available->output()}, n), "if self.__backend.is_available():");
+  Node* branch = place(graph.create("prim::If", {available->output()}, n),
+                       "if self.__backend.is_available():");
   Block* run = branch->add_block();
   Block* refuse = branch->add_block();
   auto add = [&](Block* block, Node* node, std::string_view snippet) {
@@ -151,15 +159,19 @@ std::vector<std::pair<Value*, Value*>> replace_partition(Graph& graph, const Par
   Node* handle = add(run, graph.create("aten::__getitem__", {handles->output(), key->output()}),
                      "self.__handles[\"forward\"]");
   handle->set_overload("Dict_str");
-  Node* call = add(run, graph.create("prim::CallMethod", {backend, handle->output(), inputs->output()}), execute);
+  Node* call =
+      add(run, graph.create("prim::CallMethod", {backend, handle->output(), inputs->output()}),
+          execute);
   call->set_attr("name", pickle::Value::string("execute"));
   call->set_attr("interface", pickle::Value::boolean(true));
   call->output()->set_type("Any[]");
   Node* unpack = add(run, graph.create("prim::ListUnpack", {call->output()}, n), execute);
   for (std::size_t i = 0; i < n; ++i) run->add_output(unpack->output(i));
-  Node* message = add(refuse, graph.create_constant(pickle::Value::string("Exception: Backend is not available.")),
-                      "raise Exception(\"Backend is not available.\")");
-  Node* none = add(refuse, graph.create_constant(pickle::Value::none()), "raise Exception(\"Backend is not available.\")");
+  Node* message = add(
+      refuse, graph.create_constant(pickle::Value::string("Exception: Backend is not available.")),
+      "raise Exception(\"Backend is not available.\")");
+  Node* none = add(refuse, graph.create_constant(pickle::Value::none()),
+                   "raise Exception(\"Backend is not available.\")");
   add(refuse, graph.create("prim::RaiseException", {message->output(), none->output()}, 0),
       "raise Exception(\"Backend is not available.\")");
   for (std::size_t i = 0; i < n; ++i) {
@@ -197,10 +209,12 @@ std::vector<Node*> lowering_candidates(Graph& graph, const BackendSupport& suppo
 }
 
 LoweringReport lower_program(Program& program, const BackendSupport& support,
-                             const LoweringOptions& options, debuginfo::DebugInfoRecorder& recorder) {
+                             const LoweringOptions& options,
+                             debuginfo::DebugInfoRecorder& recorder) {
   Function* function = program.find(program.top_type + "." + options.method);
   if (function == nullptr) {
-    throw Error(ErrorKind::kNotFound, fmt::format("{} has no method '{}'", program.top_type, options.method));
+    throw Error(ErrorKind::kNotFound,
+                fmt::format("{} has no method '{}'", program.top_type, options.method));
   }
   if (!program.root_object.is(pickle::Value::Kind::kObject) ||
       !program.root_object.as_object().state.is(pickle::Value::Kind::kDict)) {
@@ -211,7 +225,8 @@ LoweringReport lower_program(Program& program, const BackendSupport& support,
   LoweringReport report;
   const std::vector<Node*> candidates = lowering_candidates(graph, support, options.modules);
   for (const Node* node : candidates) {
-    report.candidates.push_back({node->qualified_kind(), node->module_hierarchy(program.top_type, options.method),
+    report.candidates.push_back({node->qualified_kind(),
+                                 node->module_hierarchy(program.top_type, options.method),
                                  source_of(*node)});
   }
   std::set<const Node*> chosen;
@@ -224,7 +239,8 @@ LoweringReport lower_program(Program& program, const BackendSupport& support,
     }
   }
   SelectedSupport selected(narrowed, std::move(chosen));
-  const BackendSupport& used = options.only_candidates ? static_cast<const BackendSupport&>(selected) : narrowed;
+  const BackendSupport& used =
+      options.only_candidates ? static_cast<const BackendSupport&>(selected) : narrowed;
   PartitionPlan plan = partition_graph(graph, used, options.partition);
 
   for (const auto& r : plan.rejected) {
@@ -236,7 +252,8 @@ LoweringReport lower_program(Program& program, const BackendSupport& support,
   if (!options.modules.empty()) {
     for (const auto& m : options.modules) {
       bool found = false;
-      for_each_node(graph.block(), [&](Node* node) { found = found || in_modules(module_path(*node), {m}); });
+      for_each_node(graph.block(),
+                    [&](Node* node) { found = found || in_modules(module_path(*node), {m}); });
       if (!found) {
         throw Error(ErrorKind::kUsage, fmt::format("no node of {} comes from a module '{}'",
                                                    function->qualified_name, m));
@@ -267,7 +284,8 @@ LoweringReport lower_program(Program& program, const BackendSupport& support,
     for (const auto& n : nodes) {
       lowered.operators.push_back(n.node->qualified_kind());
       lowered.handles.push_back(n.handle);
-      lowered.module_hierarchies.push_back(n.node->module_hierarchy(program.top_type, options.method));
+      lowered.module_hierarchies.push_back(
+          n.node->module_hierarchy(program.top_type, options.method));
     }
     lowered.inputs = partition.inputs.size();
     lowered.outputs = partition.outputs.size();
@@ -275,16 +293,19 @@ LoweringReport lower_program(Program& program, const BackendSupport& support,
     lowered.program_bytes = text.size();
 
     pickle::Value method_spec = pickle::Value::dict({});
-    pickle::Value spec = pickle::Value::dict({{pickle::Value::string(options.method), method_spec}});
+    pickle::Value spec =
+        pickle::Value::dict({{pickle::Value::string(options.method), method_spec}});
     pickle::Value processed = pickle::Value::dict(
         {{pickle::Value::string(options.method),
-          pickle::Value::tuple({pickle::Value::string(text), pickle::Value::list(std::move(built.weights))})}});
+          pickle::Value::tuple(
+              {pickle::Value::string(text), pickle::Value::list(std::move(built.weights))})}});
     for (const auto* dict : {&method_spec, &spec, &processed}) {
       program.data_type_tags.emplace(dict->identity(), "Dict[str, Any]");
     }
     attributes.emplace_back(
         pickle::Value::string(lowered.attribute),
-        pickle::Value::object(cls.type, pickle::Value::tuple({spec, processed, pickle::Value::boolean(true)})));
+        pickle::Value::object(
+            cls.type, pickle::Value::tuple({spec, processed, pickle::Value::boolean(true)})));
     for (auto [from, to] : replace_partition(graph, partition, lowered.attribute,
                                              first_slot + static_cast<std::int64_t>(i), cls)) {
       replaced[from] = to;
@@ -311,9 +332,8 @@ LoweredModelBytes lower_model_bytes(const std::string& input, const BackendSuppo
   Program program = lift(model);
   auto passes = run_passes(program, options.passes);
   debuginfo::DebugInfoRecorder recorder;
-  LoweringReport report = with_context(input, [&] {
-    return lower_program(program, support, options, recorder);
-  });
+  LoweringReport report =
+      with_context(input, [&] { return lower_program(program, support, options, recorder); });
   report.passes = std::move(passes);
   EmittedProgram emitted = emit_program(program, options.handles, recorder);
   report.functions = emitted.bytecode.functions.size();
@@ -321,11 +341,13 @@ LoweredModelBytes lower_model_bytes(const std::string& input, const BackendSuppo
   return {std::move(report), program_model_bytes(model, program, emitted)};
 }
 
-std::vector<std::uint8_t> program_model_bytes(const mobile::ModelInfo& model, const Program& program,
+std::vector<std::uint8_t> program_model_bytes(const mobile::ModelInfo& model,
+                                              const Program& program,
                                               const EmittedProgram& emitted) {
   auto data = pickle::pickle(program.root_object, program.data_type_tags);
   bool has_debug = model.debug.has_callstack_map;
-  return mobile::write_model_bytes(model.archive, emitted.bytecode, has_debug ? &emitted.debug : nullptr, &data);
+  return mobile::write_model_bytes(model.archive, emitted.bytecode,
+                                   has_debug ? &emitted.debug : nullptr, &data);
 }
 
 }  // namespace symbolite::compiler

@@ -53,7 +53,7 @@ struct LoweredPartition {
 };
 
 struct LoweringRejection {
-  std::string node;              // "aten::lstm"
+  std::string node;  // "aten::lstm"
   std::string reason;
   std::string module_hierarchy;  // where the node came from
   std::string source;            // "model.py:12:8", empty when unknown
@@ -61,9 +61,9 @@ struct LoweringRejection {
 
 // A node the backend would take (before `only_candidates` narrows), in graph order.
 struct LoweringCandidate {
-  std::string node;              // "aten::relu"
+  std::string node;  // "aten::relu"
   std::string module_hierarchy;
-  std::string source;            // "model.py:12:8", empty when unknown
+  std::string source;  // "model.py:12:8", empty when unknown
 };
 
 struct LoweringReport {
@@ -84,7 +84,8 @@ std::vector<Node*> lowering_candidates(Graph& graph, const BackendSupport& suppo
 // `recorder`. Error(kUsage) for a module path that names no node; Error(kUnsupported) for a
 // partition that cannot be carried into a payload.
 LoweringReport lower_program(Program& program, const BackendSupport& support,
-                             const LoweringOptions& options, debuginfo::DebugInfoRecorder& recorder);
+                             const LoweringOptions& options,
+                             debuginfo::DebugInfoRecorder& recorder);
 
 struct LoweredModelBytes {
   LoweringReport report;
@@ -98,7 +99,8 @@ LoweredModelBytes lower_model_bytes(const std::string& input, const BackendSuppo
 
 // The .ptl of `program` as lifted from `model` and emitted as `emitted`: data.pkl from its
 // root object, debug records when `model` had them, every other record of `model` copied.
-std::vector<std::uint8_t> program_model_bytes(const mobile::ModelInfo& model, const Program& program,
+std::vector<std::uint8_t> program_model_bytes(const mobile::ModelInfo& model,
+                                              const Program& program,
                                               const EmittedProgram& emitted);
 
 // The same, written to `output`.

@@ -30,7 +30,8 @@ Cut prepare(const std::string& input, const BackendSupport& support, const Lower
   run_passes(cut.program, options.passes);
   cut.function = cut.program.find(cut.program.top_type + "." + options.method);
   if (cut.function == nullptr) {
-    throw Error(ErrorKind::kNotFound, fmt::format("{} has no method '{}'", cut.program.top_type, options.method));
+    throw Error(ErrorKind::kNotFound,
+                fmt::format("{} has no method '{}'", cut.program.top_type, options.method));
   }
   Graph& graph = *cut.function->graph;
   auto candidates = lowering_candidates(graph, support, options.modules);
@@ -39,9 +40,10 @@ Cut prepare(const std::string& input, const BackendSupport& support, const Lower
   }
   cut.node = candidates[candidate];
   if (cut.node->owning_block() != graph.block()) {
-    throw Error(ErrorKind::kUnsupported,
-                fmt::format("{} is inside a {}: only nodes of the method's own block can be isolated",
-                            cut.node->qualified_kind(), cut.node->owning_block()->owning_node()->kind()));
+    throw Error(
+        ErrorKind::kUnsupported,
+        fmt::format("{} is inside a {}: only nodes of the method's own block can be isolated",
+                    cut.node->qualified_kind(), cut.node->owning_block()->owning_node()->kind()));
   }
   std::set<Value*> seen;
   for (Value* v : cut.node->inputs()) {
@@ -73,13 +75,15 @@ void return_values(Function& function, const std::vector<Value*>& values, Node* 
 
 // Destroys every node of the method's block after `last`, latest first.
 void destroy_after(Graph& graph, Node* last) {
-  while (graph.block()->return_node()->prev() != last) graph.block()->return_node()->prev()->destroy();
+  while (graph.block()->return_node()->prev() != last)
+    graph.block()->return_node()->prev()->destroy();
 }
 
 std::vector<std::uint8_t> to_bytes(const Cut& cut) {
   verify(*cut.function->graph);
   debuginfo::DebugInfoRecorder recorder;
-  return program_model_bytes(cut.model, cut.program, emit_program(cut.program, HandleScheme::kCounter, recorder));
+  return program_model_bytes(cut.model, cut.program,
+                             emit_program(cut.program, HandleScheme::kCounter, recorder));
 }
 
 }  // namespace
@@ -94,9 +98,11 @@ IsolatedNode isolate_candidate(const std::string& input, const BackendSupport& s
     Graph& graph = *cut.function->graph;
     out.nodes_before = graph.node_count();
     if (cut.dynamic_inputs.empty()) {
-      throw Error(ErrorKind::kUnsupported,
-                  fmt::format("{} reads only constants and module attributes: the model is already minimal "
-                              "around it", cut.node->qualified_kind()));
+      throw Error(
+          ErrorKind::kUnsupported,
+          fmt::format("{} reads only constants and module attributes: the model is already minimal "
+                      "around it",
+                      cut.node->qualified_kind()));
     }
     Node* before = cut.node->prev();
     cut.node->owning_block()->return_node()->remove_all_inputs();
@@ -127,14 +133,15 @@ IsolatedNode isolate_candidate(const std::string& input, const BackendSupport& s
   // What the node reads statically, transitively; everything else before it goes.
   std::set<const Node*> keep = {node};
   for (Node* n = node; n != nullptr && !n->is_param(); n = n->prev()) {
-    if (keep.count(n) == 0) continue;
+    if (!keep.contains(n)) continue;
     for (const Value* v : n->inputs()) {
-      if (v->node()->owning_block() == graph.block() && !v->node()->is_param()) keep.insert(v->node());
+      if (v->node()->owning_block() == graph.block() && !v->node()->is_param())
+        keep.insert(v->node());
     }
   }
   for (Node* n = node->prev(); n != nullptr && !n->is_param();) {
     Node* previous = n->prev();
-    if (keep.count(n) == 0) n->destroy();
+    if (!keep.contains(n)) n->destroy();
     n = previous;
   }
   // The original inputs (after self) are unused now.

@@ -24,8 +24,9 @@ mobile::LoadedModel load(std::vector<std::uint8_t> bytes) {
 // nested.ptl's forward, lowered to eager, on its first valid call's inputs.
 struct NestedForward {
   std::string model = testing::fixture_path("models/nested.ptl");
-  std::vector<ops::IValue> inputs = {runtime::read_input_file(testing::fixture_path("run/nested/valid_0/input_0.npy")),
-                                     runtime::read_input_file(testing::fixture_path("run/nested/valid_0/input_1.npy"))};
+  std::vector<ops::IValue> inputs = {
+      runtime::read_input_file(testing::fixture_path("run/nested/valid_0/input_0.npy")),
+      runtime::read_input_file(testing::fixture_path("run/nested/valid_0/input_1.npy"))};
   backends::EagerSupport support;
   LoweringOptions options = eager();
   std::size_t candidates = lower_model_bytes(model, support, options).report.candidates.size();
@@ -77,11 +78,13 @@ TEST(NodeIsolation, TheLastNodeAloneGivesTheModelsResult) {
   NestedForward f;
   auto cut = isolate_candidate(f.model, f.support, f.options, f.candidates - 1);
   auto alone = load(cut.isolated);
-  auto got = runtime::Interpreter(alone).run_method("forward", f.captured(cut)).to_tensor().contiguous();
+  auto got =
+      runtime::Interpreter(alone).run_method("forward", f.captured(cut)).to_tensor().contiguous();
   auto whole = mobile::LoadedModel::load(f.model);
   auto want = runtime::Interpreter(whole).run_method("forward", f.inputs).to_tensor().contiguous();
   ASSERT_EQ(got.sizes(), want.sizes());
-  for (std::int64_t i = 0; i < want.numel(); ++i) EXPECT_EQ(got.data<float>()[i], want.data<float>()[i]);
+  for (std::int64_t i = 0; i < want.numel(); ++i)
+    EXPECT_EQ(got.data<float>()[i], want.data<float>()[i]);
 }
 
 }  // namespace

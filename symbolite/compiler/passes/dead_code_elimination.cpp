@@ -40,10 +40,11 @@ std::size_t sweep(Block* block) {
 
 bool has_side_effects(const Node& node) {
   static const std::set<std::string, std::less<>> effectful = {
-      "prim::SetAttr", "prim::RaiseException", "aten::warn", "prim::CallMethod", "prim::Print",
-      "aten::_assert", "prim::CreateObject", "aten::manual_seed", "aten::seed"};
+      "prim::SetAttr",      "prim::RaiseException", "aten::warn",
+      "prim::CallMethod",   "prim::Print",          "aten::_assert",
+      "prim::CreateObject", "aten::manual_seed",    "aten::seed"};
   const std::string& kind = node.kind();
-  if (effectful.count(kind) != 0) return true;
+  if (effectful.contains(kind)) return true;
   if (kind == "prim::If" || kind == "prim::Loop") {
     for (const Block* b : node.blocks()) {
       if (block_has_side_effects(b)) return true;
@@ -60,11 +61,21 @@ bool has_side_effects(const Node& node) {
     }
   }
   // Random operators change the generator's state.
-  static const std::set<std::string, std::less<>> random = {
-      "aten::rand", "aten::randn", "aten::randint", "aten::rand_like", "aten::randn_like",
-      "aten::randint_like", "aten::dropout", "aten::bernoulli", "aten::multinomial", "aten::normal",
-      "aten::randperm", "aten::uniform_", "aten::feature_dropout", "aten::alpha_dropout"};
-  return random.count(kind) != 0;
+  static const std::set<std::string, std::less<>> random = {"aten::rand",
+                                                            "aten::randn",
+                                                            "aten::randint",
+                                                            "aten::rand_like",
+                                                            "aten::randn_like",
+                                                            "aten::randint_like",
+                                                            "aten::dropout",
+                                                            "aten::bernoulli",
+                                                            "aten::multinomial",
+                                                            "aten::normal",
+                                                            "aten::randperm",
+                                                            "aten::uniform_",
+                                                            "aten::feature_dropout",
+                                                            "aten::alpha_dropout"};
+  return random.contains(kind);
 }
 
 std::size_t eliminate_dead_code(Graph& graph) {

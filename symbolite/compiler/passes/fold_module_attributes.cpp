@@ -8,14 +8,16 @@ namespace {
 
 bool is_immutable_scalar(const pickle::Value& v) {
   using Kind = pickle::Value::Kind;
-  return v.is(Kind::kBool) || v.is(Kind::kInt) || v.is(Kind::kDouble) || v.is(Kind::kString) || v.is_none();
+  return v.is(Kind::kBool) || v.is(Kind::kInt) || v.is(Kind::kDouble) || v.is(Kind::kString) ||
+         v.is_none();
 }
 
 std::set<std::string, std::less<>> written_attributes(const Program& program) {
   std::set<std::string, std::less<>> names;
   for (const auto& fn : program.functions) {
     for_each_node(fn.graph->block(), [&](Node* n) {
-      if (n->kind() == "prim::SetAttr" && n->has_attr("name")) names.emplace(n->attr("name").as_string());
+      if (n->kind() == "prim::SetAttr" && n->has_attr("name"))
+        names.emplace(n->attr("name").as_string());
     });
   }
   return names;
@@ -35,7 +37,7 @@ std::size_t fold_constant_ifs(Graph& graph) {
   // Outer ifs first; an inner one inside a dropped branch is destroyed with it.
   std::set<Node*> destroyed;
   for (Node* node : ifs) {
-    if (destroyed.count(node) != 0) continue;
+    if (destroyed.contains(node)) continue;
     bool taken_then = node->input(0)->node()->attr("value").as_bool();
     Block* taken = node->blocks()[taken_then ? 0 : 1];
     Block* dropped = node->blocks()[taken_then ? 1 : 0];
@@ -66,11 +68,12 @@ std::size_t fold_module_attributes(Program& program, Function& function) {
     if (n->kind() != "prim::GetAttr" || !n->has_attr("name")) return;
     auto owner = objects.find(n->input(0));
     if (owner == objects.end()) return;
-    const pickle::Value* value = pickle::object_attribute(*owner->second, n->attr("name").as_string());
+    const pickle::Value* value =
+        pickle::object_attribute(*owner->second, n->attr("name").as_string());
     if (value == nullptr) return;
     if (value->is(pickle::Value::Kind::kObject)) {
       objects[n->output()] = value;
-    } else if (is_immutable_scalar(*value) && written.count(n->attr("name").as_string()) == 0) {
+    } else if (is_immutable_scalar(*value) && !written.contains(n->attr("name").as_string())) {
       folds.emplace_back(n, *value);
     }
   });

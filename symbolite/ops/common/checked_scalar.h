@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/ivalue.h"
 #include "symbolite/ops/registry/op_error.h"
-#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/tensor/dtype.h"
 
 namespace symbolite::ops {

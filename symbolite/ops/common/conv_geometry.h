@@ -7,9 +7,9 @@
 namespace symbolite::ops::nn {
 
 struct ConvGeometry {
-  std::int64_t n, c, h, w;       // input
-  std::int64_t o, cg, kh, kw;    // weight: out channels, in channels per group, kernel
-  std::int64_t oh, ow;           // output
+  std::int64_t n, c, h, w;     // input
+  std::int64_t o, cg, kh, kw;  // weight: out channels, in channels per group, kernel
+  std::int64_t oh, ow;         // output
   std::int64_t sh, sw, ph, pw, dh, dw, groups;
 };
 

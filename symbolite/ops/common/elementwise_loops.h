@@ -8,11 +8,11 @@
 #include <string_view>
 #include <vector>
 
-#include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/operator_registry.h"
+#include "symbolite/support/parallel_for.h"
 #include "symbolite/tensor/broadcast.h"
 #include "symbolite/tensor/tensor.h"
-#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
 

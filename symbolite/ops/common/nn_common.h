@@ -9,23 +9,21 @@
 #include <string_view>
 #include <vector>
 
+#include "symbolite/ops/common/tensor_args.h"  // int_list_arg, the int[] reader
 #include "symbolite/ops/registry/ivalue.h"
 #include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/tensor/tensor.h"
 
 namespace symbolite::ops::nn {
 
-// An `int[]` argument: a list of ints, or a single int (TorchScript lets `int[2] stride=1`
-// take a bare int).
-std::vector<std::int64_t> int_list(const IValue& value);
 // A `Tensor?` argument: null for None.
 const tensor::Tensor* optional_tensor(const IValue& value);
 // "[1, 2]", as PyTorch prints an IntArrayRef.
 std::string format_ints(const std::vector<std::int64_t>& values);
 // A convolution's stride, padding, dilation, ... for `dim` spatial dimensions: one value
 // repeated, or exactly `dim` (PyTorch's message otherwise).
-std::vector<std::int64_t> expand_conv_param(const std::vector<std::int64_t>& param, const char* name,
-                                            std::int64_t dim);
+std::vector<std::int64_t> expand_conv_param(const std::vector<std::int64_t>& param,
+                                            const char* name, std::int64_t dim);
 // Error(kUnsupported) "<op>: symbolite implements float32 only, got Double".
 [[noreturn]] void unsupported_dtype(std::string_view op, tensor::DType dtype);
 // Error(kUnsupported) "<op>: symbolite implements float32 and float64 only, got Half".

@@ -39,10 +39,9 @@ struct CodeEntry {
   DType dtype;
 };
 constexpr CodeEntry kCodes[] = {
-    {0, DType::kUInt8},   {1, DType::kInt8},     {2, DType::kInt16},
-    {3, DType::kInt32},   {4, DType::kInt64},    {5, DType::kFloat16},
-    {6, DType::kFloat32}, {7, DType::kFloat64},  {11, DType::kBool},
-    {15, DType::kBFloat16},
+    {0, DType::kUInt8}, {1, DType::kInt8},      {2, DType::kInt16},   {3, DType::kInt32},
+    {4, DType::kInt64}, {5, DType::kFloat16},   {6, DType::kFloat32}, {7, DType::kFloat64},
+    {11, DType::kBool}, {15, DType::kBFloat16},
 };
 
 }  // namespace

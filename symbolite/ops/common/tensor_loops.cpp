@@ -26,9 +26,8 @@ template <typename To, typename From>
 void convert_loop(const Tensor& src, To* dst) {
   const From* in = src.data<From>();
   std::array<const std::int64_t*, 1> strides{src.strides().data()};
-  for_each_offset<1>(src.sizes(), strides, [&](const std::array<std::int64_t, 1>& o) {
-    *dst++ = convert<To>(in[o[0]]);
-  });
+  for_each_offset<1>(src.sizes(), strides,
+                     [&](const std::array<std::int64_t, 1>& o) { *dst++ = convert<To>(in[o[0]]); });
 }
 
 }  // namespace
@@ -59,8 +58,8 @@ Tensor scalar_tensor(const IValue& s, DType dtype) {
 void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
     std::size_t esize = tensor::element_size(src.dtype());
-    std::uint8_t* to = dst.storage().mutable_data() +
-                       static_cast<std::size_t>(dst.storage_offset()) * esize;
+    std::uint8_t* to =
+        dst.storage().mutable_data() + static_cast<std::size_t>(dst.storage_offset()) * esize;
     std::memmove(to, src.raw_data(), static_cast<std::size_t>(src.numel()) * esize);
     return;
   }
@@ -81,9 +80,10 @@ void copy_into(const Tensor& dst, const Tensor& src) {
 void check_no_internal_overlap(const Tensor& self) {
   for (std::size_t d = 0; d < self.sizes().size(); ++d) {
     if (self.sizes()[d] > 1 && self.strides()[d] == 0) {
-      fail("unsupported operation: more than one element of the written-to tensor refers to a "
-           "single memory location. Please clone() the tensor before performing the "
-           "operation.");
+      fail(
+          "unsupported operation: more than one element of the written-to tensor refers to a "
+          "single memory location. Please clone() the tensor before performing the "
+          "operation.");
     }
   }
 }

@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "symbolite/ops/registry/ivalue.h"
 #include "symbolite/ops/common/type_promotion.h"
+#include "symbolite/ops/registry/ivalue.h"
 #include "symbolite/tensor/tensor.h"
 
 namespace symbolite::ops {
@@ -25,15 +25,24 @@ template <typename F>
 decltype(auto) dispatch_all(tensor::DType dtype, std::string_view kernel, F&& f) {
   using tensor::DType;
   switch (dtype) {
-    case DType::kFloat32: return f(float{});
-    case DType::kFloat64: return f(double{});
-    case DType::kInt64: return f(std::int64_t{});
-    case DType::kInt32: return f(std::int32_t{});
-    case DType::kInt16: return f(std::int16_t{});
-    case DType::kInt8: return f(std::int8_t{});
-    case DType::kUInt8: return f(std::uint8_t{});
-    case DType::kBool: return f(bool{});
-    default: break;
+    case DType::kFloat32:
+      return f(float{});
+    case DType::kFloat64:
+      return f(double{});
+    case DType::kInt64:
+      return f(std::int64_t{});
+    case DType::kInt32:
+      return f(std::int32_t{});
+    case DType::kInt16:
+      return f(std::int16_t{});
+    case DType::kInt8:
+      return f(std::int8_t{});
+    case DType::kUInt8:
+      return f(std::uint8_t{});
+    case DType::kBool:
+      return f(bool{});
+    default:
+      break;
   }
   not_implemented(kernel, dtype);
 }

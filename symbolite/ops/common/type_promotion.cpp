@@ -23,16 +23,26 @@ namespace {
 // Index into PyTorch's promotion table (u1 i1 i2 i4 i8 f2 f4 f8 b1 bf).
 int table_index(DType d) {
   switch (d) {
-    case DType::kUInt8: return 0;
-    case DType::kInt8: return 1;
-    case DType::kInt16: return 2;
-    case DType::kInt32: return 3;
-    case DType::kInt64: return 4;
-    case DType::kFloat16: return 5;
-    case DType::kFloat32: return 6;
-    case DType::kFloat64: return 7;
-    case DType::kBool: return 8;
-    case DType::kBFloat16: return 9;
+    case DType::kUInt8:
+      return 0;
+    case DType::kInt8:
+      return 1;
+    case DType::kInt16:
+      return 2;
+    case DType::kInt32:
+      return 3;
+    case DType::kInt64:
+      return 4;
+    case DType::kFloat16:
+      return 5;
+    case DType::kFloat32:
+      return 6;
+    case DType::kFloat64:
+      return 7;
+    case DType::kBool:
+      return 8;
+    case DType::kBFloat16:
+      return 9;
   }
   return 0;
 }
@@ -40,10 +50,9 @@ int table_index(DType d) {
 }  // namespace
 
 DType promote_types(DType a, DType b) {
-  constexpr DType u1 = DType::kUInt8, i1 = DType::kInt8, i2 = DType::kInt16,
-                  i4 = DType::kInt32, i8 = DType::kInt64, f2 = DType::kFloat16,
-                  f4 = DType::kFloat32, f8 = DType::kFloat64, b1 = DType::kBool,
-                  bf = DType::kBFloat16;
+  constexpr DType u1 = DType::kUInt8, i1 = DType::kInt8, i2 = DType::kInt16, i4 = DType::kInt32,
+                  i8 = DType::kInt64, f2 = DType::kFloat16, f4 = DType::kFloat32,
+                  f8 = DType::kFloat64, b1 = DType::kBool, bf = DType::kBFloat16;
   // c10::promoteTypes without the complex and quantized rows.
   static constexpr DType table[10][10] = {
       /*        u1  i1  i2  i4  i8  f2  f4  f8  b1  bf */

@@ -21,7 +21,7 @@ namespace {
 struct Phases {
   std::int64_t rows = 0;
   std::int64_t cols = 0;
-  std::int64_t count = 0;  // sh * sw
+  std::int64_t count = 0;   // sh * sw
   std::vector<float> data;  // count x rows x cols, plus one row of slack
 };
 
@@ -71,8 +71,8 @@ void fill_phases(const float* src, const ConvGeometry& g, Phases& p) {
 // out[v] = bias + sum over taps t of w[t] * tap[t][v], for v in [0, n). Accumulators stay in
 // registers while every tap is added; several independent ones hide the FMA latency.
 __attribute__((target("avx512f"))) void tap_sum_avx512(float* out, const float* const* tap,
-                                                      const float* w, float bias,
-                                                      std::int64_t n, std::int64_t taps) {
+                                                       const float* w, float bias, std::int64_t n,
+                                                       std::int64_t taps) {
   std::int64_t v = 0;
   for (; v + 64 <= n; v += 64) {
     __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0;
@@ -101,8 +101,8 @@ __attribute__((target("avx512f"))) void tap_sum_avx512(float* out, const float* 
 }
 
 __attribute__((target("avx2,fma"))) void tap_sum_avx2(float* out, const float* const* tap,
-                                                     const float* w, float bias, std::int64_t n,
-                                                     std::int64_t taps) {
+                                                      const float* w, float bias, std::int64_t n,
+                                                      std::int64_t taps) {
   std::int64_t v = 0;
   for (; v + 32 <= n; v += 32) {
     __m256 a0 = _mm256_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0;
@@ -134,13 +134,13 @@ __attribute__((target("avx2,fma"))) void tap_sum_avx2(float* out, const float* c
 }
 
 // The x86-64 baseline: plain loops over blocks the compiler vectorizes with SSE2.
-void tap_sum_baseline(float* __restrict out, const float* const* tap, const float* w,
-                      float bias, std::int64_t n, std::int64_t taps) {
+void tap_sum_baseline(float* __restrict out, const float* const* tap, const float* w, float bias,
+                      std::int64_t n, std::int64_t taps) {
   constexpr std::int64_t kBlock = 16;
   std::int64_t v = 0;
   for (; v + kBlock <= n; v += kBlock) {
     float a[kBlock];
-    for (std::int64_t i = 0; i < kBlock; ++i) a[i] = bias;
+    for (float& i : a) i = bias;
     for (std::int64_t t = 0; t < taps; ++t) {
       float wt = w[t];
       const float* src = tap[t] + v;
@@ -171,8 +171,8 @@ TapSum tap_sum() {
 
 }  // namespace
 
-void depthwise_conv2d_by_plane(const float* in, const float* weight, const float* bias,
-                               float* out, const ConvGeometry& g) {
+void depthwise_conv2d_by_plane(const float* in, const float* weight, const float* bias, float* out,
+                               const ConvGeometry& g) {
   const std::int64_t mult = g.o / g.c;  // output channels per input channel
   const std::int64_t taps = g.kh * g.kw;
   const TapSum sum = tap_sum();
@@ -181,46 +181,46 @@ void depthwise_conv2d_by_plane(const float* in, const float* weight, const float
   const std::int64_t work_per_plane = std::max<std::int64_t>(1, g.oh * g.ow * taps * mult);
   parallel_for(g.n * g.c, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / work_per_plane),
                [&](std::int64_t first, std::int64_t last) {
-    // Scratch kept per thread: freshly allocated, these buffers (hundreds of KiB) come from
-    // mmap and page-fault on every call.
-    thread_local Phases phases;
-    thread_local std::vector<float> wide;  // the output plane at the phases' row pitch
-    prepare_phases(g, phases);
-    // Each tap's address in the phases: the same for every channel, since every channel is
-    // written into the same phases.
-    std::vector<const float*> tap(static_cast<std::size_t>(taps));
-    const std::int64_t plane = phases.rows * phases.cols;
-    for (std::int64_t ki = 0; ki < g.kh; ++ki) {
-      for (std::int64_t kj = 0; kj < g.kw; ++kj) {
-        std::int64_t dy = ki * g.dh;
-        std::int64_t dx = kj * g.dw;
-        std::int64_t phase = (dy % g.sh) * g.sw + dx % g.sw;
-        tap[static_cast<std::size_t>(ki * g.kw + kj)] =
-            phases.data.data() + phase * plane + (dy / g.sh) * phases.cols + dx / g.sw;
-      }
-    }
-    // Only the last output row is cut at the output width: reads stay inside the phase plus
-    // its slack row.
-    const std::int64_t span = (g.oh - 1) * phases.cols + g.ow;
-    const bool direct = phases.cols == g.ow;
-    if (!direct) wide.resize(static_cast<std::size_t>(span));
-    for (std::int64_t index = first; index < last; ++index) {
-      const std::int64_t n = index / g.c;
-      const std::int64_t c = index % g.c;
-      fill_phases(in + (n * g.c + c) * g.h * g.w, g, phases);
-      for (std::int64_t m = 0; m < mult; ++m) {
-        std::int64_t oc = c * mult + m;
-        float* dst = out + (n * g.o + oc) * g.oh * g.ow;
-        sum(direct ? dst : wide.data(), tap.data(), weight + oc * taps,
-            bias == nullptr ? 0.0f : bias[oc], span, taps);
-        if (direct) continue;
-        for (std::int64_t oy = 0; oy < g.oh; ++oy) {
-          std::memcpy(dst + oy * g.ow, wide.data() + oy * phases.cols,
-                      static_cast<std::size_t>(g.ow) * sizeof(float));
-        }
-      }
-    }
-  });
+                 // Scratch kept per thread: freshly allocated, these buffers (hundreds of KiB) come from
+                 // mmap and page-fault on every call.
+                 thread_local Phases phases;
+                 thread_local std::vector<float> wide;  // the output plane at the phases' row pitch
+                 prepare_phases(g, phases);
+                 // Each tap's address in the phases: the same for every channel, since every channel is
+                 // written into the same phases.
+                 std::vector<const float*> tap(static_cast<std::size_t>(taps));
+                 const std::int64_t plane = phases.rows * phases.cols;
+                 for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+                   for (std::int64_t kj = 0; kj < g.kw; ++kj) {
+                     std::int64_t dy = ki * g.dh;
+                     std::int64_t dx = kj * g.dw;
+                     std::int64_t phase = (dy % g.sh) * g.sw + dx % g.sw;
+                     tap[static_cast<std::size_t>(ki * g.kw + kj)] =
+                         phases.data.data() + phase * plane + (dy / g.sh) * phases.cols + dx / g.sw;
+                   }
+                 }
+                 // Only the last output row is cut at the output width: reads stay inside the phase plus
+                 // its slack row.
+                 const std::int64_t span = (g.oh - 1) * phases.cols + g.ow;
+                 const bool direct = phases.cols == g.ow;
+                 if (!direct) wide.resize(static_cast<std::size_t>(span));
+                 for (std::int64_t index = first; index < last; ++index) {
+                   const std::int64_t n = index / g.c;
+                   const std::int64_t c = index % g.c;
+                   fill_phases(in + (n * g.c + c) * g.h * g.w, g, phases);
+                   for (std::int64_t m = 0; m < mult; ++m) {
+                     std::int64_t oc = c * mult + m;
+                     float* dst = out + (n * g.o + oc) * g.oh * g.ow;
+                     sum(direct ? dst : wide.data(), tap.data(), weight + oc * taps,
+                         bias == nullptr ? 0.0f : bias[oc], span, taps);
+                     if (direct) continue;
+                     for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+                       std::memcpy(dst + oy * g.ow, wide.data() + oy * phases.cols,
+                                   static_cast<std::size_t>(g.ow) * sizeof(float));
+                     }
+                   }
+                 }
+               });
 }
 
 }  // namespace symbolite::ops::nn

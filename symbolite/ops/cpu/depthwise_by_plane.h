@@ -7,7 +7,7 @@
 namespace symbolite::ops::nn {
 
 // As depthwise_conv2d (depthwise_conv.h), with the same bits.
-void depthwise_conv2d_by_plane(const float* in, const float* weight, const float* bias,
-                               float* out, const ConvGeometry& g);
+void depthwise_conv2d_by_plane(const float* in, const float* weight, const float* bias, float* out,
+                               const ConvGeometry& g);
 
 }  // namespace symbolite::ops::nn

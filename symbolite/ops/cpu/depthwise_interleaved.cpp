@@ -1,6 +1,7 @@
 #include "symbolite/ops/cpu/depthwise_interleaved.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "symbolite/support/parallel_for.h"
@@ -19,16 +20,12 @@ namespace {
 //
 // Every member is inlined into the per-instruction-set functions below, so no vector value
 // crosses a call between code built for different instruction sets (what -Wpsabi warns of).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
-typedef float Vec16 __attribute__((vector_size(64)));
-typedef float Vec8 __attribute__((vector_size(32)));
-typedef float Vec4 __attribute__((vector_size(16)));
-typedef std::int32_t Index16 __attribute__((vector_size(64)));
-typedef std::int32_t Index8 __attribute__((vector_size(32)));
-typedef std::int32_t Index4 __attribute__((vector_size(16)));
+#pragma GCC diagnostic ignored "-Wpsabi"  // to the end of the file: GCC checks at instantiation
+using Vec16 = float __attribute__((vector_size(64)));
+using Vec8 = float __attribute__((vector_size(32)));
+using Vec4 = float __attribute__((vector_size(16)));
 
-template <typename Vec, typename Index>
+template <typename Vec>
 struct Block {
   static constexpr int L = sizeof(Vec) / sizeof(float);
   static constexpr int kPixels = 4;  // output pixels computed together, to hide FMA latency
@@ -42,21 +39,22 @@ struct Block {
     __builtin_memcpy(p, &v, sizeof v);
   }
 
+  // [a0, b0, a1, b1, ...] from the first (Offset 0) or second (Offset L/2) halves of a and b.
+  template <int Offset, int... K>
+  [[gnu::always_inline]] static inline Vec interleave(Vec a, Vec b,
+                                                      std::integer_sequence<int, K...>) {
+    return __builtin_shufflevector(a, b, (K / 2 + Offset + (K % 2) * L)...);
+  }
+
   // Transposes the L x L tile in `r` (row i = r[i]) in place: log2(L) rounds of interleaving
   // row j with row j + L/2 (the perfect-shuffle transpose).
   [[gnu::always_inline]] static inline void transpose(Vec* r) {
-    Index lo, hi;
-    for (int i = 0; i < L / 2; ++i) {
-      lo[2 * i] = i;
-      lo[2 * i + 1] = i + L;
-      hi[2 * i] = i + L / 2;
-      hi[2 * i + 1] = i + L / 2 + L;
-    }
+    constexpr auto lanes = std::make_integer_sequence<int, L>{};
     for (int round = 1; round < L; round *= 2) {
       Vec next[L];
       for (int j = 0; j < L / 2; ++j) {
-        next[2 * j] = __builtin_shuffle(r[j], r[j + L / 2], lo);
-        next[2 * j + 1] = __builtin_shuffle(r[j], r[j + L / 2], hi);
+        next[2 * j] = interleave<0>(r[j], r[j + L / 2], lanes);
+        next[2 * j + 1] = interleave<L / 2>(r[j], r[j + L / 2], lanes);
       }
       for (int j = 0; j < L; ++j) r[j] = next[j];
     }
@@ -98,8 +96,8 @@ struct Block {
   // the kernel size when known at compile time (fully unrolled), 0 otherwise.
   template <int KH, int KW>
   [[gnu::always_inline]] static inline void compute(const float* padded, std::int64_t cols,
-                                                    const float* w, Vec bias,
-                                                    const ConvGeometry& g, float* result) {
+                                                    const float* w, Vec bias, const ConvGeometry& g,
+                                                    float* result) {
     const std::int64_t kh = KH != 0 ? KH : g.kh;
     const std::int64_t kw = KW != 0 ? KW : g.kw;
     const std::int64_t step = g.sw * L;  // from one output pixel's taps to the next's
@@ -156,12 +154,12 @@ struct Block {
   }
 
   // Writes output channels [oc0, oc0 + lanes) of image `n`.
-  [[gnu::always_inline]] static inline void run(const float* in, const float* weight,
-                                                const float* bias, float* out,
-                                                const ConvGeometry& g, std::int64_t n,
-                                                std::int64_t oc0, std::int64_t lanes,
-                                                std::vector<float>& padded,
-                                                std::vector<float>& result) {
+  // `out` is written through the plane pointers taken from it (clang-tidy does not follow them).
+  [[gnu::always_inline]] static inline void run(
+      const float* in, const float* weight, const float* bias,
+      float* out,  // NOLINT(readability-non-const-parameter)
+      const ConvGeometry& g, std::int64_t n, std::int64_t oc0, std::int64_t lanes,
+      std::vector<float>& padded, std::vector<float>& result) {
     const std::int64_t mult = g.o / g.c;
     const std::int64_t taps = g.kh * g.kw;
     const std::int64_t rows = g.h + 2 * g.ph;
@@ -199,7 +197,6 @@ struct Block {
     unpack(result.data(), plane, lanes, dst);
   }
 };
-#pragma GCC diagnostic pop
 
 using BlockFn = void (*)(const float*, const float*, const float*, float*, const ConvGeometry&,
                          std::int64_t, std::int64_t, std::int64_t, std::vector<float>&,
@@ -207,24 +204,28 @@ using BlockFn = void (*)(const float*, const float*, const float*, float*, const
 
 // One copy of the block per instruction set, picked at run time. `a += w * x` contracts to
 // an FMA where the target has one (GCC contracts across statements' operands by default).
-__attribute__((target("avx512f"))) void block_avx512(
-    const float* in, const float* weight, const float* bias, float* out, const ConvGeometry& g,
-    std::int64_t n, std::int64_t oc0, std::int64_t lanes, std::vector<float>& padded,
-    std::vector<float>& result) {
-  Block<Vec16, Index16>::run(in, weight, bias, out, g, n, oc0, lanes, padded, result);
+__attribute__((target("avx512f"))) void block_avx512(const float* in, const float* weight,
+                                                     const float* bias, float* out,
+                                                     const ConvGeometry& g, std::int64_t n,
+                                                     std::int64_t oc0, std::int64_t lanes,
+                                                     std::vector<float>& padded,
+                                                     std::vector<float>& result) {
+  Block<Vec16>::run(in, weight, bias, out, g, n, oc0, lanes, padded, result);
 }
 
-__attribute__((target("avx2,fma"))) void block_avx2(
-    const float* in, const float* weight, const float* bias, float* out, const ConvGeometry& g,
-    std::int64_t n, std::int64_t oc0, std::int64_t lanes, std::vector<float>& padded,
-    std::vector<float>& result) {
-  Block<Vec8, Index8>::run(in, weight, bias, out, g, n, oc0, lanes, padded, result);
+__attribute__((target("avx2,fma"))) void block_avx2(const float* in, const float* weight,
+                                                    const float* bias, float* out,
+                                                    const ConvGeometry& g, std::int64_t n,
+                                                    std::int64_t oc0, std::int64_t lanes,
+                                                    std::vector<float>& padded,
+                                                    std::vector<float>& result) {
+  Block<Vec8>::run(in, weight, bias, out, g, n, oc0, lanes, padded, result);
 }
 
 void block_baseline(const float* in, const float* weight, const float* bias, float* out,
                     const ConvGeometry& g, std::int64_t n, std::int64_t oc0, std::int64_t lanes,
                     std::vector<float>& padded, std::vector<float>& result) {
-  Block<Vec4, Index4>::run(in, weight, bias, out, g, n, oc0, lanes, padded, result);
+  Block<Vec4>::run(in, weight, bias, out, g, n, oc0, lanes, padded, result);
 }
 
 struct Kernel {
@@ -255,17 +256,17 @@ void depthwise_conv2d_interleaved(const float* in, const float* weight, const fl
       std::max<std::int64_t>(1, g.oh * g.ow * g.kh * g.kw * kernel.lanes);
   parallel_for(g.n * blocks, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / work_per_block),
                [&](std::int64_t first, std::int64_t last) {
-    // Scratch kept per thread: freshly allocated, these buffers (up to a few MiB) come from
-    // mmap and page-fault on every call.
-    thread_local std::vector<float> padded;
-    thread_local std::vector<float> result;
-    for (std::int64_t index = first; index < last; ++index) {
-      const std::int64_t n = index / blocks;
-      const std::int64_t oc0 = (index % blocks) * kernel.lanes;
-      kernel.fn(in, weight, bias, out, g, n, oc0, std::min(kernel.lanes, g.o - oc0), padded,
-                result);
-    }
-  });
+                 // Scratch kept per thread: freshly allocated, these buffers (up to a few MiB) come from
+                 // mmap and page-fault on every call.
+                 thread_local std::vector<float> padded;
+                 thread_local std::vector<float> result;
+                 for (std::int64_t index = first; index < last; ++index) {
+                   const std::int64_t n = index / blocks;
+                   const std::int64_t oc0 = (index % blocks) * kernel.lanes;
+                   kernel.fn(in, weight, bias, out, g, n, oc0, std::min(kernel.lanes, g.o - oc0),
+                             padded, result);
+                 }
+               });
 }
 
 }  // namespace symbolite::ops::nn

@@ -53,9 +53,9 @@ class SingleOpenMpThread {
   int previous_;
 };
 
-void sgemm_block(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-                 const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
-                 std::int64_t ldc) {
+void sgemm_block(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                 float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+                 float beta, float* c, std::int64_t ldc) {
   SingleOpenMpThread one;
   dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a,
                                     lda, b, ldb, beta, c, ldc);
@@ -67,37 +67,41 @@ void sgemm_block(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std
 
 }  // namespace
 
-void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
-           float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
-           float beta, float* c, std::int64_t ldc) {
+void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+           const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+           std::int64_t ldc) {
   const int threads = threads_for(m * n * k, kMultiplyAddsPerThread);
-  if (threads <= 1) return sgemm_block(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (threads <= 1)
+    return sgemm_block(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   // Blocks of C's rows (with A's) or of its columns (with B's), whichever is longer; each
   // element of C is still one dot product over all of k.
   if (m >= n) {
     parallel_for(m, (m + threads - 1) / threads, [&](std::int64_t begin, std::int64_t end) {
       const float* a_block = trans_a ? a + begin : a + begin * lda;
-      sgemm_block(trans_a, trans_b, end - begin, n, k, alpha, a_block, lda, b, ldb, beta, c + begin * ldc, ldc);
+      sgemm_block(trans_a, trans_b, end - begin, n, k, alpha, a_block, lda, b, ldb, beta,
+                  c + begin * ldc, ldc);
     });
   } else {
     // Column blocks in multiples of 16 floats, so each block's rows start on a vector.
     const std::int64_t blocks = (n + 15) / 16;
-    parallel_for(blocks, (blocks + threads - 1) / threads, [&](std::int64_t begin, std::int64_t end) {
-      const std::int64_t first = begin * 16;
-      const std::int64_t last = std::min(n, end * 16);
-      const float* b_block = trans_b ? b + first * ldb : b + first;
-      sgemm_block(trans_a, trans_b, m, last - first, k, alpha, a, lda, b_block, ldb, beta, c + first, ldc);
-    });
+    parallel_for(blocks, (blocks + threads - 1) / threads,
+                 [&](std::int64_t begin, std::int64_t end) {
+                   const std::int64_t first = begin * 16;
+                   const std::int64_t last = std::min(n, end * 16);
+                   const float* b_block = trans_b ? b + first * ldb : b + first;
+                   sgemm_block(trans_a, trans_b, m, last - first, k, alpha, a, lda, b_block, ldb,
+                               beta, c + first, ldc);
+                 });
   }
 }
 
-void dgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
-           double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
-           double beta, double* c, std::int64_t ldc) {
+void dgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+           const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
+           double* c, std::int64_t ldc) {
   // One thread: OpenBLAS's serial flavour has none of its own.
   cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, blas_dim(m), blas_dim(n), blas_dim(k), alpha,
-              a, blas_dim(lda), b, blas_dim(ldb), beta, c, blas_dim(ldc));
+              trans_b ? CblasTrans : CblasNoTrans, blas_dim(m), blas_dim(n), blas_dim(k), alpha, a,
+              blas_dim(lda), b, blas_dim(ldb), beta, c, blas_dim(ldc));
 }
 
 }  // namespace symbolite::ops

@@ -16,11 +16,11 @@ namespace symbolite::ops {
 
 // C (m x n, leading dimension ldc) = alpha * op(A) * op(B) + beta * C, all row-major; op(X)
 // is X or its transpose. With beta == 0, C is not read.
-void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
-           float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
-           float beta, float* c, std::int64_t ldc);
-void dgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
-           double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
-           double beta, double* c, std::int64_t ldc);
+void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+           const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+           std::int64_t ldc);
+void dgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+           const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
+           double* c, std::int64_t ldc);
 
 }  // namespace symbolite::ops

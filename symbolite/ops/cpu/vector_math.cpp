@@ -36,7 +36,6 @@ Isa isa() {
   return best;
 }
 
-
 void exp_f32_serial(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::exp_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::exp_f32(in, out, n);
@@ -85,7 +84,8 @@ void hardswish_f32_serial(const float* in, float* out, std::int64_t n) {
 // any thread count.
 constexpr std::int64_t kElementsPerThread = 32768;
 
-void split(const float* in, float* out, std::int64_t n, void (*serial)(const float*, float*, std::int64_t)) {
+void split(const float* in, float* out, std::int64_t n,
+           void (*serial)(const float*, float*, std::int64_t)) {
   parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
     serial(in + begin, out + begin, end - begin);
   });
@@ -94,9 +94,13 @@ void split(const float* in, float* out, std::int64_t n, void (*serial)(const flo
 }  // namespace
 
 void exp_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, exp_f32_serial); }
-void sigmoid_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, sigmoid_f32_serial); }
+void sigmoid_f32(const float* in, float* out, std::int64_t n) {
+  split(in, out, n, sigmoid_f32_serial);
+}
 void silu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, silu_f32_serial); }
 void tanh_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, tanh_f32_serial); }
-void hardswish_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, hardswish_f32_serial); }
+void hardswish_f32(const float* in, float* out, std::int64_t n) {
+  split(in, out, n, hardswish_f32_serial);
+}
 
 }  // namespace symbolite::ops::vec

@@ -48,8 +48,9 @@ void elu(Stack& s) {
 }
 void elu_(Stack& s) {
   IValue input_scale = pop(s), scale = pop(s), alpha = pop(s), self = pop(s);
-  push_in_place(s, self, elu_impl(self.to_tensor(), scalar_double(alpha), scalar_double(scale),
-                                  scalar_double(input_scale)));
+  push_in_place(s, self,
+                elu_impl(self.to_tensor(), scalar_double(alpha), scalar_double(scale),
+                         scalar_double(input_scale)));
 }
 
 Tensor celu_impl(const Tensor& x, const IValue& alpha) {
@@ -109,7 +110,8 @@ void threshold_(Stack& s) {
 }
 
 Tensor mish_impl(const Tensor& x) {
-  return floating_map(x, "mish_cpu", [](double v) { return v * std::tanh(std::log1p(std::exp(v))); });
+  return floating_map(x, "mish_cpu",
+                      [](double v) { return v * std::tanh(std::log1p(std::exp(v))); });
 }
 void mish(Stack& s) { s.emplace_back(mish_impl(pop(s).to_tensor())); }
 void mish_(Stack& s) {
@@ -139,16 +141,14 @@ void softshrink(Stack& s) {
     fail(fmt::format("lambda must be greater or equal to 0, but found to be {}.",
                      scalar_text(lambd)));
   }
-  s.emplace_back(floating_map(self.to_tensor(), "softshrink_cpu", [l](double v) {
-    return v > l ? v - l : (v < -l ? v + l : 0.0);
-  }));
+  s.emplace_back(floating_map(self.to_tensor(), "softshrink_cpu",
+                              [l](double v) { return v > l ? v - l : (v < -l ? v + l : 0.0); }));
 }
 void hardshrink(Stack& s) {
   IValue lambd = pop(s), self = pop(s);
   double l = scalar_double(lambd);
-  s.emplace_back(floating_map(self.to_tensor(), "hardshrink_cpu", [l](double v) {
-    return (v >= -l && v <= l) ? 0.0 : v;
-  }));
+  s.emplace_back(floating_map(self.to_tensor(), "hardshrink_cpu",
+                              [l](double v) { return (v >= -l && v <= l) ? 0.0 : v; }));
 }
 
 // log_sigmoid: min(x, 0) - log1p(exp(-|x|)), stable at both ends.
@@ -169,9 +169,10 @@ void prelu(Stack& s) {
   std::int64_t channels = x.dim() > 1 ? x.sizes()[1] : 1;
   std::int64_t params = w.numel();
   if (params != 1 && params != channels) {
-    fail(fmt::format("Mismatch of parameter numbers and input channel size. Found parameter "
-                     "numbers = {} and channel size = {}.",
-                     params, channels));
+    fail(
+        fmt::format("Mismatch of parameter numbers and input channel size. Found parameter "
+                    "numbers = {} and channel size = {}.",
+                    params, channels));
   }
   if (w.dim() > 1) {
     fail(fmt::format("prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = {}",
@@ -205,7 +206,8 @@ void glu(Stack& s) {
   if (dim_arg < -n || dim_arg >= n) {
     throw OpError("IndexError",
                   fmt::format("Dimension out of range (expected to be in range of [{}, {}], but "
-                              "got {})", -n, n - 1, dim_arg));
+                              "got {})",
+                              -n, n - 1, dim_arg));
   }
   std::int64_t dim = dim_arg < 0 ? dim_arg + n : dim_arg;
   std::int64_t size = x.sizes()[static_cast<std::size_t>(dim)];
@@ -214,8 +216,11 @@ void glu(Stack& s) {
   }
   if (!is_floating(x.dtype())) not_implemented("glu_cpu", x.dtype());
   std::int64_t half = size / 2;
-  Tensor a = run_op("aten::slice.Tensor", {self, dim, IValue(std::int64_t{0}), half, IValue(std::int64_t{1})}).to_tensor();
-  Tensor b = run_op("aten::slice.Tensor", {self, dim, half, size, IValue(std::int64_t{1})}).to_tensor();
+  Tensor a = run_op("aten::slice.Tensor",
+                    {self, dim, IValue(std::int64_t{0}), half, IValue(std::int64_t{1})})
+                 .to_tensor();
+  Tensor b =
+      run_op("aten::slice.Tensor", {self, dim, half, size, IValue(std::int64_t{1})}).to_tensor();
   s.emplace_back(dispatch_floating(x.dtype(), "glu_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     return binary_kernel<T>(a, b, [](T u, T v) {

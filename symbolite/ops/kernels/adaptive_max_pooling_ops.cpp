@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/nn_common.h"
-#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/op_error.h"
 
 namespace symbolite::ops::nn {
 namespace {
@@ -34,9 +34,10 @@ std::pair<Tensor, Tensor> adaptive_max_pool2d_impl(const Tensor& input, const In
   }
   for (std::int64_t i = 1; i < ndim; ++i) {
     if (input.sizes()[static_cast<std::size_t>(i)] <= 0) {
-      fail(fmt::format("adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
-                       "dimensions, but input has sizes {} with dimension {} being empty",
-                       format_ints(input.sizes()), i));
+      fail(
+          fmt::format("adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
+                      "dimensions, but input has sizes {} with dimension {} being empty",
+                      format_ints(input.sizes()), i));
     }
   }
   if (output_size.size() != 2) {
@@ -95,7 +96,7 @@ std::pair<Tensor, Tensor> adaptive_max_pool2d_impl(const Tensor& input, const In
 
 // aten::adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
 void adaptive_max_pool2d(Stack& s) {
-  Ints output_size = int_list(pop(s));
+  Ints output_size = int_list_arg(pop(s));
   IValue input = pop(s);
   auto [out, indices] = adaptive_max_pool2d_impl(input.to_tensor(), output_size);
   s.emplace_back(std::move(out));
@@ -112,12 +113,14 @@ Tensor reshape_view(const Tensor& t, Ints sizes) {
 
 // aten::adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
 void adaptive_max_pool1d(Stack& s) {
-  Ints output_size = int_list(pop(s));
+  Ints output_size = int_list_arg(pop(s));
   IValue input_arg = pop(s);
   const Tensor& input = input_arg.to_tensor();
   if (input.dim() < 2 || input.dim() >= 4) {
-    fail(fmt::format("Expected 2 to 3 dimensions, but got {}-dimensional tensor for argument #1 "
-                     "'self' (while checking arguments for adaptive_max_pool1d)", input.dim()));
+    fail(
+        fmt::format("Expected 2 to 3 dimensions, but got {}-dimensional tensor for argument #1 "
+                    "'self' (while checking arguments for adaptive_max_pool1d)",
+                    input.dim()));
   }
   if (output_size.size() != 1) {
     fail(fmt::format("adaptive_max_pool1d() argument 'output_size' should contain one int (got {})",
@@ -135,7 +138,7 @@ void adaptive_max_pool1d(Stack& s) {
 // aten::adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor): the same
 // over depth, height and width; indices flat within each (D, H, W) input volume.
 void adaptive_max_pool3d(Stack& s) {
-  Ints output_size = int_list(pop(s));
+  Ints output_size = int_list_arg(pop(s));
   IValue input_arg = pop(s);
   const Tensor& input = input_arg.to_tensor();
   const std::int64_t ndim = input.dim();
@@ -145,9 +148,10 @@ void adaptive_max_pool3d(Stack& s) {
   }
   for (std::int64_t i = 1; i < ndim; ++i) {
     if (input.sizes()[static_cast<std::size_t>(i)] <= 0) {
-      fail(fmt::format("adaptive_max_pool3d(): Expected input to have non-zero size for non-batch "
-                       "dimensions, but input has sizes {} with dimension {} being empty",
-                       format_ints(input.sizes()), i));
+      fail(
+          fmt::format("adaptive_max_pool3d(): Expected input to have non-zero size for non-batch "
+                      "dimensions, but input has sizes {} with dimension {} being empty",
+                      format_ints(input.sizes()), i));
     }
   }
   if (output_size.size() != 3) {

@@ -20,7 +20,8 @@ using tensor::Tensor;
 
 // Rows [part*d, (part+1)*d) of a [3d, ...] weight or [3d] bias.
 IValue third(const Tensor& t, std::int64_t part, std::int64_t d) {
-  return run_op("aten::slice.Tensor", {t, std::int64_t{0}, part * d, (part + 1) * d, std::int64_t{1}});
+  return run_op("aten::slice.Tensor",
+                {t, std::int64_t{0}, part * d, (part + 1) * d, std::int64_t{1}});
 }
 
 // [B, T, D] -> [B, heads, T, D/heads]
@@ -53,21 +54,28 @@ void native_multi_head_attention(Stack& s) {
   }
   if (heads <= 0 || embed_dim % heads != 0) fail("embed_dim must be divisible by num_heads");
   if (!mask.is_none()) {
-    throw Error(ErrorKind::kUnsupported, "aten::_native_multi_head_attention with a mask is not supported yet");
+    throw Error(ErrorKind::kUnsupported,
+                "aten::_native_multi_head_attention with a mask is not supported yet");
   }
-  const Tensor q = split_heads(run_op("aten::linear", {query, third(qkv_w, 0, embed_dim), third(qkv_b, 0, embed_dim)}),
-                               heads);
-  const Tensor k = split_heads(run_op("aten::linear", {key, third(qkv_w, 1, embed_dim), third(qkv_b, 1, embed_dim)}),
-                               heads);
+  const Tensor q = split_heads(
+      run_op("aten::linear", {query, third(qkv_w, 0, embed_dim), third(qkv_b, 0, embed_dim)}),
+      heads);
+  const Tensor k = split_heads(
+      run_op("aten::linear", {key, third(qkv_w, 1, embed_dim), third(qkv_b, 1, embed_dim)}), heads);
   const Tensor v = split_heads(
-      run_op("aten::linear", {value, third(qkv_w, 2, embed_dim), third(qkv_b, 2, embed_dim)}), heads);
-  const double scale = std::sqrt(static_cast<double>(embed_dim / heads));
+      run_op("aten::linear", {value, third(qkv_w, 2, embed_dim), third(qkv_b, 2, embed_dim)}),
+      heads);
+  // The head dimension is an integer division, as in PyTorch.
+  const double scale =
+      std::sqrt(static_cast<double>(embed_dim / heads));  // NOLINT(bugprone-integer-division)
   IValue scaled = run_op("aten::div.Scalar", {q, scale});
   IValue kt = run_op("aten::transpose.int", {k, std::int64_t{-1}, std::int64_t{-2}});
-  IValue attn = run_op("aten::softmax.int", {run_op("aten::matmul", {scaled, kt}), std::int64_t{-1}});
+  IValue attn =
+      run_op("aten::softmax.int", {run_op("aten::matmul", {scaled, kt}), std::int64_t{-1}});
   IValue ctx = run_op("aten::matmul", {attn, v});  // [B, heads, T, head_dim]
   const std::int64_t b = query.sizes()[0], n = query.sizes()[1];
-  ctx = run_op("aten::reshape", {run_op("aten::permute", {ctx, ints({0, 2, 1, 3})}), ints({b, n, embed_dim})});
+  ctx = run_op("aten::reshape",
+               {run_op("aten::permute", {ctx, ints({0, 2, 1, 3})}), ints({b, n, embed_dim})});
   IValue out = run_op("aten::linear", {ctx, proj_w, proj_b});
   IValue weights;
   if (!need_weights) {
@@ -84,7 +92,9 @@ void native_multi_head_attention(Stack& s) {
 }  // namespace
 
 void register_attention_ops(OperatorRegistry& r) {
-  r.add({"aten::_native_multi_head_attention", 13, {IValue(), IValue(true), IValue(true), IValue()},
+  r.add({"aten::_native_multi_head_attention",
+         13,
+         {IValue(), IValue(true), IValue(true), IValue()},
          native_multi_head_attention});
 }
 

@@ -15,11 +15,11 @@
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/conv_geometry.h"
+#include "symbolite/ops/common/nn_common.h"
+#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/depthwise_conv.h"
 #include "symbolite/ops/cpu/gemm.h"
-#include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/registry/op_error.h"
-#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops::nn {
@@ -47,13 +47,14 @@ constexpr std::int64_t kElementsPerThread = 32768;
 template <typename T>
 void fill_bias(T* out, const Geometry& g, const T* bias) {
   const std::int64_t plane = g.oh * g.ow;
-  parallel_for(g.n * g.o, std::max<std::int64_t>(1, kElementsPerThread / std::max<std::int64_t>(1, plane)),
+  parallel_for(g.n * g.o,
+               std::max<std::int64_t>(1, kElementsPerThread / std::max<std::int64_t>(1, plane)),
                [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t index = first; index < last; ++index) {
-      T b = bias == nullptr ? T(0) : bias[index % g.o];
-      std::fill_n(out + index * plane, plane, b);
-    }
-  });
+                 for (std::int64_t index = first; index < last; ++index) {
+                   T b = bias == nullptr ? T(0) : bias[index % g.o];
+                   std::fill_n(out + index * plane, plane, b);
+                 }
+               });
 }
 
 // Columns of one group's input: row (c, ki, kj), column (oh, ow).
@@ -63,35 +64,35 @@ void im2col(const T* in, const Geometry& g, T* col) {
   const std::int64_t per_channel = std::max<std::int64_t>(1, g.kh * g.kw * out_plane);
   parallel_for(g.cg, std::max<std::int64_t>(1, kElementsPerThread / per_channel),
                [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t c = first; c < last; ++c) {
-      const T* plane = in + c * g.h * g.w;
-      for (std::int64_t ki = 0; ki < g.kh; ++ki) {
-        for (std::int64_t kj = 0; kj < g.kw; ++kj) {
-          T* row = col + ((c * g.kh + ki) * g.kw + kj) * out_plane;
-          std::int64_t off = kj * g.dw - g.pw;
-          std::int64_t lo = 0;
-          std::int64_t hi = 0;
-          valid_range(off, g.sw, g.w, g.ow, lo, hi);
-          for (std::int64_t oh = 0; oh < g.oh; ++oh) {
-            T* dst = row + oh * g.ow;
-            std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-            if (ih < 0 || ih >= g.h) {
-              std::fill_n(dst, g.ow, T(0));
-              continue;
-            }
-            const T* src = plane + ih * g.w + off;
-            std::fill_n(dst, lo, T(0));
-            if (g.sw == 1) {
-              std::copy(src + lo, src + hi, dst + lo);
-            } else {
-              for (std::int64_t x = lo; x < hi; ++x) dst[x] = src[x * g.sw];
-            }
-            std::fill(dst + hi, dst + g.ow, T(0));
-          }
-        }
-      }
-    }
-  });
+                 for (std::int64_t c = first; c < last; ++c) {
+                   const T* plane = in + c * g.h * g.w;
+                   for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+                     for (std::int64_t kj = 0; kj < g.kw; ++kj) {
+                       T* row = col + ((c * g.kh + ki) * g.kw + kj) * out_plane;
+                       std::int64_t off = kj * g.dw - g.pw;
+                       std::int64_t lo = 0;
+                       std::int64_t hi = 0;
+                       valid_range(off, g.sw, g.w, g.ow, lo, hi);
+                       for (std::int64_t oh = 0; oh < g.oh; ++oh) {
+                         T* dst = row + oh * g.ow;
+                         std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+                         if (ih < 0 || ih >= g.h) {
+                           std::fill_n(dst, g.ow, T(0));
+                           continue;
+                         }
+                         const T* src = plane + ih * g.w + off;
+                         std::fill_n(dst, lo, T(0));
+                         if (g.sw == 1) {
+                           std::copy(src + lo, src + hi, dst + lo);
+                         } else {
+                           for (std::int64_t x = lo; x < hi; ++x) dst[x] = src[x * g.sw];
+                         }
+                         std::fill(dst + hi, dst + g.ow, T(0));
+                       }
+                     }
+                   }
+                 }
+               });
 }
 
 // out = conv(in, weight), or out += conv(...) when `accumulate`.
@@ -146,8 +147,10 @@ void check_backend(const Ints& kernel, const Ints& dilation) {
     fail(fmt::format("dilation should be greater than zero, but got {}", format_ints(dilation)));
   }
   if (bad_kernel) {
-    fail(fmt::format("kernel size should be greater than zero, but got kernel_height: {} "
-                     "kernel_width: {}", kernel[0], kernel[1]));
+    fail(
+        fmt::format("kernel size should be greater than zero, but got kernel_height: {} "
+                    "kernel_width: {}",
+                    kernel[0], kernel[1]));
   }
 }
 
@@ -172,15 +175,17 @@ void add_frame(const Tensor& y, Tensor& out, std::int64_t t) {
   }
 }
 
-Tensor convolution_3d(const Tensor& input, const Tensor& weight, const Tensor* bias, const Ints& stride,
-                      const Ints& padding, const Ints& dilation, std::int64_t groups) {
+Tensor convolution_3d(const Tensor& input, const Tensor& weight, const Tensor* bias,
+                      const Ints& stride, const Ints& padding, const Ints& dilation,
+                      std::int64_t groups) {
   const Tensor x = input.contiguous();
   const Tensor w = weight.contiguous();
   const Ints& is = x.sizes();  // N, C, T, H, W
   const Ints& ws = w.sizes();  // O, C/g, KT, KH, KW
   if (x.numel() == 0) {
-    fail(fmt::format("Only zero batch or zero channel inputs are supported, but got input shape: {}",
-                     format_ints(is)));
+    fail(
+        fmt::format("Only zero batch or zero channel inputs are supported, but got input shape: {}",
+                    format_ints(is)));
   }
   const std::int64_t ot = (is[2] + 2 * padding[0] - dilation[0] * (ws[2] - 1) - 1) / stride[0] + 1;
   auto frame = [&](const Tensor& t, std::int64_t index, std::int64_t rows) {
@@ -197,18 +202,23 @@ Tensor convolution_3d(const Tensor& input, const Tensor& weight, const Tensor* b
   std::vector<Tensor> taps, frames;
   for (std::int64_t kt = 0; kt < ws[2]; ++kt) taps.push_back(frame(w, kt, ws[0] * ws[1]));
   for (std::int64_t ti = 0; ti < is[2]; ++ti) frames.push_back(frame(x, ti, is[0] * is[1]));
-  const Ints s2 = {stride[1], stride[2]}, p2 = {padding[1], padding[2]}, d2 = {dilation[1], dilation[2]};
+  const Ints s2 = {stride[1], stride[2]}, p2 = {padding[1], padding[2]},
+             d2 = {dilation[1], dilation[2]};
   // The frame geometry, from one 2-d convolution.
-  Tensor first = convolution(frames.front(), taps.front(), nullptr, s2, p2, d2, false, {0, 0}, groups);
+  Tensor first =
+      convolution(frames.front(), taps.front(), nullptr, s2, p2, d2, false, {0, 0}, groups);
   Tensor out = Tensor::empty({is[0], ws[0], ot, first.sizes()[2], first.sizes()[3]}, x.dtype());
   for (std::int64_t t = 0; t < ot; ++t) {
     for (std::int64_t kt = 0; kt < ws[2]; ++kt) {
       const std::int64_t ti = t * stride[0] - padding[0] + kt * dilation[0];
       if (ti < 0 || ti >= is[2]) continue;
-      Tensor y = convolution(frames[static_cast<std::size_t>(ti)], taps[static_cast<std::size_t>(kt)], nullptr, s2,
-                             p2, d2, false, {0, 0}, groups);
-      if (x.dtype() == DType::kFloat64) add_frame<double>(y, out, t);
-      else add_frame<float>(y, out, t);
+      Tensor y =
+          convolution(frames[static_cast<std::size_t>(ti)], taps[static_cast<std::size_t>(kt)],
+                      nullptr, s2, p2, d2, false, {0, 0}, groups);
+      if (x.dtype() == DType::kFloat64)
+        add_frame<double>(y, out, t);
+      else
+        add_frame<float>(y, out, t);
     }
   }
   if (bias != nullptr) {
@@ -222,8 +232,10 @@ Tensor convolution_3d(const Tensor& input, const Tensor& weight, const Tensor* b
         }
       }
     };
-    if (x.dtype() == DType::kFloat64) add_bias(out.mutable_data<double>(), b.data<double>());
-    else add_bias(out.mutable_data<float>(), b.data<float>());
+    if (x.dtype() == DType::kFloat64)
+      add_bias(out.mutable_data<double>(), b.data<double>());
+    else
+      add_bias(out.mutable_data<float>(), b.data<float>());
   }
   return out;
 }
@@ -249,32 +261,41 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   if (any(output_padding, [](std::int64_t p) { return p < 0; })) {
     fail("negative output_padding is not supported");
   }
-  if (any(stride, [](std::int64_t p) { return p <= 0; })) fail("non-positive stride is not supported");
+  if (any(stride, [](std::int64_t p) { return p <= 0; }))
+    fail("non-positive stride is not supported");
   if (input.dim() != k) {
-    fail(fmt::format("Expected {0}-dimensional input for {0}-dimensional weight {1}, but got "
-                     "{2}-dimensional input of size {3} instead",
-                     k, format_ints(ws), input.dim(), format_ints(is)));
+    fail(
+        fmt::format("Expected {0}-dimensional input for {0}-dimensional weight {1}, but got "
+                    "{2}-dimensional input of size {3} instead",
+                    k, format_ints(ws), input.dim(), format_ints(is)));
   }
   if (ws[0] < groups) {
-    fail(fmt::format("Given groups={0}, expected weight to be at least {0} at dimension 0, but "
-                     "got weight of size {1} instead", groups, format_ints(ws)));
+    fail(
+        fmt::format("Given groups={0}, expected weight to be at least {0} at dimension 0, but "
+                    "got weight of size {1} instead",
+                    groups, format_ints(ws)));
   }
   if (ws[0] % groups != 0) {
-    fail(fmt::format("Given groups={0}, expected weight to be divisible by {0} at dimension 0, "
-                     "but got weight of size [{1}] instead", groups, format_ints(ws)));
+    fail(
+        fmt::format("Given groups={0}, expected weight to be divisible by {0} at dimension 0, "
+                    "but got weight of size [{1}] instead",
+                    groups, format_ints(ws)));
   }
   if (transposed) {
-    throw Error(ErrorKind::kUnsupported, "aten::_convolution: transposed convolution is not supported");
+    throw Error(ErrorKind::kUnsupported,
+                "aten::_convolution: transposed convolution is not supported");
   }
   if (is[1] != ws[1] * groups) {
-    fail(fmt::format("Given groups={}, weight of size {}, expected input{} to have {} channels, "
-                     "but got {} channels instead",
-                     groups, format_ints(ws), format_ints(is), ws[1] * groups, is[1]));
+    fail(
+        fmt::format("Given groups={}, weight of size {}, expected input{} to have {} channels, "
+                    "but got {} channels instead",
+                    groups, format_ints(ws), format_ints(is), ws[1] * groups, is[1]));
   }
   if (bias != nullptr && !(bias->dim() == 1 && bias->sizes()[0] == ws[0])) {
-    fail(fmt::format("Given weight of size {}, expected bias to be 1-dimensional with {} "
-                     "elements, but got bias of size {} instead",
-                     format_ints(ws), ws[0], format_ints(bias->sizes())));
+    fail(
+        fmt::format("Given weight of size {}, expected bias to be 1-dimensional with {} "
+                    "elements, but got bias of size {} instead",
+                    format_ints(ws), ws[0], format_ints(bias->sizes())));
   }
   Ints padded;
   Ints kernel;
@@ -286,9 +307,10 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
     kernel_fits = kernel_fits && padded.back() >= kernel.back();
   }
   if (!kernel_fits) {
-    fail(fmt::format("Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel "
-                     "size can't be greater than actual input size",
-                     fmt::join(padded, " x "), fmt::join(kernel, " x ")));
+    fail(
+        fmt::format("Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel "
+                    "size can't be greater than actual input size",
+                    fmt::join(padded, " x "), fmt::join(kernel, " x ")));
   }
   if (dim > 3) {
     throw Error(ErrorKind::kUnsupported,
@@ -308,15 +330,18 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   }
   const Ints& xs = x.sizes();
   const Ints& wts = wt.sizes();
-  Geometry g{xs[0], xs[1], xs[2], xs[3], wts[0], wts[1], wts[2], wts[3], 0, 0,
-             stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], groups};
+  Geometry g{xs[0],      xs[1],      xs[2],       xs[3],       wts[0],    wts[1],
+             wts[2],     wts[3],     0,           0,           stride[0], stride[1],
+             padding[0], padding[1], dilation[0], dilation[1], groups};
   if (x.numel() == 0 && g.n != 0 && g.c != 0) {
-    fail(fmt::format("Only zero batch or zero channel inputs are supported, but got input shape: {}",
-                     format_ints(xs)));
+    fail(
+        fmt::format("Only zero batch or zero channel inputs are supported, but got input shape: {}",
+                    format_ints(xs)));
   }
   if (g.n != 0 && g.c != 0) check_backend({g.kh, g.kw}, {g.dh, g.dw});
   if (weight.dtype() != input.dtype()) {
-    fail(fmt::format("expected scalar type {} but found {}", tensor::scalar_type_name(input.dtype()),
+    fail(fmt::format("expected scalar type {} but found {}",
+                     tensor::scalar_type_name(input.dtype()),
                      tensor::scalar_type_name(weight.dtype())));
   }
   DType dtype = input.dtype();
@@ -340,8 +365,8 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
       run_conv<double>(x, wt, bias == nullptr ? nullptr : b.data<double>(),
                        out.mutable_data<double>(), g);
     } else {
-      run_conv<float>(x, wt, bias == nullptr ? nullptr : b.data<float>(),
-                      out.mutable_data<float>(), g);
+      run_conv<float>(x, wt, bias == nullptr ? nullptr : b.data<float>(), out.mutable_data<float>(),
+                      g);
     }
   }
   if (dim == 1) out = view_as(out, {g.n, g.o, g.ow});
@@ -382,8 +407,10 @@ std::pair<Tensor, bool> batchify(const Tensor& input, std::int64_t spatial, cons
   std::int64_t unbatched = spatial + 1;
   bool batched = input.dim() == unbatched + 1;
   if (input.dim() != unbatched && !batched) {
-    fail(fmt::format("Expected {}D (unbatched) or {}D (batched) input to {}, but got input of "
-                     "size: {}", unbatched, unbatched + 1, name, format_ints(input.sizes())));
+    fail(
+        fmt::format("Expected {}D (unbatched) or {}D (batched) input to {}, but got input of "
+                    "size: {}",
+                    unbatched, unbatched + 1, name, format_ints(input.sizes())));
   }
   if (batched) return {input, true};
   Tensor x = input.contiguous();
@@ -403,8 +430,8 @@ void conv_nd(Stack& s) {
   const char* name = Spatial == 1 ? "conv1d" : Spatial == 2 ? "conv2d" : "conv3d";
   ConvCall c = pop_conv_args(s);
   auto [x, batched] = batchify(c.input.to_tensor(), Spatial, name);
-  Tensor out = convolution(x, c.weight.to_tensor(), optional_tensor(c.bias), int_list(c.stride),
-                           int_list(c.padding), int_list(c.dilation), false, {0}, c.groups);
+  Tensor out = convolution(x, c.weight.to_tensor(), optional_tensor(c.bias), int_list_arg(c.stride),
+                           int_list_arg(c.padding), int_list_arg(c.dilation), false, {0}, c.groups);
   s.emplace_back(unbatch(out, batched));
 }
 
@@ -438,9 +465,12 @@ Tensor pad_end_typed(const Tensor& x, const Ints& extra) {
 Tensor pad_end(const Tensor& input, const Ints& extra) {
   Tensor x = input.contiguous();
   switch (x.dtype()) {
-    case DType::kFloat32: return pad_end_typed<float>(x, extra);
-    case DType::kFloat64: return pad_end_typed<double>(x, extra);
-    default: unsupported_float_dtype("aten::conv (padding='same')", x.dtype());
+    case DType::kFloat32:
+      return pad_end_typed<float>(x, extra);
+    case DType::kFloat64:
+      return pad_end_typed<double>(x, extra);
+    default:
+      unsupported_float_dtype("aten::conv (padding='same')", x.dtype());
   }
 }
 
@@ -452,8 +482,8 @@ void conv_nd_padding_mode(Stack& s) {
   auto [x, batched] = batchify(c.input.to_tensor(), Spatial, name);
   const Tensor& weight = c.weight.to_tensor();
   const Tensor* bias = optional_tensor(c.bias);
-  Ints stride = int_list(c.stride);
-  Ints dilation = int_list(c.dilation);
+  Ints stride = int_list_arg(c.stride);
+  Ints dilation = int_list_arg(c.dilation);
   const std::string& mode = c.padding.to_string();
   Tensor out;
   if (mode == "valid") {
@@ -463,9 +493,10 @@ void conv_nd_padding_mode(Stack& s) {
     if (k <= 2) fail("weight should have at least three dimensions");
     auto dim = static_cast<std::size_t>(k - 2);
     if (k != x.dim()) {
-      fail(fmt::format("Expected {0}-dimensional input for {0}-dimensional weight{1}, but got "
-                       "{2}-dimensional input of size {3} instead",
-                       k, format_ints(weight.sizes()), x.dim(), format_ints(x.sizes())));
+      fail(
+          fmt::format("Expected {0}-dimensional input for {0}-dimensional weight{1}, but got "
+                      "{2}-dimensional input of size {3} instead",
+                      k, format_ints(weight.sizes()), x.dim(), format_ints(x.sizes())));
     }
     if (stride.size() != dim && stride.size() != 1) {
       fail(fmt::format("stride cannot broadcast to {} dimensions", dim));
@@ -499,8 +530,8 @@ template <int NumArgs>
 void underscore_convolution(Stack& s) {
   IValue* a = last(s, NumArgs);
   Tensor out = convolution(a[0].to_tensor(), a[1].to_tensor(), optional_tensor(a[2]),
-                           int_list(a[3]), int_list(a[4]), int_list(a[5]), a[6].to_bool(),
-                           int_list(a[7]), a[8].to_int());
+                           int_list_arg(a[3]), int_list_arg(a[4]), int_list_arg(a[5]),
+                           a[6].to_bool(), int_list_arg(a[7]), a[8].to_int());
   drop(s, NumArgs);
   s.emplace_back(std::move(out));
 }
@@ -508,15 +539,21 @@ void underscore_convolution(Stack& s) {
 }  // namespace
 
 void register_conv_ops(OperatorRegistry& r) {
-  r.add({"aten::conv2d", 7, {IValue(), ints({1, 1}), ints({0, 0}), ints({1, 1}), IValue(1)},
+  r.add({"aten::conv2d",
+         7,
+         {IValue(), ints({1, 1}), ints({0, 0}), ints({1, 1}), IValue(1)},
          conv_nd<2>});
   r.add({"aten::conv1d", 7, {IValue(), ints({1}), ints({0}), ints({1}), IValue(1)}, conv_nd<1>});
-  r.add({"aten::conv3d", 7, {IValue(), ints({1, 1, 1}), ints({0, 0, 0}), ints({1, 1, 1}), IValue(1)},
+  r.add({"aten::conv3d",
+         7,
+         {IValue(), ints({1, 1, 1}), ints({0, 0, 0}), ints({1, 1, 1}), IValue(1)},
          conv_nd<3>});
-  r.add({"aten::conv2d.padding", 7,
+  r.add({"aten::conv2d.padding",
+         7,
          {IValue(), ints({1, 1}), IValue::string("valid"), ints({1, 1}), IValue(1)},
          conv_nd_padding_mode<2>});
-  r.add({"aten::conv1d.padding", 7,
+  r.add({"aten::conv1d.padding",
+         7,
          {IValue(), ints({1}), IValue::string("valid"), ints({1}), IValue(1)},
          conv_nd_padding_mode<1>});
   r.add({"aten::_convolution", 13, {}, underscore_convolution<13>});

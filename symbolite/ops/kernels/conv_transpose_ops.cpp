@@ -83,8 +83,9 @@ void scatter(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& out, 
 //   int[] padding, int[] output_padding, int groups, int[] dilation) -> Tensor
 template <int Spatial>
 void conv_transpose(Stack& s) {
-  const char* name = Spatial == 1 ? "conv_transpose1d" : Spatial == 2 ? "conv_transpose2d"
-                                                                        : "conv_transpose3d";
+  const char* name = Spatial == 1   ? "conv_transpose1d"
+                     : Spatial == 2 ? "conv_transpose2d"
+                                    : "conv_transpose3d";
   IValue dilation_arg = pop(s);
   const std::int64_t groups = pop(s).to_int();
   IValue output_padding_arg = pop(s);
@@ -103,9 +104,10 @@ void conv_transpose(Stack& s) {
   const std::int64_t unbatched = Spatial + 1;
   const bool batched = input.dim() == unbatched + 1;
   if (input.dim() != unbatched && !batched) {
-    fail(fmt::format("Expected {}D (unbatched) or {}D (batched) input to {}, but got input of "
-                     "size: {}",
-                     unbatched, unbatched + 1, name, format_ints(input.sizes())));
+    fail(
+        fmt::format("Expected {}D (unbatched) or {}D (batched) input to {}, but got input of "
+                    "size: {}",
+                    unbatched, unbatched + 1, name, format_ints(input.sizes())));
   }
   Tensor x = input.contiguous();
   if (!batched) {
@@ -113,16 +115,18 @@ void conv_transpose(Stack& s) {
     sizes.insert(sizes.begin(), 1);
     x = view_as(x, sizes);
   }
-  const Ints stride = expand_conv_param(int_list(stride_arg), "stride", Spatial);
-  const Ints padding = expand_conv_param(int_list(padding_arg), "padding", Spatial);
-  const Ints output_padding = expand_conv_param(int_list(output_padding_arg), "output_padding", Spatial);
-  const Ints dilation = expand_conv_param(int_list(dilation_arg), "dilation", Spatial);
+  const Ints stride = expand_conv_param(int_list_arg(stride_arg), "stride", Spatial);
+  const Ints padding = expand_conv_param(int_list_arg(padding_arg), "padding", Spatial);
+  const Ints output_padding =
+      expand_conv_param(int_list_arg(output_padding_arg), "output_padding", Spatial);
+  const Ints dilation = expand_conv_param(int_list_arg(dilation_arg), "dilation", Spatial);
   const Ints& ws = weight.sizes();
   const Ints& is = x.sizes();
   if (weight.dim() != Spatial + 2) {
-    fail(fmt::format("Expected {0}-dimensional input for {0}-dimensional weight {1}, but got "
-                     "{2}-dimensional input of size {3} instead",
-                     weight.dim(), format_ints(ws), x.dim(), format_ints(is)));
+    fail(
+        fmt::format("Expected {0}-dimensional input for {0}-dimensional weight {1}, but got "
+                    "{2}-dimensional input of size {3} instead",
+                    weight.dim(), format_ints(ws), x.dim(), format_ints(is)));
   }
   if (groups <= 0) fail("non-positive groups is not supported");
   for (auto p : padding) {
@@ -135,25 +139,29 @@ void conv_transpose(Stack& s) {
     if (p <= 0) fail("non-positive stride is not supported");
   }
   if (ws[0] < groups) {
-    fail(fmt::format("Given groups={0}, expected weight to be at least {0} at dimension 0, but "
-                     "got weight of size {1} instead",
-                     groups, format_ints(ws)));
+    fail(
+        fmt::format("Given groups={0}, expected weight to be at least {0} at dimension 0, but "
+                    "got weight of size {1} instead",
+                    groups, format_ints(ws)));
   }
   if (ws[0] % groups != 0) {
-    fail(fmt::format("Given groups={0}, expected weight to be divisible by {0} at dimension 0, "
-                     "but got weight of size [{1}] instead",
-                     groups, format_ints(ws)));
+    fail(
+        fmt::format("Given groups={0}, expected weight to be divisible by {0} at dimension 0, "
+                    "but got weight of size [{1}] instead",
+                    groups, format_ints(ws)));
   }
   if (is[1] != ws[0]) {
-    fail(fmt::format("Given transposed=1, weight of size {}, expected input{} to have {} "
-                     "channels, but got {} channels instead",
-                     format_ints(ws), format_ints(is), ws[0], is[1]));
+    fail(
+        fmt::format("Given transposed=1, weight of size {}, expected input{} to have {} "
+                    "channels, but got {} channels instead",
+                    format_ints(ws), format_ints(is), ws[0], is[1]));
   }
   const std::int64_t cout = ws[1] * groups;
   if (bias != nullptr && !(bias->dim() == 1 && bias->sizes()[0] == cout)) {
-    fail(fmt::format("Given transposed=1, weight of size {}, expected bias to be 1-dimensional "
-                     "with {} elements, but got bias of size {} instead",
-                     format_ints(ws), cout, format_ints(bias->sizes())));
+    fail(
+        fmt::format("Given transposed=1, weight of size {}, expected bias to be 1-dimensional "
+                    "with {} elements, but got bias of size {} instead",
+                    format_ints(ws), cout, format_ints(bias->sizes())));
   }
   if (weight.dtype() != x.dtype()) {
     fail(fmt::format("expected scalar type {} but found {}", tensor::scalar_type_name(x.dtype()),
@@ -196,9 +204,10 @@ void conv_transpose(Stack& s) {
     too_small = too_small || out_sp.back() < 1;
   }
   if (too_small) {
-    fail(fmt::format("Given input size per channel: ({}). Calculated output size per channel: "
-                     "({}). Output size is too small",
-                     fmt::join(in_sp, " x "), fmt::join(out_sp, " x ")));
+    fail(
+        fmt::format("Given input size per channel: ({}). Calculated output size per channel: "
+                    "({}). Output size is too small",
+                    fmt::join(in_sp, " x "), fmt::join(out_sp, " x ")));
   }
   Ints out_sizes = {is[0], cout};
   out_sizes.insert(out_sizes.end(), out_sp.begin(), out_sp.end());
@@ -206,8 +215,8 @@ void conv_transpose(Stack& s) {
   Tensor w = weight.contiguous();
   if (out.numel() != 0) {
     if (x.dtype() == DType::kFloat64) {
-      scatter<double>(x, w, bias, out, to3(in_sp, 1), to3(k_sp, 1), to3(out_sp, 1),
-                      to3(stride, 1), to3(padding, 0), to3(dilation, 1), groups);
+      scatter<double>(x, w, bias, out, to3(in_sp, 1), to3(k_sp, 1), to3(out_sp, 1), to3(stride, 1),
+                      to3(padding, 0), to3(dilation, 1), groups);
     } else {
       scatter<float>(x, w, bias, out, to3(in_sp, 1), to3(k_sp, 1), to3(out_sp, 1), to3(stride, 1),
                      to3(padding, 0), to3(dilation, 1), groups);
@@ -220,12 +229,18 @@ void conv_transpose(Stack& s) {
 }  // namespace
 
 void register_conv_transpose_ops(OperatorRegistry& r) {
-  r.add({"aten::conv_transpose1d", 8,
-         {IValue(), ints({1}), ints({0}), ints({0}), IValue(1), ints({1})}, conv_transpose<1>});
-  r.add({"aten::conv_transpose2d.input", 8,
-         {IValue(), IValue(1), IValue(0), IValue(0), IValue(1), IValue(1)}, conv_transpose<2>});
-  r.add({"aten::conv_transpose3d.input", 8,
-         {IValue(), IValue(1), IValue(0), IValue(0), IValue(1), IValue(1)}, conv_transpose<3>});
+  r.add({"aten::conv_transpose1d",
+         8,
+         {IValue(), ints({1}), ints({0}), ints({0}), IValue(1), ints({1})},
+         conv_transpose<1>});
+  r.add({"aten::conv_transpose2d.input",
+         8,
+         {IValue(), IValue(1), IValue(0), IValue(0), IValue(1), IValue(1)},
+         conv_transpose<2>});
+  r.add({"aten::conv_transpose3d.input",
+         8,
+         {IValue(), IValue(1), IValue(0), IValue(0), IValue(1), IValue(1)},
+         conv_transpose<3>});
 }
 
 }  // namespace symbolite::ops::nn

@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "symbolite/ops/registry/kernel_families.h"
-#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/tensor/broadcast.h"
 
 namespace symbolite::ops {
@@ -112,10 +112,14 @@ Sizes strides_like(const Tensor& t, const IValue& memory_format) {
   switch (format) {
     case kPreserveFormat:
       return is_non_overlapping_and_dense(t) ? t.strides() : infer_dense_strides(t);
-    case kContiguousFormat: return tensor::contiguous_strides(t.sizes());
-    case kChannelsLast: return channels_last_strides(t.sizes(), 4, "channels_last");
-    case kChannelsLast3d: return channels_last_strides(t.sizes(), 5, "channels_last_3d");
-    default: fail(fmt::format("unknown memory format {}", format));
+    case kContiguousFormat:
+      return tensor::contiguous_strides(t.sizes());
+    case kChannelsLast:
+      return channels_last_strides(t.sizes(), 4, "channels_last");
+    case kChannelsLast3d:
+      return channels_last_strides(t.sizes(), 5, "channels_last_3d");
+    default:
+      fail(fmt::format("unknown memory format {}", format));
   }
 }
 
@@ -182,7 +186,8 @@ void new_zeros(Stack& s) {
   drop(s, 6);
   for (std::int64_t n : size) {
     if (n < 0) {
-      fail(fmt::format("Trying to create tensor with negative dimension {}: {}", n, tensor::format_sizes(size)));
+      fail(fmt::format("Trying to create tensor with negative dimension {}: {}", n,
+                       tensor::format_sizes(size)));
     }
   }
   s.emplace_back(Tensor::empty(size, dtype));
@@ -197,12 +202,13 @@ void copy_(Stack& s) {
   const Tensor& src = src_v.to_tensor();
   Sizes shape = tensor::broadcast_shapes(self.sizes(), src.sizes());
   if (shape != self.sizes()) {
-    fail(fmt::format("output with shape {} doesn't match the broadcast shape {}", tensor::format_sizes(self.sizes()),
-                     tensor::format_sizes(shape)));
+    fail(fmt::format("output with shape {} doesn't match the broadcast shape {}",
+                     tensor::format_sizes(self.sizes()), tensor::format_sizes(shape)));
   }
   check_no_internal_overlap(self);
-  Tensor expanded = Tensor::from_storage(src.storage(), src.dtype(), self.sizes(),
-                                         broadcast_strides(src, self.sizes()), src.storage_offset());
+  Tensor expanded =
+      Tensor::from_storage(src.storage(), src.dtype(), self.sizes(),
+                           broadcast_strides(src, self.sizes()), src.storage_offset());
   if (self.storage().is_view()) {
     // A read-only view of the model file: copy-on-write, as assign_in_place does.
     s.emplace_back(to_dtype(expanded, self.dtype()));

@@ -48,46 +48,59 @@ TargetLayout target_layout(const Tensor& targets, const std::vector<std::int64_t
       pos += target_lengths[static_cast<std::size_t>(b)];
     }
     if (targets.sizes()[0] != pos) {
-      fail(fmt::format("Expected tensor to have size {} at dimension 0, but got size {} for argument #2 'targets'{}",
-                       pos, targets.sizes()[0], kChecking));
+      fail(
+          fmt::format("Expected tensor to have size {} at dimension 0, but got size {} for "
+                      "argument #2 'targets'{}",
+                      pos, targets.sizes()[0], kChecking));
     }
     return l;
   }
   if (targets.sizes()[0] != batch) {
-    fail(fmt::format("Expected tensor to have size {} at dimension 0, but got size {} for argument #2 'targets'{}",
-                     batch, targets.sizes()[0], kChecking));
+    fail(
+        fmt::format("Expected tensor to have size {} at dimension 0, but got size {} for argument "
+                    "#2 'targets'{}",
+                    batch, targets.sizes()[0], kChecking));
   }
   if (targets.sizes()[1] < l.max_length) {
-    fail(fmt::format("Expected tensor to have size at least {} at dimension 1, but got size {} for argument #2 "
-                     "'targets'{}",
-                     l.max_length, targets.sizes()[1], kChecking));
+    fail(fmt::format(
+        "Expected tensor to have size at least {} at dimension 1, but got size {} for argument #2 "
+        "'targets'{}",
+        l.max_length, targets.sizes()[1], kChecking));
   }
   l.stride = 1;
-  for (std::int64_t b = 0; b < batch; ++b) l.offsets[static_cast<std::size_t>(b)] = b * targets.sizes()[1];
+  for (std::int64_t b = 0; b < batch; ++b)
+    l.offsets[static_cast<std::size_t>(b)] = b * targets.sizes()[1];
   return l;
 }
 
 // The negative log likelihood of each batch entry's target.
 template <typename T>
-Tensor ctc_forward(const Tensor& log_probs, const Tensor& targets, const std::vector<std::int64_t>& input_lengths,
+Tensor ctc_forward(const Tensor& log_probs, const Tensor& targets,
+                   const std::vector<std::int64_t>& input_lengths,
                    const std::vector<std::int64_t>& target_lengths, std::int64_t blank) {
   if (log_probs.dim() != 3) {
-    fail(fmt::format("Expected 3-dimensional tensor, but got {}-dimensional tensor for argument #1 'log_probs'{}",
-                     log_probs.dim(), kChecking));
+    fail(
+        fmt::format("Expected 3-dimensional tensor, but got {}-dimensional tensor for argument #1 "
+                    "'log_probs'{}",
+                    log_probs.dim(), kChecking));
   }
   if (targets.dim() < 1 || targets.dim() > 2) {
-    fail(fmt::format("Expected 1 to 2 dimensions, but got {}-dimensional tensor for argument #2 'targets'{}",
-                     targets.dim(), kChecking));
+    fail(fmt::format(
+        "Expected 1 to 2 dimensions, but got {}-dimensional tensor for argument #2 'targets'{}",
+        targets.dim(), kChecking));
   }
-  const std::int64_t max_input = log_probs.sizes()[0], batch = log_probs.sizes()[1], labels = log_probs.sizes()[2];
+  const std::int64_t max_input = log_probs.sizes()[0], batch = log_probs.sizes()[1],
+                     labels = log_probs.sizes()[2];
   if (blank < 0 || blank >= labels) fail("blank must be in label range");
-  if (static_cast<std::int64_t>(input_lengths.size()) != batch) fail("input_lengths must be of size batch_size");
-  if (static_cast<std::int64_t>(target_lengths.size()) != batch) fail("target_lengths must be of size batch_size");
+  if (static_cast<std::int64_t>(input_lengths.size()) != batch)
+    fail("input_lengths must be of size batch_size");
+  if (static_cast<std::int64_t>(target_lengths.size()) != batch)
+    fail("target_lengths must be of size batch_size");
   const TargetLayout layout = target_layout(targets, target_lengths, batch);
   for (std::int64_t length : input_lengths) {
     if (length > max_input) {
-      fail(fmt::format("Expected input_lengths to have value at most {}, but got value {}{}", max_input, length,
-                       kChecking));
+      fail(fmt::format("Expected input_lengths to have value at most {}, but got value {}{}",
+                       max_input, length, kChecking));
     }
   }
   const Tensor lp_c = log_probs.contiguous();  // [T, B, C]
@@ -102,18 +115,22 @@ Tensor ctc_forward(const Tensor& log_probs, const Tensor& targets, const std::ve
     // PyTorch 1.13 reads outside its buffers for these instead of failing.
     if (input_length <= 0 || target_length < 0) {
       throw Error(ErrorKind::kUnsupported,
-                  fmt::format("ctc_loss: symbolite needs positive input lengths and non-negative target lengths, got "
+                  fmt::format("ctc_loss: symbolite needs positive input lengths and non-negative "
+                              "target lengths, got "
                               "{} and {}",
                               input_length, target_length));
     }
     for (std::int64_t i = 0; i < target_length; ++i) {
       if (label[i * layout.stride] < 0 || label[i * layout.stride] >= labels) {
         throw Error(ErrorKind::kUnsupported,
-                    fmt::format("ctc_loss: target label {} is outside the {} classes", label[i * layout.stride], labels));
+                    fmt::format("ctc_loss: target label {} is outside the {} classes",
+                                label[i * layout.stride], labels));
       }
     }
     // The extended target: blanks around and between the labels.
-    auto prime = [&](std::int64_t s) { return s % 2 == 0 ? blank : label[(s / 2) * layout.stride]; };
+    auto prime = [&](std::int64_t s) {
+      return s % 2 == 0 ? blank : label[(s / 2) * layout.stride];
+    };
     auto prob = [&](std::int64_t t, std::int64_t c) { return lp[(t * batch + b) * labels + c]; };
     const std::int64_t states = 2 * target_length + 1;
     std::vector<T> alpha(static_cast<std::size_t>(states), neginf), next(alpha.size());
@@ -123,11 +140,13 @@ Tensor ctc_forward(const Tensor& log_probs, const Tensor& targets, const std::ve
       for (std::int64_t s = 0; s < states; ++s) {
         const T la1 = alpha[static_cast<std::size_t>(s)];
         const T la2 = s > 0 ? alpha[static_cast<std::size_t>(s - 1)] : neginf;
-        const T la3 = s > 1 && prime(s - 2) != prime(s) ? alpha[static_cast<std::size_t>(s - 2)] : neginf;
+        const T la3 =
+            s > 1 && prime(s - 2) != prime(s) ? alpha[static_cast<std::size_t>(s - 2)] : neginf;
         T lamax = std::max({la1, la2, la3});
         if (lamax == neginf) lamax = 0;  // cannot do -inf - -inf
         next[static_cast<std::size_t>(s)] =
-            std::log(std::exp(la1 - lamax) + std::exp(la2 - lamax) + std::exp(la3 - lamax)) + lamax + prob(t, prime(s));
+            std::log(std::exp(la1 - lamax) + std::exp(la2 - lamax) + std::exp(la3 - lamax)) +
+            lamax + prob(t, prime(s));
       }
       std::swap(alpha, next);
     }
@@ -144,11 +163,13 @@ Tensor ctc_forward(const Tensor& log_probs, const Tensor& targets, const std::ve
   return nll;
 }
 
-Tensor ctc_loss_impl(const IValue& log_probs_arg, const Tensor& targets_raw, const std::vector<std::int64_t>& input_lengths,
-                     const std::vector<std::int64_t>& target_lengths, std::int64_t blank, std::int64_t reduction,
-                     bool zero_infinity) {
+Tensor ctc_loss_impl(const IValue& log_probs_arg, const Tensor& targets_raw,
+                     const std::vector<std::int64_t>& input_lengths,
+                     const std::vector<std::int64_t>& target_lengths, std::int64_t blank,
+                     std::int64_t reduction, bool zero_infinity) {
   const bool batched = log_probs_arg.to_tensor().dim() == 3;
-  const Tensor log_probs = batched ? log_probs_arg.to_tensor() : run_op("aten::unsqueeze", {log_probs_arg, 1}).to_tensor();
+  const Tensor log_probs = batched ? log_probs_arg.to_tensor()
+                                   : run_op("aten::unsqueeze", {log_probs_arg, 1}).to_tensor();
   const Tensor targets = to_dtype(targets_raw, DType::kInt64);  // PyTorch converts them too
   return dispatch_floating(log_probs.dtype(), "ctc_loss_cpu", [&](auto tag) {
     using T = decltype(tag);
@@ -164,7 +185,8 @@ Tensor ctc_loss_impl(const IValue& log_probs_arg, const Tensor& targets_raw, con
       // The mean divides each loss by its target length (at least 1) first.
       T total = 0;
       for (std::int64_t b = 0; b < batch; ++b) {
-        total += reduction == 1 ? r[b] / static_cast<T>(std::max<std::int64_t>(target_lengths[static_cast<std::size_t>(b)], 1))
+        total += reduction == 1 ? r[b] / static_cast<T>(std::max<std::int64_t>(
+                                             target_lengths[static_cast<std::size_t>(b)], 1))
                                 : r[b];
       }
       Tensor out = Tensor::empty({}, res.dtype());
@@ -192,7 +214,8 @@ void ctc_loss_tensor(Stack& s) {
   IValue target_lengths = pop(s), input_lengths = pop(s), targets = pop(s), log_probs = pop(s);
   const auto il = lengths_arg(input_lengths.to_tensor(), "input_lengths");
   const auto tl = lengths_arg(target_lengths.to_tensor(), "target_lengths");
-  s.emplace_back(ctc_loss_impl(log_probs, targets.to_tensor(), il, tl, blank, reduction, zero_infinity));
+  s.emplace_back(
+      ctc_loss_impl(log_probs, targets.to_tensor(), il, tl, blank, reduction, zero_infinity));
 }
 
 // ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths,
@@ -202,8 +225,8 @@ void ctc_loss_int_list(Stack& s) {
   const std::int64_t reduction = pop(s).to_int();
   const std::int64_t blank = pop(s).to_int();
   IValue target_lengths = pop(s), input_lengths = pop(s), targets = pop(s), log_probs = pop(s);
-  s.emplace_back(ctc_loss_impl(log_probs, targets.to_tensor(), int_list_arg(input_lengths), int_list_arg(target_lengths),
-                               blank, reduction, zero_infinity));
+  s.emplace_back(ctc_loss_impl(log_probs, targets.to_tensor(), int_list_arg(input_lengths),
+                               int_list_arg(target_lengths), blank, reduction, zero_infinity));
 }
 
 }  // namespace

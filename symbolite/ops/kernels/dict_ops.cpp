@@ -10,7 +10,9 @@
 namespace symbolite::ops {
 namespace {
 
-[[noreturn]] void key_error(const IValue& key) { throw OpError("RuntimeError", "KeyError: " + key.str()); }
+[[noreturn]] void key_error(const IValue& key) {
+  throw OpError("RuntimeError", "KeyError: " + key.str());
+}
 
 // Index of `key` in `dict`, or KeyError.
 std::size_t index_of(const Dict& dict, const IValue& key) {

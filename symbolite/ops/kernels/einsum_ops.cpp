@@ -48,16 +48,17 @@ Term sum_unless(const Term& term, const Labels& keep) {
   Sizes dims;
   Labels left;
   for (std::size_t i = 0; i < term.labels.size(); ++i) {
-    if (keep.find(term.labels[i]) == Labels::npos) dims.push_back(static_cast<std::int64_t>(i));
-    else left += term.labels[i];
+    if (keep.find(term.labels[i]) == Labels::npos)
+      dims.push_back(static_cast<std::int64_t>(i));
+    else
+      left += term.labels[i];
   }
   if (dims.empty()) return term;
-  return {run_op("aten::sum.dim_IntList", {term.t, int_list(dims), false, IValue()}).to_tensor(), left};
+  return {run_op("aten::sum.dim_IntList", {term.t, int_list(dims), false, IValue()}).to_tensor(),
+          left};
 }
 
-std::int64_t size_of(const Term& term, char c) {
-  return term.t.sizes()[term.labels.find(c)];
-}
+std::int64_t size_of(const Term& term, char c) { return term.t.sizes()[term.labels.find(c)]; }
 
 // a × b, keeping the labels in `needed` (the output's and later operands').
 Term contract(const Term& a0, const Term& b0, const Labels& needed) {
@@ -68,9 +69,12 @@ Term contract(const Term& a0, const Term& b0, const Labels& needed) {
   for (char c : a.labels) {
     bool shared = b.labels.find(c) != Labels::npos;
     bool kept = needed.find(c) != Labels::npos;
-    if (shared && kept) batch += c;
-    else if (shared) summed += c;
-    else rows += c;
+    if (shared && kept)
+      batch += c;
+    else if (shared)
+      summed += c;
+    else
+      rows += c;
   }
   for (char c : b.labels) {
     if (a.labels.find(c) == Labels::npos) cols += c;
@@ -91,7 +95,7 @@ Term contract(const Term& a0, const Term& b0, const Labels& needed) {
   b_shape.push_back(product(b, summed));
   b_shape.push_back(product(b, cols));
   // Expand (broadcast) then reshape each side to [batch..., m, k] and [batch..., k, n].
-  auto as_matrix = [&](const Term& t, Sizes shape) {
+  auto as_matrix = [&](const Term& t, const Sizes& shape) {
     Sizes expanded = batch_sizes;
     for (std::size_t i = batch.size(); i < t.labels.size(); ++i) expanded.push_back(t.t.sizes()[i]);
     IValue e = run_op("aten::expand", {t.t, int_list(expanded), false});
@@ -105,35 +109,43 @@ Term contract(const Term& a0, const Term& b0, const Labels& needed) {
 }
 
 // The labels of one operand's subscript; "..." becomes the ellipsis dimensions' labels.
-Labels parse_operand(const std::string& sub, std::size_t operand, std::int64_t dims, std::int64_t& ellipsis_dims,
-                     bool& has_ellipsis) {
+Labels parse_operand(const std::string& sub, std::size_t operand, std::int64_t dims,
+                     std::int64_t& ellipsis_dims, bool& has_ellipsis) {
   Labels out;
   const auto dot = sub.find("...");
   std::string letters = sub;
   if (dot != std::string::npos) letters.erase(dot, 3);
   for (char c : letters) {
     if (!std::isalpha(static_cast<unsigned char>(c))) {
-      fail(fmt::format("einsum(): invalid subscript given at index {} in the equation string, subscripts must be "
-                       "in [a-zA-Z]", sub.find(c)));
+      fail(
+          fmt::format("einsum(): invalid subscript given at index {} in the equation string, "
+                      "subscripts must be "
+                      "in [a-zA-Z]",
+                      sub.find(c)));
     }
   }
   const auto named = static_cast<std::int64_t>(letters.size());
   if (dot == std::string::npos) {
     if (named != dims) {
-      fail(fmt::format("einsum(): the number of subscripts in the equation ({}) does not match the number of "
-                       "dimensions ({}) for operand {} and no ellipsis was given", named, dims, operand));
+      fail(fmt::format(
+          "einsum(): the number of subscripts in the equation ({}) does not match the number of "
+          "dimensions ({}) for operand {} and no ellipsis was given",
+          named, dims, operand));
     }
     return letters;
   }
   const std::int64_t e = dims - named;
   if (e < 0) {
-    fail(fmt::format("einsum(): the number of subscripts in the equation ({}) is more than the number of "
-                     "dimensions ({}) for operand {}", named, dims, operand));
+    fail(fmt::format(
+        "einsum(): the number of subscripts in the equation ({}) is more than the number of "
+        "dimensions ({}) for operand {}",
+        named, dims, operand));
   }
   has_ellipsis = true;
   ellipsis_dims = std::max(ellipsis_dims, e);
   std::string mid;
-  for (std::int64_t i = 0; i < e; ++i) mid += static_cast<char>('0' + (10 - e + i));  // right-aligned
+  for (std::int64_t i = 0; i < e; ++i)
+    mid += static_cast<char>('0' + (10 - e + i));  // right-aligned
   return sub.substr(0, dot) + mid + sub.substr(dot + 3);
 }
 
@@ -164,14 +176,16 @@ void einsum(Stack& s) {
     Labels labels = parse_operand(subs[i], i, tensors[i].dim(), ellipsis_dims, has_ellipsis);
     for (std::size_t k = 0; k < labels.size(); ++k) {
       if (labels.find(labels[k]) != k) {
-        throw Error(ErrorKind::kUnsupported, "aten::einsum with a label repeated in one operand is not supported");
+        throw Error(ErrorKind::kUnsupported,
+                    "aten::einsum with a label repeated in one operand is not supported");
       }
       ++uses[labels[k]];
     }
     terms.push_back({tensors[i], labels});
   }
   std::string ellipsis;
-  for (std::int64_t i = 0; i < ellipsis_dims; ++i) ellipsis += static_cast<char>('0' + (10 - ellipsis_dims + i));
+  for (std::int64_t i = 0; i < ellipsis_dims; ++i)
+    ellipsis += static_cast<char>('0' + (10 - ellipsis_dims + i));
   Labels output;
   if (arrow == std::string::npos) {
     output = ellipsis;
@@ -183,8 +197,10 @@ void einsum(Stack& s) {
     auto dot = rhs.find("...");
     output = dot == std::string::npos ? rhs : rhs.substr(0, dot) + ellipsis + rhs.substr(dot + 3);
     for (char c : output) {
-      if (uses.count(c) == 0 && !std::isdigit(static_cast<unsigned char>(c))) {
-        fail(fmt::format("einsum(): output subscript {} does not appear in the equation for any input operand", c));
+      if (!uses.contains(c) && !std::isdigit(static_cast<unsigned char>(c))) {
+        fail(fmt::format(
+            "einsum(): output subscript {} does not appear in the equation for any input operand",
+            c));
       }
     }
   }

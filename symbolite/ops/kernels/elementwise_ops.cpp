@@ -10,10 +10,10 @@
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/elementwise_loops.h"
-#include "symbolite/ops/registry/kernel_families.h"
-#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/vector_math.h"
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
 
 namespace symbolite::ops {
 namespace {
@@ -44,18 +44,19 @@ void check_alpha(DType common, const IValue& alpha) {
 // PyTorch's sub_check (a Scalar operand counts with its own dtype).
 void check_sub(DType a, DType b) {
   if (a == DType::kBool && b == DType::kBool) {
-    fail("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-         "`logical_xor()` operator instead.");
+    fail(
+        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+        "`logical_xor()` operator instead.");
   }
   if (a == DType::kBool || b == DType::kBool) {
-    fail("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
-         "to invert a mask, use the `~` or `logical_not()` operator instead.");
+    fail(
+        "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+        "to invert a mask, use the `~` or `logical_not()` operator instead.");
   }
 }
 
 // a + alpha * b in `common`; `negate` for sub (a - alpha * b).
-Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& alpha,
-                bool negate) {
+Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& alpha, bool negate) {
   std::vector<std::int64_t> shape = tensor::broadcast_shapes(a.sizes(), b.sizes());
   (void)shape;
   check_alpha(common, alpha);
@@ -63,17 +64,14 @@ Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& al
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
       bool al = scalar_as<bool>(alpha);
-      return binary_kernel<T>(a, b,
-                           [al](bool x, bool y) -> bool { return x || (al && y); });
+      return binary_kernel<T>(a, b, [al](bool x, bool y) -> bool { return x || (al && y); });
     } else {
       T al = scalar_as<T>(alpha);
       if (negate) al = static_cast<T>(-al);
       if (al == T{1}) {
-        return binary_kernel<T>(a, b,
-                             [](T x, T y) -> T { return static_cast<T>(x + y); });
+        return binary_kernel<T>(a, b, [](T x, T y) -> T { return static_cast<T>(x + y); });
       }
-      return binary_kernel<T>(a, b,
-                           [al](T x, T y) -> T { return static_cast<T>(x + al * y); });
+      return binary_kernel<T>(a, b, [al](T x, T y) -> T { return static_cast<T>(x + al * y); });
     }
   });
 }
@@ -112,8 +110,7 @@ Tensor mul_op(const Operands& o) {
     if constexpr (std::is_same_v<T, bool>) {
       return binary_kernel<T>(o.a, o.b, [](bool x, bool y) { return x && y; });
     } else {
-      return binary_kernel<T>(o.a, o.b,
-                           [](T x, T y) -> T { return static_cast<T>(x * y); });
+      return binary_kernel<T>(o.a, o.b, [](T x, T y) -> T { return static_cast<T>(x * y); });
     }
   });
 }
@@ -131,8 +128,7 @@ template <typename Cmp>
 Tensor compare_op(const Operands& o, std::string_view kernel) {
   return dispatch_all(o.common, kernel, [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    return binary_kernel<T>(o.a, o.b,
-                         [](T x, T y) -> bool { return Cmp{}(x, y); });
+    return binary_kernel<T>(o.a, o.b, [](T x, T y) -> bool { return Cmp{}(x, y); });
   });
 }
 
@@ -290,15 +286,24 @@ Tensor unary_floating_only(const Tensor& x, std::string_view kernel, Op op) {
 }
 
 struct Sigmoid {
-  template <typename T> T operator()(T v) const { return T(1) / (T(1) + std::exp(-v)); }
-  static void vector_f32(const float* in, float* out, std::int64_t n) { vec::sigmoid_f32(in, out, n); }
+  template <typename T>
+  T operator()(T v) const {
+    return T(1) / (T(1) + std::exp(-v));
+  }
+  static void vector_f32(const float* in, float* out, std::int64_t n) {
+    vec::sigmoid_f32(in, out, n);
+  }
 };
 struct Tanh {
-  template <typename T> T operator()(T v) const { return std::tanh(v); }
+  template <typename T>
+  T operator()(T v) const {
+    return std::tanh(v);
+  }
   static void vector_f32(const float* in, float* out, std::int64_t n) { vec::tanh_f32(in, out, n); }
 };
 struct Hardswish {
-  template <typename T> T operator()(T v) const {
+  template <typename T>
+  T operator()(T v) const {
     return v * std::min(std::max(v + T(3), T(0)), T(6)) / T(6);
   }
   static void vector_f32(const float* in, float* out, std::int64_t n) {
@@ -306,12 +311,16 @@ struct Hardswish {
   }
 };
 struct Hardsigmoid {
-  template <typename T> T operator()(T v) const {
+  template <typename T>
+  T operator()(T v) const {
     return std::min(std::max(v + T(3), T(0)), T(6)) / T(6);
   }
 };
 struct Silu {
-  template <typename T> T operator()(T v) const { return v / (T(1) + std::exp(-v)); }
+  template <typename T>
+  T operator()(T v) const {
+    return v / (T(1) + std::exp(-v));
+  }
   static void vector_f32(const float* in, float* out, std::int64_t n) { vec::silu_f32(in, out, n); }
 };
 
@@ -453,8 +462,9 @@ void gelu_(Stack& s) {
 void neg(Stack& s) {
   const Tensor x = pop(s).to_tensor();
   if (x.dtype() == DType::kBool) {
-    fail("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
-         "invert a mask, use the `~` or `logical_not()` operator instead.");
+    fail(
+        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+        "invert a mask, use the `~` or `logical_not()` operator instead.");
   }
   s.emplace_back(dispatch_numeric(x.dtype(), "neg_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);

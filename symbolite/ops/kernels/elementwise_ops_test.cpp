@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/kernel_runner.h"
 #include "tests/test_support/op_cases.h"
 
 namespace symbolite::ops {
@@ -45,8 +45,7 @@ TEST(ElementwiseOps, InPlaceOnReadOnlyStorageCopies) {
   std::memcpy(bytes.data(), init, sizeof init);
   auto owner = std::make_shared<std::vector<std::uint8_t>>(bytes);
   Bytes view(owner, owner->data(), owner->size());
-  Tensor param =
-      Tensor::from_storage(tensor::Storage::view(view), DType::kFloat32, {3}, {1}, 0);
+  Tensor param = Tensor::from_storage(tensor::Storage::view(view), DType::kFloat32, {3}, {1}, 0);
   Tensor out = run_op("aten::relu_", {param}).to_tensor();
   EXPECT_NE(out.storage().data(), param.storage().data());
   EXPECT_EQ(out.data<float>()[0], 0.0f);

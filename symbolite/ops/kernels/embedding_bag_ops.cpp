@@ -20,16 +20,17 @@ constexpr std::int64_t kSum = 0, kMean = 1, kMax = 2;
 
 std::vector<std::int64_t> int_values(const Tensor& raw, const char* what) {
   if (raw.dtype() != DType::kInt64 && raw.dtype() != DType::kInt32) {
-    fail(fmt::format("Expected tensor for argument #1 '{}' to have one of the following scalar "
-                     "types: Long, Int; but got {} instead (while checking arguments for "
-                     "embedding_bag)",
-                     what, tensor::scalar_type_name(raw.dtype())));
+    fail(
+        fmt::format("Expected tensor for argument #1 '{}' to have one of the following scalar "
+                    "types: Long, Int; but got {} instead (while checking arguments for "
+                    "embedding_bag)",
+                    what, tensor::scalar_type_name(raw.dtype())));
   }
   Tensor t = raw.contiguous();
   std::vector<std::int64_t> out(static_cast<std::size_t>(t.numel()));
   for (std::int64_t i = 0; i < t.numel(); ++i) {
-    out[static_cast<std::size_t>(i)] = t.dtype() == DType::kInt64 ? t.data<std::int64_t>()[i]
-                                                                 : t.data<std::int32_t>()[i];
+    out[static_cast<std::size_t>(i)] =
+        t.dtype() == DType::kInt64 ? t.data<std::int64_t>()[i] : t.data<std::int32_t>()[i];
   }
   return out;
 }
@@ -114,9 +115,10 @@ void embedding_bag(Stack& s) {
   if (!padding_arg.is_none()) {
     padding_idx = padding_arg.to_int();
     if (padding_idx < -num_weights || padding_idx >= num_weights) {
-      fail(fmt::format("padding_idx must be within the number of embeddings, -{} through {}, "
-                       "but got {}",
-                       num_weights, num_weights - 1, padding_idx));
+      fail(
+          fmt::format("padding_idx must be within the number of embeddings, -{} through {}, "
+                      "but got {}",
+                      num_weights, num_weights - 1, padding_idx));
     }
     if (padding_idx < 0) padding_idx += num_weights;
   }
@@ -129,33 +131,37 @@ void embedding_bag(Stack& s) {
   }
   if (psw != nullptr) {
     if (psw->dtype() != weight_raw.dtype()) {
-      fail(fmt::format("embedding_bag: Expected per_sample_weights to have the same dtype as "
-                       "weight, got {} and {}",
-                       tensor::scalar_type_name(psw->dtype()),
-                       tensor::scalar_type_name(weight_raw.dtype())));
+      fail(fmt::format(
+          "embedding_bag: Expected per_sample_weights to have the same dtype as "
+          "weight, got {} and {}",
+          tensor::scalar_type_name(psw->dtype()), tensor::scalar_type_name(weight_raw.dtype())));
     }
     if (psw->dim() != 1 || psw->sizes()[0] != indices_raw.numel()) {
-      fail(fmt::format("embedding_bag: per_sample_weights must be 1-D with as many elements as "
-                       "indices ({}), got {}",
-                       indices_raw.numel(), format_ints(psw->sizes())));
+      fail(
+          fmt::format("embedding_bag: per_sample_weights must be 1-D with as many elements as "
+                      "indices ({}), got {}",
+                      indices_raw.numel(), format_ints(psw->sizes())));
     }
   }
   const std::vector<std::int64_t> idx = int_values(indices_raw, "indices");
   const std::vector<std::int64_t> offsets = int_values(offsets_raw, "offsets");
-  const bool any_long = indices_raw.dtype() == DType::kInt64 || offsets_raw.dtype() == DType::kInt64;
+  const bool any_long =
+      indices_raw.dtype() == DType::kInt64 || offsets_raw.dtype() == DType::kInt64;
   const DType int_dtype = any_long ? DType::kInt64 : DType::kInt32;
   const std::int64_t n = static_cast<std::int64_t>(idx.size());
   const std::int64_t num_offsets = static_cast<std::int64_t>(offsets.size());
   if (num_offsets > 0) {
     if (offsets[0] != 0) {
-      fail(fmt::format("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has "
-                       "to start from position 0. However, got {}",
-                       offsets[0]));
+      fail(
+          fmt::format("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has "
+                      "to start from position 0. However, got {}",
+                      offsets[0]));
     }
     if (offsets.back() > n) {
-      fail(fmt::format("offsets[-1] can not be greater than input's length {} but got "
-                       "offsets[-1] of {}",
-                       n, offsets.back()));
+      fail(
+          fmt::format("offsets[-1] can not be greater than input's length {} but got "
+                      "offsets[-1] of {}",
+                      n, offsets.back()));
     }
   }
   for (std::int64_t i = 1; i < num_offsets; ++i) {
@@ -167,17 +173,19 @@ void embedding_bag(Stack& s) {
     const std::int64_t row = idx[static_cast<std::size_t>(j)];
     if (row < 0 || row >= num_weights) {
       if (mode == kMax || padding_idx >= 0 || weight_raw.dtype() != DType::kFloat32) {
-        fail(fmt::format("embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx "
-                         "to be {}",
-                         row));
+        fail(
+            fmt::format("embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx "
+                        "to be {}",
+                        row));
       }
-      fail(fmt::format("[enforce fail at embedding_lookup_idx.cc:214] 0 <= idx && idx < "
-                       "data_size. Index {} is out of bounds: {}, range 0 to {}",
-                       j, row, num_weights));
+      fail(
+          fmt::format("[enforce fail at embedding_lookup_idx.cc:214] 0 <= idx && idx < "
+                      "data_size. Index {} is out of bounds: {}, range 0 to {}",
+                      j, row, num_weights));
     }
   }
-  const std::int64_t num_bags = include_last_offset ? std::max<std::int64_t>(num_offsets - 1, 0)
-                                                    : num_offsets;
+  const std::int64_t num_bags =
+      include_last_offset ? std::max<std::int64_t>(num_offsets - 1, 0) : num_offsets;
   // The bag of each index: the last bag starting at or before it.
   std::vector<std::int64_t> bag_of(static_cast<std::size_t>(n), 0);
   {

@@ -81,7 +81,8 @@ bool isfinite_(double a) { return std::isfinite(a); }
 // floor and ceil give ints; a float outside int64 fails as PyTorch's checkDoubleInRange
 // (std::to_string's "%f" form of the value).
 std::int64_t to_int_checked(double a) {
-  if (std::isnan(a) || std::isinf(a) || a > static_cast<double>(std::numeric_limits<std::int64_t>::max()) ||
+  if (std::isnan(a) || std::isinf(a) ||
+      a > static_cast<double>(std::numeric_limits<std::int64_t>::max()) ||
       a < static_cast<double>(std::numeric_limits<std::int64_t>::min())) {
     fail("Cannot convert float " + std::to_string(a) + " to integer");
   }
@@ -144,22 +145,39 @@ void add_all(OperatorRegistry& r, const std::string& name, std::size_t num_args,
 }  // namespace
 
 void register_float_math_ops(OperatorRegistry& r) {
-  struct Unary { const char* name; Kernel kernel; };
+  struct Unary {
+    const char* name;
+    Kernel kernel;
+  };
   // float f(x) for int, float and Scalar arguments.
-  for (const Unary& u : std::initializer_list<Unary>{
-           {"aten::sqrt", unary<sqrt_>}, {"aten::exp", unary<exp_>},
-           {"aten::expm1", unary<expm1_>}, {"aten::log", unary<log_>},
-           {"aten::log10", unary<log10_>}, {"aten::log1p", unary<log1p_>},
-           {"aten::sin", unary<sin_>}, {"aten::cos", unary<cos_>}, {"aten::tan", unary<tan_>},
-           {"aten::asin", unary<asin_>}, {"aten::acos", unary<acos_>},
-           {"aten::atan", unary<atan_>}, {"aten::sinh", unary<sinh_>},
-           {"aten::cosh", unary<cosh_>}, {"aten::tanh", unary<tanh_>},
-           {"aten::asinh", unary<asinh_>}, {"aten::acosh", unary<acosh_>},
-           {"aten::atanh", unary<atanh_>}, {"aten::erf", unary<erf_>},
-           {"aten::erfc", unary<erfc_>}, {"aten::gamma", unary<gamma_>},
-           {"aten::lgamma", unary<lgamma_>}, {"aten::fabs", unary<fabs_>},
-           {"aten::degrees", unary<degrees_>}, {"aten::radians", unary<radians_>},
-           {"aten::round", unary<round_>}, {"aten::floor", floor_}, {"aten::ceil", ceil_}}) {
+  for (const Unary& u : std::initializer_list<Unary>{{"aten::sqrt", unary<sqrt_>},
+                                                     {"aten::exp", unary<exp_>},
+                                                     {"aten::expm1", unary<expm1_>},
+                                                     {"aten::log", unary<log_>},
+                                                     {"aten::log10", unary<log10_>},
+                                                     {"aten::log1p", unary<log1p_>},
+                                                     {"aten::sin", unary<sin_>},
+                                                     {"aten::cos", unary<cos_>},
+                                                     {"aten::tan", unary<tan_>},
+                                                     {"aten::asin", unary<asin_>},
+                                                     {"aten::acos", unary<acos_>},
+                                                     {"aten::atan", unary<atan_>},
+                                                     {"aten::sinh", unary<sinh_>},
+                                                     {"aten::cosh", unary<cosh_>},
+                                                     {"aten::tanh", unary<tanh_>},
+                                                     {"aten::asinh", unary<asinh_>},
+                                                     {"aten::acosh", unary<acosh_>},
+                                                     {"aten::atanh", unary<atanh_>},
+                                                     {"aten::erf", unary<erf_>},
+                                                     {"aten::erfc", unary<erfc_>},
+                                                     {"aten::gamma", unary<gamma_>},
+                                                     {"aten::lgamma", unary<lgamma_>},
+                                                     {"aten::fabs", unary<fabs_>},
+                                                     {"aten::degrees", unary<degrees_>},
+                                                     {"aten::radians", unary<radians_>},
+                                                     {"aten::round", unary<round_>},
+                                                     {"aten::floor", floor_},
+                                                     {"aten::ceil", ceil_}}) {
     add_all(r, u.name, 1, {"int", "float", "Scalar"}, u.kernel);
   }
   add_all(r, "aten::isnan", 1, {"float"}, predicate<isnan_>);

@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "symbolite/ops/registry/kernel_families.h"
-#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/error.h"
 #include "symbolite/tensor/broadcast.h"
 
@@ -48,10 +48,14 @@ void gather(const Tensor& src, const Sizes& pre, const Sizes& base, const Sizes&
     }
   };
   switch (src.element_size()) {
-    case 1: return copy(std::uint8_t{});
-    case 2: return copy(std::uint16_t{});
-    case 4: return copy(std::uint32_t{});
-    default: return copy(std::uint64_t{});
+    case 1:
+      return copy(std::uint8_t{});
+    case 2:
+      return copy(std::uint16_t{});
+    case 4:
+      return copy(std::uint32_t{});
+    default:
+      return copy(std::uint64_t{});
   }
 }
 
@@ -106,8 +110,8 @@ void index_tensor(Stack& s) {
   const IValueList& items =
       indices_v.is(IValue::Kind::kTuple) ? indices_v.to_tuple() : indices_v.to_list();
   auto too_many = [&](std::size_t got) {
-    index_error(fmt::format("too many indices for tensor of dimension {} (got {})", self.dim(),
-                            got));
+    index_error(
+        fmt::format("too many indices for tensor of dimension {} (got {})", self.dim(), got));
   };
   if (static_cast<std::int64_t>(items.size()) > self.dim()) too_many(items.size());
   for (const auto& item : items) {
@@ -132,10 +136,10 @@ void index_tensor(Stack& s) {
     for (std::int64_t j = 0; j < t.dim(); ++j) {
       std::int64_t src = wrap_dim(static_cast<std::int64_t>(per_dim.size()) + j, self.dim());
       if (t.sizes()[static_cast<std::size_t>(j)] != self.sizes()[static_cast<std::size_t>(src)]) {
-        index_error(fmt::format("The shape of the mask {} at index {} does not match the shape "
-                                "of the indexed tensor {} at index {}",
-                                tensor::format_sizes(t.sizes()), j,
-                                tensor::format_sizes(self.sizes()), src));
+        index_error(fmt::format(
+            "The shape of the mask {} at index {} does not match the shape "
+            "of the indexed tensor {} at index {}",
+            tensor::format_sizes(t.sizes()), j, tensor::format_sizes(self.sizes()), src));
       }
     }
     for (Tensor& column : mask_indices(t)) per_dim.emplace_back(std::move(column));
@@ -206,14 +210,13 @@ void index_tensor(Stack& s) {
       std::int64_t v = values[j][b];
       std::int64_t size = self.sizes()[dims[j]];
       if (v < -size || v >= size) {
-        index_error(fmt::format("index {} is out of bounds for dimension {} with size {}", v, j,
-                                size));
+        index_error(
+            fmt::format("index {} is out of bounds for dimension {} with size {}", v, j, size));
       }
       base[b] += (v < 0 ? v + size : v) * self.strides()[dims[j]];
     }
   }
-  gather(self, offsets_of(pre_sizes, pre_strides), base, offsets_of(post_sizes, post_strides),
-         out);
+  gather(self, offsets_of(pre_sizes, pre_strides), base, offsets_of(post_sizes, post_strides), out);
   s.emplace_back(std::move(out));
 }
 

@@ -9,12 +9,12 @@
 
 #include <climits>
 
+#include "symbolite/ops/common/tensor_args.h"
+#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/gemm.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
-#include "symbolite/ops/common/tensor_args.h"
-#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/tensor/broadcast.h"
 
 namespace symbolite::ops {
@@ -88,8 +88,7 @@ void gemm(const Tensor& a, const Tensor& b, T alpha, T beta, T* c) {
           dot = static_cast<T>(dot + pa[i * a0 + l * a1] * pb[l * b0 + j * b1]);
         }
         T& out = c[i * n + j];
-        out = beta == T(0) ? static_cast<T>(alpha * dot)
-                           : static_cast<T>(beta * out + alpha * dot);
+        out = beta == T(0) ? static_cast<T>(alpha * dot) : static_cast<T>(beta * out + alpha * dot);
       }
     }
   }
@@ -118,8 +117,7 @@ void check_mm_shapes(const Tensor& a, const Tensor& b) {
 }
 
 Tensor view_as(const Tensor& t, Sizes sizes, Sizes strides, std::int64_t offset) {
-  return Tensor::from_storage(t.storage(), t.dtype(), std::move(sizes), std::move(strides),
-                              offset);
+  return Tensor::from_storage(t.storage(), t.dtype(), std::move(sizes), std::move(strides), offset);
 }
 
 // t with its last two dimensions swapped (PyTorch's .mT; .t() for a matrix).
@@ -173,9 +171,10 @@ Tensor dot_impl(const Tensor& a, const Tensor& b) {
                      tensor::scalar_type_name(a.dtype()), tensor::scalar_type_name(b.dtype())));
   }
   if (a.numel() != b.numel()) {
-    fail(fmt::format("inconsistent tensor size, expected tensor [{}] and src [{}] to have the "
-                     "same number of elements, but got {} and {} elements respectively",
-                     a.numel(), b.numel(), a.numel(), b.numel()));
+    fail(
+        fmt::format("inconsistent tensor size, expected tensor [{}] and src [{}] to have the "
+                    "same number of elements, but got {} and {} elements respectively",
+                    a.numel(), b.numel(), a.numel(), b.numel()));
   }
   return dispatch_gemm(a.dtype(), "dot", [&](auto tag) -> Tensor {
     using T = decltype(tag);
@@ -192,9 +191,10 @@ Tensor bmm_impl(const Tensor& a, const Tensor& b) {
   if (b.dim() != 3) fail("batch2 must be a 3D tensor");
   std::int64_t bs = a.sizes()[0], m = a.sizes()[1], k = a.sizes()[2], n = b.sizes()[2];
   if (b.sizes()[0] != bs || b.sizes()[1] != k) {
-    fail(fmt::format("Expected size for first two dimensions of batch2 tensor to be: [{}, {}] "
-                     "but got: [{}, {}].",
-                     bs, k, b.sizes()[0], b.sizes()[1]));
+    fail(
+        fmt::format("Expected size for first two dimensions of batch2 tensor to be: [{}, {}] "
+                    "but got: [{}, {}].",
+                    bs, k, b.sizes()[0], b.sizes()[1]));
   }
   return dispatch_gemm(a.dtype(), "bmm", [&](auto tag) -> Tensor {
     using T = decltype(tag);
@@ -216,10 +216,11 @@ Tensor bmm_impl(const Tensor& a, const Tensor& b) {
 // (always a copy: addmm writes its result into it).
 Tensor expand_copy(const Tensor& t, const Sizes& sizes) {
   if (t.dim() > static_cast<std::int64_t>(sizes.size())) {
-    fail(fmt::format("expand(torch.{}Tensor{{{}}}, size={}): the number of sizes provided ({}) "
-                     "must be greater or equal to the number of dimensions in the tensor ({})",
-                     tensor::scalar_type_name(t.dtype()), tensor::format_sizes(t.sizes()),
-                     tensor::format_sizes(sizes), sizes.size(), t.dim()));
+    fail(
+        fmt::format("expand(torch.{}Tensor{{{}}}, size={}): the number of sizes provided ({}) "
+                    "must be greater or equal to the number of dimensions in the tensor ({})",
+                    tensor::scalar_type_name(t.dtype()), tensor::format_sizes(t.sizes()),
+                    tensor::format_sizes(sizes), sizes.size(), t.dim()));
   }
   Sizes strides(sizes.size(), 0);
   std::size_t shift = sizes.size() - t.sizes().size();
@@ -228,10 +229,10 @@ Tensor expand_copy(const Tensor& t, const Sizes& sizes) {
     if (have == want) {
       strides[d + shift] = t.strides()[d];
     } else if (have != 1) {
-      fail(fmt::format("The expanded size of the tensor ({}) must match the existing size ({}) "
-                       "at non-singleton dimension {}.  Target sizes: {}.  Tensor sizes: {}",
-                       want, have, d + shift, tensor::format_sizes(sizes),
-                       tensor::format_sizes(t.sizes())));
+      fail(fmt::format(
+          "The expanded size of the tensor ({}) must match the existing size ({}) "
+          "at non-singleton dimension {}.  Target sizes: {}.  Tensor sizes: {}",
+          want, have, d + shift, tensor::format_sizes(sizes), tensor::format_sizes(t.sizes())));
     }
   }
   Tensor out = Tensor::empty(sizes, t.dtype());
@@ -270,9 +271,10 @@ Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
   if (b2.dim() != 3) fail("batch2 must be a 3D tensor");
   std::int64_t bs = b1.sizes()[0], m = b1.sizes()[1], k = b1.sizes()[2], n = b2.sizes()[2];
   if (b2.sizes()[0] != bs || b2.sizes()[1] != k) {
-    fail(fmt::format("Expected size for first two dimensions of batch2 tensor to be: [{}, {}] "
-                     "but got: [{}, {}].",
-                     bs, k, b2.sizes()[0], b2.sizes()[1]));
+    fail(
+        fmt::format("Expected size for first two dimensions of batch2 tensor to be: [{}, {}] "
+                    "but got: [{}, {}].",
+                    bs, k, b2.sizes()[0], b2.sizes()[1]));
   }
   // The result has batch1's dtype; self is converted to it (a float64 self with float32
   // batches gives float32), the batches must agree.
@@ -390,49 +392,58 @@ Tensor linear_impl(const Tensor& input, const Tensor& weight, const IValue& bias
 // x1 [N, I] @ W viewed [I, O * J], then the product with x2 summed over J.
 Tensor bilinear_impl(const Tensor& x1, const Tensor& x2, const Tensor& weight, const IValue& bias) {
   if (x1.dim() != x2.dim()) {
-    fail(fmt::format("bilinear(): input dimensions do not match: got {} and {}", x1.dim(), x2.dim()));
+    fail(fmt::format("bilinear(): input dimensions do not match: got {} and {}", x1.dim(),
+                     x2.dim()));
   }
-  if (x1.dim() == 0) throw OpError("IndexError", "Dimension specified as -1 but tensor has no dimensions");
+  if (x1.dim() == 0)
+    throw OpError("IndexError", "Dimension specified as -1 but tensor has no dimensions");
   for (std::int64_t i = 0; i + 1 < x1.dim(); ++i) {
     if (x1.sizes()[i] != x2.sizes()[i]) {
-      fail(fmt::format("bilinear(): input batch dimensions do not match at dim {}: got {} and {}", i,
-                       x1.sizes()[i], x2.sizes()[i]));
+      fail(fmt::format("bilinear(): input batch dimensions do not match at dim {}: got {} and {}",
+                       i, x1.sizes()[i], x2.sizes()[i]));
     }
   }
   const std::int64_t in1 = x1.sizes().back(), in2 = x2.sizes().back();
   const std::int64_t w_in1 = weight.sizes()[wrap_dim(1, weight.dim())];
   if (in1 != w_in1) {
-    fail(fmt::format("bilinear(): input1 size does not match weight size: got {} but expected {}", in1, w_in1));
+    fail(fmt::format("bilinear(): input1 size does not match weight size: got {} but expected {}",
+                     in1, w_in1));
   }
   const std::int64_t w_in2 = weight.sizes()[wrap_dim(2, weight.dim())];
   if (in2 != w_in2) {
-    fail(fmt::format("bilinear(): input2 size does not match weight size: got {} but expected {}", in2, w_in2));
+    fail(fmt::format("bilinear(): input2 size does not match weight size: got {} but expected {}",
+                     in2, w_in2));
   }
   const std::int64_t out_features = weight.sizes()[0];
   if (!bias.is_none()) {
     const Tensor& b = bias.to_tensor();
     const std::int64_t b0 = b.sizes().empty() ? 1 : b.sizes()[wrap_dim(0, b.dim())];
     if (b0 != out_features) {
-      fail(fmt::format("bilinear(): bias size does not match weight size: got {} but expected {}", b0,
-                       out_features));
+      fail(fmt::format("bilinear(): bias size does not match weight size: got {} but expected {}",
+                       b0, out_features));
     }
   }
   check_same_dtype(x1, weight);
   check_same_dtype(x1, x2);
   for (std::int64_t features : {in1, in2}) {
     if (features == 0) {
-      fail(fmt::format("cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension "
-                       "size -1 can be any value and is ambiguous"));
+      fail(
+          fmt::format("cannot reshape tensor of 0 elements into shape [-1, 0] because the "
+                      "unspecified dimension "
+                      "size -1 can be any value and is ambiguous"));
     }
   }
   const std::int64_t n = x1.numel() / in1;
   const Sizes& ws = weight.sizes();
   const Sizes& wst = weight.strides();
-  const Tensor w_iok = reshaped(view_as(weight, {ws[1], ws[0], ws[2]}, {wst[1], wst[0], wst[2]}, weight.storage_offset()),
-                                {in1, out_features * in2});
+  const Tensor w_iok = reshaped(
+      view_as(weight, {ws[1], ws[0], ws[2]}, {wst[1], wst[0], wst[2]}, weight.storage_offset()),
+      {in1, out_features * in2});
   const Tensor y = mm_impl(reshaped(x1, {n, in1}), w_iok);
-  IValue product = run_op("aten::mul.Tensor", {reshaped(y, {n, out_features, in2}), reshaped(x2, {n, 1, in2})});
-  IValue summed = run_op("aten::sum.dim_IntList", {product, IValue::list({IValue(std::int64_t{-1})}), false});
+  IValue product =
+      run_op("aten::mul.Tensor", {reshaped(y, {n, out_features, in2}), reshaped(x2, {n, 1, in2})});
+  IValue summed =
+      run_op("aten::sum.dim_IntList", {product, IValue::list({IValue(std::int64_t{-1})}), false});
   Sizes out_sizes(x1.sizes().begin(), x1.sizes().end() - 1);
   out_sizes.push_back(out_features);
   Tensor out = reshaped(summed.to_tensor(), std::move(out_sizes));

@@ -17,10 +17,14 @@ namespace {
 // a < b for two elements of one list type (int, float, bool or str).
 bool less(const IValue& a, const IValue& b) {
   switch (a.kind()) {
-    case IValue::Kind::kString: return a.to_string() < b.to_string();
-    case IValue::Kind::kBool: return a.to_bool() < b.to_bool();
-    case IValue::Kind::kInt: return a.to_int() < b.to_int();
-    default: return a.to_double() < b.to_double();
+    case IValue::Kind::kString:
+      return a.to_string() < b.to_string();
+    case IValue::Kind::kBool:
+      return a.to_bool() < b.to_bool();
+    case IValue::Kind::kInt:
+      return a.to_int() < b.to_int();
+    default:
+      return a.to_double() < b.to_double();
   }
 }
 
@@ -28,15 +32,20 @@ bool less(const IValue& a, const IValue& b) {
 // without its point), booleans as 1 and 0.
 std::string stream_text(const IValue& v) {
   switch (v.kind()) {
-    case IValue::Kind::kString: return v.to_string();
-    case IValue::Kind::kBool: return v.to_bool() ? "1" : "0";
-    case IValue::Kind::kInt: return std::to_string(v.to_int());
-    default: return fmt::format("{:g}", v.to_double());
+    case IValue::Kind::kString:
+      return v.to_string();
+    case IValue::Kind::kBool:
+      return v.to_bool() ? "1" : "0";
+    case IValue::Kind::kInt:
+      return std::to_string(v.to_int());
+    default:
+      return fmt::format("{:g}", v.to_double());
   }
 }
 
 IValueList::iterator find(IValueList& items, const IValue& el) {
-  return std::find_if(items.begin(), items.end(), [&](const IValue& x) { return equal_scalars(x, el); });
+  return std::find_if(items.begin(), items.end(),
+                      [&](const IValue& x) { return equal_scalars(x, el); });
 }
 
 void extend(Stack& s) {
@@ -107,8 +116,8 @@ void count(Stack& s) {
   IValue el = pop(s);
   IValue list = pop(s);
   const auto& items = list.to_list();
-  s.emplace_back(static_cast<std::int64_t>(
-      std::count_if(items.begin(), items.end(), [&](const IValue& x) { return equal_scalars(x, el); })));
+  s.emplace_back(static_cast<std::int64_t>(std::count_if(
+      items.begin(), items.end(), [&](const IValue& x) { return equal_scalars(x, el); })));
 }
 
 // PyTorch's comparator, kept as is: NaN's place in the result is std::sort's.
@@ -151,7 +160,8 @@ template <bool is_min>
 void extreme(Stack& s) {
   IValue list = pop(s);
   const auto& items = list.to_list();
-  if (items.empty()) fail(is_min ? "min() arg is an empty sequence" : "max() arg is an empty sequence");
+  if (items.empty())
+    fail(is_min ? "min() arg is an empty sequence" : "max() arg is an empty sequence");
   IValue best = items[0];
   for (std::size_t i = 1; i < items.size(); ++i) {
     if (is_min ? less(items[i], best) : less(best, items[i])) best = items[i];
@@ -183,9 +193,8 @@ void lists_equal(Stack& s) {
   const auto& a = l.to_list();
   const auto& b = r.to_list();
   bool same = a.size() == b.size() &&
-              std::equal(a.begin(), a.end(), b.begin(), [](const IValue& x, const IValue& y) {
-                return equal_scalars(x, y);
-              });
+              std::equal(a.begin(), a.end(), b.begin(),
+                         [](const IValue& x, const IValue& y) { return equal_scalars(x, y); });
   s.emplace_back(same == equal);
 }
 
@@ -203,7 +212,8 @@ void repeat_right(Stack& s) {
   IValue list = pop(s);
   std::int64_t n = pop(s).to_int();
   IValueList out;
-  for (std::int64_t i = 0; i < n; ++i) out.insert(out.end(), list.to_list().begin(), list.to_list().end());
+  for (std::int64_t i = 0; i < n; ++i)
+    out.insert(out.end(), list.to_list().begin(), list.to_list().end());
   s.push_back(IValue::list(std::move(out)));
 }
 

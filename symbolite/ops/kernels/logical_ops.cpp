@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/elementwise_loops.h"
+#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
-#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/tensor/broadcast.h"
 
 namespace symbolite::ops {
@@ -30,8 +30,7 @@ void and_tensor(Stack& s) {
     } else if constexpr (std::is_same_v<T, bool>) {
       return binary_kernel<T>(a, b, [](bool x, bool y) { return x && y; });
     } else {
-      return binary_kernel<T>(a, b,
-                           [](T x, T y) -> T { return static_cast<T>(x & y); });
+      return binary_kernel<T>(a, b, [](T x, T y) -> T { return static_cast<T>(x & y); });
     }
   }));
 }
@@ -50,12 +49,20 @@ void logical_not(Stack& s) {
 // self, converted to self's dtype (1 or 0).
 template <typename Op>
 Tensor logical_binary(const Tensor& a, const Tensor& b) {
-  auto as_bool = [](const Tensor& t) { return t.dtype() == DType::kBool ? t : to_dtype(t, DType::kBool); };
+  auto as_bool = [](const Tensor& t) {
+    return t.dtype() == DType::kBool ? t : to_dtype(t, DType::kBool);
+  };
   return binary_kernel<bool>(as_bool(a), as_bool(b), Op{});
 }
-struct LogicalAnd { bool operator()(bool x, bool y) const { return x && y; } };
-struct LogicalOr { bool operator()(bool x, bool y) const { return x || y; } };
-struct LogicalXor { bool operator()(bool x, bool y) const { return x != y; } };
+struct LogicalAnd {
+  bool operator()(bool x, bool y) const { return x && y; }
+};
+struct LogicalOr {
+  bool operator()(bool x, bool y) const { return x || y; }
+};
+struct LogicalXor {
+  bool operator()(bool x, bool y) const { return x != y; }
+};
 
 template <typename Op>
 void logical_op(Stack& s) {
@@ -78,9 +85,10 @@ void where_self(Stack& s) {
   const Tensor& cond = cond_v.to_tensor();
   DType dtype = ResultType().tensor(self_v.to_tensor()).tensor(other_v.to_tensor()).result();
   if (cond.dtype() != DType::kBool && cond.dtype() != DType::kUInt8) {
-    fail(fmt::format("where expected condition to be a boolean tensor, but got a tensor with "
-                     "dtype {}",
-                     tensor::scalar_type_name(cond.dtype())));
+    fail(
+        fmt::format("where expected condition to be a boolean tensor, but got a tensor with "
+                    "dtype {}",
+                    tensor::scalar_type_name(cond.dtype())));
   }
   auto as_dtype = [dtype](const Tensor& t) { return t.dtype() == dtype ? t : to_dtype(t, dtype); };
   Tensor a = as_dtype(self_v.to_tensor());

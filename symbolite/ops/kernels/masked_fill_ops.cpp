@@ -9,9 +9,9 @@
 
 #include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/elementwise_loops.h"
+#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
-#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/support/error.h"
 #include "symbolite/tensor/broadcast.h"
 
@@ -34,14 +34,19 @@ Sizes broadcast_mask(const Tensor& mask, const Tensor& self) {
 // The 0-dim value tensor's element as a Scalar IValue.
 IValue value_of(const Tensor& value) {
   if (value.dim() != 0) {
-    fail(fmt::format("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
-                     "with {} dimension(s).", value.dim()));
+    fail(
+        fmt::format("masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                    "with {} dimension(s).",
+                    value.dim()));
   }
   Tensor v = value.contiguous();
   switch (v.dtype()) {
-    case DType::kFloat32: return IValue(static_cast<double>(v.data<float>()[0]));
-    case DType::kFloat64: return IValue(v.data<double>()[0]);
-    case DType::kBool: return IValue(v.data<bool>()[0]);
+    case DType::kFloat32:
+      return IValue(static_cast<double>(v.data<float>()[0]));
+    case DType::kFloat64:
+      return IValue(v.data<double>()[0]);
+    case DType::kBool:
+      return IValue(v.data<bool>()[0]);
     default:
       return dispatch_all(v.dtype(), "masked_fill", [&](auto tag) -> IValue {
         using T = decltype(tag);

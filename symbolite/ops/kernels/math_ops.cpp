@@ -8,10 +8,10 @@
 
 #include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/elementwise_loops.h"
-#include "symbolite/ops/registry/kernel_families.h"
-#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/vector_math.h"
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
 
 namespace symbolite::ops {
 namespace {

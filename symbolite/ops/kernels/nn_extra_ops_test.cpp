@@ -22,9 +22,12 @@ class NnExtraOpsReference : public ::testing::TestWithParam<std::size_t> {};
 
 constexpr const char* kCases = "nn_extra_cases.json";
 
-TEST_P(NnExtraOpsReference, MatchesPyTorch) { testing::run_nn_case(testing::nn_cases(kCases)[GetParam()]); }
+TEST_P(NnExtraOpsReference, MatchesPyTorch) {
+  testing::run_nn_case(testing::nn_cases(kCases)[GetParam()]);
+}
 
-INSTANTIATE_TEST_SUITE_P(, NnExtraOpsReference, ::testing::ValuesIn(testing::nn_case_indices(kCases)),
+INSTANTIATE_TEST_SUITE_P(, NnExtraOpsReference,
+                         ::testing::ValuesIn(testing::nn_case_indices(kCases)),
                          [](const ::testing::TestParamInfo<std::size_t>& info) {
                            return testing::nn_cases(kCases)[info.param]["name"].get<std::string>();
                          });
@@ -46,22 +49,28 @@ IValue tensors(std::vector<Tensor> ts) {
 }
 
 TEST(NnExtraOps, LstmRefusesWhatItDoesNotImplement) {
-  auto zeros = [](std::vector<std::int64_t> s) { return Tensor::empty(std::move(s), DType::kFloat32); };
+  auto zeros = [](std::vector<std::int64_t> s) {
+    return Tensor::empty(std::move(s), DType::kFloat32);
+  };
   IValue params = tensors({zeros({24, 5}), zeros({24, 6}), zeros({24}), zeros({24})});
   IValue hx = tensors({zeros({1, 2, 6}), zeros({1, 2, 6})});
   // 2-d input (PyTorch broadcasts it oddly), training dropout (random), a batch of one
   // against a larger hidden batch (broadcasts in PyTorch).
-  expect_unsupported("aten::lstm.input", {zeros({3, 5}), hx, params, true, 1, 0.0, false, false, false});
+  expect_unsupported("aten::lstm.input",
+                     {zeros({3, 5}), hx, params, true, 1, 0.0, false, false, false});
   IValue params2 = tensors({zeros({24, 5}), zeros({24, 6}), zeros({24}), zeros({24}),
                             zeros({24, 6}), zeros({24, 6}), zeros({24}), zeros({24})});
   IValue hx2 = tensors({zeros({2, 2, 6}), zeros({2, 2, 6})});
   expect_unsupported("aten::lstm.input",
                      {zeros({3, 2, 5}), hx2, params2, true, 2, 0.5, true, false, false});
-  expect_unsupported("aten::lstm.input", {zeros({3, 1, 5}), hx, params, true, 1, 0.0, false, false, false});
+  expect_unsupported("aten::lstm.input",
+                     {zeros({3, 1, 5}), hx, params, true, 1, 0.0, false, false, false});
 }
 
 TEST(NnExtraOps, RandomAndUnimplementedFormsRefuse) {
-  auto zeros = [](std::vector<std::int64_t> s) { return Tensor::empty(std::move(s), DType::kFloat32); };
+  auto zeros = [](std::vector<std::int64_t> s) {
+    return Tensor::empty(std::move(s), DType::kFloat32);
+  };
   // Training-mode dropout is random.
   for (const char* op : {"aten::feature_dropout", "aten::feature_dropout_", "aten::alpha_dropout",
                          "aten::feature_alpha_dropout_"}) {

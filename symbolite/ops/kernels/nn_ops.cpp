@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/common/nn_common.h"
+#include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 
 namespace symbolite::ops {
@@ -15,13 +15,6 @@ namespace nn {
 
 using tensor::DType;
 using tensor::Tensor;
-
-std::vector<std::int64_t> int_list(const IValue& value) {
-  if (value.is(IValue::Kind::kInt)) return {value.to_int()};
-  std::vector<std::int64_t> out;
-  for (const auto& item : value.to_list()) out.push_back(item.to_int());
-  return out;
-}
 
 const Tensor* optional_tensor(const IValue& value) {
   return value.is_none() ? nullptr : &value.to_tensor();
@@ -31,21 +24,21 @@ std::string format_ints(const std::vector<std::int64_t>& values) {
   return tensor::format_sizes(values);
 }
 
-std::vector<std::int64_t> expand_conv_param(const std::vector<std::int64_t>& param, const char* name,
-                                            std::int64_t dim) {
+std::vector<std::int64_t> expand_conv_param(const std::vector<std::int64_t>& param,
+                                            const char* name, std::int64_t dim) {
   if (param.size() == 1) return std::vector<std::int64_t>(static_cast<std::size_t>(dim), param[0]);
   if (static_cast<std::int64_t>(param.size()) != dim) {
-    fail(fmt::format("expected {0} to be a single integer value or a list of {1} values to match "
-                     "the convolution dimensions, but got {0}={2}",
-                     name, dim, format_ints(param)));
+    fail(
+        fmt::format("expected {0} to be a single integer value or a list of {1} values to match "
+                    "the convolution dimensions, but got {0}={2}",
+                    name, dim, format_ints(param)));
   }
   return param;
 }
 
 void unsupported_dtype(std::string_view op, DType dtype) {
-  throw Error(ErrorKind::kUnsupported,
-              fmt::format("{}: symbolite implements float32 only, got {}", op,
-                          tensor::scalar_type_name(dtype)));
+  throw Error(ErrorKind::kUnsupported, fmt::format("{}: symbolite implements float32 only, got {}",
+                                                   op, tensor::scalar_type_name(dtype)));
 }
 
 void unsupported_float_dtype(std::string_view op, DType dtype) {
@@ -112,7 +105,8 @@ std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim) {
   if (dim < -n || dim >= n) {
     throw OpError("IndexError",
                   fmt::format("Dimension out of range (expected to be in range of [{}, {}], but "
-                              "got {})", -n, n - 1, dim));
+                              "got {})",
+                              -n, n - 1, dim));
   }
   return dim < 0 ? dim + n : dim;
 }
@@ -120,15 +114,24 @@ std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim) {
 // Element i of a contiguous tensor of a real dtype, as double.
 double load_as_double(const Tensor& t, std::int64_t i) {
   switch (t.dtype()) {
-    case DType::kFloat32: return t.data<float>()[i];
-    case DType::kFloat64: return t.data<double>()[i];
-    case DType::kInt64: return static_cast<double>(t.data<std::int64_t>()[i]);
-    case DType::kInt32: return t.data<std::int32_t>()[i];
-    case DType::kInt16: return t.data<std::int16_t>()[i];
-    case DType::kInt8: return t.data<std::int8_t>()[i];
-    case DType::kUInt8: return t.data<std::uint8_t>()[i];
-    case DType::kBool: return t.data<bool>()[i] ? 1.0 : 0.0;
-    default: nn::unsupported_dtype("aten::softmax", t.dtype());
+    case DType::kFloat32:
+      return t.data<float>()[i];
+    case DType::kFloat64:
+      return t.data<double>()[i];
+    case DType::kInt64:
+      return static_cast<double>(t.data<std::int64_t>()[i]);
+    case DType::kInt32:
+      return t.data<std::int32_t>()[i];
+    case DType::kInt16:
+      return t.data<std::int16_t>()[i];
+    case DType::kInt8:
+      return t.data<std::int8_t>()[i];
+    case DType::kUInt8:
+      return t.data<std::uint8_t>()[i];
+    case DType::kBool:
+      return t.data<bool>()[i] ? 1.0 : 0.0;
+    default:
+      nn::unsupported_dtype("aten::softmax", t.dtype());
   }
 }
 
@@ -214,16 +217,26 @@ void log_softmax(Stack& s) { softmax_or_log(s, true); }
 // PyTorch's legacy type name, as checkScalarTypes prints it.
 std::string_view legacy_type_name(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return "torch.FloatTensor";
-    case DType::kFloat64: return "torch.DoubleTensor";
-    case DType::kFloat16: return "torch.HalfTensor";
-    case DType::kBFloat16: return "CPUBFloat16Type";
-    case DType::kUInt8: return "torch.ByteTensor";
-    case DType::kInt8: return "torch.CharTensor";
-    case DType::kInt16: return "torch.ShortTensor";
-    case DType::kInt32: return "torch.IntTensor";
-    case DType::kInt64: return "torch.LongTensor";
-    case DType::kBool: return "CPUBoolType";
+    case DType::kFloat32:
+      return "torch.FloatTensor";
+    case DType::kFloat64:
+      return "torch.DoubleTensor";
+    case DType::kFloat16:
+      return "torch.HalfTensor";
+    case DType::kBFloat16:
+      return "CPUBFloat16Type";
+    case DType::kUInt8:
+      return "torch.ByteTensor";
+    case DType::kInt8:
+      return "torch.CharTensor";
+    case DType::kInt16:
+      return "torch.ShortTensor";
+    case DType::kInt32:
+      return "torch.IntTensor";
+    case DType::kInt64:
+      return "torch.LongTensor";
+    case DType::kBool:
+      return "CPUBoolType";
   }
   return "unknown";
 }
@@ -238,9 +251,11 @@ void embedding(Stack& s) {
   const Tensor& indices_raw = indices_arg.to_tensor();
   if (weight_raw.dim() != 2) fail("'weight' must be 2-D");
   if (indices_raw.dtype() != DType::kInt64 && indices_raw.dtype() != DType::kInt32) {
-    fail(fmt::format("Expected tensor for argument #1 'indices' to have one of the following "
-                     "scalar types: Long, Int; but got {} instead (while checking arguments "
-                     "for embedding)", legacy_type_name(indices_raw.dtype())));
+    fail(
+        fmt::format("Expected tensor for argument #1 'indices' to have one of the following "
+                    "scalar types: Long, Int; but got {} instead (while checking arguments "
+                    "for embedding)",
+                    legacy_type_name(indices_raw.dtype())));
   }
   Tensor weight = weight_raw.contiguous();
   Tensor indices = indices_raw.contiguous();
@@ -249,8 +264,7 @@ void embedding(Stack& s) {
   std::vector<std::int64_t> out_sizes = indices.sizes();
   out_sizes.push_back(weight.sizes()[1]);
   Tensor out = Tensor::empty(out_sizes, weight.dtype());
-  std::uint8_t* dst = out.numel() == 0 ? nullptr
-                                       : out.storage().mutable_data();
+  std::uint8_t* dst = out.numel() == 0 ? nullptr : out.storage().mutable_data();
   const std::uint8_t* src = weight.raw_data();
   for (std::int64_t i = 0; i < indices.numel(); ++i) {
     std::int64_t index = indices.dtype() == DType::kInt64 ? indices.data<std::int64_t>()[i]

@@ -24,7 +24,9 @@ class NnOpsReference : public ::testing::TestWithParam<std::size_t> {};
 
 constexpr const char* kCases = "nn_cases.json";
 
-TEST_P(NnOpsReference, MatchesPyTorch) { testing::run_nn_case(testing::nn_cases(kCases)[GetParam()]); }
+TEST_P(NnOpsReference, MatchesPyTorch) {
+  testing::run_nn_case(testing::nn_cases(kCases)[GetParam()]);
+}
 
 INSTANTIATE_TEST_SUITE_P(, NnOpsReference, ::testing::ValuesIn(testing::nn_case_indices(kCases)),
                          [](const ::testing::TestParamInfo<std::size_t>& info) {
@@ -68,7 +70,9 @@ TEST(NnOps, StridedInputsGiveTheSameResults) {
     return run_op("aten::conv2d", {in, w, IValue(), ints({1, 1}), ints({1, 1}), ints({1, 1}), 4});
   };
   testing::nn_expect_close(conv(strided).to_tensor(), conv(x).to_tensor());
-  auto pool = [](const Tensor& in) { return run_op("aten::max_pool2d", {in, ints({3, 3}), ints({2, 2})}); };
+  auto pool = [](const Tensor& in) {
+    return run_op("aten::max_pool2d", {in, ints({3, 3}), ints({2, 2})});
+  };
   testing::nn_expect_close(pool(strided).to_tensor(), pool(x).to_tensor());
   auto bn = [](const Tensor& in) {
     Tensor mean = iota({4});

@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/nn_common.h"
-#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops::nn {
@@ -76,16 +76,17 @@ void scale_shift_planes(const Tensor& x, std::int64_t outer, std::int64_t inner,
   const T* src = x.data<T>();
   T* dst = out.mutable_data<T>();
   // (image, channel) planes are independent: split across threads.
-  parallel_for(outer * features, std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(1, inner)),
+  parallel_for(outer * features,
+               std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(1, inner)),
                [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t plane = first; plane < last; ++plane) {
-      const auto c = static_cast<std::size_t>(plane % features);
-      auto sc = static_cast<T>(scale[c]);
-      auto sh = static_cast<T>(shift[c]);
-      const std::int64_t base = plane * inner;
-      for (std::int64_t i = 0; i < inner; ++i) dst[base + i] = src[base + i] * sc + sh;
-    }
-  });
+                 for (std::int64_t plane = first; plane < last; ++plane) {
+                   const auto c = static_cast<std::size_t>(plane % features);
+                   auto sc = static_cast<T>(scale[c]);
+                   auto sh = static_cast<T>(shift[c]);
+                   const std::int64_t base = plane * inner;
+                   for (std::int64_t i = 0; i < inner; ++i) dst[base + i] = src[base + i] * sc + sh;
+                 }
+               });
 }
 
 // out (N, C, *) = x * scale[c] + shift[c]; out may be x.
@@ -214,9 +215,8 @@ void batch_norm(Stack& s) {
     bool reuse = input.is_contiguous() && a[0].holds_unshared_tensor();
     Tensor x = input.contiguous();
     out = reuse ? x : Tensor::uninitialized(x.sizes(), x.dtype());
-    dispatch_floating(x.dtype(), "batch_norm", [&](auto tag) {
-      scale_shift_channels<decltype(tag)>(x, scale, shift, out);
-    });
+    dispatch_floating(x.dtype(), "batch_norm",
+                      [&](auto tag) { scale_shift_channels<decltype(tag)>(x, scale, shift, out); });
   }
   drop(s, 9);
   s.emplace_back(std::move(out));
@@ -241,7 +241,8 @@ void instance_norm(Stack& s) {
   }
   if (input.dim() < 2) {
     fail(fmt::format("Dimension out of range (expected to be in range of [-{0}, {1}], but got 1)",
-                     std::max<std::int64_t>(input.dim(), 1), std::max<std::int64_t>(input.dim(), 1) - 1));
+                     std::max<std::int64_t>(input.dim(), 1),
+                     std::max<std::int64_t>(input.dim(), 1) - 1));
   }
   std::int64_t n = input.sizes()[0], c = input.sizes()[1];
   if (use_input_stats && (mean != nullptr || var != nullptr)) {
@@ -297,19 +298,22 @@ void group_norm(Stack& s) {
   std::int64_t n = input.dim() >= 1 ? input.sizes()[0] : 1;
   std::int64_t c = input.dim() >= 2 ? input.sizes()[1] : 1;
   if (groups <= 0 || c % groups != 0) {
-    fail(fmt::format("Expected number of channels in input to be divisible by num_groups, but got "
-                     "input of shape {} and num_groups={}",
-                     format_ints(input.sizes()), groups));
+    fail(
+        fmt::format("Expected number of channels in input to be divisible by num_groups, but got "
+                    "input of shape {} and num_groups={}",
+                    format_ints(input.sizes()), groups));
   }
   if (weight != nullptr && (weight->dim() != 1 || weight->numel() != c)) {
-    fail(fmt::format("Expected weight to be a vector of size equal to the number of channels in "
-                     "input, but got weight of shape {} and input of shape {}",
-                     format_ints(weight->sizes()), format_ints(input.sizes())));
+    fail(
+        fmt::format("Expected weight to be a vector of size equal to the number of channels in "
+                    "input, but got weight of shape {} and input of shape {}",
+                    format_ints(weight->sizes()), format_ints(input.sizes())));
   }
   if (bias != nullptr && (bias->dim() != 1 || bias->numel() != c)) {
-    fail(fmt::format("Expected bias to be a vector of size equal to the number of channels in "
-                     "input, but got bias of shape {} and input of shape {}",
-                     format_ints(bias->sizes()), format_ints(input.sizes())));
+    fail(
+        fmt::format("Expected bias to be a vector of size equal to the number of channels in "
+                    "input, but got bias of shape {} and input of shape {}",
+                    format_ints(bias->sizes()), format_ints(input.sizes())));
   }
   require_floating("aten::group_norm", "GroupNormKernelImpl", input.dtype());
   for (const Tensor* param : {weight, bias}) {
@@ -383,31 +387,39 @@ void layer_norm_rows(const Tensor& x, const Tensor* weight, const Tensor* bias, 
 void layer_norm(Stack& s) {
   IValue* a = last(s, 6);
   const Tensor& input = a[0].to_tensor();
-  Ints shape = int_list(a[1]);
+  Ints shape = int_list_arg(a[1]);
   const Tensor* weight = optional_tensor(a[2]);
   const Tensor* bias = optional_tensor(a[3]);
   double eps = a[4].to_double();
 
   if (shape.empty()) {
-    fail(fmt::format("Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
-                     "least one element, but got normalized_shape = {}", format_ints(shape)));
+    fail(
+        fmt::format("Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+                    "least one element, but got normalized_shape = {}",
+                    format_ints(shape)));
   }
   if (weight != nullptr && weight->sizes() != shape) {
-    fail(fmt::format("Expected weight to be of same shape as normalized_shape, but got weight of "
-                     "shape {} and normalized_shape = {}",
-                     format_ints(weight->sizes()), format_ints(shape)));
+    fail(
+        fmt::format("Expected weight to be of same shape as normalized_shape, but got weight of "
+                    "shape {} and normalized_shape = {}",
+                    format_ints(weight->sizes()), format_ints(shape)));
   }
   if (bias != nullptr && bias->sizes() != shape) {
-    fail(fmt::format("Expected bias to be of same shape as normalized_shape, but got bias of "
-                     "shape {} and normalized_shape = {}",
-                     format_ints(bias->sizes()), format_ints(shape)));
+    fail(
+        fmt::format("Expected bias to be of same shape as normalized_shape, but got bias of "
+                    "shape {} and normalized_shape = {}",
+                    format_ints(bias->sizes()), format_ints(shape)));
   }
   const Ints& is = input.sizes();
-  if (is.size() < shape.size() || !std::equal(shape.begin(), shape.end(), is.end() - static_cast<std::ptrdiff_t>(shape.size()))) {
+  if (is.size() < shape.size() ||
+      !std::equal(shape.begin(), shape.end(),
+                  is.end() - static_cast<std::ptrdiff_t>(shape.size()))) {
     std::string expected = "[*";
     for (auto d : shape) expected += fmt::format(", {}", d);
-    fail(fmt::format("Given normalized_shape={}, expected input with shape {}], but got input of "
-                     "size{}", format_ints(shape), expected, format_ints(is)));
+    fail(
+        fmt::format("Given normalized_shape={}, expected input with shape {}], but got input of "
+                    "size{}",
+                    format_ints(shape), expected, format_ints(is)));
   }
   // float64 too: a module made .double() keeps its activations in float64.
   require_floating("aten::layer_norm", "LayerNormKernelImpl", input.dtype());

@@ -15,7 +15,7 @@ namespace {
 using tensor::Tensor;
 using Sizes = std::vector<std::int64_t>;
 
-IValue int_list(const Sizes& v) {
+IValue int_list_arg(const Sizes& v) {
   IValueList out;
   for (auto d : v) out.emplace_back(d);
   return IValue::list(std::move(out));
@@ -23,10 +23,10 @@ IValue int_list(const Sizes& v) {
 
 // x viewed as `view`, permuted by `perm`, copied contiguous and reshaped to `out`.
 IValue rearranged(const IValue& x, const Sizes& view, const Sizes& perm, const Sizes& out) {
-  IValue v = run_op("aten::reshape", {x, int_list(view)});
-  IValue p = run_op("aten::permute", {v, int_list(perm)});
+  IValue v = run_op("aten::reshape", {x, int_list_arg(view)});
+  IValue p = run_op("aten::permute", {v, int_list_arg(perm)});
   IValue c = IValue(p.to_tensor().contiguous());
-  return run_op("aten::reshape", {c, int_list(out)});
+  return run_op("aten::reshape", {c, int_list_arg(out)});
 }
 
 // pixel_shuffle(self, r): (*, C * r * r, H, W) to (*, C, H * r, W * r).
@@ -35,17 +35,20 @@ void pixel_shuffle(Stack& s) {
   IValue self = pop(s);
   const Tensor& x = self.to_tensor();
   if (x.dim() < 3) {
-    fail(fmt::format("pixel_shuffle expects input to have at least 3 dimensions, but got input "
-                     "with {} dimension(s)", x.dim()));
+    fail(
+        fmt::format("pixel_shuffle expects input to have at least 3 dimensions, but got input "
+                    "with {} dimension(s)",
+                    x.dim()));
   }
   if (r <= 0) fail(fmt::format("pixel_shuffle expects a positive upscale_factor, but got {}", r));
   const Sizes& sz = x.sizes();
   std::size_t nd = sz.size();
   std::int64_t c = sz[nd - 3], h = sz[nd - 2], w = sz[nd - 1];
   if (c % (r * r) != 0) {
-    fail(fmt::format("pixel_shuffle expects its input's 'channel' dimension to be divisible by "
-                     "the square of upscale_factor, but input.size(-3)={} is not divisible by {}",
-                     c, r * r));
+    fail(
+        fmt::format("pixel_shuffle expects its input's 'channel' dimension to be divisible by "
+                    "the square of upscale_factor, but input.size(-3)={} is not divisible by {}",
+                    c, r * r));
   }
   Sizes batch(sz.begin(), sz.end() - 3);
   Sizes view = batch, perm, out = batch;
@@ -63,8 +66,10 @@ void pixel_unshuffle(Stack& s) {
   IValue self = pop(s);
   const Tensor& x = self.to_tensor();
   if (x.dim() < 3) {
-    fail(fmt::format("pixel_unshuffle expects input to have at least 3 dimensions, but got "
-                     "input with {} dimension(s)", x.dim()));
+    fail(
+        fmt::format("pixel_unshuffle expects input to have at least 3 dimensions, but got "
+                    "input with {} dimension(s)",
+                    x.dim()));
   }
   if (r <= 0) {
     fail(fmt::format("pixel_unshuffle expects a positive downscale_factor, but got {}", r));
@@ -73,12 +78,16 @@ void pixel_unshuffle(Stack& s) {
   std::size_t nd = sz.size();
   std::int64_t c = sz[nd - 3], h = sz[nd - 2], w = sz[nd - 1];
   if (h % r != 0) {
-    fail(fmt::format("pixel_unshuffle expects height to be divisible by downscale_factor, but "
-                     "input.size(-2)={} is not divisible by {}", h, r));
+    fail(
+        fmt::format("pixel_unshuffle expects height to be divisible by downscale_factor, but "
+                    "input.size(-2)={} is not divisible by {}",
+                    h, r));
   }
   if (w % r != 0) {
-    fail(fmt::format("pixel_unshuffle expects width to be divisible by downscale_factor, but "
-                     "input.size(-1)={} is not divisible by {}", w, r));
+    fail(
+        fmt::format("pixel_unshuffle expects width to be divisible by downscale_factor, but "
+                    "input.size(-1)={} is not divisible by {}",
+                    w, r));
   }
   Sizes batch(sz.begin(), sz.end() - 3);
   Sizes view = batch, perm, out = batch;
@@ -97,17 +106,23 @@ void channel_shuffle(Stack& s) {
   IValue self = pop(s);
   const Tensor& x = self.to_tensor();
   if (x.dim() <= 2) {
-    fail(fmt::format("channel_shuffle expects input to have at least 3 dimensions, but got input "
-                     "with {} dimension(s)", x.dim()));
+    fail(
+        fmt::format("channel_shuffle expects input to have at least 3 dimensions, but got input "
+                    "with {} dimension(s)",
+                    x.dim()));
   }
   if (groups <= 0) {
-    fail(fmt::format("Number of groups to divide channels in must be positive. Value of "
-                     "groups:{}", groups));
+    fail(
+        fmt::format("Number of groups to divide channels in must be positive. Value of "
+                    "groups:{}",
+                    groups));
   }
   std::int64_t c = x.sizes()[1];
   if (c % groups != 0) {
-    fail(fmt::format("Number of channels must be divisible by groups. Got {} channels and {} "
-                     "groups.", c, groups));
+    fail(
+        fmt::format("Number of channels must be divisible by groups. Got {} channels and {} "
+                    "groups.",
+                    c, groups));
   }
   const Sizes& sz = x.sizes();
   Sizes view{sz[0], groups, c / groups}, perm{0, 2, 1};

@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/pooling_shape.h"
-#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/kernel_runner.h"
+#include "symbolite/ops/registry/op_error.h"
 
 namespace symbolite::ops::nn {
 namespace {
@@ -47,8 +47,10 @@ Tensor squeeze_last_but_one(const Tensor& t) {
 void check_1d_wrapper(const char* op, const Tensor& self,
                       std::initializer_list<std::pair<const char*, const Ints*>> lists) {
   if (self.dim() < 2 || self.dim() >= 4) {
-    fail(fmt::format("Expected 2 to 3 dimensions, but got {}-dimensional tensor for argument #1 "
-                     "'self' (while checking arguments for {})", self.dim(), op));
+    fail(
+        fmt::format("Expected 2 to 3 dimensions, but got {}-dimensional tensor for argument #1 "
+                    "'self' (while checking arguments for {})",
+                    self.dim(), op));
   }
   for (const auto& [name, list] : lists) {
     if (list->size() != 1) {
@@ -62,47 +64,61 @@ void check_1d_wrapper(const char* op, const Tensor& self,
 //                  int[1] dilation=1, bool ceil_mode=False)
 void max_pool1d(Stack& s) {
   bool ceil_mode = pop(s).to_bool();
-  Ints dilation = int_list(pop(s));
-  Ints padding = int_list(pop(s));
-  Ints stride = int_list(pop(s));
-  Ints kernel = int_list(pop(s));
+  Ints dilation = int_list_arg(pop(s));
+  Ints padding = int_list_arg(pop(s));
+  Ints stride = int_list_arg(pop(s));
+  Ints kernel = int_list_arg(pop(s));
   IValue input_arg = pop(s);
   const Tensor& input = input_arg.to_tensor();
   const Ints& is = input.sizes();
   bool valid = (input.dim() == 2 && is[0] != 0 && is[1] != 0) ||
                (input.dim() == 3 && is[1] != 0 && is[2] != 0);
   if (!valid) {
-    fail(fmt::format("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch "
-                     "size for input, but got:{}", format_ints(is)));
+    fail(
+        fmt::format("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch "
+                    "size for input, but got:{}",
+                    format_ints(is)));
   }
   if (kernel.size() != 1) {
-    fail(fmt::format("max_pool1d() kernel_size must be an int, list of ints or tuple of ints of "
-                     "size 1 but got size {}", kernel.size()));
+    fail(
+        fmt::format("max_pool1d() kernel_size must be an int, list of ints or tuple of ints of "
+                    "size 1 but got size {}",
+                    kernel.size()));
   }
   if (stride.size() > 1) {
-    fail(fmt::format("max_pool1d() stride must be None, an int, list of ints, or tuple of ints of "
-                     "size 1 but got size {}", stride.size()));
+    fail(
+        fmt::format("max_pool1d() stride must be None, an int, list of ints, or tuple of ints of "
+                    "size 1 but got size {}",
+                    stride.size()));
   }
   if (padding.size() != 1) {
-    fail(fmt::format("max_pool1d() padding must be an int, list of ints, or tuple of ints of size "
-                     "1 but got size {}", padding.size()));
+    fail(
+        fmt::format("max_pool1d() padding must be an int, list of ints, or tuple of ints of size "
+                    "1 but got size {}",
+                    padding.size()));
   }
   if (dilation.size() != 1) {
-    fail(fmt::format("max_pool1d() dilation must be an int, list of ints or tuple of ints of size "
-                     "1 but got size {}", dilation.size()));
+    fail(
+        fmt::format("max_pool1d() dilation must be an int, list of ints or tuple of ints of size "
+                    "1 but got size {}",
+                    dilation.size()));
   }
   std::int64_t k = kernel[0];
   std::int64_t st = stride.empty() ? k : stride[0];
   std::int64_t pad = padding[0];
   std::int64_t dil = dilation[0];
-  if (k <= 0) fail(fmt::format("max_pool1d() kernel_size must be greater than zero, but got {}", k));
+  if (k <= 0)
+    fail(fmt::format("max_pool1d() kernel_size must be greater than zero, but got {}", k));
   if (st <= 0) fail(fmt::format("max_pool1d() stride must be greater than zero, but got {}", st));
   if (pad < 0) fail(fmt::format("max_pool1d() padding must be non-negative, but got {}", pad));
   if (pad > k / 2) {
-    fail(fmt::format("max_pool1d() padding should be at most half of kernel size, but got "
-                     "padding={} and kernel_size={}", pad, k));
+    fail(
+        fmt::format("max_pool1d() padding should be at most half of kernel size, but got "
+                    "padding={} and kernel_size={}",
+                    pad, k));
   }
-  if (dil <= 0) fail(fmt::format("max_pool1d() dilation must be greater than zero, but got {}", dil));
+  if (dil <= 0)
+    fail(fmt::format("max_pool1d() dilation must be greater than zero, but got {}", dil));
   std::int64_t width = is.back();
   std::int64_t out_width = pooling_output_length(width, k, pad, st, dil, ceil_mode);
   if (out_width < 0) fail(fmt::format("max_pool1d() Invalid computed output size: {}", out_width));
@@ -140,9 +156,9 @@ void max_pool1d(Stack& s) {
 void avg_pool1d(Stack& s) {
   bool count_include_pad = pop(s).to_bool();
   bool ceil_mode = pop(s).to_bool();
-  Ints padding = int_list(pop(s));
-  Ints stride = int_list(pop(s));
-  Ints kernel = int_list(pop(s));
+  Ints padding = int_list_arg(pop(s));
+  Ints stride = int_list_arg(pop(s));
+  Ints kernel = int_list_arg(pop(s));
   IValue input_arg = pop(s);
   const Tensor& input = input_arg.to_tensor();
   if (stride.empty()) stride = kernel;
@@ -156,7 +172,7 @@ void avg_pool1d(Stack& s) {
 
 // aten::adaptive_avg_pool1d(Tensor self, int[1] output_size)
 void adaptive_avg_pool1d(Stack& s) {
-  Ints output_size = int_list(pop(s));
+  Ints output_size = int_list_arg(pop(s));
   IValue input_arg = pop(s);
   const Tensor& input = input_arg.to_tensor();
   check_1d_wrapper("adaptive_avg_pool1d", input, {{"output_size", &output_size}});

@@ -14,8 +14,12 @@ namespace {
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
-std::int64_t start_index(std::int64_t i, std::int64_t out, std::int64_t in) { return (i * in) / out; }
-std::int64_t end_index(std::int64_t i, std::int64_t out, std::int64_t in) { return ((i + 1) * in + out - 1) / out; }
+std::int64_t start_index(std::int64_t i, std::int64_t out, std::int64_t in) {
+  return (i * in) / out;
+}
+std::int64_t end_index(std::int64_t i, std::int64_t out, std::int64_t in) {
+  return ((i + 1) * in + out - 1) / out;
+}
 
 template <typename T>
 void pool_planes(const Tensor& x, const Ints& o, Tensor& out) {
@@ -49,18 +53,21 @@ void pool_planes(const Tensor& x, const Ints& o, Tensor& out) {
 
 // aten::adaptive_avg_pool3d(Tensor self, int[3] output_size)
 void adaptive_avg_pool3d(Stack& s) {
-  Ints output_size = int_list(pop(s));
+  Ints output_size = int_list_arg(pop(s));
   IValue input_arg = pop(s);
   const Tensor& input = input_arg.to_tensor();
   if (output_size.size() != 3) fail("adaptive_avg_pool3d: output_size must be 3");
   for (auto v : output_size) {
     if (v < 0) {
-      fail(fmt::format("adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but "
-                       "received {{{}, {}, {}}}", output_size[0], output_size[1], output_size[2]));
+      fail(fmt::format(
+          "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but "
+          "received {{{}, {}, {}}}",
+          output_size[0], output_size[1], output_size[2]));
     }
   }
   if (input.dim() != 4 && input.dim() != 5) {
-    fail(fmt::format("adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {}", format_ints(input.sizes())));
+    fail(fmt::format("adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {}",
+                     format_ints(input.sizes())));
   }
   require_floating("aten::adaptive_avg_pool3d", "adaptive_avg_pool3d_cpu", input.dtype());
   Tensor x = input.contiguous();
@@ -76,6 +83,8 @@ void adaptive_avg_pool3d(Stack& s) {
 
 }  // namespace
 
-void register_pooling3d_ops(OperatorRegistry& r) { r.add({"aten::adaptive_avg_pool3d", 2, {}, adaptive_avg_pool3d}); }
+void register_pooling3d_ops(OperatorRegistry& r) {
+  r.add({"aten::adaptive_avg_pool3d", 2, {}, adaptive_avg_pool3d});
+}
 
 }  // namespace symbolite::ops::nn

@@ -55,9 +55,10 @@ Window window(const Tensor& input, int spatial, const char* op, const Ints& kern
   const std::int64_t d = input.dim();
   if (d != spatial + 1 && d != spatial + 2) {
     if (spatial == 1) {
-      fail(fmt::format("Expected 2 to 3 dimensions, but got {}-dimensional tensor for argument #1 "
-                       "'self' (while checking arguments for {})",
-                       d, op));
+      fail(
+          fmt::format("Expected 2 to 3 dimensions, but got {}-dimensional tensor for argument #1 "
+                      "'self' (while checking arguments for {})",
+                      d, op));
     }
     fail(fmt::format("non-empty {}D or {}D (batch mode) tensor expected for input", spatial + 1,
                      spatial + 2));
@@ -65,9 +66,10 @@ Window window(const Tensor& input, int spatial, const char* op, const Ints& kern
   for (std::int64_t i = 1; i < d; ++i) {
     if (input.sizes()[static_cast<std::size_t>(i)] == 0) {
       if (spatial == 1) {
-        fail(fmt::format("{}: Expected input's non-batch dimensions to have positive length, "
-                         "but input has a shape of {} and non-batch dimension {} has length zero!",
-                         op, format_ints(input.sizes()), i));
+        fail(
+            fmt::format("{}: Expected input's non-batch dimensions to have positive length, "
+                        "but input has a shape of {} and non-batch dimension {} has length zero!",
+                        op, format_ints(input.sizes()), i));
       }
       fail(fmt::format("non-empty {}D or {}D (batch mode) tensor expected for input", spatial + 1,
                        spatial + 2));
@@ -84,16 +86,16 @@ Window window(const Tensor& input, int spatial, const char* op, const Ints& kern
   Ints out;
   for (int i = 0; i < spatial; ++i) {
     const auto u = static_cast<std::size_t>(i);
-    out.push_back(checked_pooling_output_length(in[u], kernel[u], padding[u], stride[u], dilation[u], ceil_mode));
+    out.push_back(checked_pooling_output_length(in[u], kernel[u], padding[u], stride[u],
+                                                dilation[u], ceil_mode));
   }
   for (auto o : out) {
     if (o < 1) {
-      fail(fmt::format("Given input size: ({}x{}). Calculated output size: ({}x{}). Output size "
-                       "is too small",
-                       input.sizes()[static_cast<std::size_t>(d - spatial - 1)],
-                       fmt::join(in, "x"),
-                       input.sizes()[static_cast<std::size_t>(d - spatial - 1)],
-                       fmt::join(out, "x")));
+      fail(fmt::format(
+          "Given input size: ({}x{}). Calculated output size: ({}x{}). Output size "
+          "is too small",
+          input.sizes()[static_cast<std::size_t>(d - spatial - 1)], fmt::join(in, "x"),
+          input.sizes()[static_cast<std::size_t>(d - spatial - 1)], fmt::join(out, "x")));
     }
   }
   w.in = widen(in, 1);
@@ -103,7 +105,8 @@ Window window(const Tensor& input, int spatial, const char* op, const Ints& kern
   w.pad = widen(padding, 0);
   w.dil = widen(dilation, 1);
   w.planes = 1;
-  for (std::int64_t i = 0; i < d - spatial; ++i) w.planes *= input.sizes()[static_cast<std::size_t>(i)];
+  for (std::int64_t i = 0; i < d - spatial; ++i)
+    w.planes *= input.sizes()[static_cast<std::size_t>(i)];
   w.out_sizes = Ints(input.sizes().begin(), input.sizes().end() - spatial);
   w.out_sizes.insert(w.out_sizes.end(), out.begin(), out.end());
   return w;
@@ -168,8 +171,10 @@ std::pair<Tensor, Tensor> max_pool(const Tensor& input, int spatial, const char*
   Tensor out = Tensor::empty(w.out_sizes, x.dtype());
   Tensor idx = Tensor::empty(w.out_sizes, DType::kInt64);
   if (out.numel() != 0) {
-    if (x.dtype() == DType::kFloat64) max_planes<double>(x, w, out, idx);
-    else max_planes<float>(x, w, out, idx);
+    if (x.dtype() == DType::kFloat64)
+      max_planes<double>(x, w, out, idx);
+    else
+      max_planes<float>(x, w, out, idx);
   }
   return {out, idx};
 }
@@ -180,13 +185,13 @@ template <int Spatial, bool WithIndices>
 void max_pool_nd(Stack& s) {
   const char* op = Spatial == 1 ? "max_pool1d" : Spatial == 2 ? "max_pool2d" : "max_pool3d";
   const bool ceil_mode = pop(s).to_bool();
-  Ints dilation = int_list(pop(s));
-  Ints padding = int_list(pop(s));
-  Ints stride = int_list(pop(s));
-  Ints kernel = int_list(pop(s));
+  Ints dilation = int_list_arg(pop(s));
+  Ints padding = int_list_arg(pop(s));
+  Ints stride = int_list_arg(pop(s));
+  Ints kernel = int_list_arg(pop(s));
   IValue input = pop(s);
-  auto [out, idx] = max_pool(input.to_tensor(), Spatial, op, kernel, stride, padding, dilation,
-                             ceil_mode);
+  auto [out, idx] =
+      max_pool(input.to_tensor(), Spatial, op, kernel, stride, padding, dilation, ceil_mode);
   s.emplace_back(std::move(out));
   if (WithIndices) s.emplace_back(std::move(idx));
 }
@@ -208,8 +213,9 @@ void avg_planes(const Tensor& x, const Window& w, bool count_include_pad,
           std::int64_t hi[3];
           std::int64_t pool_size = 1;
           for (int i = 0; i < 3; ++i) {
-            hi[i] = std::min(lo[i] + w.k[static_cast<std::size_t>(i)],
-                             w.in[static_cast<std::size_t>(i)] + w.pad[static_cast<std::size_t>(i)]);
+            hi[i] =
+                std::min(lo[i] + w.k[static_cast<std::size_t>(i)],
+                         w.in[static_cast<std::size_t>(i)] + w.pad[static_cast<std::size_t>(i)]);
             pool_size *= hi[i] - lo[i];
             lo[i] = std::max<std::int64_t>(lo[i], 0);
             hi[i] = std::min(hi[i], w.in[static_cast<std::size_t>(i)]);
@@ -221,7 +227,8 @@ void avg_planes(const Tensor& x, const Window& w, bool count_include_pad,
           T sum = 0;
           for (std::int64_t a = lo[0]; a < hi[0]; ++a) {
             for (std::int64_t b = lo[1]; b < hi[1]; ++b) {
-              for (std::int64_t c = lo[2]; c < hi[2]; ++c) sum += in[(a * w.in[1] + b) * w.in[2] + c];
+              for (std::int64_t c = lo[2]; c < hi[2]; ++c)
+                sum += in[(a * w.in[1] + b) * w.in[2] + c];
             }
           }
           const std::int64_t count = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
@@ -239,9 +246,9 @@ void avg_pool3d(Stack& s) {
   IValue divisor_arg = pop(s);
   const bool count_include_pad = pop(s).to_bool();
   const bool ceil_mode = pop(s).to_bool();
-  Ints padding = int_list(pop(s));
-  Ints stride = int_list(pop(s));
-  Ints kernel = int_list(pop(s));
+  Ints padding = int_list_arg(pop(s));
+  Ints stride = int_list_arg(pop(s));
+  Ints kernel = int_list_arg(pop(s));
   IValue input_arg = pop(s);
   const Tensor& input = input_arg.to_tensor();
   std::optional<std::int64_t> divisor;
@@ -252,34 +259,39 @@ void avg_pool3d(Stack& s) {
   Tensor x = input.contiguous();
   Tensor out = Tensor::empty(w.out_sizes, x.dtype());
   if (out.numel() != 0) {
-    if (x.dtype() == DType::kFloat64) avg_planes<double>(x, w, count_include_pad, divisor, out);
-    else avg_planes<float>(x, w, count_include_pad, divisor, out);
+    if (x.dtype() == DType::kFloat64)
+      avg_planes<double>(x, w, count_include_pad, divisor, out);
+    else
+      avg_planes<float>(x, w, count_include_pad, divisor, out);
   }
   s.emplace_back(std::move(out));
 }
 
 // max_unpool: zeros of the output size with each input value at its index in its plane.
-Tensor max_unpool(const Tensor& self, const Tensor& indices, const Ints& output_size,
-                  int spatial, const char* op) {
+Tensor max_unpool(const Tensor& self, const Tensor& indices, const Ints& output_size, int spatial,
+                  const char* op) {
   if (indices.dtype() != DType::kInt64) {
     fail(fmt::format("elements in indices should be type int64 but got: {}",
                      tensor::scalar_type_name(indices.dtype())));
   }
   if (static_cast<int>(output_size.size()) != spatial) {
-    fail(fmt::format("There should be exactly {} elements (depth, height, width) in "
-                     "output_size, but got {} elements.",
-                     spatial, output_size.size()));
+    fail(
+        fmt::format("There should be exactly {} elements (depth, height, width) in "
+                    "output_size, but got {} elements.",
+                    spatial, output_size.size()));
   }
   if (self.sizes() != indices.sizes()) {
-    fail(fmt::format("Expected shape of indices to be same as that of the input tensor ({}) but "
-                     "got indices tensor with shape: {}",
-                     format_ints(self.sizes()), format_ints(indices.sizes())));
+    fail(
+        fmt::format("Expected shape of indices to be same as that of the input tensor ({}) but "
+                    "got indices tensor with shape: {}",
+                    format_ints(self.sizes()), format_ints(indices.sizes())));
   }
   const std::int64_t d = self.dim();
   if (d != spatial + 1 && d != spatial + 2) {
-    fail(fmt::format("Input to {}ing{}d should be a {}d or {}d Tensor, but got a tensor with {} "
-                     "dimensions.",
-                     "max_unpool", spatial, spatial + 1, spatial + 2, d));
+    fail(
+        fmt::format("Input to {}ing{}d should be a {}d or {}d Tensor, but got a tensor with {} "
+                    "dimensions.",
+                    "max_unpool", spatial, spatial + 1, spatial + 2, d));
   }
   require_float(op, self);
   Ints out_sizes(self.sizes().begin(), self.sizes().end() - spatial);
@@ -308,20 +320,23 @@ Tensor max_unpool(const Tensor& self, const Tensor& indices, const Ints& output_
       }
     }
   };
-  if (x.dtype() == DType::kFloat64) run(double{});
-  else run(float{});
+  if (x.dtype() == DType::kFloat64)
+    run(double{});
+  else
+    run(float{});
   return out;
 }
 
 // max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor
 void max_unpool2d(Stack& s) {
-  Ints output_size = int_list(pop(s));
+  Ints output_size = int_list_arg(pop(s));
   IValue indices = pop(s);
   IValue self = pop(s);
   if (output_size.size() != 2) {
-    fail(fmt::format("There should be exactly two elements (height, width) in output_size, but "
-                     "got {} elements.",
-                     output_size.size()));
+    fail(
+        fmt::format("There should be exactly two elements (height, width) in output_size, but "
+                    "got {} elements.",
+                    output_size.size()));
   }
   s.emplace_back(max_unpool(self.to_tensor(), indices.to_tensor(), output_size, 2, "max_unpool2d"));
 }
@@ -329,7 +344,7 @@ void max_unpool2d(Stack& s) {
 // max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding)
 void max_unpool3d(Stack& s) {
   drop(s, 2);  // stride and padding: PyTorch only checks them
-  Ints output_size = int_list(pop(s));
+  Ints output_size = int_list_arg(pop(s));
   IValue indices = pop(s);
   IValue self = pop(s);
   s.emplace_back(max_unpool(self.to_tensor(), indices.to_tensor(), output_size, 3, "max_unpool3d"));
@@ -338,15 +353,25 @@ void max_unpool3d(Stack& s) {
 }  // namespace
 
 void register_pooling_nd_ops(OperatorRegistry& r) {
-  r.add({"aten::max_pool1d_with_indices", 6, {ints({}), ints({0}), ints({1}), IValue(false)},
+  r.add({"aten::max_pool1d_with_indices",
+         6,
+         {ints({}), ints({0}), ints({1}), IValue(false)},
          max_pool_nd<1, true>});
-  r.add({"aten::max_pool2d_with_indices", 6, {ints({}), IValue(0), IValue(1), IValue(false)},
+  r.add({"aten::max_pool2d_with_indices",
+         6,
+         {ints({}), IValue(0), IValue(1), IValue(false)},
          max_pool_nd<2, true>});
-  r.add({"aten::max_pool3d_with_indices", 6, {ints({}), IValue(0), IValue(1), IValue(false)},
+  r.add({"aten::max_pool3d_with_indices",
+         6,
+         {ints({}), IValue(0), IValue(1), IValue(false)},
          max_pool_nd<3, true>});
-  r.add({"aten::max_pool3d", 6, {ints({}), IValue(0), IValue(1), IValue(false)},
+  r.add({"aten::max_pool3d",
+         6,
+         {ints({}), IValue(0), IValue(1), IValue(false)},
          max_pool_nd<3, false>});
-  r.add({"aten::avg_pool3d", 7, {ints({}), IValue(0), IValue(false), IValue(true), IValue()},
+  r.add({"aten::avg_pool3d",
+         7,
+         {ints({}), IValue(0), IValue(false), IValue(true), IValue()},
          avg_pool3d});
   r.add({"aten::max_unpool2d", 3, {}, max_unpool2d});
   r.add({"aten::max_unpool3d", 5, {}, max_unpool3d});

@@ -11,8 +11,8 @@
 
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/pooling_shape.h"
-#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops::nn {
@@ -32,7 +32,8 @@ std::int64_t size_at(const Tensor& t, std::int64_t dim) {
   if (dim < -n || dim >= n) {
     throw OpError("IndexError",
                   fmt::format("Dimension out of range (expected to be in range of [{}, {}], but "
-                              "got {})", -n, n - 1, dim));
+                              "got {})",
+                              -n, n - 1, dim));
   }
   return t.sizes()[static_cast<std::size_t>(dim < 0 ? dim + n : dim)];
 }
@@ -58,16 +59,22 @@ void pool2d_shape_check(const Tensor& input, const Pool& p) {
   std::int64_t ndim = input.dim();
   bool valid_dims = ndim >= 3 && s[1] != 0 && s[2] != 0;
   if (!((ndim == 3 && s[0] != 0 && valid_dims) || (ndim == 4 && valid_dims && s[3] != 0))) {
-    fail(fmt::format("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
-                     "input, but got:{}", format_ints(s)));
+    fail(
+        fmt::format("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+                    "input, but got:{}",
+                    format_ints(s)));
   }
   if (p.kw / 2 < p.pw || p.kh / 2 < p.ph) {
-    fail(fmt::format("pad should be smaller than or equal to half of kernel size, but got padW = "
-                     "{}, padH = {}, kW = {}, kH = {}", p.pw, p.ph, p.kw, p.kh));
+    fail(
+        fmt::format("pad should be smaller than or equal to half of kernel size, but got padW = "
+                    "{}, padH = {}, kW = {}, kH = {}",
+                    p.pw, p.ph, p.kw, p.kh));
   }
   if (p.ow < 1 || p.oh < 1) {
-    fail(fmt::format("Given input size: ({}x{}x{}). Calculated output size: ({}x{}x{}). Output "
-                     "size is too small", p.channels, p.h, p.w, p.channels, p.oh, p.ow));
+    fail(
+        fmt::format("Given input size: ({}x{}x{}). Calculated output size: ({}x{}x{}). Output "
+                    "size is too small",
+                    p.channels, p.h, p.w, p.channels, p.oh, p.ow));
   }
 }
 
@@ -90,7 +97,8 @@ Pool read_window(const char* op, const Ints& kernel, const Ints& stride, const I
   p.kh = kernel[0];
   p.kw = kernel.size() == 1 ? p.kh : kernel[1];
   if (stride.size() > 2) {
-    fail(fmt::format("{}: stride must either be omitted, a single int, or a tuple of two ints", op));
+    fail(
+        fmt::format("{}: stride must either be omitted, a single int, or a tuple of two ints", op));
   }
   p.sh = stride.empty() ? p.kh : stride[0];
   p.sw = stride.empty() ? p.kw : stride.size() == 1 ? p.sh : stride[1];
@@ -111,42 +119,43 @@ void max_pool2d_planes(const Tensor& x, const Pool& p, Tensor& out) {
   // Planes are independent: split across threads (the same result at any count).
   parallel_for(planes, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, p.h * p.w)),
                [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t plane = first; plane < last; ++plane) {
-      const T* in = src + plane * p.h * p.w;
-      T* o = dst + plane * p.oh * p.ow;
-      // Tap by tap over whole output rows (a vectorizable select per tap) instead of window by
-      // window; NaN propagates as in PyTorch's `val > max || isnan(val)`.
-      for (std::int64_t oh = 0; oh < p.oh; ++oh) {
-        T* orow = o + oh * p.ow;
-        std::fill_n(orow, p.ow, -std::numeric_limits<T>::infinity());
-        for (std::int64_t i = 0; i < p.kh; ++i) {
-          std::int64_t ih = oh * p.sh - p.ph + i * p.dh;
-          if (ih < 0 || ih >= p.h) continue;
-          const T* row = in + ih * p.w;
-          for (std::int64_t j = 0; j < p.kw; ++j) {
-            std::int64_t off = j * p.dw - p.pw;  // input column of output column 0
-            // output columns whose input column ow * sw + off lies in [0, w)
-            std::int64_t lo = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
-            std::int64_t hi = p.w - 1 - off < 0 ? 0 : std::min(p.ow, (p.w - 1 - off) / p.sw + 1);
-            for (std::int64_t ow = lo; ow < hi; ++ow) {
-              T v = row[ow * p.sw + off];
-              orow[ow] = (v > orow[ow] || std::isnan(v)) ? v : orow[ow];
-            }
-          }
-        }
-      }
-    }
-  });
+                 for (std::int64_t plane = first; plane < last; ++plane) {
+                   const T* in = src + plane * p.h * p.w;
+                   T* o = dst + plane * p.oh * p.ow;
+                   // Tap by tap over whole output rows (a vectorizable select per tap) instead of window by
+                   // window; NaN propagates as in PyTorch's `val > max || isnan(val)`.
+                   for (std::int64_t oh = 0; oh < p.oh; ++oh) {
+                     T* orow = o + oh * p.ow;
+                     std::fill_n(orow, p.ow, -std::numeric_limits<T>::infinity());
+                     for (std::int64_t i = 0; i < p.kh; ++i) {
+                       std::int64_t ih = oh * p.sh - p.ph + i * p.dh;
+                       if (ih < 0 || ih >= p.h) continue;
+                       const T* row = in + ih * p.w;
+                       for (std::int64_t j = 0; j < p.kw; ++j) {
+                         std::int64_t off = j * p.dw - p.pw;  // input column of output column 0
+                         // output columns whose input column ow * sw + off lies in [0, w)
+                         std::int64_t lo = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
+                         std::int64_t hi =
+                             p.w - 1 - off < 0 ? 0 : std::min(p.ow, (p.w - 1 - off) / p.sw + 1);
+                         for (std::int64_t ow = lo; ow < hi; ++ow) {
+                           T v = row[ow * p.sw + off];
+                           orow[ow] = (v > orow[ow] || std::isnan(v)) ? v : orow[ow];
+                         }
+                       }
+                     }
+                   }
+                 }
+               });
 }
 
 // aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
 //                  int[2] dilation=1, bool ceil_mode=False)
 void max_pool2d(Stack& s) {
   bool ceil_mode = pop(s).to_bool();
-  Ints dilation = int_list(pop(s));
-  Ints padding = int_list(pop(s));
-  Ints stride = int_list(pop(s));
-  Ints kernel = int_list(pop(s));
+  Ints dilation = int_list_arg(pop(s));
+  Ints padding = int_list_arg(pop(s));
+  Ints stride = int_list_arg(pop(s));
+  Ints kernel = int_list_arg(pop(s));
   IValue input_arg = pop(s);
   const Tensor& input = input_arg.to_tensor();
   Pool p = read_window("max_pool2d", kernel, stride, padding,
@@ -169,9 +178,8 @@ void max_pool2d(Stack& s) {
 
   Tensor x = input.contiguous();
   Tensor out = Tensor::uninitialized(output_sizes(input, p.oh, p.ow), x.dtype());
-  dispatch_floating(x.dtype(), "max_pool2d", [&](auto tag) {
-    max_pool2d_planes<decltype(tag)>(x, p, out);
-  });
+  dispatch_floating(x.dtype(), "max_pool2d",
+                    [&](auto tag) { max_pool2d_planes<decltype(tag)>(x, p, out); });
   s.emplace_back(std::move(out));
 }
 
@@ -186,35 +194,36 @@ void avg_pool2d_planes(const Tensor& x, const Pool& p, bool count_include_pad,
   // Planes are independent: split across threads (the same result at any count).
   parallel_for(planes, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, p.h * p.w)),
                [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t plane = first; plane < last; ++plane) {
-      const T* in = src + plane * p.h * p.w;
-      T* o = dst + plane * p.oh * p.ow;
-      for (std::int64_t oh = 0; oh < p.oh; ++oh) {
-        for (std::int64_t ow = 0; ow < p.ow; ++ow) {
-          std::int64_t h0 = oh * p.sh - p.ph;
-          std::int64_t w0 = ow * p.sw - p.pw;
-          std::int64_t h1 = std::min(h0 + p.kh, p.h + p.ph);
-          std::int64_t w1 = std::min(w0 + p.kw, p.w + p.pw);
-          std::int64_t pool_size = (h1 - h0) * (w1 - w0);
-          h0 = std::max<std::int64_t>(h0, 0);
-          w0 = std::max<std::int64_t>(w0, 0);
-          h1 = std::min(h1, p.h);
-          w1 = std::min(w1, p.w);
-          if (h0 >= h1 || w0 >= w1) {
-            o[oh * p.ow + ow] = 0;
-            continue;
-          }
-          T sum = 0;
-          for (std::int64_t ih = h0; ih < h1; ++ih) {
-            for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * p.w + iw];
-          }
-          std::int64_t div = divisor ? *divisor
-                                     : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
-          o[oh * p.ow + ow] = sum / static_cast<T>(div);
-        }
-      }
-    }
-  });
+                 for (std::int64_t plane = first; plane < last; ++plane) {
+                   const T* in = src + plane * p.h * p.w;
+                   T* o = dst + plane * p.oh * p.ow;
+                   for (std::int64_t oh = 0; oh < p.oh; ++oh) {
+                     for (std::int64_t ow = 0; ow < p.ow; ++ow) {
+                       std::int64_t h0 = oh * p.sh - p.ph;
+                       std::int64_t w0 = ow * p.sw - p.pw;
+                       std::int64_t h1 = std::min(h0 + p.kh, p.h + p.ph);
+                       std::int64_t w1 = std::min(w0 + p.kw, p.w + p.pw);
+                       std::int64_t pool_size = (h1 - h0) * (w1 - w0);
+                       h0 = std::max<std::int64_t>(h0, 0);
+                       w0 = std::max<std::int64_t>(w0, 0);
+                       h1 = std::min(h1, p.h);
+                       w1 = std::min(w1, p.w);
+                       if (h0 >= h1 || w0 >= w1) {
+                         o[oh * p.ow + ow] = 0;
+                         continue;
+                       }
+                       T sum = 0;
+                       for (std::int64_t ih = h0; ih < h1; ++ih) {
+                         for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * p.w + iw];
+                       }
+                       std::int64_t div = divisor             ? *divisor
+                                          : count_include_pad ? pool_size
+                                                              : (h1 - h0) * (w1 - w0);
+                       o[oh * p.ow + ow] = sum / static_cast<T>(div);
+                     }
+                   }
+                 }
+               });
 }
 
 // aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
@@ -223,9 +232,9 @@ void avg_pool2d(Stack& s) {
   IValue divisor_arg = pop(s);
   bool count_include_pad = pop(s).to_bool();
   bool ceil_mode = pop(s).to_bool();
-  Ints padding = int_list(pop(s));
-  Ints stride = int_list(pop(s));
-  Ints kernel = int_list(pop(s));
+  Ints padding = int_list_arg(pop(s));
+  Ints stride = int_list_arg(pop(s));
+  Ints kernel = int_list_arg(pop(s));
   IValue input_arg = pop(s);
   const Tensor& input = input_arg.to_tensor();
   Pool p = read_window("avg_pool2d", kernel, stride, padding,
@@ -282,41 +291,43 @@ void adaptive_avg_pool2d_planes(const Tensor& x, bool global, Tensor& out) {
   // Planes are independent: split across threads (the same result at any count).
   parallel_for(planes, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, h * w)),
                [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t plane = first; plane < last; ++plane) {
-      const T* in = src == nullptr ? nullptr : src + plane * h * w;
-      for (std::int64_t i = 0; i < oh; ++i) {
-        std::int64_t h0 = div_floor(i * h, oh);
-        std::int64_t h1 = (global ? h : -div_floor(-(i + 1) * h, oh));
-        for (std::int64_t j = 0; j < ow; ++j) {
-          std::int64_t w0 = div_floor(j * w, ow);
-          std::int64_t w1 = (global ? w : -div_floor(-(j + 1) * w, ow));
-          double sum = 0;
-          if (w0 == 0 && w1 == w) {
-            sum = contiguous_sum(in + h0 * w, (h1 - h0) * w);  // whole rows: one run
-          } else {
-            for (std::int64_t ih = h0; ih < h1; ++ih) {
-              for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * w + iw];
-            }
-          }
-          std::int64_t count = (h1 - h0) * (w1 - w0);
-          dst[(plane * oh + i) * ow + j] =
-              count == 0 ? std::numeric_limits<T>::quiet_NaN()
-                         : static_cast<T>(sum / static_cast<double>(count));
-        }
-      }
-    }
-  });
+                 for (std::int64_t plane = first; plane < last; ++plane) {
+                   const T* in = src == nullptr ? nullptr : src + plane * h * w;
+                   for (std::int64_t i = 0; i < oh; ++i) {
+                     std::int64_t h0 = div_floor(i * h, oh);
+                     std::int64_t h1 = (global ? h : -div_floor(-(i + 1) * h, oh));
+                     for (std::int64_t j = 0; j < ow; ++j) {
+                       std::int64_t w0 = div_floor(j * w, ow);
+                       std::int64_t w1 = (global ? w : -div_floor(-(j + 1) * w, ow));
+                       double sum = 0;
+                       if (w0 == 0 && w1 == w) {
+                         sum = contiguous_sum(in + h0 * w, (h1 - h0) * w);  // whole rows: one run
+                       } else {
+                         for (std::int64_t ih = h0; ih < h1; ++ih) {
+                           for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * w + iw];
+                         }
+                       }
+                       std::int64_t count = (h1 - h0) * (w1 - w0);
+                       dst[(plane * oh + i) * ow + j] =
+                           count == 0 ? std::numeric_limits<T>::quiet_NaN()
+                                      : static_cast<T>(sum / static_cast<double>(count));
+                     }
+                   }
+                 }
+               });
 }
 
 // aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size)
 void adaptive_avg_pool2d(Stack& s) {
-  Ints output_size = int_list(pop(s));
+  Ints output_size = int_list_arg(pop(s));
   IValue input_arg = pop(s);
   const Tensor& input = input_arg.to_tensor();
   if (output_size.size() != 2) fail("adaptive_avg_pool2d: output_size must be 2");
   if (output_size[0] < 0 || output_size[1] < 0) {
-    fail(fmt::format("adaptive_avg_pool2d: elements of output_size must be greater than or equal "
-                     "to 0 but received {{{}, {}}}", output_size[0], output_size[1]));
+    fail(
+        fmt::format("adaptive_avg_pool2d: elements of output_size must be greater than or equal "
+                    "to 0 but received {{{}, {}}}",
+                    output_size[0], output_size[1]));
   }
   std::int64_t ndim = input.dim();
   bool global = output_size[0] == 1 && output_size[1] == 1;  // PyTorch: mean over (-1, -2)
@@ -330,9 +341,11 @@ void adaptive_avg_pool2d(Stack& s) {
     }
     for (std::int64_t i : {-2, -1}) {
       if (size_at(input, i) <= 0) {
-        fail(fmt::format("adaptive_avg_pool2d(): Expected input to have non-zero size for "
-                         "non-batch dimensions, but input has sizes {} with dimension {} being "
-                         "empty", format_ints(input.sizes()), i + ndim));
+        fail(
+            fmt::format("adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                        "non-batch dimensions, but input has sizes {} with dimension {} being "
+                        "empty",
+                        format_ints(input.sizes()), i + ndim));
       }
     }
   }
@@ -349,9 +362,8 @@ void adaptive_avg_pool2d(Stack& s) {
   Tensor x = input.contiguous();
   Tensor out = Tensor::empty(output_sizes(input, oh, ow), x.dtype());
   if (out.numel() != 0) {
-    dispatch_floating(x.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
-      adaptive_avg_pool2d_planes<decltype(tag)>(x, global, out);
-    });
+    dispatch_floating(x.dtype(), "adaptive_avg_pool2d",
+                      [&](auto tag) { adaptive_avg_pool2d_planes<decltype(tag)>(x, global, out); });
   }
   s.emplace_back(std::move(out));
 }
@@ -360,7 +372,9 @@ void adaptive_avg_pool2d(Stack& s) {
 
 void register_pooling_ops(OperatorRegistry& r) {
   r.add({"aten::max_pool2d", 6, {ints({}), ints({0, 0}), ints({1, 1}), IValue(false)}, max_pool2d});
-  r.add({"aten::avg_pool2d", 7, {ints({}), ints({0, 0}), IValue(false), IValue(true), IValue()},
+  r.add({"aten::avg_pool2d",
+         7,
+         {ints({}), ints({0, 0}), IValue(false), IValue(true), IValue()},
          avg_pool2d});
   r.add({"aten::adaptive_avg_pool2d", 2, {}, adaptive_avg_pool2d});
 }

@@ -20,9 +20,11 @@ void bernoulli_float_(Stack& s) {
   double p = pop(s).to_double();
   IValue self = pop(s);
   const auto& t = self.to_tensor();
-  if (!(p >= 0 && p <= 1)) fail("bernoulli_ expects p to be in [0, 1], but got p=" + std::to_string(p));
+  if (!(p >= 0 && p <= 1))
+    fail("bernoulli_ expects p to be in [0, 1], but got p=" + std::to_string(p));
   if (t.dtype() != tensor::DType::kFloat32 || !t.is_contiguous()) {
-    throw OpError("NotImplementedError", "bernoulli_ is implemented for contiguous float32 tensors");
+    throw OpError("NotImplementedError",
+                  "bernoulli_ is implemented for contiguous float32 tensors");
   }
   std::bernoulli_distribution coin(p);
   float* data = t.mutable_data<float>();

@@ -21,10 +21,12 @@ using Sizes = std::vector<std::int64_t>;
 // Fills `out` (contiguous) element by element: `source(index)` is the flat element offset in
 // `in` (contiguous) of the element at output `index`, or -1 for `fill` (one element's bytes).
 template <typename Source>
-void gather_elements(const Tensor& in, const Tensor& out, const std::uint8_t* fill, Source&& source) {
+void gather_elements(const Tensor& in, const Tensor& out, const std::uint8_t* fill,
+                     Source&& source) {
   const std::size_t esize = in.element_size();
   const std::uint8_t* src = in.raw_data();
-  std::uint8_t* dst = out.storage().mutable_data() + static_cast<std::size_t>(out.storage_offset()) * esize;
+  std::uint8_t* dst =
+      out.storage().mutable_data() + static_cast<std::size_t>(out.storage_offset()) * esize;
   const Sizes& sizes = out.sizes();
   Sizes index(sizes.size(), 0);
   for (std::int64_t n = 0; n < out.numel(); ++n) {
@@ -59,7 +61,8 @@ void roll(Stack& s) {
     return;
   }
   if (shifts.size() != dims.size()) {
-    fail(fmt::format("shifts and dimensions must align. shifts: {}, dims:{}", shifts.size(), dims.size()));
+    fail(fmt::format("shifts and dimensions must align. shifts: {}, dims:{}", shifts.size(),
+                     dims.size()));
   }
   Sizes shift(static_cast<std::size_t>(t.dim()), 0);
   for (std::size_t i = 0; i < dims.size(); ++i) {
@@ -86,10 +89,14 @@ void pad(Stack& s) {
   Sizes pads = int_list_arg(pad_v);
   const std::string& mode_name = mode_v.to_string();
   PadMode mode = PadMode::kConstant;
-  if (mode_name == "reflect") mode = PadMode::kReflect;
-  else if (mode_name == "replicate") mode = PadMode::kReplicate;
-  else if (mode_name == "circular") mode = PadMode::kCircular;
-  else if (mode_name != "constant") fail(fmt::format("Unrecognised padding mode {}", mode_name));
+  if (mode_name == "reflect")
+    mode = PadMode::kReflect;
+  else if (mode_name == "replicate")
+    mode = PadMode::kReplicate;
+  else if (mode_name == "circular")
+    mode = PadMode::kCircular;
+  else if (mode_name != "constant")
+    fail(fmt::format("Unrecognised padding mode {}", mode_name));
   if (pads.size() % 2 != 0) fail("Padding length must be divisible by 2");
   if (static_cast<std::int64_t>(pads.size() / 2) > t.dim()) fail("Padding length too large");
   if (mode != PadMode::kConstant && !value_v.is_none()) {
@@ -102,9 +109,10 @@ void pad(Stack& s) {
     std::int64_t left = pads[2 * i], right = pads[2 * i + 1];
     const std::int64_t n = t.sizes()[d];
     if (mode == PadMode::kReflect && (left >= n || right >= n)) {
-      fail(fmt::format("Argument #4: Padding size should be less than the corresponding input dimension, but "
-                       "got: padding ({}, {}) at dimension {} of input {}",
-                       left, right, d, tensor::format_sizes(t.sizes())));
+      fail(fmt::format(
+          "Argument #4: Padding size should be less than the corresponding input dimension, but "
+          "got: padding ({}, {}) at dimension {} of input {}",
+          left, right, d, tensor::format_sizes(t.sizes())));
     }
     if (mode == PadMode::kCircular && (left > n || right > n)) {
       fail("Padding value causes wrapping around more than once.");
@@ -112,8 +120,10 @@ void pad(Stack& s) {
     before[d] = left;
     sizes[d] = n + left + right;
     if (sizes[d] < 0) {
-      fail(fmt::format("The input size {}, plus negative padding {} and {} resulted in a negative output size, "
-                       "which is invalid. Check dimension {} of your input.", n, left, right, d));
+      fail(fmt::format(
+          "The input size {}, plus negative padding {} and {} resulted in a negative output size, "
+          "which is invalid. Check dimension {} of your input.",
+          n, left, right, d));
     }
   }
   Tensor out = Tensor::empty(sizes, t.dtype());
@@ -127,10 +137,17 @@ void pad(Stack& s) {
       std::int64_t i = index[d] - before[d];
       if (i < 0 || i >= n) {
         switch (mode) {
-          case PadMode::kConstant: return std::int64_t{-1};
-          case PadMode::kReflect: i = i < 0 ? -i : 2 * (n - 1) - i; break;
-          case PadMode::kReplicate: i = i < 0 ? 0 : n - 1; break;
-          case PadMode::kCircular: i = floor_mod(i, n); break;
+          case PadMode::kConstant:
+            return std::int64_t{-1};
+          case PadMode::kReflect:
+            i = i < 0 ? -i : 2 * (n - 1) - i;
+            break;
+          case PadMode::kReplicate:
+            i = i < 0 ? 0 : n - 1;
+            break;
+          case PadMode::kCircular:
+            i = floor_mod(i, n);
+            break;
         }
       }
       flat += i * strides[d];
@@ -147,7 +164,9 @@ void repeat(Stack& s) {
   Tensor t = self.to_tensor().contiguous();
   Sizes repeats = int_list_arg(repeats_v);
   if (static_cast<std::int64_t>(repeats.size()) < t.dim()) {
-    fail("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+    fail(
+        "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+        "tensor");
   }
   const std::size_t lead = repeats.size() - t.sizes().size();
   Sizes in_sizes(lead, 1);
@@ -156,7 +175,8 @@ void repeat(Stack& s) {
   for (std::size_t d = 0; d < repeats.size(); ++d) sizes[d] = in_sizes[d] * repeats[d];
   for (std::int64_t n : sizes) {
     if (n < 0) {
-      fail(fmt::format("Trying to create tensor with negative dimension {}: {}", n, tensor::format_sizes(sizes)));
+      fail(fmt::format("Trying to create tensor with negative dimension {}: {}", n,
+                       tensor::format_sizes(sizes)));
     }
   }
   Tensor out = Tensor::empty(sizes, t.dtype());

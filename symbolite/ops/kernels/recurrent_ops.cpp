@@ -9,12 +9,12 @@
 
 #include <fmt/format.h>
 
-#include "symbolite/ops/cpu/gemm.h"
-#include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/common/nn_common.h"
-#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/gemm.h"
+#include "symbolite/ops/registry/kernel_runner.h"
+#include "symbolite/ops/registry/op_error.h"
 
 namespace symbolite::ops::nn {
 namespace {
@@ -34,8 +34,7 @@ struct CellParams {
 // gemm.h's product for float or double: C (m x n) = A (m x k) * B^T + beta * C, where B is
 // an n x k row-major matrix (a weight as nn.Linear stores it).
 template <typename T>
-void gemm_bt(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, const T* b, T beta,
-             T* c) {
+void gemm_bt(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, const T* b, T beta, T* c) {
   if constexpr (std::is_same_v<T, float>) {
     sgemm(false, true, m, n, k, 1.0f, a, k, b, k, beta, c, n);
   } else {
@@ -57,7 +56,8 @@ Tensor first_step_checks(const Tensor& hx, const Tensor& cx, const CellParams& p
   if (hh.dim() != 2) {
     throw Error(ErrorKind::kUnsupported,
                 fmt::format("aten::lstm: hidden state of size {} is not supported (expected "
-                            "[layers, batch, hidden])", format_ints(hx.sizes())));
+                            "[layers, batch, hidden])",
+                            format_ints(hx.sizes())));
   }
   std::int64_t hb = hh.sizes()[0];
   std::int64_t gates = hh.sizes()[1];
@@ -67,17 +67,22 @@ Tensor first_step_checks(const Tensor& hx, const Tensor& cx, const CellParams& p
                        gates, batch));
     }
     if (batch != 1) {
-      fail(fmt::format("The size of tensor a ({}) must match the size of tensor b ({}) at "
-                       "non-singleton dimension 0", hb, batch));
+      fail(
+          fmt::format("The size of tensor a ({}) must match the size of tensor b ({}) at "
+                      "non-singleton dimension 0",
+                      hb, batch));
     }
     throw Error(ErrorKind::kUnsupported,
                 fmt::format("aten::lstm: a batch of 1 against a hidden state batch of {} is not "
-                            "supported", hb));
+                            "supported",
+                            hb));
   }
   if (cx.sizes() != Ints{batch, hidden} || cx.dtype() != hh.dtype()) {
     if (cx.dim() == 2 && cx.sizes()[1] == hidden && cx.sizes()[0] != batch && cx.sizes()[0] != 1) {
-      fail(fmt::format("The size of tensor a ({}) must match the size of tensor b ({}) at "
-                       "non-singleton dimension 0", batch, cx.sizes()[0]));
+      fail(
+          fmt::format("The size of tensor a ({}) must match the size of tensor b ({}) at "
+                      "non-singleton dimension 0",
+                      batch, cx.sizes()[0]));
     }
     throw Error(ErrorKind::kUnsupported,
                 fmt::format("aten::lstm: cell state {}{} for hidden state {}{} is not supported",
@@ -182,7 +187,9 @@ LstmResult lstm_impl(const Tensor& input, const std::vector<Tensor>& hx,
                      double dropout, bool train, bool bidirectional, bool batch_first) {
   if (hx.size() != 2) fail("lstm expects two hidden states");
   // Cells of different sizes mean projections (hx[0].size(2) != hx[1].size(2)).
-  auto size2 = [](const Tensor& t) { return t.sizes()[static_cast<std::size_t>(wrap_dim(2, t.dim()))]; };
+  auto size2 = [](const Tensor& t) {
+    return t.sizes()[static_cast<std::size_t>(wrap_dim(2, t.dim()))];
+  };
   bool projected = size2(hx[0]) != size2(hx[1]);
   std::size_t per_cell = (has_biases ? 4 : 2) + (projected ? 1 : 0);
   if (params.size() % per_cell != 0) fail("got an incorrect number of RNN parameters");
@@ -216,7 +223,8 @@ LstmResult lstm_impl(const Tensor& input, const std::vector<Tensor>& hx,
   if (input.dim() != 3) {
     throw Error(ErrorKind::kUnsupported,
                 fmt::format("aten::lstm: a {}-d input is not supported (expected 3-d: sequence, "
-                            "batch, features)", input.dim()));
+                            "batch, features)",
+                            input.dim()));
   }
   if (train && dropout > 0 && num_layers > 1) {
     throw Error(ErrorKind::kUnsupported,
@@ -254,13 +262,15 @@ LstmResult lstm_impl(const Tensor& input, const std::vector<Tensor>& hx,
       Tensor xw = run_op("aten::linear", {layer_input, p.w_ih, p.b_ih}).to_tensor().contiguous();
       if (steps == 0) fail("Expected sequence length to be larger than 0 in RNN");
       DType dtype = xw.dtype();
-      if (dtype != DType::kFloat32 && dtype != DType::kFloat64) unsupported_dtype("aten::lstm", dtype);
+      if (dtype != DType::kFloat32 && dtype != DType::kFloat64)
+        unsupported_dtype("aten::lstm", dtype);
       std::int64_t hidden = p.w_hh.sizes()[0] / 4;
       std::int64_t proj = p.w_hh.sizes()[1];
       if (xw.sizes()[2] != 4 * hidden) {
-        throw Error(ErrorKind::kUnsupported,
-                    fmt::format("aten::lstm: input weights of size {} for hidden weights of size {}",
-                                format_ints(p.w_ih.sizes()), format_ints(p.w_hh.sizes())));
+        throw Error(
+            ErrorKind::kUnsupported,
+            fmt::format("aten::lstm: input weights of size {} for hidden weights of size {}",
+                        format_ints(p.w_ih.sizes()), format_ints(p.w_hh.sizes())));
       }
       if (!allocated) {
         layer_output = Tensor::uninitialized({steps, batch, dirs * proj}, dtype);
@@ -278,9 +288,10 @@ LstmResult lstm_impl(const Tensor& input, const std::vector<Tensor>& hx,
       Tensor c0 = select0(hx[1], static_cast<std::int64_t>(cell));
       dispatch_floating(dtype, "lstm", [&](auto tag) {
         using T = decltype(tag);
-        run_direction<T>(xw, h0, c0, p, d == 1, layer_output.mutable_data<T>(), dirs * proj,
-                         d * proj, hy_all.mutable_data<T>() + static_cast<std::int64_t>(cell) * batch * proj,
-                         cy_all.mutable_data<T>() + static_cast<std::int64_t>(cell) * batch * hidden);
+        run_direction<T>(
+            xw, h0, c0, p, d == 1, layer_output.mutable_data<T>(), dirs * proj, d * proj,
+            hy_all.mutable_data<T>() + static_cast<std::int64_t>(cell) * batch * proj,
+            cy_all.mutable_data<T>() + static_cast<std::int64_t>(cell) * batch * hidden);
       });
     }
     layer_input = layer_output;
@@ -299,9 +310,9 @@ LstmResult lstm_impl(const Tensor& input, const std::vector<Tensor>& hx,
 //                  bool batch_first) -> (Tensor, Tensor, Tensor)
 void lstm(Stack& s) {
   IValue* a = last(s, 9);
-  LstmResult r = lstm_impl(a[0].to_tensor(), tensor_list_arg(a[1]), tensor_list_arg(a[2]),
-                           a[3].to_bool(), a[4].to_int(), a[5].to_double(), a[6].to_bool(),
-                           a[7].to_bool(), a[8].to_bool());
+  LstmResult r =
+      lstm_impl(a[0].to_tensor(), tensor_list_arg(a[1]), tensor_list_arg(a[2]), a[3].to_bool(),
+                a[4].to_int(), a[5].to_double(), a[6].to_bool(), a[7].to_bool(), a[8].to_bool());
   drop(s, 9);
   s.emplace_back(std::move(r.output));
   s.emplace_back(std::move(r.hy));
@@ -310,8 +321,6 @@ void lstm(Stack& s) {
 
 }  // namespace
 
-void register_recurrent_ops(OperatorRegistry& r) {
-  r.add({"aten::lstm.input", 9, {}, lstm});
-}
+void register_recurrent_ops(OperatorRegistry& r) { r.add({"aten::lstm.input", 9, {}, lstm}); }
 
 }  // namespace symbolite::ops::nn

@@ -12,10 +12,10 @@
 
 #include <fmt/format.h>
 
-#include "symbolite/ops/registry/kernel_families.h"
-#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
 
 namespace symbolite::ops {
 namespace {
@@ -35,8 +35,10 @@ ReducedShape reduced_shape(const Tensor& t, const std::vector<bool>& mask, bool 
   ReducedShape r;
   for (std::size_t d = 0; d < t.sizes().size(); ++d) {
     r.keep_sizes.push_back(mask[d] ? 1 : t.sizes()[d]);
-    if (!mask[d]) r.out_sizes.push_back(t.sizes()[d]);
-    else if (keepdim) r.out_sizes.push_back(1);
+    if (!mask[d])
+      r.out_sizes.push_back(t.sizes()[d]);
+    else if (keepdim)
+      r.out_sizes.push_back(1);
   }
   r.out_strides = tensor::contiguous_strides(r.keep_sizes);
   for (std::size_t d = 0; d < mask.size() && d < r.out_strides.size(); ++d) {
@@ -64,8 +66,8 @@ Tensor sum_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim,
     T* dst = out.template mutable_data<T>();
     for (std::size_t i = 0; i < acc.size(); ++i) {
       if constexpr (std::is_floating_point_v<T>) {
-        dst[i] = mean ? static_cast<T>(acc[i] / static_cast<double>(count))
-                      : static_cast<T>(acc[i]);
+        dst[i] =
+            mean ? static_cast<T>(acc[i] / static_cast<double>(count)) : static_cast<T>(acc[i]);
       } else {
         dst[i] = convert<T>(acc[i]);
       }
@@ -82,16 +84,18 @@ DType sum_dtype(const Tensor& self, const std::optional<DType>& dtype) {
 DType mean_dtype(const Tensor& self, const std::optional<DType>& dtype) {
   if (dtype) {
     if (!is_floating(*dtype)) {
-      fail(fmt::format("mean(): could not infer output dtype. Optional dtype must be either a "
-                       "floating point or complex dtype. Got: {}",
-                       tensor::scalar_type_name(*dtype)));
+      fail(
+          fmt::format("mean(): could not infer output dtype. Optional dtype must be either a "
+                      "floating point or complex dtype. Got: {}",
+                      tensor::scalar_type_name(*dtype)));
     }
     return *dtype;
   }
   if (!is_floating(self.dtype())) {
-    fail(fmt::format("mean(): could not infer output dtype. Input dtype must be either a "
-                     "floating point or complex dtype. Got: {}",
-                     tensor::scalar_type_name(self.dtype())));
+    fail(
+        fmt::format("mean(): could not infer output dtype. Input dtype must be either a "
+                    "floating point or complex dtype. Got: {}",
+                    tensor::scalar_type_name(self.dtype())));
   }
   return self.dtype();
 }
@@ -159,9 +163,9 @@ Tensor extremum_impl(const Tensor& self, const std::vector<bool>& mask, bool kee
   if (self.numel() == 0) {
     for (std::size_t d = 0; d < self.sizes().size(); ++d) {
       if (mask[d] && self.sizes()[d] == 0) {
-        throw OpError("IndexError",
-                      fmt::format("{}(): Expected reduction dim {} to have non-zero size.", name,
-                                  d));
+        throw OpError(
+            "IndexError",
+            fmt::format("{}(): Expected reduction dim {} to have non-zero size.", name, d));
       }
     }
   }
@@ -196,8 +200,9 @@ void amax(Stack& s) {
   const Tensor& t = self.to_tensor();
   std::vector<std::int64_t> dims = int_list_arg(dim);
   if (dims.empty() && t.numel() == 0) {
-    fail("amax(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-         "reduction dim with the 'dim' argument.");
+    fail(
+        "amax(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+        "reduction dim with the 'dim' argument.");
   }
   s.emplace_back(amax_impl(t, dim_mask(dims, t.dim()), keepdim.to_bool(), "amax"));
 }
@@ -205,8 +210,9 @@ void amax(Stack& s) {
 void max_all(Stack& s) {
   const Tensor t = pop(s).to_tensor();
   if (t.numel() == 0) {
-    fail("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-         "reduction dim with the 'dim' argument.");
+    fail(
+        "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+        "reduction dim with the 'dim' argument.");
   }
   s.emplace_back(amax_impl(t, dim_mask({}, t.dim()), false, "max"));
 }
@@ -214,8 +220,9 @@ void max_all(Stack& s) {
 void min_all(Stack& s) {
   const Tensor t = pop(s).to_tensor();
   if (t.numel() == 0) {
-    fail("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-         "reduction dim with the 'dim' argument.");
+    fail(
+        "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+        "reduction dim with the 'dim' argument.");
   }
   s.emplace_back(extremum_impl<false>(t, dim_mask({}, t.dim()), false, "min"));
 }

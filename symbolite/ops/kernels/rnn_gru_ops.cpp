@@ -72,8 +72,12 @@ void step(Kind kind, const T* x, const Weights& w, std::int64_t batch, std::int6
     T* hb = h + b * hidden;
     for (std::int64_t j = 0; j < hidden; ++j) {
       switch (kind) {
-        case Kind::kTanh: hb[j] = std::tanh(a[j] + r[j]); break;
-        case Kind::kRelu: hb[j] = std::max(a[j] + r[j], T(0)); break;
+        case Kind::kTanh:
+          hb[j] = std::tanh(a[j] + r[j]);
+          break;
+        case Kind::kRelu:
+          hb[j] = std::max(a[j] + r[j], T(0));
+          break;
         case Kind::kGru: {
           const T reset = sigmoid(a[j] + r[j]);
           const T update = sigmoid(a[hidden + j] + r[hidden + j]);
@@ -104,10 +108,10 @@ void check_float(const char* op, DType dtype) {
 void check_same_dtype(const char* op, DType dtype, std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts) {
     if (t != nullptr && t->dtype() != dtype) {
-      throw Error(ErrorKind::kUnsupported,
-                  fmt::format("{}: tensors of {} with an input of {} are not supported", op,
-                              tensor::scalar_type_name(t->dtype()),
-                              tensor::scalar_type_name(dtype)));
+      throw Error(
+          ErrorKind::kUnsupported,
+          fmt::format("{}: tensors of {} with an input of {} are not supported", op,
+                      tensor::scalar_type_name(t->dtype()), tensor::scalar_type_name(dtype)));
     }
   }
 }
@@ -159,13 +163,14 @@ void check_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const
 //                       Tensor? b_hh=None) -> Tensor
 template <Kind K>
 void cell(Stack& s) {
-  const char* op = K == Kind::kGru ? "aten::gru_cell" : K == Kind::kTanh ? "aten::rnn_tanh_cell"
-                                                                          : "aten::rnn_relu_cell";
+  const char* op = K == Kind::kGru    ? "aten::gru_cell"
+                   : K == Kind::kTanh ? "aten::rnn_tanh_cell"
+                                      : "aten::rnn_relu_cell";
   IValue* a = last(s, 6);
   const Tensor& input = a[0].to_tensor();
   const Tensor& hx_raw = a[1].to_tensor();
-  Weights w{a[2].to_tensor().contiguous(), a[3].to_tensor().contiguous(),
-            contiguous_or_empty(a[4]), contiguous_or_empty(a[5]), !a[4].is_none()};
+  Weights w{a[2].to_tensor().contiguous(), a[3].to_tensor().contiguous(), contiguous_or_empty(a[4]),
+            contiguous_or_empty(a[5]), !a[4].is_none()};
   if (a[4].is_none() != a[5].is_none()) {
     throw Error(ErrorKind::kUnsupported, fmt::format("{}: one bias without the other", op));
   }
@@ -198,8 +203,8 @@ void lstm_cell(Stack& s) {
   const Tensor& input = a[0].to_tensor();
   std::vector<Tensor> hx = tensor_list_arg(a[1]);
   if (hx.size() != 2) fail(fmt::format("lstm_cell: Expected two hidden states, got {}", hx.size()));
-  Weights w{a[2].to_tensor().contiguous(), a[3].to_tensor().contiguous(),
-            contiguous_or_empty(a[4]), contiguous_or_empty(a[5]), !a[4].is_none()};
+  Weights w{a[2].to_tensor().contiguous(), a[3].to_tensor().contiguous(), contiguous_or_empty(a[4]),
+            contiguous_or_empty(a[5]), !a[4].is_none()};
   if (a[4].is_none() != a[5].is_none()) {
     throw Error(ErrorKind::kUnsupported, "aten::lstm_cell: one bias without the other");
   }
@@ -210,7 +215,7 @@ void lstm_cell(Stack& s) {
   check_cell(input, hx[1], w.w_ih, w.w_hh, 0, false);  // PyTorch labels both hidden0
   check_float("aten::lstm_cell", input.dtype());
   check_same_dtype("aten::lstm_cell", input.dtype(),
-                   {&hx[0], &hx[1], &w.w_ih, &w.w_hh, bias_ih(w), bias_hh(w)});
+                   {hx.data(), &hx[1], &w.w_ih, &w.w_hh, bias_ih(w), bias_hh(w)});
   const std::int64_t hidden = w.w_hh.sizes()[1];
   if (w.w_hh.sizes()[0] != 4 * hidden || w.w_ih.sizes()[0] != 4 * hidden) {
     throw Error(ErrorKind::kUnsupported, "aten::lstm_cell: inconsistent weight sizes");
@@ -236,8 +241,9 @@ void lstm_cell(Stack& s) {
 //   bool batch_first) -> (Tensor, Tensor)
 template <Kind K>
 void sequence(Stack& s) {
-  const char* op = K == Kind::kGru ? "aten::gru" : K == Kind::kTanh ? "aten::rnn_tanh"
-                                                                     : "aten::rnn_relu";
+  const char* op = K == Kind::kGru    ? "aten::gru"
+                   : K == Kind::kTanh ? "aten::rnn_tanh"
+                                      : "aten::rnn_relu";
   IValue* a = last(s, 9);
   const Tensor& input_raw = a[0].to_tensor();
   const Tensor& hx_raw = a[1].to_tensor();
@@ -319,8 +325,10 @@ void sequence(Stack& s) {
         }
         std::copy(h.begin(), h.end(), hy.mutable_data<T>() + ci * batch * hidden);
       };
-      if (input.dtype() == DType::kFloat64) run(double{});
-      else run(float{});
+      if (input.dtype() == DType::kFloat64)
+        run(double{});
+      else
+        run(float{});
     }
     layer_input = layer_output;
   }

@@ -31,22 +31,69 @@ void float_binary(Stack& s) {
   s.emplace_back(Op{}(a, b));
 }
 
-struct Add { template <typename T> auto operator()(T a, T b) const { return a + b; } };
-struct Sub { template <typename T> auto operator()(T a, T b) const { return a - b; } };
-struct Mul { template <typename T> auto operator()(T a, T b) const { return a * b; } };
-struct Mod { std::int64_t operator()(std::int64_t a, std::int64_t b) const { return floor_mod(a, b); } };
+struct Add {
+  template <typename T>
+  auto operator()(T a, T b) const {
+    return a + b;
+  }
+};
+struct Sub {
+  template <typename T>
+  auto operator()(T a, T b) const {
+    return a - b;
+  }
+};
+struct Mul {
+  template <typename T>
+  auto operator()(T a, T b) const {
+    return a * b;
+  }
+};
+struct Mod {
+  std::int64_t operator()(std::int64_t a, std::int64_t b) const { return floor_mod(a, b); }
+};
 struct FloorDiv {
   std::int64_t operator()(std::int64_t a, std::int64_t b) const {
     if (b == 0) throw OpError("ZeroDivisionError", "integer division or modulo by zero");
     return (a - floor_mod(a, b)) / b;
   }
 };
-struct Eq { template <typename T> bool operator()(T a, T b) const { return a == b; } };
-struct Ne { template <typename T> bool operator()(T a, T b) const { return a != b; } };
-struct Lt { template <typename T> bool operator()(T a, T b) const { return a < b; } };
-struct Le { template <typename T> bool operator()(T a, T b) const { return a <= b; } };
-struct Gt { template <typename T> bool operator()(T a, T b) const { return a > b; } };
-struct Ge { template <typename T> bool operator()(T a, T b) const { return a >= b; } };
+struct Eq {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a == b;
+  }
+};
+struct Ne {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a != b;
+  }
+};
+struct Lt {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a < b;
+  }
+};
+struct Le {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a <= b;
+  }
+};
+struct Gt {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a > b;
+  }
+};
+struct Ge {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a >= b;
+  }
+};
 
 // Python list indexing: negative counts from the end; out of range is IndexError with
 // PyTorch's message.
@@ -139,10 +186,11 @@ void tensor_size_dim(Stack& s) {
   const auto& sizes = t.to_tensor().sizes();
   std::int64_t n = static_cast<std::int64_t>(sizes.size());
   if (dim < -std::max<std::int64_t>(n, 1) || dim >= std::max<std::int64_t>(n, 1)) {
-    throw OpError("IndexError",
-                  fmt::format("Dimension out of range (expected to be in range of [{}, {}], but "
-                              "got {})", -std::max<std::int64_t>(n, 1),
-                              std::max<std::int64_t>(n, 1) - 1, dim));
+    throw OpError(
+        "IndexError",
+        fmt::format("Dimension out of range (expected to be in range of [{}, {}], but "
+                    "got {})",
+                    -std::max<std::int64_t>(n, 1), std::max<std::int64_t>(n, 1) - 1, dim));
   }
   s.emplace_back(sizes[static_cast<std::size_t>(dim < 0 ? dim + n : dim)]);
 }

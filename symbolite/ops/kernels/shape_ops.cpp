@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 #include <limits>
+#include <type_traits>
 
-#include "symbolite/ops/registry/kernel_families.h"
-#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/error.h"
 #include "symbolite/tensor/broadcast.h"
 
@@ -23,8 +23,7 @@ using tensor::Tensor;
 using Sizes = std::vector<std::int64_t>;
 
 Tensor make_view(const Tensor& t, Sizes sizes, Sizes strides, std::int64_t offset) {
-  return Tensor::from_storage(t.storage(), t.dtype(), std::move(sizes), std::move(strides),
-                              offset);
+  return Tensor::from_storage(t.storage(), t.dtype(), std::move(sizes), std::move(strides), offset);
 }
 
 // at::infer_size: resolves one -1 in `shape` for `numel` elements.
@@ -38,8 +37,8 @@ Sizes infer_size(const Sizes& shape, std::int64_t numel) {
       infer_dim = d;
     } else if (shape[d] >= 0) {
       if (__builtin_mul_overflow(newsize, shape[d], &newsize)) {
-        fail(fmt::format("shape '{}' is invalid for input of size {}",
-                         tensor::format_sizes(shape), numel));
+        fail(fmt::format("shape '{}' is invalid for input of size {}", tensor::format_sizes(shape),
+                         numel));
       }
     } else {
       fail(fmt::format("invalid shape dimension {}", shape[d]));
@@ -48,9 +47,10 @@ Sizes infer_size(const Sizes& shape, std::int64_t numel) {
   if (numel == newsize || (infer_dim && newsize > 0 && numel % newsize == 0)) {
     if (infer_dim) {
       if (newsize == 0) {
-        fail(fmt::format("cannot reshape tensor of 0 elements into shape {} because the "
-                         "unspecified dimension size -1 can be any value and is ambiguous",
-                         tensor::format_sizes(shape)));
+        fail(
+            fmt::format("cannot reshape tensor of 0 elements into shape {} because the "
+                        "unspecified dimension size -1 can be any value and is ambiguous",
+                        tensor::format_sizes(shape)));
       }
       res[*infer_dim] = numel / newsize;
     }
@@ -108,8 +108,9 @@ Tensor view_impl(const Tensor& t, const Sizes& size) {
   Sizes shape = infer_size(size, t.numel());
   auto strides = compute_stride(t, shape);
   if (!strides) {
-    fail("view size is not compatible with input tensor's size and stride (at least one "
-         "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+    fail(
+        "view size is not compatible with input tensor's size and stride (at least one "
+        "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
   }
   return make_view(t, shape, *strides, t.storage_offset());
 }
@@ -178,8 +179,10 @@ void slice(Stack& s) {
   if (start < 0) start += size;
   if (end < 0) end += size;
   start = std::clamp<std::int64_t>(start, 0, size);
-  if (end < start) end = start;
-  else if (end >= size) end = size;
+  if (end < start)
+    end = start;
+  else if (end >= size)
+    end = size;
   Sizes sizes = t.sizes(), strides = t.strides();
   std::int64_t offset = t.storage_offset() + start * strides[d];
   sizes[d] = (end - start + step - 1) / step;
@@ -224,10 +227,11 @@ void permute(Stack& s) {
   const Tensor& t = self.to_tensor();
   Sizes dims = int_list_arg(dims_v);
   if (static_cast<std::int64_t>(dims.size()) != t.dim()) {
-    fail(fmt::format("permute(sparse_coo): number of dimensions in the tensor input does not "
-                     "match the length of the desired ordering of dimensions i.e. input.dim() = "
-                     "{} is not equal to len(dims) = {}",
-                     t.dim(), dims.size()));
+    fail(
+        fmt::format("permute(sparse_coo): number of dimensions in the tensor input does not "
+                    "match the length of the desired ordering of dimensions i.e. input.dim() = "
+                    "{} is not equal to len(dims) = {}",
+                    t.dim(), dims.size()));
   }
   Sizes sizes(dims.size()), strides(dims.size());
   std::vector<bool> seen(dims.size(), false);
@@ -344,9 +348,10 @@ Tensor cat_impl(const std::vector<Tensor>& tensors, std::int64_t dim) {
     }
     for (std::size_t k = 0; k < t.sizes().size(); ++k) {
       if (k != d && t.sizes()[k] != ref->sizes()[k]) {
-        fail(fmt::format("Sizes of tensors must match except in dimension {}. Expected size {} "
-                         "but got size {} for tensor number {} in the list.",
-                         d, ref->sizes()[k], t.sizes()[k], i));
+        fail(
+            fmt::format("Sizes of tensors must match except in dimension {}. Expected size {} "
+                        "but got size {} for tensor number {} in the list.",
+                        d, ref->sizes()[k], t.sizes()[k], i));
       }
     }
     out_sizes[d] += t.sizes()[d];
@@ -373,10 +378,10 @@ void stack(Stack& s) {
   std::int64_t dim = wrap_dim(dim_v.to_int(), tensors[0].dim() + 1);
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     if (tensors[i].sizes() != tensors[0].sizes()) {
-      fail(fmt::format("stack expects each tensor to be equal size, but got {} at entry 0 and "
-                       "{} at entry {}",
-                       tensor::format_sizes(tensors[0].sizes()),
-                       tensor::format_sizes(tensors[i].sizes()), i));
+      fail(fmt::format(
+          "stack expects each tensor to be equal size, but got {} at entry 0 and "
+          "{} at entry {}",
+          tensor::format_sizes(tensors[0].sizes()), tensor::format_sizes(tensors[i].sizes()), i));
     }
   }
   std::vector<Tensor> parts;
@@ -418,34 +423,36 @@ void expand(Stack& s) {
   Sizes size = int_list_arg(size_v);
   auto ndim = static_cast<std::int64_t>(size.size());
   if (ndim < t.dim()) {
-    fail(fmt::format("expand(torch.{}Tensor{{{}}}, size={}): the number of sizes provided ({}) "
-                     "must be greater or equal to the number of dimensions in the tensor ({})",
-                     tensor::scalar_type_name(t.dtype()), tensor::format_sizes(t.sizes()),
-                     tensor::format_sizes(size), ndim, t.dim()));
+    fail(
+        fmt::format("expand(torch.{}Tensor{{{}}}, size={}): the number of sizes provided ({}) "
+                    "must be greater or equal to the number of dimensions in the tensor ({})",
+                    tensor::scalar_type_name(t.dtype()), tensor::format_sizes(t.sizes()),
+                    tensor::format_sizes(size), ndim, t.dim()));
   }
   Sizes sizes(size.size()), strides(size.size());
   for (std::int64_t i = ndim - 1; i >= 0; --i) {
     auto ui = static_cast<std::size_t>(i);
     std::int64_t dim = t.dim() - ndim + i;
     std::int64_t old_size = dim >= 0 ? t.sizes()[static_cast<std::size_t>(dim)] : 1;
-    std::int64_t stride = dim >= 0                 ? t.strides()[static_cast<std::size_t>(dim)]
+    std::int64_t stride = dim >= 0       ? t.strides()[static_cast<std::size_t>(dim)]
                           : i + 1 < ndim ? sizes[ui + 1] * strides[ui + 1]
                                          : 0;
     std::int64_t target = size[ui];
     if (target == -1) {
       if (dim < 0) {
-        fail(fmt::format("The expanded size of the tensor (-1) isn't allowed in a leading, "
-                         "non-existing dimension {}",
-                         i));
+        fail(
+            fmt::format("The expanded size of the tensor (-1) isn't allowed in a leading, "
+                        "non-existing dimension {}",
+                        i));
       }
       target = old_size;
     }
     if (old_size != target) {
       if (old_size != 1) {
-        fail(fmt::format("The expanded size of the tensor ({}) must match the existing size ({}) "
-                         "at non-singleton dimension {}.  Target sizes: {}.  Tensor sizes: {}",
-                         target, old_size, i, tensor::format_sizes(size),
-                         tensor::format_sizes(t.sizes())));
+        fail(fmt::format(
+            "The expanded size of the tensor ({}) must match the existing size ({}) "
+            "at non-singleton dimension {}.  Target sizes: {}.  Tensor sizes: {}",
+            target, old_size, i, tensor::format_sizes(size), tensor::format_sizes(t.sizes())));
       }
       stride = 0;
     }
@@ -471,9 +478,10 @@ void split_sizes(Stack& s) {
   std::int64_t start = 0;
   for (std::int64_t length : split) {
     if (length < 0) {
-      fail(fmt::format("split_with_sizes expects split_sizes have only non-negative entries, "
-                       "but got split_sizes={}",
-                       tensor::format_sizes(split)));
+      fail(
+          fmt::format("split_with_sizes expects split_sizes have only non-negative entries, "
+                      "but got split_sizes={}",
+                      tensor::format_sizes(split)));
     }
     // As slice(dim, start, start + length): clamped to the dimension.
     std::int64_t from = std::min(start, dim_size);
@@ -482,9 +490,10 @@ void split_sizes(Stack& s) {
     start += length;
   }
   if (start != dim_size) {
-    fail(fmt::format("split_with_sizes expects split_sizes to sum exactly to {} (input tensor's "
-                     "size at dimension {}), but got split_sizes={}",
-                     dim_size, d, tensor::format_sizes(split)));
+    fail(
+        fmt::format("split_with_sizes expects split_sizes to sum exactly to {} (input tensor's "
+                    "size at dimension {}), but got split_sizes={}",
+                    dim_size, d, tensor::format_sizes(split)));
   }
   s.push_back(IValue::list(std::move(out)));
 }
@@ -564,7 +573,8 @@ void item(Stack& s) {
   if (t.dtype() == tensor::DType::kBool) {
     s.emplace_back(*c.data<bool>());
   } else if (t.dtype() == tensor::DType::kFloat32 || t.dtype() == tensor::DType::kFloat64) {
-    s.emplace_back(t.dtype() == tensor::DType::kFloat32 ? double{*c.data<float>()} : *c.data<double>());
+    s.emplace_back(t.dtype() == tensor::DType::kFloat32 ? double{*c.data<float>()}
+                                                        : *c.data<double>());
   } else {
     s.emplace_back(dispatch_all(t.dtype(), "_local_scalar_dense_cpu", [&](auto tag) {
       using T = decltype(tag);
@@ -657,7 +667,8 @@ void broadcast_tensors(Stack& s) {
   IValue list = pop(s);
   Sizes shape;
   try {
-    for (const auto& t : list.to_list()) shape = tensor::broadcast_shapes(shape, t.to_tensor().sizes());
+    for (const auto& t : list.to_list())
+      shape = tensor::broadcast_shapes(shape, t.to_tensor().sizes());
   } catch (const Error& e) {
     fail(e.message());
   }
@@ -718,7 +729,9 @@ void register_shape_ops(OperatorRegistry& r) {
   r.add({"aten::Int.Tensor", 1, {}, int_tensor});
   r.add({"aten::arange", 5, {none, none, none, none}, arange});
   r.add({"aten::arange.start", 6, {none, none, none, none}, arange_start});
-  r.add({"aten::arange.start_step", 7, {IValue(std::int64_t{1}), none, none, none, none},
+  r.add({"aten::arange.start_step",
+         7,
+         {IValue(std::int64_t{1}), none, none, none, none},
          arange_start_step});
   r.add({"aten::broadcast_tensors", 1, {}, broadcast_tensors});
   r.add({"aten::item", 1, {}, item});

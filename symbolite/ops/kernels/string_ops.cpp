@@ -90,12 +90,13 @@ void split(Stack& s) {
       i = text.find_first_not_of(kWhitespace, end);
     }
   } else {
-    const std::string sep = separator.to_string();
+    const std::string& sep = separator.to_string();
     if (sep.empty()) throw OpError("RuntimeError", "ValueError: empty separator");
     std::size_t start = 0;
     for (;;) {
       std::size_t at = text.find(sep, start);
-      if (at == std::string::npos || (max >= 0 && static_cast<std::int64_t>(parts.size()) == max)) break;
+      if (at == std::string::npos || (max >= 0 && static_cast<std::int64_t>(parts.size()) == max))
+        break;
       parts.push_back(IValue::string(text.substr(start, at - start)));
       start = at + sep.size();
     }
@@ -141,7 +142,9 @@ std::string window(const std::string& text, std::int64_t start, std::int64_t end
   if (end < 0) end = std::max<std::int64_t>(0, end + size + 1);
   start = std::min(start, size);
   end = std::min(end, size);
-  return end > start ? text.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start)) : "";
+  return end > start
+             ? text.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start))
+             : "";
 }
 
 template <bool at_start>
@@ -198,7 +201,8 @@ void count(Stack& s) {
     return;
   }
   for (std::size_t at = text.find(sub, static_cast<std::size_t>(start));
-       at != std::string::npos && static_cast<std::int64_t>(at) < end; at = text.find(sub, at + sub.size())) {
+       at != std::string::npos && static_cast<std::int64_t>(at) < end;
+       at = text.find(sub, at + sub.size())) {
     ++n;
   }
   s.emplace_back(n);
@@ -291,7 +295,8 @@ void justify(Stack& s) {
   if (pad == Pad::kLeft) left = total;  // rjust: fill on the left
   // center: PyTorch puts the odd fill character on the left when the width is odd.
   if (pad == Pad::kCenter) left = width % 2 ? (total + 1) / 2 : total / 2;
-  s.push_back(IValue::string(std::string(left, fill[0]) + text + std::string(total - left, fill[0])));
+  s.push_back(
+      IValue::string(std::string(left, fill[0]) + text + std::string(total - left, fill[0])));
 }
 
 // zfill: zeros on the left (PyTorch puts them before a sign too: "-42" -> "000-42").
@@ -305,7 +310,8 @@ void zfill(Stack& s) {
 
 void ord(Stack& s) {
   std::string text = pop(s).to_string();
-  if (text.size() != 1) fail(fmt::format("String for ord() must be 1 character, found {}", text.size()));
+  if (text.size() != 1)
+    fail(fmt::format("String for ord() must be 1 character, found {}", text.size()));
   s.emplace_back(static_cast<std::int64_t>(static_cast<unsigned char>(text[0])));
 }
 
@@ -343,17 +349,28 @@ void float_from_str(Stack& s) {
 // PyTorch's name of a value's tag in formatting errors ("String", "Int", ...).
 std::string tag_name(const IValue& v) {
   switch (v.kind()) {
-    case IValue::Kind::kNone: return "None";
-    case IValue::Kind::kBool: return "Bool";
-    case IValue::Kind::kInt: return "Int";
-    case IValue::Kind::kDouble: return "Double";
-    case IValue::Kind::kString: return "String";
-    case IValue::Kind::kTensor: return "Tensor";
-    case IValue::Kind::kList: return "GenericList";
-    case IValue::Kind::kTuple: return "Tuple";
-    case IValue::Kind::kDict: return "GenericDict";
-    case IValue::Kind::kObject: return "Object";
-    case IValue::Kind::kDevice: return "Device";
+    case IValue::Kind::kNone:
+      return "None";
+    case IValue::Kind::kBool:
+      return "Bool";
+    case IValue::Kind::kInt:
+      return "Int";
+    case IValue::Kind::kDouble:
+      return "Double";
+    case IValue::Kind::kString:
+      return "String";
+    case IValue::Kind::kTensor:
+      return "Tensor";
+    case IValue::Kind::kList:
+      return "GenericList";
+    case IValue::Kind::kTuple:
+      return "Tuple";
+    case IValue::Kind::kDict:
+      return "GenericDict";
+    case IValue::Kind::kObject:
+      return "Object";
+    case IValue::Kind::kDevice:
+      return "Device";
   }
   return "?";
 }
@@ -361,9 +378,11 @@ std::string tag_name(const IValue& v) {
 // One `%<key>` of percentFormat, as PyTorch's addFormattedArg: %e and %f print the value
 // rounded to a C float with 6 digits; %d truncates a float to a C int.
 std::string format_arg(char key, const IValue& v) {
-  const bool number = v.is(IValue::Kind::kInt) || v.is(IValue::Kind::kDouble) || v.is(IValue::Kind::kBool);
+  const bool number =
+      v.is(IValue::Kind::kInt) || v.is(IValue::Kind::kDouble) || v.is(IValue::Kind::kBool);
   auto need_number = [&] {
-    if (!number) fail(fmt::format("%{} requires a number for formatting, but got {}", key, tag_name(v)));
+    if (!number)
+      fail(fmt::format("%{} requires a number for formatting, but got {}", key, tag_name(v)));
   };
   switch (key) {
     case 'd':
@@ -374,8 +393,11 @@ std::string format_arg(char key, const IValue& v) {
     case 'e':
     case 'E': {
       need_number();
-      std::string out = fmt::format("{:.6e}", static_cast<double>(static_cast<float>(v.to_double())));
-      if (key == 'E') std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+      std::string out =
+          fmt::format("{:.6e}", static_cast<double>(static_cast<float>(v.to_double())));
+      if (key == 'E')
+        std::transform(out.begin(), out.end(), out.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
       return out;
     }
     case 'f':
@@ -386,7 +408,8 @@ std::string format_arg(char key, const IValue& v) {
       if (v.is(IValue::Kind::kInt)) return std::string(1, static_cast<char>(v.to_int()));
       if (v.is(IValue::Kind::kString) && v.to_string().size() == 1) return v.to_string();
       fail(fmt::format("%{} requires an int or char for formatting, but got {}", key, tag_name(v)));
-    case 's': return v.str();
+    case 's':
+      return v.str();
     default:
       fail(fmt::format("The specifier %{} is not supported in TorchScript format strings", key));
   }

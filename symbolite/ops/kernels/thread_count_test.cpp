@@ -23,7 +23,8 @@ using tensor::Tensor;
 Tensor wave(std::vector<std::int64_t> sizes, float phase) {
   Tensor t = Tensor::empty(std::move(sizes), DType::kFloat32);
   float* p = t.mutable_data<float>();
-  for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = std::sin(static_cast<float>(i) * 0.37f + phase);
+  for (std::int64_t i = 0; i < t.numel(); ++i)
+    p[i] = std::sin(static_cast<float>(i) * 0.37f + phase);
   return t;
 }
 
@@ -31,7 +32,8 @@ bool same_bits(const Tensor& a, const Tensor& b) {
   Tensor x = a.contiguous();
   Tensor y = b.contiguous();
   return x.sizes() == y.sizes() && x.dtype() == y.dtype() &&
-         std::memcmp(x.data<float>(), y.data<float>(), static_cast<std::size_t>(x.numel()) * sizeof(float)) == 0;
+         std::memcmp(x.data<float>(), y.data<float>(),
+                     static_cast<std::size_t>(x.numel()) * sizeof(float)) == 0;
 }
 
 struct Case {
@@ -41,29 +43,79 @@ struct Case {
 
 std::vector<Case> cases() {
   const Tensor x = wave({2, 32, 40, 40}, 0.1f);
-  auto conv = [](Tensor in, Tensor w, IValue b, std::int64_t stride, std::int64_t pad, std::int64_t groups) {
-    return run_op("aten::conv2d", {in, w, std::move(b), IValue::list({stride, stride}), IValue::list({pad, pad}),
-                                   IValue::list({1, 1}), groups})
+  auto conv = [](Tensor in, Tensor w, IValue b, std::int64_t stride, std::int64_t pad,
+                 std::int64_t groups) {
+    return run_op("aten::conv2d", {in, w, std::move(b), IValue::list({stride, stride}),
+                                   IValue::list({pad, pad}), IValue::list({1, 1}), groups})
         .to_tensor();
   };
   return {
-      {"conv3x3", [=] { return conv(x, wave({48, 32, 3, 3}, 0.2f), wave({48}, 0.3f), 1, 1, 1); }},
-      {"conv3x3_stride2", [=] { return conv(x, wave({16, 32, 3, 3}, 0.4f), IValue(), 2, 1, 1); }},
-      {"conv1x1", [=] { return conv(x, wave({64, 32, 1, 1}, 0.5f), wave({64}, 0.6f), 1, 0, 1); }},
-      {"depthwise", [=] { return conv(x, wave({32, 1, 3, 3}, 0.7f), wave({32}, 0.8f), 1, 1, 32); }},
-      {"linear_rows", [] { return run_op("aten::linear", {wave({300, 256}, 0.9f), wave({40, 256}, 1.0f), IValue()}).to_tensor(); }},
-      {"linear_columns", [] { return run_op("aten::linear", {wave({8, 512}, 1.1f), wave({700, 512}, 1.2f), IValue()}).to_tensor(); }},
-      {"max_pool2d", [=] { return run_op("aten::max_pool2d", {x, IValue::list({3, 3}), IValue::list({2, 2}), IValue::list({1, 1}), IValue::list({1, 1}), false}).to_tensor(); }},
-      {"avg_pool2d", [=] { return run_op("aten::avg_pool2d", {x, IValue::list({2, 2}), IValue::list({2, 2}), IValue::list({0, 0}), false, true, IValue()}).to_tensor(); }},
-      {"adaptive_avg_pool2d", [=] { return run_op("aten::adaptive_avg_pool2d", {x, IValue::list({3, 3})}).to_tensor(); }},
-      {"batch_norm", [=] {
-         return run_op("aten::batch_norm", {x, wave({32}, 1.3f), wave({32}, 1.4f), wave({32}, 1.5f), run_op("aten::abs", {wave({32}, 1.6f)}), false, 0.1, 1e-5, false}).to_tensor();
+      {"conv3x3",
+       [=] {
+         return conv(x, wave({48, 32, 3, 3}, 0.2f), wave({48}, 0.3f), 1, 1, 1);
        }},
-      {"add", [=] { return run_op("aten::add.Tensor", {x, wave({2, 32, 40, 40}, 1.7f)}).to_tensor(); }},
-      {"mul_broadcast", [=] { return run_op("aten::mul.Tensor", {x, wave({1, 32, 1, 1}, 1.8f)}).to_tensor(); }},
+      {"conv3x3_stride2",
+       [=] {
+         return conv(x, wave({16, 32, 3, 3}, 0.4f), IValue(), 2, 1, 1);
+       }},
+      {"conv1x1",
+       [=] {
+         return conv(x, wave({64, 32, 1, 1}, 0.5f), wave({64}, 0.6f), 1, 0, 1);
+       }},
+      {"depthwise",
+       [=] {
+         return conv(x, wave({32, 1, 3, 3}, 0.7f), wave({32}, 0.8f), 1, 1, 32);
+       }},
+      {"linear_rows",
+       [] {
+         return run_op("aten::linear", {wave({300, 256}, 0.9f), wave({40, 256}, 1.0f), IValue()})
+             .to_tensor();
+       }},
+      {"linear_columns",
+       [] {
+         return run_op("aten::linear", {wave({8, 512}, 1.1f), wave({700, 512}, 1.2f), IValue()})
+             .to_tensor();
+       }},
+      {"max_pool2d",
+       [=] {
+         return run_op("aten::max_pool2d", {x, IValue::list({3, 3}), IValue::list({2, 2}),
+                                            IValue::list({1, 1}), IValue::list({1, 1}), false})
+             .to_tensor();
+       }},
+      {"avg_pool2d",
+       [=] {
+         return run_op("aten::avg_pool2d", {x, IValue::list({2, 2}), IValue::list({2, 2}),
+                                            IValue::list({0, 0}), false, true, IValue()})
+             .to_tensor();
+       }},
+      {"adaptive_avg_pool2d",
+       [=] {
+         return run_op("aten::adaptive_avg_pool2d", {x, IValue::list({3, 3})}).to_tensor();
+       }},
+      {"batch_norm",
+       [=] {
+         return run_op("aten::batch_norm",
+                       {x, wave({32}, 1.3f), wave({32}, 1.4f), wave({32}, 1.5f),
+                        run_op("aten::abs", {wave({32}, 1.6f)}), false, 0.1, 1e-5, false})
+             .to_tensor();
+       }},
+      {"add",
+       [=] {
+         return run_op("aten::add.Tensor", {x, wave({2, 32, 40, 40}, 1.7f)}).to_tensor();
+       }},
+      {"mul_broadcast",
+       [=] {
+         return run_op("aten::mul.Tensor", {x, wave({1, 32, 1, 1}, 1.8f)}).to_tensor();
+       }},
       {"relu", [=] { return run_op("aten::relu", {x}).to_tensor(); }},
-      {"relu_", [=] { return run_op("aten::relu_", {run_op("aten::clone", {x, IValue()})}).to_tensor(); }},
-      {"hardsigmoid_", [=] { return run_op("aten::hardsigmoid_", {run_op("aten::clone", {x, IValue()})}).to_tensor(); }},
+      {"relu_",
+       [=] {
+         return run_op("aten::relu_", {run_op("aten::clone", {x, IValue()})}).to_tensor();
+       }},
+      {"hardsigmoid_",
+       [=] {
+         return run_op("aten::hardsigmoid_", {run_op("aten::clone", {x, IValue()})}).to_tensor();
+       }},
       {"sigmoid", [=] { return run_op("aten::sigmoid", {x}).to_tensor(); }},
       {"hardswish", [=] { return run_op("aten::hardswish", {x}).to_tensor(); }},
       {"silu", [=] { return run_op("aten::silu", {x}).to_tensor(); }},

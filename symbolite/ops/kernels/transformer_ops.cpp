@@ -13,7 +13,8 @@ namespace {
 
 using tensor::Tensor;
 
-IValue layer_norm(const IValue& x, std::int64_t embed_dim, const IValue& weight, const IValue& bias, double eps) {
+IValue layer_norm(const IValue& x, std::int64_t embed_dim, const IValue& weight, const IValue& bias,
+                  double eps) {
   return run_op("aten::layer_norm", {x, IValue::list({embed_dim}), weight, bias, eps, true});
 }
 
@@ -30,7 +31,8 @@ void transformer_encoder_layer_fwd(Stack& s) {
   const bool use_gelu = a[7].to_bool(), norm_first = a[8].to_bool();
   const double eps = a[9].to_double();
   const IValue norm_w1 = a[10], norm_b1 = a[11], norm_w2 = a[12], norm_b2 = a[13];
-  const IValue ffn_w1 = a[14], ffn_b1 = a[15], ffn_w2 = a[16], ffn_b2 = a[17], mask = a[18], mask_type = a[19];
+  const IValue ffn_w1 = a[14], ffn_b1 = a[15], ffn_w2 = a[16], ffn_b2 = a[17], mask = a[18],
+               mask_type = a[19];
   drop(s, 20);
   if (src.to_tensor().numel() == 0) {
     s.push_back(run_op("aten::clone", {src, IValue()}));
@@ -38,8 +40,9 @@ void transformer_encoder_layer_fwd(Stack& s) {
   }
   IValue x = src;
   if (norm_first) x = layer_norm(x, embed_dim, norm_w1, norm_b1, eps);
-  auto attention = run_op_multi("aten::_native_multi_head_attention",
-                                {x, x, x, embed_dim, heads, qkv_w, qkv_b, proj_w, proj_b, mask, false, true, mask_type});
+  auto attention = run_op_multi(
+      "aten::_native_multi_head_attention",
+      {x, x, x, embed_dim, heads, qkv_w, qkv_b, proj_w, proj_b, mask, false, true, mask_type});
   x = run_op("aten::add.Tensor", {attention[0], src});
   if (!norm_first) x = layer_norm(x, embed_dim, norm_w1, norm_b1, eps);
   const IValue pre_ffn = x;
@@ -55,7 +58,10 @@ void transformer_encoder_layer_fwd(Stack& s) {
 }  // namespace
 
 void register_transformer_ops(OperatorRegistry& r) {
-  r.add({"aten::_transformer_encoder_layer_fwd", 20, {IValue(), IValue()}, transformer_encoder_layer_fwd});
+  r.add({"aten::_transformer_encoder_layer_fwd",
+         20,
+         {IValue(), IValue()},
+         transformer_encoder_layer_fwd});
 }
 
 }  // namespace symbolite::ops::nn

@@ -31,19 +31,19 @@ Tensor float_unary(const Tensor& x, const char* kernel, F f) {
   });
 }
 
-#define SYMBOLITE_FLOAT_UNARY(name, kernel, expr)                                      \
-  void name(Stack& s) {                                                                \
-    const Tensor x = pop(s).to_tensor();                                               \
-    s.emplace_back(float_unary(x, kernel, [](auto v) { return expr; }));               \
-  }                                                                                    \
-  void name##_(Stack& s) {                                                             \
-    IValue self = pop(s);                                                              \
-    const Tensor& x = self.to_tensor();                                                \
-    if (!is_floating(x.dtype())) {                                                     \
+#define SYMBOLITE_FLOAT_UNARY(name, kernel, expr)                                       \
+  void name(Stack& s) {                                                                 \
+    const Tensor x = pop(s).to_tensor();                                                \
+    s.emplace_back(float_unary(x, kernel, [](auto v) { return expr; }));                \
+  }                                                                                     \
+  void name##_(Stack& s) {                                                              \
+    IValue self = pop(s);                                                               \
+    const Tensor& x = self.to_tensor();                                                 \
+    if (!is_floating(x.dtype())) {                                                      \
       fail(fmt::format("result type Float can't be cast to the desired output type {}", \
-                       tensor::scalar_type_name(x.dtype())));                          \
-    }                                                                                  \
-    push_in_place(s, self, float_unary(x, kernel, [](auto v) { return expr; }));       \
+                       tensor::scalar_type_name(x.dtype())));                           \
+    }                                                                                   \
+    push_in_place(s, self, float_unary(x, kernel, [](auto v) { return expr; }));        \
   }
 
 SYMBOLITE_FLOAT_UNARY(sqrt_op, "sqrt_vml_cpu", std::sqrt(v))
@@ -74,7 +74,8 @@ SYMBOLITE_FLOAT_UNARY(reciprocal_op, "reciprocal_cpu", 1 / v)
 // (type promotion with the scalars); NaN in self stays NaN; with min > max every element is
 // max (min is applied first).
 Tensor clamp_impl(const Tensor& x, const IValue& lo, const IValue& hi) {
-  if (lo.is_none() && hi.is_none()) fail("torch.clamp: At least one of 'min' or 'max' must not be None");
+  if (lo.is_none() && hi.is_none())
+    fail("torch.clamp: At least one of 'min' or 'max' must not be None");
   if (x.dtype() == DType::kBool) not_implemented("clamp_scalar_cpu", x.dtype());
   const bool float_bound = (!lo.is_none() && lo.is(IValue::Kind::kDouble)) ||
                            (!hi.is_none() && hi.is(IValue::Kind::kDouble));
@@ -118,19 +119,21 @@ void clamp_max(Stack& s) {
 
 void register_unary_float_ops(OperatorRegistry& r) {
   const std::pair<const char*, Kernel> functions[] = {
-      {"sqrt", sqrt_op},   {"rsqrt", rsqrt_op}, {"log", log_op},     {"log2", log2_op},
-      {"log10", log10_op}, {"log1p", log1p_op}, {"expm1", expm1_op}, {"sin", sin_op},
-      {"cos", cos_op},     {"tan", tan_op},     {"asin", asin_op},   {"acos", acos_op},
-      {"atan", atan_op},   {"sinh", sinh_op},   {"cosh", cosh_op},   {"asinh", asinh_op},
-      {"acosh", acosh_op}, {"atanh", atanh_op}, {"erf", erf_op},     {"erfc", erfc_op},
-      {"reciprocal", reciprocal_op}};
+      {"sqrt", sqrt_op},   {"rsqrt", rsqrt_op}, {"log", log_op},
+      {"log2", log2_op},   {"log10", log10_op}, {"log1p", log1p_op},
+      {"expm1", expm1_op}, {"sin", sin_op},     {"cos", cos_op},
+      {"tan", tan_op},     {"asin", asin_op},   {"acos", acos_op},
+      {"atan", atan_op},   {"sinh", sinh_op},   {"cosh", cosh_op},
+      {"asinh", asinh_op}, {"acosh", acosh_op}, {"atanh", atanh_op},
+      {"erf", erf_op},     {"erfc", erfc_op},   {"reciprocal", reciprocal_op}};
   const std::pair<const char*, Kernel> in_place[] = {
-      {"sqrt_", sqrt_op_},   {"rsqrt_", rsqrt_op_}, {"log_", log_op_},     {"log2_", log2_op_},
-      {"log10_", log10_op_}, {"log1p_", log1p_op_}, {"expm1_", expm1_op_}, {"sin_", sin_op_},
-      {"cos_", cos_op_},     {"tan_", tan_op_},     {"asin_", asin_op_},   {"acos_", acos_op_},
-      {"atan_", atan_op_},   {"sinh_", sinh_op_},   {"cosh_", cosh_op_},   {"asinh_", asinh_op_},
-      {"acosh_", acosh_op_}, {"atanh_", atanh_op_}, {"erf_", erf_op_},     {"erfc_", erfc_op_},
-      {"reciprocal_", reciprocal_op_}};
+      {"sqrt_", sqrt_op_},   {"rsqrt_", rsqrt_op_}, {"log_", log_op_},
+      {"log2_", log2_op_},   {"log10_", log10_op_}, {"log1p_", log1p_op_},
+      {"expm1_", expm1_op_}, {"sin_", sin_op_},     {"cos_", cos_op_},
+      {"tan_", tan_op_},     {"asin_", asin_op_},   {"acos_", acos_op_},
+      {"atan_", atan_op_},   {"sinh_", sinh_op_},   {"cosh_", cosh_op_},
+      {"asinh_", asinh_op_}, {"acosh_", acosh_op_}, {"atanh_", atanh_op_},
+      {"erf_", erf_op_},     {"erfc_", erfc_op_},   {"reciprocal_", reciprocal_op_}};
   for (const auto& [name, kernel] : functions) r.add({std::string("aten::") + name, 1, {}, kernel});
   for (const auto& [name, kernel] : in_place) r.add({std::string("aten::") + name, 1, {}, kernel});
   IValue none;

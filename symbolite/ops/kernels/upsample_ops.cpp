@@ -36,8 +36,10 @@ double scale_value(std::optional<double> scale, std::int64_t in, std::int64_t ou
 }
 
 // area_pixel_compute_scale.
-double area_scale(std::int64_t in, std::int64_t out, bool align_corners, std::optional<double> scale) {
-  if (align_corners) return out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+double area_scale(std::int64_t in, std::int64_t out, bool align_corners,
+                  std::optional<double> scale) {
+  if (align_corners)
+    return out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
   return scale_value(scale, in, out);
 }
 
@@ -54,7 +56,8 @@ double cubic2(double x, double a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4
 
 // The weights of one dimension, computed in T (float for float32, as PyTorch's opmath).
 template <typename T>
-Taps taps_for(Mode mode, std::int64_t in, std::int64_t out, bool align_corners, std::optional<double> scale) {
+Taps taps_for(Mode mode, std::int64_t in, std::int64_t out, bool align_corners,
+              std::optional<double> scale) {
   Taps taps;
   taps.index.resize(static_cast<std::size_t>(out));
   taps.weight.resize(static_cast<std::size_t>(out));
@@ -64,18 +67,23 @@ Taps taps_for(Mode mode, std::int64_t in, std::int64_t out, bool align_corners, 
     switch (mode) {
       case Mode::kNearest: {
         std::int64_t i = 0;
-        if (out == in) i = o;
-        else if (out == 2 * in) i = o >> 1;
-        else i = std::min(static_cast<std::int64_t>(std::floor(static_cast<float>(o) *
-                                                               static_cast<float>(scale_value(scale, in, out)))),
-                          in - 1);
+        if (out == in)
+          i = o;
+        else if (out == 2 * in)
+          i = o >> 1;
+        else
+          i = std::min(
+              static_cast<std::int64_t>(std::floor(
+                  static_cast<float>(o) * static_cast<float>(scale_value(scale, in, out)))),
+              in - 1);
         idx = {i};
         w = {1.0};
         break;
       }
       case Mode::kNearestExact: {
         const float s = static_cast<float>(scale_value(scale, in, out));
-        idx = {std::min(static_cast<std::int64_t>(std::floor((static_cast<float>(o) + 0.5f) * s)), in - 1)};
+        idx = {std::min(static_cast<std::int64_t>(std::floor((static_cast<float>(o) + 0.5f) * s)),
+                        in - 1)};
         w = {1.0};
         break;
       }
@@ -95,7 +103,8 @@ Taps taps_for(Mode mode, std::int64_t in, std::int64_t out, bool align_corners, 
         const auto i = static_cast<std::int64_t>(std::floor(real));
         const double t = static_cast<double>(real - static_cast<T>(i));
         constexpr double a = -0.75;
-        for (std::int64_t k = -1; k <= 2; ++k) idx.push_back(std::clamp<std::int64_t>(i + k, 0, in - 1));
+        for (std::int64_t k = -1; k <= 2; ++k)
+          idx.push_back(std::clamp<std::int64_t>(i + k, 0, in - 1));
         w = {cubic2(t + 1.0, a), cubic1(t, a), cubic1(1.0 - t, a), cubic2(2.0 - t, a)};
         break;
       }
@@ -108,8 +117,13 @@ Taps taps_for(Mode mode, std::int64_t in, std::int64_t out, bool align_corners, 
         const double support = (cubic ? 2.0 : 1.0) * (s >= 1.0 ? s : 1.0);
         const double invscale = s >= 1.0 ? 1.0 / s : 1.0;
         const double center = s * (static_cast<double>(o) + 0.5);
-        const std::int64_t xmin = std::max<std::int64_t>(static_cast<std::int64_t>(center - support + 0.5), 0);
-        const std::int64_t xsize = std::min<std::int64_t>(static_cast<std::int64_t>(center + support + 0.5), in) - xmin;
+        // PyTorch's own bounds: x + 0.5 truncated, not rounded (the same pixels as PyTorch).
+        // NOLINTBEGIN(bugprone-incorrect-roundings)
+        const std::int64_t xmin =
+            std::max<std::int64_t>(static_cast<std::int64_t>(center - support + 0.5), 0);
+        const std::int64_t xsize =
+            std::min<std::int64_t>(static_cast<std::int64_t>(center + support + 0.5), in) - xmin;
+        // NOLINTEND(bugprone-incorrect-roundings)
         double total = 0;
         for (std::int64_t j = 0; j < xsize; ++j) {
           double x = std::abs((static_cast<double>(j + xmin) - center + 0.5) * invscale);
@@ -155,7 +169,8 @@ Tensor resample_dim(const Tensor& x, std::size_t d, const Taps& taps) {
       const auto& w = taps.weight[static_cast<std::size_t>(o)];
       for (std::int64_t e = 0; e < inner; ++e) {
         T sum = 0;
-        for (std::size_t k = 0; k < idx.size(); ++k) sum += plane[idx[k] * inner + e] * static_cast<T>(w[k]);
+        for (std::size_t k = 0; k < idx.size(); ++k)
+          sum += plane[idx[k] * inner + e] * static_cast<T>(w[k]);
         to[o * inner + e] = sum;
       }
     }
@@ -172,32 +187,36 @@ void upsample(Stack& s) {
   IValue size_v = pop(s);
   IValue input_v = pop(s);
   const Tensor& input = input_v.to_tensor();
-  if (size_v.is_none() == scales_v.is_none()) fail("Must specify exactly one of output_size and scale_factors");
+  if (size_v.is_none() == scales_v.is_none())
+    fail("Must specify exactly one of output_size and scale_factors");
   if (input.dim() != Spatial + 2) {
     fail(fmt::format("Expected {}D input (got {}D input)", Spatial + 2, input.dim()));
   }
   std::vector<std::optional<double>> scales(Spatial);
   Ints out_sizes(Spatial);
   if (!size_v.is_none()) {
-    out_sizes = int_list(size_v);
+    out_sizes = int_list_arg(size_v);
     if (static_cast<int>(out_sizes.size()) != Spatial) {
-      fail(fmt::format("It is expected output_size equals to {}, but got size {}", Spatial, out_sizes.size()));
+      fail(fmt::format("It is expected output_size equals to {}, but got size {}", Spatial,
+                       out_sizes.size()));
     }
   } else {
     const auto& list = scales_v.to_list();
     if (static_cast<int>(list.size()) != Spatial) {
-      fail(fmt::format("It is expected scale_factors equals to {}, but got size {}", Spatial, list.size()));
+      fail(fmt::format("It is expected scale_factors equals to {}, but got size {}", Spatial,
+                       list.size()));
     }
     for (int i = 0; i < Spatial; ++i) {
       scales[static_cast<std::size_t>(i)] = list[static_cast<std::size_t>(i)].to_double();
       out_sizes[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(
-          static_cast<double>(input.sizes()[static_cast<std::size_t>(i + 2)]) * *scales[static_cast<std::size_t>(i)]);
+          static_cast<double>(input.sizes()[static_cast<std::size_t>(i) + 2]) *
+          *scales[static_cast<std::size_t>(i)]);
     }
   }
   bool positive = true;
   std::string in_text, out_text;  // "H: 4, W: 5", as PyTorch names the dimensions
   for (int i = 0; i < Spatial; ++i) {
-    const std::int64_t in = input.sizes()[static_cast<std::size_t>(i + 2)];
+    const std::int64_t in = input.sizes()[static_cast<std::size_t>(i) + 2];
     const std::int64_t out = out_sizes[static_cast<std::size_t>(i)];
     positive = positive && in > 0 && out > 0;
     const char name = "DHW"[3 - Spatial + i];
@@ -205,20 +224,22 @@ void upsample(Stack& s) {
     out_text += fmt::format("{}{}: {}", i ? ", " : "", name, out);
   }
   if (!positive) {
-    fail(fmt::format("Input and output sizes should be greater than 0, but got input ({}) output ({})", in_text,
-                     out_text));
+    fail(fmt::format(
+        "Input and output sizes should be greater than 0, but got input ({}) output ({})", in_text,
+        out_text));
   }
   require_floating("aten::upsample", "upsample", input.dtype());
   Tensor x = input.contiguous();
   dispatch_floating(x.dtype(), "upsample", [&](auto tag) {
     using T = decltype(tag);
     for (int i = Spatial - 1; i >= 0; --i) {
-      const auto d = static_cast<std::size_t>(i + 2);
+      const auto d = static_cast<std::size_t>(i) + 2;
       const std::int64_t in = x.sizes()[d];
       const std::int64_t out = out_sizes[static_cast<std::size_t>(i)];
       const bool antialias = mode == Mode::kLinearAntialias || mode == Mode::kCubicAntialias;
       if (antialias && in == out) continue;  // PyTorch resamples only the dimensions that change
-      x = resample_dim<T>(x, d, taps_for<T>(mode, in, out, align_corners, scales[static_cast<std::size_t>(i)]));
+      x = resample_dim<T>(
+          x, d, taps_for<T>(mode, in, out, align_corners, scales[static_cast<std::size_t>(i)]));
     }
   });
   s.emplace_back(x.storage().data() == input.storage().data() ? x.copy() : x);

@@ -51,17 +51,28 @@ IValue IValue::device(std::string name) {
 
 std::string_view IValue::kind_name(Kind kind) {
   switch (kind) {
-    case Kind::kNone: return "None";
-    case Kind::kBool: return "bool";
-    case Kind::kInt: return "int";
-    case Kind::kDouble: return "float";
-    case Kind::kString: return "str";
-    case Kind::kTensor: return "Tensor";
-    case Kind::kList: return "list";
-    case Kind::kTuple: return "tuple";
-    case Kind::kDict: return "dict";
-    case Kind::kObject: return "object";
-    case Kind::kDevice: return "Device";
+    case Kind::kNone:
+      return "None";
+    case Kind::kBool:
+      return "bool";
+    case Kind::kInt:
+      return "int";
+    case Kind::kDouble:
+      return "float";
+    case Kind::kString:
+      return "str";
+    case Kind::kTensor:
+      return "Tensor";
+    case Kind::kList:
+      return "list";
+    case Kind::kTuple:
+      return "tuple";
+    case Kind::kDict:
+      return "dict";
+    case Kind::kObject:
+      return "object";
+    case Kind::kDevice:
+      return "Device";
   }
   return "?";
 }
@@ -123,11 +134,16 @@ const std::string& IValue::to_device() const {
 const void* IValue::identity() const {
   switch (kind_) {
     case Kind::kList:
-    case Kind::kTuple: return std::get<std::shared_ptr<IValueList>>(v_).get();
-    case Kind::kDict: return std::get<std::shared_ptr<Dict>>(v_).get();
-    case Kind::kObject: return std::get<std::shared_ptr<Object>>(v_).get();
-    case Kind::kTensor: return std::get<std::shared_ptr<tensor::Tensor>>(v_).get();
-    default: return nullptr;
+    case Kind::kTuple:
+      return std::get<std::shared_ptr<IValueList>>(v_).get();
+    case Kind::kDict:
+      return std::get<std::shared_ptr<Dict>>(v_).get();
+    case Kind::kObject:
+      return std::get<std::shared_ptr<Object>>(v_).get();
+    case Kind::kTensor:
+      return std::get<std::shared_ptr<tensor::Tensor>>(v_).get();
+    default:
+      return nullptr;
   }
 }
 
@@ -152,12 +168,18 @@ std::string float_repr(double d) {
 
 std::string IValue::repr() const {
   switch (kind_) {
-    case Kind::kNone: return "None";
-    case Kind::kBool: return to_bool() ? "True" : "False";
-    case Kind::kInt: return std::to_string(to_int());
-    case Kind::kDouble: return float_repr(to_double());
-    case Kind::kString: return "'" + to_string() + "'";
-    case Kind::kDevice: return to_device();
+    case Kind::kNone:
+      return "None";
+    case Kind::kBool:
+      return to_bool() ? "True" : "False";
+    case Kind::kInt:
+      return std::to_string(to_int());
+    case Kind::kDouble:
+      return float_repr(to_double());
+    case Kind::kString:
+      return "'" + to_string() + "'";
+    case Kind::kDevice:
+      return to_device();
     case Kind::kTensor: {
       const auto& t = to_tensor();
       return fmt::format("Tensor(dtype={}, sizes={})", tensor::torch_name(t.dtype()),
@@ -185,7 +207,8 @@ std::string IValue::repr() const {
       }
       return out + "}";
     }
-    case Kind::kObject: return "<" + to_object().type_name + " object>";
+    case Kind::kObject:
+      return "<" + to_object().type_name + " object>";
   }
   return "?";
 }

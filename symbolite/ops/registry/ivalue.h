@@ -28,15 +28,25 @@ struct Dict;
 class IValue {
  public:
   enum class Kind : std::uint8_t {
-    kNone, kBool, kInt, kDouble, kString, kTensor, kList, kTuple, kDict, kObject, kDevice,
+    kNone,
+    kBool,
+    kInt,
+    kDouble,
+    kString,
+    kTensor,
+    kList,
+    kTuple,
+    kDict,
+    kObject,
+    kDevice,
   };
 
   IValue() = default;
-  IValue(bool b) : kind_(Kind::kBool), v_(b) {}              // NOLINT: implicit by design
-  IValue(std::int64_t i) : kind_(Kind::kInt), v_(i) {}       // NOLINT
-  IValue(int i) : IValue(static_cast<std::int64_t>(i)) {}    // NOLINT
-  IValue(double d) : kind_(Kind::kDouble), v_(d) {}          // NOLINT
-  IValue(tensor::Tensor t)                                   // NOLINT
+  IValue(bool b) : kind_(Kind::kBool), v_(b) {}            // NOLINT: implicit by design
+  IValue(std::int64_t i) : kind_(Kind::kInt), v_(i) {}     // NOLINT
+  IValue(int i) : IValue(static_cast<std::int64_t>(i)) {}  // NOLINT
+  IValue(double d) : kind_(Kind::kDouble), v_(d) {}        // NOLINT
+  IValue(tensor::Tensor t)                                 // NOLINT
       : kind_(Kind::kTensor), v_(std::make_shared<tensor::Tensor>(std::move(t))) {}
   static IValue string(std::string s);
   static IValue list(IValueList items);
@@ -52,14 +62,14 @@ class IValue {
   // Typed access; Error(kModel) "expected int, got Tensor" on a mismatch.
   bool to_bool() const;
   std::int64_t to_int() const;
-  double to_double() const;       // accepts int too (PyTorch's Scalar promotion)
+  double to_double() const;  // accepts int too (PyTorch's Scalar promotion)
   const std::string& to_string() const;
   const tensor::Tensor& to_tensor() const;
   // Whether this holds a tensor that nothing else can see: this IValue is the only handle to
   // the tensor (IValue copies share it) and the tensor the only handle to its owned buffer
   // (Storage::is_unshared). A kernel may then overwrite it instead of allocating its result.
   bool holds_unshared_tensor() const;
-  IValueList& to_list() const;    // shared, mutable
+  IValueList& to_list() const;  // shared, mutable
   const IValueList& to_tuple() const;
   Dict& to_dict() const;
   Object& to_object() const;
@@ -80,8 +90,8 @@ class IValue {
 
   Kind kind_ = Kind::kNone;
   std::variant<std::monostate, bool, std::int64_t, double, std::shared_ptr<const std::string>,
-               std::shared_ptr<tensor::Tensor>, std::shared_ptr<IValueList>,
-               std::shared_ptr<Dict>, std::shared_ptr<Object>>
+               std::shared_ptr<tensor::Tensor>, std::shared_ptr<IValueList>, std::shared_ptr<Dict>,
+               std::shared_ptr<Object>>
       v_;
 };
 

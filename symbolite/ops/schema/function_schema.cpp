@@ -18,16 +18,36 @@ void append_quoted(std::string& out, std::string_view text) {
   out += '"';
   for (char c : text) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\'': out += "\\'"; break;
-      case '"': out += "\\\""; break;
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\v': out += "\\v"; break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\'':
+        out += "\\'";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\v':
+        out += "\\v";
+        break;
       default: {
         auto byte = static_cast<unsigned char>(c);
         if (byte >= 0x20 && byte < 0x7f) {
@@ -64,11 +84,21 @@ void append_double(std::string& out, double d) {
 void append_value(std::string& out, const pickle::Value& v) {
   using Kind = pickle::Value::Kind;
   switch (v.kind()) {
-    case Kind::kNone: out += "None"; return;
-    case Kind::kBool: out += v.as_bool() ? "True" : "False"; return;
-    case Kind::kInt: out += std::to_string(v.as_int()); return;
-    case Kind::kDouble: append_double(out, v.as_double()); return;
-    case Kind::kString: out += v.as_string(); return;
+    case Kind::kNone:
+      out += "None";
+      return;
+    case Kind::kBool:
+      out += v.as_bool() ? "True" : "False";
+      return;
+    case Kind::kInt:
+      out += std::to_string(v.as_int());
+      return;
+    case Kind::kDouble:
+      append_double(out, v.as_double());
+      return;
+    case Kind::kString:
+      out += v.as_string();
+      return;
     case Kind::kList:
     case Kind::kTuple: {
       bool list = v.is(Kind::kList);
@@ -82,7 +112,9 @@ void append_value(std::string& out, const pickle::Value& v) {
       out += list ? ']' : ')';
       return;
     }
-    default: out += v.debug_string(); return;
+    default:
+      out += v.debug_string();
+      return;
   }
 }
 

@@ -14,6 +14,8 @@ namespace {
 bool identical(const pickle::Value& a, const pickle::Value& b) {
   if (a.is(pickle::Value::Kind::kDouble) && b.is(pickle::Value::Kind::kDouble)) {
     double x = a.as_double(), y = b.as_double();
+    // Bit for bit on purpose: NaN is identical to itself, -0.0 is not 0.0.
+    // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison)
     return std::memcmp(&x, &y, sizeof x) == 0;
   }
   return a.identity() != nullptr && a.identity() == b.identity();
@@ -33,13 +35,20 @@ bool ivalue_equal(const pickle::Value& a, const pickle::Value& b) {
   using Kind = pickle::Value::Kind;
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
-    case Kind::kNone: return true;
-    case Kind::kBool: return a.as_bool() == b.as_bool();
-    case Kind::kInt: return a.as_int() == b.as_int();
-    case Kind::kDouble: return a.as_double() == b.as_double();
-    case Kind::kString: return a.as_string() == b.as_string();
-    case Kind::kList: return sequence_equal(a.as_list(), b.as_list());
-    case Kind::kTuple: return sequence_equal(a.as_tuple(), b.as_tuple());
+    case Kind::kNone:
+      return true;
+    case Kind::kBool:
+      return a.as_bool() == b.as_bool();
+    case Kind::kInt:
+      return a.as_int() == b.as_int();
+    case Kind::kDouble:
+      return a.as_double() == b.as_double();
+    case Kind::kString:
+      return a.as_string() == b.as_string();
+    case Kind::kList:
+      return sequence_equal(a.as_list(), b.as_list());
+    case Kind::kTuple:
+      return sequence_equal(a.as_tuple(), b.as_tuple());
     case Kind::kDict: {
       const auto& x = a.as_dict();
       const auto& y = b.as_dict();
@@ -51,7 +60,8 @@ bool ivalue_equal(const pickle::Value& a, const pickle::Value& b) {
       }
       return true;
     }
-    default: return a.identity() != nullptr && a.identity() == b.identity();
+    default:
+      return a.identity() != nullptr && a.identity() == b.identity();
   }
 }
 
@@ -75,7 +85,8 @@ NecessaryArgs calculate_necessary_args(const FunctionSchema& schema,
   for (; end > 0; --end) {
     const SchemaArgument& arg = args[end - 1];
     const CallInput& input = inputs[end - 1];
-    if (!arg.default_value || !input.constant || !ivalue_equal(*arg.default_value, *input.constant)) {
+    if (!arg.default_value || !input.constant ||
+        !ivalue_equal(*arg.default_value, *input.constant)) {
       return {end, num_out};
     }
   }

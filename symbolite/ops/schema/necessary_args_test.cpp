@@ -48,23 +48,23 @@ TEST(NecessaryArgsSchema, ListDefaults) {
   auto x = CallInput::non_constant();
   auto none = CallInput::of(Value::none());
   auto one = CallInput::of(Value::integer(1));
-  EXPECT_EQ(necessary("aten::conv2d", {x, x, none, CallInput::of(int_list({1, 1})),
-                                       CallInput::of(int_list({0, 0})),
-                                       CallInput::of(int_list({1, 1})), one}),
+  EXPECT_EQ(necessary("aten::conv2d",
+                      {x, x, none, CallInput::of(int_list({1, 1})), CallInput::of(int_list({0, 0})),
+                       CallInput::of(int_list({1, 1})), one}),
             (NecessaryArgs{2, 0}));
-  EXPECT_EQ(necessary("aten::conv2d", {x, x, none, CallInput::of(int_list({2, 2})),
-                                       CallInput::of(int_list({0, 0})),
-                                       CallInput::of(int_list({1, 1})), one}),
+  EXPECT_EQ(necessary("aten::conv2d",
+                      {x, x, none, CallInput::of(int_list({2, 2})), CallInput::of(int_list({0, 0})),
+                       CallInput::of(int_list({1, 1})), one}),
             (NecessaryArgs{4, 0}));
   // [1] is not [1, 1].
-  EXPECT_EQ(necessary("aten::conv2d", {x, x, none, CallInput::of(int_list({1, 1})),
-                                       CallInput::of(int_list({0, 0})),
-                                       CallInput::of(int_list({1})), one}),
+  EXPECT_EQ(necessary("aten::conv2d",
+                      {x, x, none, CallInput::of(int_list({1, 1})), CallInput::of(int_list({0, 0})),
+                       CallInput::of(int_list({1})), one}),
             (NecessaryArgs{6, 0}));
   // A list built by prim::ListConstruct is not a constant, so it is passed.
-  EXPECT_EQ(necessary("aten::conv2d", {x, x, none, CallInput::list_construct(),
-                                       CallInput::of(int_list({0, 0})),
-                                       CallInput::of(int_list({1, 1})), one}),
+  EXPECT_EQ(necessary("aten::conv2d",
+                      {x, x, none, CallInput::list_construct(), CallInput::of(int_list({0, 0})),
+                       CallInput::of(int_list({1, 1})), one}),
             (NecessaryArgs{4, 0}));
 }
 

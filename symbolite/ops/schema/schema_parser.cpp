@@ -22,25 +22,31 @@ struct Token {
   std::size_t offset = 0;
 };
 
-bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
 
 std::string describe(const Token& t) {
   switch (t.kind) {
-    case Tok::kEnd: return "end of input";
-    case Tok::kNumber: return fmt::format("number '{}'", t.text);
-    case Tok::kString: return "string literal";
-    case Tok::kIdent: return fmt::format("'{}'", t.text);
-    default: return fmt::format("'{}'", t.text);
+    case Tok::kEnd:
+      return "end of input";
+    case Tok::kNumber:
+      return fmt::format("number '{}'", t.text);
+    case Tok::kString:
+      return "string literal";
+    case Tok::kIdent:
+      return fmt::format("'{}'", t.text);
+    default:
+      return fmt::format("'{}'", t.text);
   }
 }
 
 class Lexer {
  public:
-  explicit Lexer(std::string_view text) : text_(text) { cur_ = scan(); next_ = scan(); }
+  explicit Lexer(std::string_view text) : text_(text) {
+    cur_ = scan();
+    next_ = scan();
+  }
 
   const Token& cur() const { return cur_; }
   const Token& peek() const { return next_; }
@@ -74,8 +80,8 @@ class Lexer {
   }
   [[noreturn]] void fail(std::string_view expected) const { fail_at(cur_, expected); }
   [[noreturn]] void fail_at(const Token& t, std::string_view expected) const {
-    throw Error(ErrorKind::kFormat, fmt::format("byte {}: expected {} but found {}", t.offset,
-                                                expected, describe(t)));
+    throw Error(ErrorKind::kFormat,
+                fmt::format("byte {}: expected {} but found {}", t.offset, expected, describe(t)));
   }
   [[noreturn]] void error_at(std::size_t offset, std::string_view message) const {
     throw Error(ErrorKind::kFormat, fmt::format("byte {}: {}", offset, message));
@@ -87,8 +93,8 @@ class Lexer {
   }
 
   Token scan() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r'))
       ++pos_;
     std::size_t start = pos_;
     if (pos_ >= text_.size()) return Token{Tok::kEnd, {}, start};
@@ -168,22 +174,41 @@ std::string unquote(const Lexer& lexer, const Token& t) {
     std::size_t at = t.offset + 1 + i;
     char e = body[++i];  // the lexer guarantees a character after a backslash
     switch (e) {
-      case '\\': case '\'': case '"': out += e; break;
-      case 'a': out += '\a'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'v': out += '\v'; break;
+      case '\\':
+      case '\'':
+      case '"':
+        out += e;
+        break;
+      case 'a':
+        out += '\a';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'v':
+        out += '\v';
+        break;
       default: {
         if (i + 2 < body.size() && e >= '0' && e <= '3' && body[i + 1] >= '0' &&
             body[i + 1] <= '7' && body[i + 2] >= '0' && body[i + 2] <= '7') {
           out += static_cast<char>((e - '0') * 64 + (body[i + 1] - '0') * 8 + (body[i + 2] - '0'));
           i += 2;
         } else {
-          lexer.error_at(at, "unsupported escape in string literal (expected \\\\, \\', \\\", "
-                             "\\a, \\b, \\f, \\n, \\r, \\t, \\v or three octal digits)");
+          lexer.error_at(at,
+                         "unsupported escape in string literal (expected \\\\, \\', \\\", "
+                         "\\a, \\b, \\f, \\n, \\r, \\t, \\v or three octal digits)");
         }
       }
     }
@@ -272,8 +297,10 @@ class Parser {
       type.text += "[]";
       arg.list_size = size;
       std::optional<AliasAnnotation> container = parse_alias();
-      if (container && type.alias) type.element_alias = std::move(type.alias);
-      else type.element_alias.reset();
+      if (container && type.alias)
+        type.element_alias = std::move(type.alias);
+      else
+        type.element_alias.reset();
       type.alias = std::move(container);
       if (lexer_.next_if('?')) type.text += '?';
     }
@@ -346,8 +373,8 @@ class Parser {
     if (lexer_.is('(') || (lexer_.is_ident("Tuple") && paren_next)) {
       if (lexer_.is(Tok::kIdent)) lexer_.take();
       type.text = "(" + parse_type_list(depth, 0) + ")";
-    } else if ((lexer_.is_ident("Future") || lexer_.is_ident("RRef") ||
-                lexer_.is_ident("Await")) && paren_next) {
+    } else if ((lexer_.is_ident("Future") || lexer_.is_ident("RRef") || lexer_.is_ident("Await")) &&
+               paren_next) {
       type.text = std::string(lexer_.take().text);
       type.text += "(" + parse_type_list(depth, 1) + ")";
     } else if (lexer_.is_ident("Union") && paren_next) {
@@ -367,9 +394,12 @@ class Parser {
         type.text += lexer_.take().text;
       }
       // Names PyTorch's type parser maps to other types.
-      if (type.text == "ConstQuantizerPtr" || type.text == "DeviceIndex") type.text = "int";
-      else if (type.text == "Dimname") type.text = "str";
-      else if (type.text == "None") type.text = "NoneType";
+      if (type.text == "ConstQuantizerPtr" || type.text == "DeviceIndex")
+        type.text = "int";
+      else if (type.text == "Dimname")
+        type.text = "str";
+      else if (type.text == "None")
+        type.text = "NoneType";
       type.alias = parse_alias();
     }
     while (true) {
@@ -402,8 +432,8 @@ class Parser {
     if (t == "Device") return DefaultKind::kDevice;
     if (t == "float") return DefaultKind::kFloat;
     static constexpr std::string_view kSingle[] = {
-        "int", "SymInt", "bool", "str", "Scalar", "ScalarType", "Layout", "MemoryFormat",
-        "QScheme", "complex"};
+        "int",        "SymInt", "bool",         "str",     "Scalar",
+        "ScalarType", "Layout", "MemoryFormat", "QScheme", "complex"};
     for (auto s : kSingle) {
       if (t == s) return DefaultKind::kSingle;
     }
@@ -413,16 +443,21 @@ class Parser {
   pickle::Value parse_default(const SchemaArgument& arg) {
     const Token at = lexer_.cur();
     switch (default_kind(arg)) {
-      case DefaultKind::kSingle: return parse_constant(false);
-      case DefaultKind::kFloat: return parse_constant(true);
+      case DefaultKind::kSingle:
+        return parse_constant(false);
+      case DefaultKind::kFloat:
+        return parse_constant(true);
       case DefaultKind::kNoneOnly:
         if (!lexer_.is_ident("None")) lexer_.fail("None (the only default of a " + arg.type + ")");
         lexer_.take();
         return pickle::Value::none();
       case DefaultKind::kDevice:
-        return pickle::Value::string(unquote(lexer_, lexer_.expect(Tok::kString, "a device string")));
-      case DefaultKind::kList: return parse_list_default(arg);
-      case DefaultKind::kNotAllowed: break;
+        return pickle::Value::string(
+            unquote(lexer_, lexer_.expect(Tok::kString, "a device string")));
+      case DefaultKind::kList:
+        return parse_list_default(arg);
+      case DefaultKind::kNotAllowed:
+        break;
     }
     lexer_.error_at(at.offset, fmt::format("a {} argument cannot have a default value", arg.type));
   }
@@ -435,11 +470,11 @@ class Parser {
                 ((element == "int" || element == "SymInt") && v.is(Kind::kInt)) ||
                 (element == "bool" && v.is(Kind::kBool));
       if (!ok) {
-        lexer_.fail_at(at, element == "float" || element == "int" || element == "SymInt" ||
-                                   element == "bool"
-                               ? "a " + element + " list element"
-                               : std::string("no default (lists defaults are only for int, "
-                                             "SymInt, float or bool lists)"));
+        lexer_.fail_at(
+            at, element == "float" || element == "int" || element == "SymInt" || element == "bool"
+                    ? "a " + element + " list element"
+                    : std::string("no default (lists defaults are only for int, "
+                                  "SymInt, float or bool lists)"));
       }
       return v;
     };
@@ -488,8 +523,9 @@ class Parser {
       for (auto [name, value] : kNames) {
         if (word.text == name) return pickle::Value::integer(value);
       }
-      lexer_.fail_at(word, "a default value (number, string, True, False, None, float, long, "
-                           "strided, Mean or contiguous_format)");
+      lexer_.fail_at(word,
+                     "a default value (number, string, True, False, None, float, long, "
+                     "strided, Mean or contiguous_format)");
     }
     bool negative = lexer_.next_if('-');
     Token n = lexer_.expect(Tok::kNumber, "a number");

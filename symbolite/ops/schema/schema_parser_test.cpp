@@ -160,23 +160,25 @@ TEST(SchemaParser, ContainerTypes) {
 
 TEST(SchemaParser, NumberDefaults) {
   auto s = parse_schema(
-      "f(float eps=1e-05, float a=-1, Scalar b=-2, Scalar c=0.5, float d=2., int e=-9223372036854775807, "
+      "f(float eps=1e-05, float a=-1, Scalar b=-2, Scalar c=0.5, float d=2., int "
+      "e=-9223372036854775807, "
       "float? f=1, float[] g=[1, 2.5], int[] h=[-2, -1], bool[3] m=True) -> ()");
   EXPECT_DOUBLE_EQ(arg(s, "eps").default_value->as_double(), 1e-05);
   EXPECT_TRUE(arg(s, "a").default_value->is(Kind::kDouble));  // float type: a double
   EXPECT_EQ(arg(s, "a").default_value->as_double(), -1.0);
-  EXPECT_EQ(arg(s, "b").default_value->as_int(), -2);          // Scalar: int unless . or e
+  EXPECT_EQ(arg(s, "b").default_value->as_int(), -2);  // Scalar: int unless . or e
   EXPECT_TRUE(arg(s, "c").default_value->is(Kind::kDouble));
   EXPECT_EQ(arg(s, "e").default_value->as_int(), -9223372036854775807);
-  EXPECT_TRUE(arg(s, "f").default_value->is(Kind::kInt));      // float? parses as PyTorch: int
+  EXPECT_TRUE(arg(s, "f").default_value->is(Kind::kInt));  // float? parses as PyTorch: int
   EXPECT_EQ(arg(s, "g").default_value->as_list()[0].as_double(), 1.0);
   EXPECT_EQ(ints(*arg(s, "h").default_value), (std::vector<std::int64_t>{-2, -1}));
   EXPECT_EQ(arg(s, "m").default_value->as_list().size(), 3u);
   // PyTorch's printing of the same (checked against torch._C.parse_schema).
-  EXPECT_EQ(s.to_string(),
-            "f(float eps=1.0000000000000001e-05, float a=-1., Scalar b=-2, Scalar c=0.5, float d=2., "
-            "int e=-9223372036854775807, float? f=1, float[] g=[1., 2.5], int[] h=[-2, -1], "
-            "bool[3] m=[True, True, True]) -> ()");
+  EXPECT_EQ(
+      s.to_string(),
+      "f(float eps=1.0000000000000001e-05, float a=-1., Scalar b=-2, Scalar c=0.5, float d=2., "
+      "int e=-9223372036854775807, float? f=1, float[] g=[1., 2.5], int[] h=[-2, -1], "
+      "bool[3] m=[True, True, True]) -> ()");
   EXPECT_EQ(parse_schema("f(int[2] x=[1,1], SymInt[2] y=1, int[1] z=[0]) -> ()").to_string(),
             "f(int[2] x=1, SymInt[2] y=[1, 1], int[1] z=[0]) -> ()");
   EXPECT_EQ(parse_schema("f(float x=9223372036854775807) -> ()").to_string(),
@@ -184,7 +186,8 @@ TEST(SchemaParser, NumberDefaults) {
 }
 
 TEST(SchemaParser, StringDefaults) {
-  auto s = parse_schema(R"(f(str a="mean", str b='mean', str c="\"\'\\", str? d=" \n\t\f\v", int e="\101") -> ())");
+  auto s = parse_schema(
+      R"(f(str a="mean", str b='mean', str c="\"\'\\", str? d=" \n\t\f\v", int e="\101") -> ())");
   EXPECT_EQ(arg(s, "a").default_value->as_string(), "mean");
   EXPECT_EQ(arg(s, "b").default_value->as_string(), "mean");
   EXPECT_EQ(arg(s, "c").default_value->as_string(), "\"'\\");
@@ -198,8 +201,8 @@ TEST(SchemaParser, StringDefaults) {
 // values checked with torch._C.parse_schema("f(int x=<name>) -> ()").
 TEST(SchemaParser, ScalarTypeNames) {
   auto s = parse_schema("f(ScalarType a=float, ScalarType? b=long, float c=float) -> ()");
-  EXPECT_EQ(arg(s, "a").default_value->as_int(), 6);  // at::kFloat
-  EXPECT_EQ(arg(s, "b").default_value->as_int(), 4);  // at::kLong
+  EXPECT_EQ(arg(s, "a").default_value->as_int(), 6);       // at::kFloat
+  EXPECT_EQ(arg(s, "b").default_value->as_int(), 4);       // at::kLong
   EXPECT_TRUE(arg(s, "c").default_value->is(Kind::kInt));  // an int even for a float type
 }
 

@@ -44,7 +44,8 @@ TEST(SchemaTable, ConcurrentFirstUse) {
   std::vector<std::thread> threads;
   std::vector<const FunctionSchema*> found(4);
   for (int i = 0; i < 4; ++i) {
-    threads.emplace_back([&found, i] { found[static_cast<std::size_t>(i)] = find_schema("aten::conv2d"); });
+    threads.emplace_back(
+        [&found, i] { found[static_cast<std::size_t>(i)] = find_schema("aten::conv2d"); });
   }
   for (auto& t : threads) t.join();
   for (const auto* f : found) EXPECT_EQ(f, found[0]);

@@ -8,7 +8,8 @@ namespace symbolite::runtime {
 namespace {
 
 constexpr std::string_view kBackendPrefix = "__torch__.torch.classes.__backends__.";
-constexpr std::string_view kDebugInfoClass = "__torch__.torch.classes.backendutils.BackendDebugInfo";
+constexpr std::string_view kDebugInfoClass =
+    "__torch__.torch.classes.backendutils.BackendDebugInfo";
 
 [[noreturn]] void no_method(std::string_view type, std::string_view method) {
   throw Error(ErrorKind::kNotFound, fmt::format("{} has no method '{}'", type, method));
@@ -69,11 +70,13 @@ std::shared_ptr<CustomClass> create_custom_class(std::string_view type_name) {
     for (const auto& n : delegate_backend_names()) known += (known.empty() ? "" : ", ") + n;
     throw Error(ErrorKind::kUnsupported,
                 fmt::format("the model was lowered to the delegate backend '{}', which this "
-                            "symbolite does not have (it has: {})", name, known));
+                            "symbolite does not have (it has: {})",
+                            name, known));
   }
   throw Error(ErrorKind::kUnsupported,
               fmt::format("the model creates a {}: a custom C++ class whose code is not in the "
-                          "model file, and symbolite has no such class", type_name));
+                          "model file, and symbolite has no such class",
+                          type_name));
 }
 
 }  // namespace symbolite::runtime

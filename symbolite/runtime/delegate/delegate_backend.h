@@ -24,7 +24,9 @@ namespace symbolite::runtime {
 class DelegateFailure : public Error {
  public:
   DelegateFailure(debuginfo::DebugHandle handle, std::string python_class, std::string message)
-      : Error(ErrorKind::kModel, message), handle_(handle), python_class_(std::move(python_class)) {}
+      : Error(ErrorKind::kModel, message),
+        handle_(handle),
+        python_class_(std::move(python_class)) {}
   debuginfo::DebugHandle handle() const { return handle_; }  // the delegate node's
   const std::string& python_class() const { return python_class_; }
 

@@ -28,7 +28,8 @@ nlohmann::json golden(const std::string& name) {
 std::vector<ops::IValue> inputs_of(const nlohmann::json& values) {
   std::vector<ops::IValue> inputs;
   for (const auto& v : values) {
-    auto t = tensor::Tensor::empty(v["shape"].get<std::vector<std::int64_t>>(), tensor::DType::kFloat32);
+    auto t =
+        tensor::Tensor::empty(v["shape"].get<std::vector<std::int64_t>>(), tensor::DType::kFloat32);
     float* data = t.mutable_data<float>();
     for (std::size_t i = 0; i < v["data"].size(); ++i) data[i] = v["data"][i].get<float>();
     inputs.emplace_back(std::move(t));
@@ -89,13 +90,15 @@ TEST_P(DelegatedRun, FailureInsideTheDelegateNamesTheDelegateNode) {
         EXPECT_TRUE(c["error"].get<std::string>().starts_with(d.message)) << d.message;
         EXPECT_NE(std::string(e.what()).find("delegate node with debug handle " +
                                              std::to_string(*d.delegate_handle)),
-                  std::string::npos) << e.what();
+                  std::string::npos)
+            << e.what();
       }
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, DelegatedRun, ::testing::Values("delegated", "delegated_nodebug"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, DelegatedRun,
+                         ::testing::Values("delegated", "delegated_nodebug"));
 
 TEST(DelegatedRun, UnknownBackendIsNamedWithTheOnesSymboliteHas) {
   auto names = delegate_backend_names();

@@ -19,18 +19,23 @@ ops::IValue constant_value(const mobile::DelegateProgram& program, std::size_t i
   switch (v.kind) {
     case K::kWeight:
       if (static_cast<std::size_t>(v.integer) >= weights.size()) {
-        throw Error(ErrorKind::kModel, fmt::format("value {} is weight {} of {}", id, v.integer,
-                                                   weights.size()));
+        throw Error(ErrorKind::kModel,
+                    fmt::format("value {} is weight {} of {}", id, v.integer, weights.size()));
       }
       return weights[static_cast<std::size_t>(v.integer)];
-    case K::kInt: return ops::IValue(v.integer);
-    case K::kFloat: return ops::IValue(v.number);
-    case K::kBool: return ops::IValue(v.integer != 0);
-    case K::kString: return ops::IValue::string(v.text);
+    case K::kInt:
+      return ops::IValue(v.integer);
+    case K::kFloat:
+      return ops::IValue(v.number);
+    case K::kBool:
+      return ops::IValue(v.integer != 0);
+    case K::kString:
+      return ops::IValue::string(v.text);
     case K::kNone:
     case K::kInput:
     case K::kOpOutput:
-    case K::kList: return {};
+    case K::kList:
+      return {};
   }
   return {};
 }
@@ -52,14 +57,16 @@ CompiledProgram compile_program(mobile::DelegateProgram program, const ops::IVal
     if (def == nullptr) {
       throw Error(ErrorKind::kUnsupported,
                   fmt::format("delegate node {} (debug handle {}) calls {}, which symbolite does "
-                              "not implement", &step - program.steps.data(), step.handle, step.op));
+                              "not implement",
+                              &step - program.steps.data(), step.handle, step.op));
     }
     std::size_t required = def->num_args - def->defaults.size();
     if (step.args.size() > def->num_args || step.args.size() < required) {
       throw Error(ErrorKind::kModel,
                   fmt::format("delegate node {} (debug handle {}): {} takes {} to {} arguments, "
-                              "got {}", &step - program.steps.data(), step.handle, step.op,
-                              required, def->num_args, step.args.size()));
+                              "got {}",
+                              &step - program.steps.data(), step.handle, step.op, required,
+                              def->num_args, step.args.size()));
     }
     compiled.operators.push_back({step.op, def, step.args.size()});
   }
@@ -114,7 +121,8 @@ ops::IValueList run_program(const CompiledProgram& compiled, const ops::IValueLi
     };
     try {
       if (profiler::EventSink* sink = profiler::current_sink()) {
-        run_profiled_op(op, op.def->num_args, step.handle, stack, *sink, kDelegateEventSource, body);
+        run_profiled_op(op, op.def->num_args, step.handle, stack, *sink, kDelegateEventSource,
+                        body);
       } else {
         body(stack);
       }
@@ -123,16 +131,17 @@ ops::IValueList run_program(const CompiledProgram& compiled, const ops::IValueLi
     } catch (const DelegateFailure&) {
       throw;
     } catch (const Error& e) {
-      throw DelegateFailure(step.handle,
-                            e.kind() == ErrorKind::kUnsupported ? "NotImplementedError" : "RuntimeError",
-                            e.message());
+      throw DelegateFailure(
+          step.handle, e.kind() == ErrorKind::kUnsupported ? "NotImplementedError" : "RuntimeError",
+          e.message());
     }
     if (stack.size() != step.outputs.size()) {
       throw DelegateFailure(step.handle, "RuntimeError",
                             fmt::format("{} returned {} values; the delegate program expects {}",
                                         step.op, stack.size(), step.outputs.size()));
     }
-    for (std::size_t i = 0; i < step.outputs.size(); ++i) values[step.outputs[i]] = std::move(stack[i]);
+    for (std::size_t i = 0; i < step.outputs.size(); ++i)
+      values[step.outputs[i]] = std::move(stack[i]);
   }
   ops::IValueList outputs;
   for (auto id : program.outputs) outputs.push_back(materialize(materialize, id));
@@ -146,8 +155,8 @@ CompiledProgram compile_payload(const std::string& method, const ops::IValue& pa
       return compile_program(mobile::parse_delegate_program(payload.to_string()), {}, accelerate);
     }
     if (!payload.is(ops::IValue::Kind::kTuple) || payload.to_tuple().size() != 2) {
-      throw Error(ErrorKind::kModel, fmt::format("payload is a {}, not (program, weights)",
-                                                 payload.kind_name()));
+      throw Error(ErrorKind::kModel,
+                  fmt::format("payload is a {}, not (program, weights)", payload.kind_name()));
     }
     const auto& parts = payload.to_tuple();
     auto program = mobile::parse_delegate_program(parts[0].to_string());

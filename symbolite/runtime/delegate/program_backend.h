@@ -36,14 +36,14 @@ class StepAccelerator {
 struct CompiledProgram;
 // Makes the accelerator of step `step`, or null to run the reference kernel; sees the
 // program's constants (weights, hyper-parameters) to prepare what it can at load.
-using AcceleratorFactory =
-    std::function<std::unique_ptr<StepAccelerator>(const CompiledProgram& program, std::size_t step)>;
+using AcceleratorFactory = std::function<std::unique_ptr<StepAccelerator>(
+    const CompiledProgram& program, std::size_t step)>;
 
 // A delegate program ready to run: operators resolved, weights bound.
 struct CompiledProgram {
   mobile::DelegateProgram program;
-  std::vector<mobile::ResolvedOperator> operators;  // per step
-  std::vector<ops::IValue> constants;               // per value id; op outputs stay None
+  std::vector<mobile::ResolvedOperator> operators;             // per step
+  std::vector<ops::IValue> constants;                          // per value id; op outputs stay None
   std::vector<std::unique_ptr<StepAccelerator>> accelerators;  // per step; null: reference
 
   // The constant value of argument `arg` of step `step` (None when it is computed).
