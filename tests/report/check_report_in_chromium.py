@@ -10,10 +10,12 @@ chromium is not installed.
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
+
+from headless_chromium import binary, console_errors  # beside this script
+from headless_chromium import run as headless_run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, os.pardir, "fixtures")
@@ -32,29 +34,12 @@ window.addEventListener('load', () => {
 """
 
 
-def chromium(args, url, profile):
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    command = [binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-               f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-               "--virtual-time-budget=3000", *args, url]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
-
-
-def console_errors(stderr):
-    """Console messages and failed loads Chromium logged for the page."""
-    bad = []
-    for line in stderr.splitlines():
-        if "CONSOLE" in line or "Uncaught" in line or "net::ERR" in line:
-            bad.append(line.strip())
-    return bad
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--symbolite", required=True)
     parser.add_argument("--out", required=True, help="where the screenshot is kept")
     args = parser.parse_args()
-    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+    if not binary():
         print("chromium not installed: skipped")
         return SKIP
     os.makedirs(args.out, exist_ok=True)
@@ -70,12 +55,12 @@ def main():
         profile = os.path.join(work, "chromium-profile")
         # 1. The page as written: loads offline, no console error, screenshot kept.
         shot = os.path.join(args.out, "report.png")
-        p = chromium([f"--screenshot={shot}", "--window-size=1280,1600"], "file://" + report, profile)
+        p = headless_run([f"--screenshot={shot}", "--window-size=1280,1600"], "file://" + report, profile)
         problems += [f"report.html: {e}" for e in console_errors(p.stderr)]
         if not os.path.exists(shot) or os.path.getsize(shot) < 10000:
             problems.append(f"no screenshot of report.html (exit {p.returncode}): {p.stderr[-400:]}")
         # 2. The SVG alone.
-        p = chromium([f"--screenshot={os.path.join(args.out, 'flame.png')}", "--window-size=1280,400"],
+        p = headless_run([f"--screenshot={os.path.join(args.out, 'flame.png')}", "--window-size=1280,400"],
                      "file://" + svg, profile)
         problems += [f"flame.svg: {e}" for e in console_errors(p.stderr)]
         # 3. The sorting script works: a copy with a click appended, its DOM dumped.
@@ -84,7 +69,7 @@ def main():
             page = f.read()
         with open(clicked, "w", encoding="utf-8") as f:
             f.write(page.replace("</body>", CLICK + "</body>"))
-        p = chromium(["--dump-dom"], "file://" + clicked, profile)
+        p = headless_run(["--dump-dom"], "file://" + clicked, profile)
         problems += [f"clicked.html: {e}" for e in console_errors(p.stderr)]
         m = re.search(r"<title>SORTED (\[[^<]*\])</title>", p.stdout)
         if not m:

@@ -33,20 +33,14 @@ import sys
 import tempfile
 import threading
 
+import headless_chromium  # beside this script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, os.pardir, os.pardir)
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 SPEEDSCOPE = os.path.join(ROOT, ".deps", "speedscope-1.25.0", "dist", "release")
 SKIP = 77
 UNITS = {"ns": 1e-3, "µs": 1.0, "us": 1.0, "ms": 1e3, "s": 1e6, "min": 6e7}
-
-
-def chromium(args, url, profile):
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    command = [binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-               f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-               "--virtual-time-budget=10000", *args, url]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
 
 
 # What speedscope and Chromium's software WebGL log on every good load. Anything else on the
@@ -56,9 +50,11 @@ BENIGN = ("speedscope v", "WebGL", "GL Driver Message", "Importing as Trace Even
 
 
 def console_errors(stderr):
-    return [line.strip() for line in stderr.splitlines()
-            if ("CONSOLE" in line and not any(b in line for b in BENIGN))
-            or "Uncaught" in line or "net::ERR" in line]
+    return headless_chromium.console_errors(stderr, BENIGN)
+
+
+def chromium(args, url, profile):
+    return headless_chromium.run(args, url, profile, budget_ms=10000)
 
 
 def frame_name(event):
@@ -133,7 +129,7 @@ def main():
     parser.add_argument("--symbolite", required=True)
     parser.add_argument("--out", required=True, help="where the screenshots are kept")
     args = parser.parse_args()
-    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+    if not headless_chromium.binary():
         print("chromium not installed: skipped")
         return SKIP
     if not os.path.isfile(os.path.join(SPEEDSCOPE, "index.html")):

@@ -51,7 +51,8 @@ void scalar_binary(Stack& s) {
   }
 }
 
-// a / b of ints or Scalars is a float (IEEE: 1 / 0 is inf).
+// a / b of floats, ints or Scalars is a float (IEEE, as PyTorch's kernels: 1 / 0 is inf,
+// not ZeroDivisionError).
 void true_div(Stack& s) {
   double b = pop(s).to_double();
   double a = pop(s).to_double();
@@ -141,6 +142,7 @@ void register_number_ops(OperatorRegistry& r) {
   }
   r.add({"aten::floordiv", 2, {}, scalar_binary<int_floordiv, float_floordiv>});
   r.add({"aten::remainder", 2, {}, scalar_binary<int_remainder, float_remainder>});
+  r.add({"aten::div.float", 2, {}, true_div});
   r.add({"aten::div.int", 2, {}, true_div});
   r.add({"aten::div", 2, {}, true_div});
   r.add({"aten::divmod.int", 2, {}, divmod_int});

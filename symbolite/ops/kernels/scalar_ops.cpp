@@ -270,12 +270,6 @@ void numel(Stack& s) {
 }
 void bool_from_int(Stack& s) { s.emplace_back(pop(s).to_int() != 0); }
 void float_neg(Stack& s) { s.emplace_back(-pop(s).to_double()); }
-// div.float: IEEE division, as PyTorch's kernel (1.0 / 0.0 is inf, not ZeroDivisionError).
-void float_div(Stack& s) {
-  double b = pop(s).to_double();
-  double a = pop(s).to_double();
-  s.emplace_back(a / b);
-}
 
 // __range_length(lo, hi, step): how many values range(lo, hi, step) yields; what TorchScript
 // compiles a `for i in range(lo, hi, step)` loop's trip count to.
@@ -367,7 +361,6 @@ void register_scalar_ops(OperatorRegistry& r) {
   r.add({"aten::numel", 1, {}, numel});
   r.add({"aten::Bool.int", 1, {}, bool_from_int});
   r.add({"aten::neg.float", 1, {}, float_neg});
-  r.add({"aten::div.float", 2, {}, float_div});
   r.add({"aten::__range_length", 3, {}, range_length});
   r.add({"aten::__derive_index", 3, {}, derive_index});
   r.add({"aten::size", 1, {}, tensor_size});
