@@ -6,12 +6,12 @@
 namespace symbolite::ops::nn {
 namespace {
 
-// Where interleaving pays at stride 1 (bench/depthwise_bench.cpp, on this repo's reference
-// machine): output planes up to 24x24 at any kernel size, up to 40x40 from 5x5 kernels on.
+// Where interleaving pays at stride 1 (bench/depthwise_bench.cpp, table in
+// docs/PERFORMANCE.md): output planes up to 40x40; from 56x56 on the two are even or the
+// plane-wise loop wins.
 bool interleave(const ConvGeometry& g) {
-  const std::int64_t plane = g.oh * g.ow;
   if (g.sh > 1 || g.sw > 1) return true;
-  return plane <= 24 * 24 || (g.kh * g.kw >= 25 && plane <= 40 * 40);
+  return g.oh * g.ow <= 40 * 40;
 }
 
 }  // namespace
