@@ -98,19 +98,6 @@ void alpha_dropout_inplace(Stack& s) { dropout_impl(s, "aten::alpha_dropout_"); 
 void feature_alpha_dropout(Stack& s) { dropout_impl(s, "aten::feature_alpha_dropout"); }
 void feature_alpha_dropout_inplace(Stack& s) { dropout_impl(s, "aten::feature_alpha_dropout_"); }
 
-// The dimension `dim` of a tensor with `ndim` dimensions, wrapped as PyTorch's
-// maybe_wrap_dim (a 0-d tensor takes -1 and 0).
-std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim) {
-  std::int64_t n = std::max<std::int64_t>(ndim, 1);
-  if (dim < -n || dim >= n) {
-    throw OpError("IndexError",
-                  fmt::format("Dimension out of range (expected to be in range of [{}, {}], but "
-                              "got {})",
-                              -n, n - 1, dim));
-  }
-  return dim < 0 ? dim + n : dim;
-}
-
 // Element i of a contiguous tensor of a real dtype, as double.
 double load_as_double(const Tensor& t, std::int64_t i) {
   switch (t.dtype()) {
