@@ -86,7 +86,8 @@ void expect_same(const IValue& got, const nlohmann::json& want, const std::strin
 
 void expect_pytorchs_results(const mobile::LoadedModel& model) {
   Interpreter interpreter(model);
-  for (const auto& c : golden()["calls"]) {
+  const nlohmann::json expected = golden();  // kept alive: the loop walks into it
+  for (const auto& c : expected["calls"]) {
     const std::string name = c["name"].get<std::string>();
     std::vector<IValue> inputs;
     for (const auto& input : c["inputs"]) inputs.emplace_back(tensor_from(input));
@@ -128,7 +129,8 @@ TEST(TensorToList, SurvivesLiftAndEmit) {
 // and double); symbolite gives what eager PyTorch's `Tensor.tolist()` gives (the golden's
 // `half_precision`, with the elements' bits).
 TEST(TensorToList, ReadsHalfPrecisionAsEagerPyTorchDoes) {
-  for (const auto& c : golden()["half_precision"]) {
+  const nlohmann::json expected = golden();  // kept alive: the loop walks into it
+  for (const auto& c : expected["half_precision"]) {
     const std::string name = c["dtype"].get<std::string>();
     const bool half = name == "float16";
     auto t = tensor::Tensor::empty(c["shape"].get<std::vector<std::int64_t>>(),
