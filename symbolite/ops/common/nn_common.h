@@ -24,6 +24,13 @@ std::string format_ints(const std::vector<std::int64_t>& values);
 // repeated, or exactly `dim` (PyTorch's message otherwise).
 std::vector<std::int64_t> expand_conv_param(const std::vector<std::int64_t>& param,
                                             const char* name, std::int64_t dim);
+// PyTorch's check_shape_forward checks that convolutions and transposed convolutions share,
+// with its messages: padding and output_padding not negative, stride positive ...
+void check_conv_params(const std::vector<std::int64_t>& padding,
+                       const std::vector<std::int64_t>& output_padding,
+                       const std::vector<std::int64_t>& stride);
+// ... and the weight's first dimension at least `groups` and divisible by it.
+void check_weight_groups(const std::vector<std::int64_t>& weight_sizes, std::int64_t groups);
 // Error(kUnsupported) "<op>: symbolite implements float32 only, got Double".
 [[noreturn]] void unsupported_dtype(std::string_view op, tensor::DType dtype);
 // Error(kUnsupported) "<op>: symbolite implements float32 and float64 only, got Half".

@@ -256,31 +256,14 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   // check_shape_forward
   const Ints& ws = weight.sizes();
   const Ints& is = input.sizes();
-  auto any = [](const Ints& v, auto pred) { return std::any_of(v.begin(), v.end(), pred); };
-  if (any(padding, [](std::int64_t p) { return p < 0; })) fail("negative padding is not supported");
-  if (any(output_padding, [](std::int64_t p) { return p < 0; })) {
-    fail("negative output_padding is not supported");
-  }
-  if (any(stride, [](std::int64_t p) { return p <= 0; }))
-    fail("non-positive stride is not supported");
+  check_conv_params(padding, output_padding, stride);
   if (input.dim() != k) {
     fail(
         fmt::format("Expected {0}-dimensional input for {0}-dimensional weight {1}, but got "
                     "{2}-dimensional input of size {3} instead",
                     k, format_ints(ws), input.dim(), format_ints(is)));
   }
-  if (ws[0] < groups) {
-    fail(
-        fmt::format("Given groups={0}, expected weight to be at least {0} at dimension 0, but "
-                    "got weight of size {1} instead",
-                    groups, format_ints(ws)));
-  }
-  if (ws[0] % groups != 0) {
-    fail(
-        fmt::format("Given groups={0}, expected weight to be divisible by {0} at dimension 0, "
-                    "but got weight of size [{1}] instead",
-                    groups, format_ints(ws)));
-  }
+  check_weight_groups(ws, groups);
   if (transposed) {
     throw Error(ErrorKind::kUnsupported,
                 "aten::_convolution: transposed convolution is not supported");

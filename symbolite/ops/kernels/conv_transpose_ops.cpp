@@ -129,27 +129,8 @@ void conv_transpose(Stack& s) {
                     weight.dim(), format_ints(ws), x.dim(), format_ints(is)));
   }
   if (groups <= 0) fail("non-positive groups is not supported");
-  for (auto p : padding) {
-    if (p < 0) fail("negative padding is not supported");
-  }
-  for (auto p : output_padding) {
-    if (p < 0) fail("negative output_padding is not supported");
-  }
-  for (auto p : stride) {
-    if (p <= 0) fail("non-positive stride is not supported");
-  }
-  if (ws[0] < groups) {
-    fail(
-        fmt::format("Given groups={0}, expected weight to be at least {0} at dimension 0, but "
-                    "got weight of size {1} instead",
-                    groups, format_ints(ws)));
-  }
-  if (ws[0] % groups != 0) {
-    fail(
-        fmt::format("Given groups={0}, expected weight to be divisible by {0} at dimension 0, "
-                    "but got weight of size [{1}] instead",
-                    groups, format_ints(ws)));
-  }
+  check_conv_params(padding, output_padding, stride);
+  check_weight_groups(ws, groups);
   if (is[1] != ws[0]) {
     fail(
         fmt::format("Given transposed=1, weight of size {}, expected input{} to have {} "

@@ -1,5 +1,6 @@
 // Neural-network layers: the family's shared argument readers, dropout, softmax and
 // embedding here; convolutions, pooling and normalization in their own files.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -22,6 +23,35 @@ const Tensor* optional_tensor(const IValue& value) {
 
 std::string format_ints(const std::vector<std::int64_t>& values) {
   return tensor::format_sizes(values);
+}
+
+void check_conv_params(const std::vector<std::int64_t>& padding,
+                       const std::vector<std::int64_t>& output_padding,
+                       const std::vector<std::int64_t>& stride) {
+  auto any = [](const std::vector<std::int64_t>& v, auto pred) {
+    return std::any_of(v.begin(), v.end(), pred);
+  };
+  if (any(padding, [](std::int64_t p) { return p < 0; })) fail("negative padding is not supported");
+  if (any(output_padding, [](std::int64_t p) { return p < 0; })) {
+    fail("negative output_padding is not supported");
+  }
+  if (any(stride, [](std::int64_t p) { return p <= 0; }))
+    fail("non-positive stride is not supported");
+}
+
+void check_weight_groups(const std::vector<std::int64_t>& ws, std::int64_t groups) {
+  if (ws[0] < groups) {
+    fail(
+        fmt::format("Given groups={0}, expected weight to be at least {0} at dimension 0, but "
+                    "got weight of size {1} instead",
+                    groups, format_ints(ws)));
+  }
+  if (ws[0] % groups != 0) {
+    fail(
+        fmt::format("Given groups={0}, expected weight to be divisible by {0} at dimension 0, "
+                    "but got weight of size [{1}] instead",
+                    groups, format_ints(ws)));
+  }
 }
 
 std::vector<std::int64_t> expand_conv_param(const std::vector<std::int64_t>& param,
