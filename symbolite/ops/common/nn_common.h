@@ -29,8 +29,8 @@ std::vector<std::int64_t> expand_conv_param(const std::vector<std::int64_t>& par
 void check_conv_params(const std::vector<std::int64_t>& padding,
                        const std::vector<std::int64_t>& output_padding,
                        const std::vector<std::int64_t>& stride);
-// ... and the weight's first dimension at least `groups` and divisible by it.
-void check_weight_groups(const std::vector<std::int64_t>& weight_sizes, std::int64_t groups);
+// ... and the weight sizes `ws`: the first at least `groups` and divisible by it.
+void check_weight_groups(const std::vector<std::int64_t>& ws, std::int64_t groups);
 // Error(kUnsupported) "<op>: symbolite implements float32 only, got Double".
 [[noreturn]] void unsupported_dtype(std::string_view op, tensor::DType dtype);
 // Error(kUnsupported) "<op>: symbolite implements float32 and float64 only, got Half".
