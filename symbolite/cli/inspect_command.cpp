@@ -23,9 +23,9 @@ struct InspectOptions {
   bool json = false;
 };
 
-std::size_t count_opcode(const mobile::BytecodeFunction& fn, std::string_view opcode) {
+std::size_t count_opcode(const mobile::BytecodeFunction& fn, mobile::OpCode opcode) {
   std::size_t n = 0;
-  for (const auto& ins : fn.instructions) n += ins.opcode == opcode;
+  for (const auto& ins : fn.instructions) n += ins.op == opcode;
   return n;
 }
 
@@ -70,7 +70,7 @@ nlohmann::json to_json(const mobile::ModelInfo& model) {
       methods.push_back({{"name", fn.qualified_name},
                          {"instructions", fn.instructions.size()},
                          {"operators", fn.operators.size()},
-                         {"operator_calls", count_opcode(fn, "OP")},
+                         {"operator_calls", count_opcode(fn, mobile::OpCode::kOp)},
                          {"constants", fn.constants.size()},
                          {"register_size", fn.register_size}});
     }
@@ -148,7 +148,7 @@ void print_text(const mobile::ModelInfo& model) {
     for (const auto& fn : model.bytecode->functions) {
       fmt::print("  {}  {} instructions, {} operators, {} operator calls\n",
                  single_line(fn.qualified_name), fn.instructions.size(), fn.operators.size(),
-                 count_opcode(fn, "OP"));
+                 count_opcode(fn, mobile::OpCode::kOp));
     }
     auto missing = missing_operators(model);
     if (missing.empty()) {

@@ -1,6 +1,7 @@
 #include "symbolite/compiler/emitter.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -14,6 +15,16 @@ namespace symbolite::compiler {
 namespace {
 
 using debuginfo::DebugInfo;
+using mobile::OpCode;
+
+// An instruction operand; a function too large for PyTorch's 32-bit operands cannot be written.
+std::int32_t operand(std::int64_t value) {
+  if (value < INT32_MIN || value > INT32_MAX) {
+    throw Error(ErrorKind::kUnsupported,
+                fmt::format("instruction operand {} does not fit in 32 bits", value));
+  }
+  return static_cast<std::int32_t>(value);
+}
 
 // ---------------------------------------------------------------- preprocessing
 // PyTorch emits from a copy of the graph with explicit prim::Drop nodes; they decide which
@@ -130,19 +141,19 @@ class InlineAnalysis {
 // ---------------------------------------------------------------- emission
 
 // Operators that the lite interpreter runs as instructions of their own (bytecode v8).
-const std::map<std::string, std::string, std::less<>>& promoted_operators() {
-  static const std::map<std::string, std::string, std::less<>> table = {
-      {"prim::TupleIndex", "TUPLE_INDEX"},
-      {"prim::RaiseException", "RAISE_EXCEPTION"},
-      {"aten::__is__", "__IS__"},
-      {"aten::__isnot__", "__ISNOT__"},
-      {"aten::__not__", "__NOT__"},
-      {"prim::device", "DEVICE"},
-      {"prim::dtype", "DTYPE"},
-      {"aten::dim", "DIM"},
-      {"prim::is_cuda", "IS_CUDA"},
-      {"prim::Uninitialized", "UN_INITIALIZED"},
-      {"prim::tolist", "TO_LIST"},
+const std::map<std::string, OpCode, std::less<>>& promoted_operators() {
+  static const std::map<std::string, OpCode, std::less<>> table = {
+      {"prim::TupleIndex", OpCode::kTupleIndex},
+      {"prim::RaiseException", OpCode::kRaiseException},
+      {"aten::__is__", OpCode::kIs},
+      {"aten::__isnot__", OpCode::kIsNot},
+      {"aten::__not__", OpCode::kNot},
+      {"prim::device", OpCode::kDevice},
+      {"prim::dtype", OpCode::kDtype},
+      {"aten::dim", OpCode::kDim},
+      {"prim::is_cuda", OpCode::kIsCuda},
+      {"prim::Uninitialized", OpCode::kUninitialized},
+      {"prim::tolist", OpCode::kToList},
   };
   return table;
 }
@@ -161,7 +172,7 @@ class FunctionEmitter {
     current_ = graph_->block()->return_node();
     emit_block(graph_->block());
     current_ = graph_->block()->return_node();
-    insert("RET");
+    insert(OpCode::kRet);
     resolve_method_names();
     EmittedFunction out;
     auto& code = out.code;
@@ -225,8 +236,8 @@ class FunctionEmitter {
     return node->kind() == "aten::__getitem__" && node->overload().rfind("Dict", 0) == 0;
   }
 
-  void insert(std::string opcode, std::int64_t x = 0, std::int64_t n = 0) {
-    instructions_.push_back(mobile::Instruction{std::move(opcode), x, n});
+  void insert(OpCode op, std::int64_t x = 0, std::int64_t n = 0) {
+    instructions_.push_back(mobile::Instruction{op, operand(x), operand(n)});
     DebugInfo info;
     info.range = current_->source_range();
     info.node_kind = current_->kind();
@@ -254,7 +265,7 @@ class FunctionEmitter {
   void emit_use(Value* input, bool drop) {
     if (inline_->is_inline(input->node())) {
       emit_node(input->node());
-      if (drop) insert("DROP");
+      if (drop) insert(OpCode::kDrop);
       return;
     }
     auto it = registers_.find(input);
@@ -263,8 +274,10 @@ class FunctionEmitter {
                                                     function_.qualified_name, input->unique()));
     }
     bool moved = input->uses().size() == ++use_count_[input];
-    std::string op = input->node()->kind() == "prim::Constant" ? "LOADC" : moved ? "MOVE" : "LOAD";
-    if (drop) op = "DROPR";
+    OpCode op = input->node()->kind() == "prim::Constant" ? OpCode::kLoadC
+                : moved                                   ? OpCode::kMove
+                                                          : OpCode::kLoad;
+    if (drop) op = OpCode::kDropR;
     insert(op, it->second);
   }
 
@@ -281,7 +294,7 @@ class FunctionEmitter {
     // Inputs first: operators emitted inline while loading them take table slots first.
     if (vararg) {
       load_inputs(inputs);
-      insert("OPN", operator_index(node, full, inputs.size(), true),
+      insert(OpCode::kOpN, operator_index(node, full, inputs.size(), true),
              static_cast<std::int64_t>(inputs.size()));
       return;
     }
@@ -292,7 +305,7 @@ class FunctionEmitter {
     if (auto it = num_out_.find(full); it != num_out_.end()) out = it->second;
     load_inputs(inputs, 0, include - std::min(out, include));
     load_inputs(inputs, inputs.size() - std::min(out, inputs.size()), inputs.size());
-    insert("OP", operator_index(node, full, inputs.size(), false));
+    insert(OpCode::kOp, operator_index(node, full, inputs.size(), false));
   }
 
   std::int64_t operator_index(const Node* node, const std::string& full, std::size_t num_inputs,
@@ -310,25 +323,25 @@ class FunctionEmitter {
   void emit_if(Node* node) {
     load_inputs(node->inputs());
     std::size_t start_if = instructions_.size();
-    insert("JF");
+    insert(OpCode::kJf);
     emit_block(node->blocks().at(0));
-    insert("JMP");
+    insert(OpCode::kJmp);
     std::size_t start_else = instructions_.size();
-    instructions_[start_if].x = static_cast<std::int64_t>(start_else - start_if);
+    instructions_[start_if].x = operand(static_cast<std::int64_t>(start_else - start_if));
     emit_block(node->blocks().at(1));
     instructions_[start_else - 1].x =
-        static_cast<std::int64_t>(instructions_.size() - (start_else - 1));
+        operand(static_cast<std::int64_t>(instructions_.size() - (start_else - 1)));
   }
 
   void emit_loop(Node* node) {
-    insert("LOADC", add_constant(pickle::Value::integer(0)));
+    insert(OpCode::kLoadC, add_constant(pickle::Value::integer(0)));
     load_inputs(node->inputs());
     std::size_t start = instructions_.size();
-    insert("LOOP", 0, static_cast<std::int64_t>(node->inputs().size()));
+    insert(OpCode::kLoop, 0, static_cast<std::int64_t>(node->inputs().size()));
     emit_block(node->blocks().at(0));
-    insert("JMP",
+    insert(OpCode::kJmp,
            static_cast<std::int64_t>(start) - static_cast<std::int64_t>(instructions_.size()));
-    instructions_[start].x = static_cast<std::int64_t>(instructions_.size() - start);
+    instructions_[start].x = operand(static_cast<std::int64_t>(instructions_.size() - start));
   }
 
   std::int64_t attribute_slot(const Node* node) const {
@@ -350,57 +363,57 @@ class FunctionEmitter {
       emit_loop(node);
     } else if (kind == "prim::GetAttr") {
       load_inputs(node->inputs());
-      insert("GET_ATTR", attribute_slot(node));
+      insert(OpCode::kGetAttr, attribute_slot(node));
     } else if (kind == "prim::SetAttr") {
       load_inputs(node->inputs());
-      insert("SET_ATTR", attribute_slot(node));
+      insert(OpCode::kSetAttr, attribute_slot(node));
     } else if (kind == "prim::ListUnpack") {
       load_inputs(node->inputs());
-      insert("LIST_UNPACK", static_cast<std::int64_t>(node->outputs().size()));
+      insert(OpCode::kListUnpack, static_cast<std::int64_t>(node->outputs().size()));
     } else if (kind == "prim::TupleConstruct") {
       load_inputs(node->inputs());
       auto n = static_cast<std::int64_t>(node->inputs().size());
       if (node->has_attr("type"))
-        insert("NAMED_TUPLE_CONSTRUCT", add_type(node, node->attr("type")), n);
+        insert(OpCode::kNamedTupleConstruct, add_type(node, node->attr("type")), n);
       else
-        insert("TUPLE_CONSTRUCT", n);
+        insert(OpCode::kTupleConstruct, n);
     } else if (kind == "prim::ListConstruct" || kind == "prim::DictConstruct") {
       load_inputs(node->inputs());
-      insert(kind == "prim::ListConstruct" ? "LIST_CONSTRUCT" : "DICT_CONSTRUCT",
+      insert(kind == "prim::ListConstruct" ? OpCode::kListConstruct : OpCode::kDictConstruct,
              add_type(node, node->attr("type")), static_cast<std::int64_t>(node->inputs().size()));
     } else if (kind == "prim::CreateObject") {
-      insert("CREATE_OBJECT", add_type(node, node->attr("type")));
+      insert(OpCode::kCreateObject, add_type(node, node->attr("type")));
     } else if (kind == "prim::isinstance") {
       load_inputs(node->inputs());
       const auto& types = node->attr("types").as_sequence();
       auto first = static_cast<std::int64_t>(types_.size());
       for (const auto& t : types) add_type(node, t);
-      insert("ISINSTANCE", first, static_cast<std::int64_t>(types.size()));
+      insert(OpCode::kIsInstance, first, static_cast<std::int64_t>(types.size()));
     } else if (kind == "prim::TupleSlice") {
       load_inputs(node->inputs());
       std::int64_t beg = node->attr("beg").as_int();
-      insert("TUPLE_SLICE", beg, node->attr("end").as_int() - beg);
+      insert(OpCode::kTupleSlice, beg, node->attr("end").as_int() - beg);
     } else if (kind == "prim::CallMethod") {
       load_inputs(node->inputs());
       auto n = static_cast<std::int64_t>(node->inputs().size());
       if (node->has_attr("interface")) {
-        insert("INTERFACE_CALL", add_constant(node->attr("name")), n);
+        insert(OpCode::kInterfaceCall, add_constant(node->attr("name")), n);
       } else {
         // PyTorch emits a CALL and turns it into an INTERFACE_CALL whose method name it
         // appends after all other constants.
         method_names_.push_back(node->attr("name"));
-        insert("INTERFACE_CALL", -1 - static_cast<std::int64_t>(method_names_.size() - 1), n);
+        insert(OpCode::kInterfaceCall, -1 - static_cast<std::int64_t>(method_names_.size() - 1), n);
         pending_method_calls_.push_back(instructions_.size() - 1);
       }
     } else if (kind == "aten::warn") {
       load_inputs(node->inputs());
-      insert("WARN", node->has_attr("warn_id") ? node->attr("warn_id").as_int() : -1);
+      insert(OpCode::kWarn, node->has_attr("warn_id") ? node->attr("warn_id").as_int() : -1);
     } else if (kind == "aten::format") {
       load_inputs(node->inputs());
-      insert("FORMAT", static_cast<std::int64_t>(node->inputs().size()));
+      insert(OpCode::kFormat, static_cast<std::int64_t>(node->inputs().size()));
     } else if (is_dict_index(node)) {
       load_inputs(node->inputs());
-      insert("DICT_INDEX");
+      insert(OpCode::kDictIndex);
     } else if (auto promoted = promoted_operators().find(kind);
                promoted != promoted_operators().end()) {
       load_inputs(node->inputs());
@@ -416,9 +429,9 @@ class FunctionEmitter {
     if (outputs.empty()) return;
     std::int64_t first = alloc_registers(outputs);
     if (outputs.size() == 1)
-      insert("STORE", first);
+      insert(OpCode::kStore, first);
     else
-      insert("STOREN", first, static_cast<std::int64_t>(outputs.size()));
+      insert(OpCode::kStoreN, first, static_cast<std::int64_t>(outputs.size()));
   }
 
   void emit_at_block_level(Node* node) {
@@ -446,7 +459,7 @@ class FunctionEmitter {
   void resolve_method_names() {
     for (unsigned long pending_method_call : pending_method_calls_) {
       auto& ins = instructions_[pending_method_call];
-      ins.x = static_cast<std::int64_t>(constants_.size()) + (-1 - ins.x);
+      ins.x = operand(static_cast<std::int64_t>(constants_.size()) + (-1 - ins.x));
     }
     pending_method_calls_.clear();
   }

@@ -57,12 +57,11 @@ class FunctionLifter {
         constants_(fn.constants.size()) {}
 
   Function lift() {
-    decode();
     // Sized by the registers the code uses (a file's register_size is only a claim); operands
     // past the declared size are still refused (reg()).
     registers_.assign(
         std::min(static_cast<std::size_t>(std::max<std::int64_t>(fn_.register_size, 0)),
-                 mobile::registers_used(decoded_)) +
+                 mobile::registers_used(fn_.instructions)) +
             1,
         nullptr);
     mark_converted_method_names();
@@ -72,7 +71,7 @@ class FunctionLifter {
       input->set_debug_name(argument.name);
       push(input);
     }
-    lift_range(top, 0, decoded_.size(), 0);
+    lift_range(top, 0, fn_.instructions.size(), 0);
     finish_constants();
     Function out;
     out.qualified_name = fn_.qualified_name;
@@ -86,29 +85,17 @@ class FunctionLifter {
   [[noreturn]] void fail(std::size_t pc, const std::string& what) const {
     throw Error(
         ErrorKind::kModel,
-        fmt::format("{}: instruction {} ({}): {}", fn_.qualified_name, pc,
-                    pc < fn_.instructions.size() ? fn_.instructions[pc].opcode : "end", what));
-  }
-
-  void decode() {
-    decoded_.reserve(fn_.instructions.size());
-    for (std::size_t pc = 0; pc < fn_.instructions.size(); ++pc) {
-      const auto& ins = fn_.instructions[pc];
-      auto op = mobile::opcode_from_name(ins.opcode);
-      if (!op) {
-        throw Error(ErrorKind::kUnsupported, fmt::format("{}: instruction {}: unknown opcode '{}'",
-                                                         fn_.qualified_name, pc, ins.opcode));
-      }
-      decoded_.push_back(mobile::DecodedInstruction{*op, static_cast<std::int32_t>(ins.x),
-                                                    static_cast<std::int32_t>(ins.n)});
-    }
+        fmt::format(
+            "{}: instruction {} ({}): {}", fn_.qualified_name, pc,
+            pc < fn_.instructions.size() ? mobile::opcode_name(fn_.instructions[pc].op) : "end",
+            what));
   }
 
   // PyTorch appends the method names of INTERFACE_CALLs it converted from CALLs after every
   // other constant, one per call, in instruction order (export_module's generateCodeTable).
   void mark_converted_method_names() {
     std::vector<std::size_t> calls;
-    for (const auto& ins : decoded_) {
+    for (const auto& ins : fn_.instructions) {
       if (ins.op == OpCode::kInterfaceCall) calls.push_back(static_cast<std::size_t>(ins.x));
     }
     std::size_t first = constants_.size() - std::min(calls.size(), constants_.size());
@@ -191,7 +178,7 @@ class FunctionLifter {
     return emit(block, node, pc);
   }
 
-  void lift_operator(Block* block, std::size_t pc, const mobile::DecodedInstruction& ins) {
+  void lift_operator(Block* block, std::size_t pc, const mobile::Instruction& ins) {
     if (ins.x < 0 || static_cast<std::size_t>(ins.x) >= fn_.operators.size()) {
       fail(pc, fmt::format("operator {} out of range", ins.x));
     }
@@ -236,8 +223,8 @@ class FunctionLifter {
   // An operator with a variable number of results (prim::TupleUnpack): as many as the
   // instruction after it stores.
   std::size_t varret_count(std::size_t pc) const {
-    if (pc + 1 < decoded_.size() && decoded_[pc + 1].op == OpCode::kStoreN) {
-      return static_cast<std::size_t>(std::max(decoded_[pc + 1].n, 0));
+    if (pc + 1 < fn_.instructions.size() && fn_.instructions[pc + 1].op == OpCode::kStoreN) {
+      return static_cast<std::size_t>(std::max(fn_.instructions[pc + 1].n, 0));
     }
     return 1;
   }
@@ -252,12 +239,13 @@ class FunctionLifter {
     if (x < 2) fail(pc, "JF does not jump forward over a then-block");
     std::size_t else_start = pc + static_cast<std::size_t>(x);
     std::size_t jmp = else_start - 1;
-    if (else_start > end || decoded_[jmp].op != OpCode::kJmp || decoded_[jmp].x < 1) {
+    if (else_start > end || fn_.instructions[jmp].op != OpCode::kJmp ||
+        fn_.instructions[jmp].x < 1) {
       fail(pc,
            "JF is not closed by a forward JMP before its target: not an if/else as PyTorch emits "
            "it");
     }
-    std::size_t if_end = jmp + static_cast<std::size_t>(decoded_[jmp].x);
+    std::size_t if_end = jmp + static_cast<std::size_t>(fn_.instructions[jmp].x);
     if (if_end > end) fail(jmp, "JMP leaves the enclosing block");
 
     Node* node = graph_->create("prim::If", {cond}, 0);
@@ -278,15 +266,15 @@ class FunctionLifter {
     }
   }
 
-  void lift_loop(Block* block, std::size_t pc, const mobile::DecodedInstruction& ins,
-                 std::size_t end, int depth) {
+  void lift_loop(Block* block, std::size_t pc, const mobile::Instruction& ins, std::size_t end,
+                 int depth) {
     if (ins.n < 2) fail(pc, "LOOP needs at least the trip count and the condition");
     std::size_t n = static_cast<std::size_t>(ins.n);
     std::vector<Value*> inputs = pop_n(pc, n);
     Value* counter = pop(pc);
     std::size_t exit = pc + static_cast<std::size_t>(std::max(ins.x, 0));
-    if (ins.x < 2 || exit > end || decoded_[exit - 1].op != OpCode::kJmp ||
-        static_cast<std::int64_t>(exit - 1) + decoded_[exit - 1].x !=
+    if (ins.x < 2 || exit > end || fn_.instructions[exit - 1].op != OpCode::kJmp ||
+        static_cast<std::int64_t>(exit - 1) + fn_.instructions[exit - 1].x !=
             static_cast<std::int64_t>(pc)) {
       fail(pc, "LOOP is not closed by a JMP back to it: not a loop as PyTorch emits it");
     }
@@ -340,7 +328,7 @@ class FunctionLifter {
     }
     std::size_t pc = begin;
     while (pc < end) {
-      const auto ins = decoded_[pc];
+      const auto ins = fn_.instructions[pc];
       switch (ins.op) {
         case OpCode::kOp:
         case OpCode::kOpN:
@@ -544,7 +532,7 @@ class FunctionLifter {
 
   std::size_t next_pc_after_if(std::size_t pc, std::int32_t x) const {
     std::size_t jmp = pc + static_cast<std::size_t>(x) - 1;
-    return jmp + static_cast<std::size_t>(decoded_[jmp].x);
+    return jmp + static_cast<std::size_t>(fn_.instructions[jmp].x);
   }
 
   Value* read_register(std::size_t pc, std::int32_t x) {
@@ -618,7 +606,6 @@ class FunctionLifter {
   const debuginfo::DebugTable* debug_;
   const std::vector<debuginfo::DebugHandle>* handles_;
   std::unique_ptr<Graph> graph_;
-  std::vector<mobile::DecodedInstruction> decoded_;
   std::vector<Value*> registers_;
   std::vector<Value*> stack_;
   std::vector<std::optional<std::size_t>> stack_load_pc_;

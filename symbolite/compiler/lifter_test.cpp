@@ -65,9 +65,9 @@ TEST_P(LiftEmit, ReproducesPyTorchsBytecodeAndDebugRows) {
     for (std::size_t i = 0; i < code.instructions.size(); ++i) {
       const auto& a = original.instructions[i];
       const auto& b = code.instructions[i];
-      ASSERT_TRUE(a.opcode == b.opcode && a.x == b.x && a.n == b.n)
-          << "instruction " << i << ": " << a.opcode << " " << a.x << " " << a.n << " vs "
-          << b.opcode << " " << b.x << " " << b.n << "\n"
+      ASSERT_TRUE(a.op == b.op && a.x == b.x && a.n == b.n)
+          << "instruction " << i << ": " << mobile::opcode_name(a.op) << " " << a.x << " " << a.n
+          << " vs " << mobile::opcode_name(b.op) << " " << b.x << " " << b.n << "\n"
           << print_function(function, program.top_type);
     }
     ASSERT_EQ(code.operators.size(), original.operators.size());
@@ -97,7 +97,8 @@ TEST_P(LiftEmit, ReproducesPyTorchsBytecodeAndDebugRows) {
       const debuginfo::DebugInfo* expected = model.debug.table.find((*handles)[i]);
       ASSERT_NE(expected, nullptr);
       const debuginfo::DebugInfo& got = emitted.instruction_debug[i];
-      SCOPED_TRACE(fmt::format("instruction {} ({})", i, original.instructions[i].opcode));
+      SCOPED_TRACE(
+          fmt::format("instruction {} ({})", i, mobile::opcode_name(original.instructions[i].op)));
       EXPECT_EQ(got.node_kind, expected->node_kind);
       if (got.node_kind == "prim::Drop") continue;  // PyTorch gives them an empty range
       EXPECT_EQ(describe(got.range), describe(expected->range));
@@ -147,7 +148,8 @@ TEST(Lift, PrintsSourceAndHierarchyPerNode) {
 TEST(Lift, RefusesAJumpThatClosesNothing) {
   auto model = mobile::ModelInfo::load(fixture_path("models/nested.ptl"));
   auto& fn = model.bytecode->functions.front();
-  fn.instructions.insert(fn.instructions.begin() + 1, mobile::Instruction{"JMP", 1, 0});
+  fn.instructions.insert(fn.instructions.begin() + 1,
+                         mobile::Instruction{mobile::OpCode::kJmp, 1, 0});
   try {
     lift(model);
     FAIL() << "lifted";

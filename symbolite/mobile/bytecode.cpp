@@ -1,5 +1,7 @@
 #include "symbolite/mobile/bytecode.h"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "symbolite/support/error.h"
@@ -37,6 +39,25 @@ std::vector<Argument> read_arguments(const pickle::Value& list) {
   return out;
 }
 
+// (name, X, N) with the opcode name decoded; operands PyTorch could not hold are refused.
+Instruction decode_instruction(std::size_t index, const pickle::ValueList& t) {
+  const auto name = t[0].as_string();
+  auto op = opcode_from_name(name);
+  if (!op) {
+    throw Error(ErrorKind::kUnsupported,
+                fmt::format("instruction {}: unknown opcode '{}'", index, name));
+  }
+  auto operand = [&](const pickle::Value& v) {
+    const std::int64_t value = v.as_int();
+    if (value < INT32_MIN || value > INT32_MAX) {
+      throw Error(ErrorKind::kModel,
+                  fmt::format("instruction {} ({}): operand {} out of range", index, name, value));
+    }
+    return static_cast<std::int32_t>(value);
+  };
+  return Instruction{*op, operand(t[1]), operand(t[2])};
+}
+
 BytecodeFunction read_function(const pickle::ValueList& entry) {
   if (entry.size() < 2) {
     throw Error(ErrorKind::kModel,
@@ -54,8 +75,7 @@ BytecodeFunction read_function(const pickle::ValueList& entry) {
                       fmt::format("instruction {}: expected (op, X, N), got {} elements",
                                   fn.instructions.size(), t.size()));
         }
-        fn.instructions.push_back(
-            Instruction{std::string(t[0].as_string()), t[1].as_int(), t[2].as_int()});
+        fn.instructions.push_back(decode_instruction(fn.instructions.size(), t));
       }
     });
     with_context("operators", [&] {

@@ -5,6 +5,7 @@
 //   schema = (("arguments", (arg, ...)), ("returns", (arg, ...))),
 //            arg = (("name", str), ("type", str), ("default_value", value))
 // Fields are found by name, so the tuple order of other bytecode versions does not matter.
+// Opcode names are decoded here, once: everything after reading sees `OpCode`s.
 #pragma once
 
 #include <cstdint>
@@ -12,15 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "symbolite/mobile/opcode.h"
 #include "symbolite/pickle/value.h"
 
 namespace symbolite::mobile {
-
-struct Instruction {
-  std::string opcode;  // "OP", "LOAD", "JF", ...
-  std::int64_t x = 0;
-  std::int64_t n = 0;
-};
 
 struct OperatorRef {
   std::string name;      // "aten::add"
@@ -38,8 +34,8 @@ struct Argument {
 };
 
 struct BytecodeFunction {
-  std::string qualified_name;  // "__torch__.Top.forward"
-  std::vector<Instruction> instructions;
+  std::string qualified_name;             // "__torch__.Top.forward"
+  std::vector<Instruction> instructions;  // opcodes decoded
   std::vector<OperatorRef> operators;
   std::vector<pickle::Value> constants;
   std::vector<std::string> types;
@@ -55,7 +51,8 @@ struct Bytecode {
   const BytecodeFunction* find(std::string_view qualified_name) const;
 };
 
-// Throws Error(kModel) naming the function and field on malformed shapes.
+// Throws Error(kModel) naming the function and field on malformed shapes, and
+// Error(kUnsupported) naming the function and instruction for an opcode PyTorch 1.13 lacks.
 Bytecode read_bytecode(const pickle::Value& root);
 
 }  // namespace symbolite::mobile

@@ -14,48 +14,49 @@ class Verifier {
   explicit Verifier(const LoadedFunction& fn) : fn_(fn) {}
 
   void run() {
-    if (!fn_.debug_handles.empty() && fn_.debug_handles.size() != fn_.instructions.size()) {
+    if (!fn_.debug_handles.empty() && fn_.debug_handles.size() != fn_.instructions().size()) {
       throw Error(
           ErrorKind::kModel,
-          fmt::format("verifier: {}: {} debug handles for {} instructions", fn_.qualified_name,
-                      fn_.debug_handles.size(), fn_.instructions.size()));
+          fmt::format("verifier: {}: {} debug handles for {} instructions", fn_.qualified_name(),
+                      fn_.debug_handles.size(), fn_.instructions().size()));
     }
-    for (pc_ = 0; pc_ < fn_.instructions.size(); ++pc_) check(fn_.instructions[pc_]);
-    for (pc_ = 0; pc_ < fn_.instructions.size(); ++pc_) check_not_endless(fn_.instructions[pc_]);
+    for (pc_ = 0; pc_ < fn_.instructions().size(); ++pc_) check(fn_.instructions()[pc_]);
+    for (pc_ = 0; pc_ < fn_.instructions().size(); ++pc_)
+      check_not_endless(fn_.instructions()[pc_]);
   }
 
  private:
-  [[noreturn]] void fail(const DecodedInstruction& ins, const std::string& what) const {
+  [[noreturn]] void fail(const Instruction& ins, const std::string& what) const {
     throw Error(ErrorKind::kModel,
-                fmt::format("verifier: {}: instruction {} ({} {} {}): {}", fn_.qualified_name, pc_,
-                            opcode_name(ins.op), ins.x, ins.n, what));
+                fmt::format("verifier: {}: instruction {} ({} {} {}): {}", fn_.qualified_name(),
+                            pc_, opcode_name(ins.op), ins.x, ins.n, what));
   }
 
-  [[noreturn]] void unsupported(const DecodedInstruction& ins, const std::string& what) const {
+  [[noreturn]] void unsupported(const Instruction& ins, const std::string& what) const {
     throw Error(ErrorKind::kUnsupported,
-                fmt::format("{}: instruction {} ({} {} {}): {}", fn_.qualified_name, pc_,
+                fmt::format("{}: instruction {} ({} {} {}): {}", fn_.qualified_name(), pc_,
                             opcode_name(ins.op), ins.x, ins.n, what));
   }
 
-  void need_register(const DecodedInstruction& ins, std::int64_t r) const {
+  void need_register(const Instruction& ins, std::int64_t r) const {
     if (r < 1 || static_cast<std::uint64_t>(r) > fn_.register_size) {
       fail(ins, fmt::format("register {} out of range (register_size {})", r, fn_.register_size));
     }
   }
-  void need_index(const DecodedInstruction& ins, std::int64_t i, std::size_t size,
+  void need_index(const Instruction& ins, std::int64_t i, std::size_t size,
                   const char* what) const {
     if (i < 0 || static_cast<std::uint64_t>(i) >= size) {
       fail(ins, fmt::format("{} index {} out of range ({} {}s)", what, i, size, what));
     }
   }
-  void need_count(const DecodedInstruction& ins, std::int64_t n) const {
+  void need_count(const Instruction& ins, std::int64_t n) const {
     if (n < 0) fail(ins, fmt::format("negative count {}", n));
   }
-  void need_target(const DecodedInstruction& ins, std::int64_t offset) const {
+  void need_target(const Instruction& ins, std::int64_t offset) const {
     std::int64_t target = static_cast<std::int64_t>(pc_) + offset;
-    if (target < 0 || target >= static_cast<std::int64_t>(fn_.instructions.size())) {
+    if (target < 0 || target >= static_cast<std::int64_t>(fn_.instructions().size())) {
       fail(ins, fmt::format("jump target {} outside the function ({} instructions)", target,
-                            fn_.instructions.size()));
+                            fn_.instructions().size()));
     }
   }
 
@@ -64,21 +65,21 @@ class Verifier {
   // them are left to the run budget (runtime/run_budget.h). Each chain is at most as long as
   // the function, and only chains starting at a JMP are walked, so this is quadratic only in
   // runs of consecutive JMPs, which compilers do not write.
-  void check_not_endless(const DecodedInstruction& ins) const {
+  void check_not_endless(const Instruction& ins) const {
     if (ins.op != OpCode::kJmp) return;
     std::size_t at = pc_;
-    for (std::size_t steps = 0; steps <= fn_.instructions.size(); ++steps) {
-      at = static_cast<std::size_t>(static_cast<std::int64_t>(at) + fn_.instructions[at].x);
+    for (std::size_t steps = 0; steps <= fn_.instructions().size(); ++steps) {
+      at = static_cast<std::size_t>(static_cast<std::int64_t>(at) + fn_.instructions()[at].x);
       if (at == pc_) {
         fail(ins, steps == 0 ? "jumps to itself: the function would never end"
                              : "jumps back to itself through other jumps only: the function "
                                "would never end");
       }
-      if (fn_.instructions[at].op != OpCode::kJmp) return;
+      if (fn_.instructions()[at].op != OpCode::kJmp) return;
     }
   }
 
-  void check(const DecodedInstruction& ins) const {
+  void check(const Instruction& ins) const {
     switch (ins.op) {
       case OpCode::kLoad:
       case OpCode::kMove:
@@ -109,7 +110,7 @@ class Verifier {
       case OpCode::kListConstruct:
       case OpCode::kDictConstruct:
       case OpCode::kNamedTupleConstruct:
-        need_index(ins, ins.x, fn_.types.size(), "type");
+        need_index(ins, ins.x, fn_.code->types.size(), "type");
         need_count(ins, ins.n);
         break;
       case OpCode::kCreateObject: {
@@ -118,8 +119,8 @@ class Verifier {
         // are C++ code of the binary that registered them. The runtime has the ones lowered
         // modules use (runtime/delegate/custom_class.h; a backend it lacks is named when the
         // module is set up); any other is refused here.
-        need_index(ins, ins.x, fn_.types.size(), "type");
-        const auto& type = fn_.types[static_cast<std::size_t>(ins.x)];
+        need_index(ins, ins.x, fn_.code->types.size(), "type");
+        const auto& type = fn_.code->types[static_cast<std::size_t>(ins.x)];
         if (!type.starts_with("__torch__.torch.classes.__backends__.") &&
             type != "__torch__.torch.classes.backendutils.BackendDebugInfo") {
           unsupported(ins, fmt::format("creates a {}: custom C++ classes (torch.classes) run "
@@ -141,9 +142,9 @@ class Verifier {
       case OpCode::kIsInstance:
         need_count(ins, ins.n);
         if (ins.x < 0 || static_cast<std::uint64_t>(ins.x) + static_cast<std::uint64_t>(ins.n) >
-                             fn_.types.size()) {
+                             fn_.code->types.size()) {
           fail(ins, fmt::format("types [{}, {}) out of range ({} types)", ins.x, ins.x + ins.n,
-                                fn_.types.size()));
+                                fn_.code->types.size()));
         }
         break;
       case OpCode::kInterfaceCall:
@@ -181,7 +182,7 @@ class Verifier {
 
 }  // namespace
 
-std::size_t registers_used(const std::vector<DecodedInstruction>& code) {
+std::size_t registers_used(const std::vector<Instruction>& code) {
   std::int64_t highest = 0;
   for (const auto& ins : code) {
     switch (ins.op) {

@@ -15,6 +15,6 @@ void verify_function(const LoadedFunction& function);
 // The registers `code` can touch: its highest register operand (LOAD, MOVE, STORE, STOREN,
 // DROPR), 0 for none. A file's register_size is only a claim; sizing a frame by this instead
 // keeps `register_size: 2147483647` from allocating gigabytes.
-std::size_t registers_used(const std::vector<DecodedInstruction>& code);
+std::size_t registers_used(const std::vector<Instruction>& code);
 
 }  // namespace symbolite::mobile

@@ -2,6 +2,8 @@
 // so nothing malformed reaches the interpreter.
 #include "symbolite/mobile/bytecode_verifier.h"
 
+#include <memory>
+
 #include <gtest/gtest.h>
 
 #include "symbolite/support/error.h"
@@ -14,21 +16,24 @@ using symbolite::testing::error_from;
 
 // A well-formed function: x = LOADC 0; STORE 1; LOAD 1; RET — plus the instruction under test
 // inserted before RET.
-LoadedFunction function_with(DecodedInstruction extra) {
+LoadedFunction function_with(Instruction extra) {
+  auto code = std::make_shared<BytecodeFunction>();
+  code->qualified_name = "__torch__.M.forward";
+  code->register_size = 1;
+  code->types = {"Tensor"};
+  code->instructions = {{OpCode::kLoadC, 0, 0},
+                        {OpCode::kStore, 1, 0},
+                        {OpCode::kLoad, 1, 0},
+                        extra,
+                        {OpCode::kRet, 0, 0}};
   LoadedFunction fn;
-  fn.qualified_name = "__torch__.M.forward";
+  fn.code = std::move(code);
   fn.register_size = 1;
   fn.constants = {ops::IValue(1), ops::IValue::string("method")};
-  fn.types = {"Tensor"};
-  fn.instructions = {{OpCode::kLoadC, 0, 0},
-                     {OpCode::kStore, 1, 0},
-                     {OpCode::kLoad, 1, 0},
-                     extra,
-                     {OpCode::kRet, 0, 0}};
   return fn;
 }
 
-std::string rejection(DecodedInstruction extra) {
+std::string rejection(Instruction extra) {
   auto e = error_from([&] { verify_function(function_with(extra)); });
   EXPECT_EQ(e.kind(), ErrorKind::kModel);
   return e.what();

@@ -36,8 +36,8 @@ Value function_to_value(const BytecodeFunction& fn) {
   ValueList instructions;
   instructions.reserve(fn.instructions.size());
   for (const auto& ins : fn.instructions) {
-    instructions.push_back(
-        Value::tuple({Value::string(ins.opcode), Value::integer(ins.x), Value::integer(ins.n)}));
+    instructions.push_back(Value::tuple({Value::string(std::string(opcode_name(ins.op))),
+                                         Value::integer(ins.x), Value::integer(ins.n)}));
   }
   ValueList operators;
   operators.reserve(fn.operators.size());

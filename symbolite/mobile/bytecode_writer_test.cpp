@@ -14,6 +14,7 @@
 namespace symbolite::mobile {
 namespace {
 
+using symbolite::mobile::OpCode;
 using symbolite::testing::fixture_path;
 
 std::string describe_args(const std::vector<Argument>& args) {
@@ -29,7 +30,8 @@ std::string describe(const Bytecode& b) {
   std::string out = fmt::format("version {}\n", b.version);
   for (const auto& fn : b.functions) {
     out += fmt::format("function {} registers {}\n", fn.qualified_name, fn.register_size);
-    for (const auto& i : fn.instructions) out += fmt::format("  {} {} {}\n", i.opcode, i.x, i.n);
+    for (const auto& i : fn.instructions)
+      out += fmt::format("  {} {} {}\n", opcode_name(i.op), i.x, i.n);
     for (const auto& op : fn.operators) {
       out += fmt::format("  op {} {} {}\n", op.name, op.overload,
                          op.num_specified_args ? std::to_string(*op.num_specified_args) : "-");
@@ -79,7 +81,8 @@ TEST(BytecodeWriter, OtherShapesTensorsAndEmptiness) {
   b.version = 5;
   BytecodeFunction f;
   f.qualified_name = "__torch__.M.forward";
-  f.instructions = {{"STOREN", 1, 2}, {"LOADC", 0, 0}, {"OP", 0, 0}, {"RET", 0, 0}};
+  f.instructions = {
+      {OpCode::kStoreN, 1, 2}, {OpCode::kLoadC, 0, 0}, {OpCode::kOp, 0, 0}, {OpCode::kRet, 0, 0}};
   f.operators = {{"aten::add", "Tensor", std::nullopt}, {"aten::mul", "", 2}};
   pickle::TensorRef t;
   t.storage = pickle::StorageRef{"Float", "0", "cpu", 6};

@@ -75,7 +75,7 @@ std::map<debuginfo::DebugHandle, DelegateNodeSite> delegate_node_sites(const Mod
     if (code == nullptr) continue;
     for (std::size_t i = 0; i < code->instructions.size() && i < fn.handles.size(); ++i) {
       const auto& ins = code->instructions[i];
-      if (ins.opcode != "INTERFACE_CALL" || fn.handles[i] < 0) continue;
+      if (ins.op != OpCode::kInterfaceCall || fn.handles[i] < 0) continue;
       // INTERFACE_CALL X N calls the method named by constant X: `execute`, not `is_available`.
       if (ins.x < 0 || static_cast<std::size_t>(ins.x) >= code->constants.size()) continue;
       const auto& name = code->constants[static_cast<std::size_t>(ins.x)];

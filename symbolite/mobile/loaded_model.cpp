@@ -28,7 +28,7 @@ struct MissingOperator {
 std::size_t first_use(const BytecodeFunction& fn, std::size_t op_index) {
   for (std::size_t i = 0; i < fn.instructions.size(); ++i) {
     const auto& ins = fn.instructions[i];
-    if ((ins.opcode == "OP" || ins.opcode == "OPN") &&
+    if ((ins.op == OpCode::kOp || ins.op == OpCode::kOpN) &&
         ins.x == static_cast<std::int64_t>(op_index)) {
       return i;
     }
@@ -49,31 +49,12 @@ class ModelDebugSource : public debuginfo::TableDebugInfoSource {
   std::shared_ptr<const ModelInfo> info_;
 };
 
-std::vector<DecodedInstruction> decode_instructions(const BytecodeFunction& fn) {
-  std::vector<DecodedInstruction> out;
-  out.reserve(fn.instructions.size());
-  for (std::size_t i = 0; i < fn.instructions.size(); ++i) {
-    const auto& ins = fn.instructions[i];
-    auto op = opcode_from_name(ins.opcode);
-    if (!op) {
-      throw Error(ErrorKind::kUnsupported, fmt::format("{}: instruction {}: unknown opcode '{}'",
-                                                       fn.qualified_name, i, ins.opcode));
-    }
-    auto fits = [](std::int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
-    if (!fits(ins.x) || !fits(ins.n)) {
-      throw Error(ErrorKind::kModel,
-                  fmt::format("{}: instruction {}: operand out of range", fn.qualified_name, i));
-    }
-    out.push_back({*op, static_cast<std::int32_t>(ins.x), static_cast<std::int32_t>(ins.n)});
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string LoadedFunction::short_name() const {
-  auto dot = qualified_name.rfind('.');
-  return dot == std::string::npos ? qualified_name : qualified_name.substr(dot + 1);
+  const std::string& name = qualified_name();
+  auto dot = name.rfind('.');
+  return dot == std::string::npos ? name : name.substr(dot + 1);
 }
 
 const LoadedFunction* LoadedModel::method(std::string_view name) const {
@@ -160,9 +141,7 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
   with_context(fmt::format("{}: bytecode.pkl", path), [&] {
     for (const auto& fn : info->bytecode->functions) {
       LoadedFunction loaded;
-      loaded.qualified_name = fn.qualified_name;
-      loaded.instructions = decode_instructions(fn);
-      loaded.types = fn.types;
+      loaded.code = std::shared_ptr<const BytecodeFunction>(info, &fn);  // keeps `info` alive
       if (fn.register_size < 0) {
         throw Error(ErrorKind::kModel,
                     fmt::format("{}: negative register_size", fn.qualified_name));
@@ -170,12 +149,12 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
       // Frames are sized by the registers the code uses, never above the declared size (the
       // verifier refuses operands past it).
       loaded.register_size =
-          std::min(static_cast<std::size_t>(fn.register_size), registers_used(loaded.instructions));
+          std::min(static_cast<std::size_t>(fn.register_size), registers_used(fn.instructions));
       with_context(fmt::format("{}: constants", fn.qualified_name), [&] {
         for (const auto& c : fn.constants) loaded.constants.push_back(constants.convert(c));
       });
       for (const auto& arg : fn.arguments) {
-        loaded.arguments.push_back({arg.name, arg.type, constants.convert(arg.default_value)});
+        loaded.argument_defaults.push_back(constants.convert(arg.default_value));
       }
       if (const auto* handles = info->debug.handles.find(fn.qualified_name)) {
         loaded.debug_handles = handles->handles;
@@ -203,7 +182,7 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
         loaded.operators.push_back(std::move(op));
       }
       verify_function(loaded);
-      model.functions.emplace(loaded.qualified_name, std::move(loaded));
+      model.functions.emplace(fn.qualified_name, std::move(loaded));
     }
   });
 

@@ -16,7 +16,7 @@
 
 #include "symbolite/archive/model_archive.h"
 #include "symbolite/debuginfo/debug_info_source.h"
-#include "symbolite/mobile/opcode.h"
+#include "symbolite/mobile/bytecode.h"
 #include "symbolite/ops/registry/ivalue.h"
 #include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/support/content_hash.h"
@@ -31,22 +31,21 @@ struct ResolvedOperator {
   std::size_t num_specified_args = 0;  // how many the bytecode pushes
 };
 
-struct FunctionArgument {
-  std::string name;
-  std::string type;
-  ops::IValue default_value;
-};
-
+// A bytecode function ready to run: the function as the file has it (`code`: instructions with
+// decoded opcodes, operator names, types, schema — shared with the ModelInfo it was read from,
+// never copied) and what loading adds to it, index for index.
 struct LoadedFunction {
-  std::string qualified_name;  // "__torch__.Top.forward"
-  std::vector<DecodedInstruction> instructions;
-  std::vector<ResolvedOperator> operators;
-  std::vector<ops::IValue> constants;
-  std::vector<std::string> types;
-  std::size_t register_size = 0;
-  std::vector<FunctionArgument> arguments;            // including self
+  std::shared_ptr<const BytecodeFunction> code;
+  std::vector<ResolvedOperator> operators;     // code->operators resolved to kernels
+  std::vector<ops::IValue> constants;          // code->constants as runtime values
+  std::vector<ops::IValue> argument_defaults;  // code->arguments' defaults, including self's
+  std::size_t register_size = 0;               // registers the code uses, ≤ code->register_size
   std::vector<debuginfo::DebugHandle> debug_handles;  // per instruction; empty if unknown
 
+  const std::string& qualified_name() const {
+    return code->qualified_name;
+  }  // "__torch__.Top.forward"
+  const std::vector<Instruction>& instructions() const { return code->instructions; }
   // "forward" of "__torch__.Top.forward".
   std::string short_name() const;
 };

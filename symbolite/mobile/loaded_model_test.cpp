@@ -52,7 +52,7 @@ TEST(ModelLoader, ModulesParametersAndMethodsLoad) {
     EXPECT_NE(std::find(methods.begin(), methods.end(), "forward"), methods.end());
     ASSERT_NE(model.method("forward"), nullptr);
     EXPECT_EQ(model.method("forward")->debug_handles.size(),
-              model.method("forward")->instructions.size());
+              model.method("forward")->instructions().size());
     EXPECT_TRUE(model.debug != nullptr);
     const auto& root = model.root.to_object();
     EXPECT_EQ(root.type_name, "__torch__.model_defs.Nested");

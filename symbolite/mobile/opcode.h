@@ -55,8 +55,10 @@ enum class OpCode : std::uint8_t {
 std::optional<OpCode> opcode_from_name(std::string_view name);
 std::string_view opcode_name(OpCode op);
 
-struct DecodedInstruction {
-  OpCode op;
+// One instruction as the interpreter runs it; bytecode.pkl's (name, X, N) with the name decoded.
+// PyTorch keeps X in 32 bits and N in 16, so 32-bit operands hold every file it can run.
+struct Instruction {
+  OpCode op = OpCode::kRet;
   std::int32_t x = 0;
   std::int32_t n = 0;
 };

@@ -82,12 +82,12 @@ std::string format_string(const std::string& format, const IValue* args, std::si
 
 // ---------------------------------------------------------------- objects
 
-void bad_attribute_slot(const DecodedInstruction& ins, const ops::Object& object) {
+void bad_attribute_slot(const Instruction& ins, const ops::Object& object) {
   throw Error(ErrorKind::kModel, fmt::format("attribute slot {} of a {} with {} attributes", ins.x,
                                              object.type_name, object.slots.size()));
 }
 
-void set_attr(Stack& stack, const DecodedInstruction& ins) {
+void set_attr(Stack& stack, const Instruction& ins) {
   IValue value = ops::pop(stack);
   IValue object = ops::pop(stack);
   auto& slots = object.to_object().slots;
@@ -100,15 +100,15 @@ void set_attr(Stack& stack, const DecodedInstruction& ins) {
   slots[as_index(ins.x)] = std::move(value);
 }
 
-void create_object(const mobile::LoadedFunction& fn, Stack& stack, const DecodedInstruction& ins) {
+void create_object(const mobile::LoadedFunction& fn, Stack& stack, const Instruction& ins) {
   auto object = std::make_shared<ops::Object>();
-  object->type_name = fn.types[as_index(ins.x)];
+  object->type_name = fn.code->types[as_index(ins.x)];
   object->native = create_custom_class(object->type_name);
   stack.push_back(IValue::object(std::move(object)));
 }
 
-bool call_custom_class(const mobile::LoadedFunction& fn, Stack& stack,
-                       const DecodedInstruction& ins, std::size_t pc) {
+bool call_custom_class(const mobile::LoadedFunction& fn, Stack& stack, const Instruction& ins,
+                       std::size_t pc) {
   const std::string& method = fn.constants[as_index(ins.x)].to_string();
   if (stack.size() < as_index(ins.n)) throw Error(ErrorKind::kModel, "stack underflow");
   const IValue& self = stack[stack.size() - as_index(ins.n)];
@@ -128,7 +128,7 @@ bool call_custom_class(const mobile::LoadedFunction& fn, Stack& stack,
 
 // ---------------------------------------------------------------- containers
 
-void list_unpack(Stack& stack, const DecodedInstruction& ins) {
+void list_unpack(Stack& stack, const Instruction& ins) {
   IValue list = ops::pop(stack);
   const auto& items = list.is(IValue::Kind::kTuple) ? list.to_tuple() : list.to_list();
   if (items.size() != as_index(ins.x)) {
@@ -138,7 +138,7 @@ void list_unpack(Stack& stack, const DecodedInstruction& ins) {
   for (const auto& item : items) stack.push_back(item);
 }
 
-void tuple_slice(Stack& stack, const DecodedInstruction& ins) {
+void tuple_slice(Stack& stack, const Instruction& ins) {
   IValue tuple = ops::pop(stack);
   const auto& items = tuple.to_tuple();
   std::size_t begin = as_index(ins.x);
@@ -160,7 +160,7 @@ void tuple_index(Stack& stack) {
 }
 
 // DICT_CONSTRUCT N: N/2 key-value pairs; a repeated key keeps its first place, the last value.
-void dict_construct(Stack& stack, const DecodedInstruction& ins) {
+void dict_construct(Stack& stack, const Instruction& ins) {
   std::size_t n = as_index(ins.n);
   if (n % 2 != 0 || stack.size() < n) throw Error(ErrorKind::kModel, "bad DICT_CONSTRUCT");
   auto dict = std::make_shared<ops::Dict>();
@@ -189,17 +189,17 @@ void dict_index(Stack& stack) {
 // ---------------------------------------------------------------- types and values
 
 // ISINSTANCE X N: whether the value is of any of the types X .. X+N-1.
-void is_instance(const mobile::LoadedFunction& fn, Stack& stack, const DecodedInstruction& ins) {
+void is_instance(const mobile::LoadedFunction& fn, Stack& stack, const Instruction& ins) {
   IValue v = ops::pop(stack);
   bool result = false;
   for (std::int32_t i = 0; i < ins.n; ++i) {
-    result |= is_instance_of(v, fn.types[as_index(ins.x + i)]);
+    result |= is_instance_of(v, fn.code->types[as_index(ins.x + i)]);
   }
   stack.emplace_back(result);
 }
 
 // Python's `is`: the same container or object, both None, or equal scalars of one kind.
-void is_same(Stack& stack, const DecodedInstruction& ins) {
+void is_same(Stack& stack, const Instruction& ins) {
   IValue b = ops::pop(stack);
   IValue a = ops::pop(stack);
   bool same = (a.is_none() && b.is_none()) ||
@@ -212,7 +212,7 @@ void is_same(Stack& stack, const DecodedInstruction& ins) {
 void logical_not(Stack& stack) { stack.emplace_back(!ops::pop(stack).to_bool()); }
 
 // FORMAT X: the format string, then its X - 1 arguments.
-void format_text(Stack& stack, const DecodedInstruction& ins) {
+void format_text(Stack& stack, const Instruction& ins) {
   std::size_t n = as_index(ins.x);
   if (n == 0 || stack.size() < n) throw Error(ErrorKind::kModel, "bad FORMAT");
   IValue* args = ops::last(stack, n);
@@ -262,7 +262,7 @@ void warn(Stack& stack) {
   std::fprintf(stderr, "Warning: %s\n", ops::pop(stack).str().c_str());
 }
 
-void unreachable(const DecodedInstruction& ins) {
+void unreachable(const Instruction& ins) {
   throw Error(ErrorKind::kInternal,
               fmt::format("instruction {} reached the interpreter", mobile::opcode_name(ins.op)));
 }

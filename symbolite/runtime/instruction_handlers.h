@@ -24,7 +24,7 @@
 
 namespace symbolite::runtime::instructions {
 
-using mobile::DecodedInstruction;
+using mobile::Instruction;
 using ops::IValue;
 using ops::Stack;
 
@@ -48,40 +48,39 @@ inline debuginfo::DebugHandle handle_at(const mobile::LoadedFunction& fn, std::s
 
 // ---------------------------------------------------------------- registers and constants
 
-[[gnu::always_inline]] inline void load_register(Frame& f, const DecodedInstruction& ins) {
+[[gnu::always_inline]] inline void load_register(Frame& f, const Instruction& ins) {
   f.stack.push_back(f.registers[as_index(ins.x)]);
 }
-[[gnu::always_inline]] inline void move_register(Frame& f, const DecodedInstruction& ins) {
+[[gnu::always_inline]] inline void move_register(Frame& f, const Instruction& ins) {
   f.stack.push_back(std::move(f.registers[as_index(ins.x)]));
 }
-[[gnu::always_inline]] inline void store_register(Frame& f, const DecodedInstruction& ins) {
+[[gnu::always_inline]] inline void store_register(Frame& f, const Instruction& ins) {
   f.registers[as_index(ins.x)] = ops::pop(f.stack);
 }
 // STOREN: the top N values into registers X .. X+N-1, the topmost into the last.
-[[gnu::always_inline]] inline void store_registers(Frame& f, const DecodedInstruction& ins) {
+[[gnu::always_inline]] inline void store_registers(Frame& f, const Instruction& ins) {
   for (std::int32_t i = ins.n; i > 0; --i) f.registers[as_index(ins.x + i - 1)] = ops::pop(f.stack);
 }
 [[gnu::always_inline]] inline void drop_value(Frame& f) { ops::pop(f.stack); }
-[[gnu::always_inline]] inline void drop_register(Frame& f, const DecodedInstruction& ins) {
+[[gnu::always_inline]] inline void drop_register(Frame& f, const Instruction& ins) {
   f.registers[as_index(ins.x)] = IValue();
 }
-[[gnu::always_inline]] inline void load_constant(Frame& f, const DecodedInstruction& ins) {
+[[gnu::always_inline]] inline void load_constant(Frame& f, const Instruction& ins) {
   f.stack.push_back(f.fn.constants[as_index(ins.x)]);
 }
 
 // ---------------------------------------------------------------- control flow (next pc)
 
-[[gnu::always_inline]] inline std::size_t jump_if_false(Frame& f, const DecodedInstruction& ins,
+[[gnu::always_inline]] inline std::size_t jump_if_false(Frame& f, const Instruction& ins,
                                                         std::size_t pc) {
   return ops::pop(f.stack).to_bool() ? pc + 1 : pc + as_index(ins.x);
 }
-[[gnu::always_inline]] inline std::size_t jump(const DecodedInstruction& ins, std::size_t pc) {
+[[gnu::always_inline]] inline std::size_t jump(const Instruction& ins, std::size_t pc) {
   return pc + static_cast<std::size_t>(static_cast<std::ptrdiff_t>(ins.x));
 }
 // LOOP N: stack holds trip count, max trip count, condition, then N - 2 loop-carried values.
 // Another iteration goes on to the body; the last one drops the three counters and jumps X.
-[[gnu::always_inline]] inline std::size_t loop(Frame& f, const DecodedInstruction& ins,
-                                               std::size_t pc) {
+[[gnu::always_inline]] inline std::size_t loop(Frame& f, const Instruction& ins, std::size_t pc) {
   std::size_t n = as_index(ins.n);
   if (f.stack.size() < n + 1) throw Error(ErrorKind::kModel, "stack underflow in LOOP");
   IValue* values = f.stack.data() + f.stack.size() - (n + 1);
@@ -99,8 +98,7 @@ inline debuginfo::DebugHandle handle_at(const mobile::LoadedFunction& fn, std::s
 // ---------------------------------------------------------------- operators
 
 // OP X / OPN X N: operator X on its arguments (OPN also pushes N, the count of its varargs).
-[[gnu::always_inline]] inline void run_operator(Frame& f, const DecodedInstruction& ins,
-                                                std::size_t pc) {
+[[gnu::always_inline]] inline void run_operator(Frame& f, const Instruction& ins, std::size_t pc) {
   const auto& op = f.fn.operators[as_index(ins.x)];
   if (ins.op == mobile::OpCode::kOpN) f.stack.emplace_back(static_cast<std::int64_t>(ins.n));
   // Arguments the bytecode left out take the schema's defaults.
@@ -121,26 +119,26 @@ inline debuginfo::DebugHandle handle_at(const mobile::LoadedFunction& fn, std::s
 
 // ---------------------------------------------------------------- objects
 
-[[noreturn]] void bad_attribute_slot(const DecodedInstruction& ins, const ops::Object& object);
+[[noreturn]] void bad_attribute_slot(const Instruction& ins, const ops::Object& object);
 
-[[gnu::always_inline]] inline void get_attr(Frame& f, const DecodedInstruction& ins) {
+[[gnu::always_inline]] inline void get_attr(Frame& f, const Instruction& ins) {
   IValue object = ops::pop(f.stack);
   auto& slots = object.to_object().slots;
   if (as_index(ins.x) >= slots.size()) bad_attribute_slot(ins, object.to_object());
   f.stack.push_back(slots[as_index(ins.x)]);
 }
-void set_attr(Stack& stack, const DecodedInstruction& ins);
-void create_object(const mobile::LoadedFunction& fn, Stack& stack, const DecodedInstruction& ins);
+void set_attr(Stack& stack, const Instruction& ins);
+void create_object(const mobile::LoadedFunction& fn, Stack& stack, const Instruction& ins);
 // INTERFACE_CALL on an object of a custom C++ class (a delegate backend): runs its C++ method
 // and returns true; false for a model object, whose method is bytecode the interpreter runs.
-bool call_custom_class(const mobile::LoadedFunction& fn, Stack& stack,
-                       const DecodedInstruction& ins, std::size_t pc);
+bool call_custom_class(const mobile::LoadedFunction& fn, Stack& stack, const Instruction& ins,
+                       std::size_t pc);
 
 // ---------------------------------------------------------------- containers
 
 // LIST_CONSTRUCT, TUPLE_CONSTRUCT and NAMED_TUPLE_CONSTRUCT: the top values (X of them for a
 // tuple, N for the others) as one list or tuple.
-[[gnu::always_inline]] inline void construct_sequence(Frame& f, const DecodedInstruction& ins) {
+[[gnu::always_inline]] inline void construct_sequence(Frame& f, const Instruction& ins) {
   std::size_t n = as_index(ins.op == mobile::OpCode::kTupleConstruct ? ins.x : ins.n);
   if (f.stack.size() < n) throw Error(ErrorKind::kModel, "stack underflow");
   ops::IValueList items(std::make_move_iterator(f.stack.end() - static_cast<std::ptrdiff_t>(n)),
@@ -149,18 +147,18 @@ bool call_custom_class(const mobile::LoadedFunction& fn, Stack& stack,
   f.stack.push_back(ins.op == mobile::OpCode::kListConstruct ? IValue::list(std::move(items))
                                                              : IValue::tuple(std::move(items)));
 }
-void list_unpack(Stack& stack, const DecodedInstruction& ins);
-void tuple_slice(Stack& stack, const DecodedInstruction& ins);
+void list_unpack(Stack& stack, const Instruction& ins);
+void tuple_slice(Stack& stack, const Instruction& ins);
 void tuple_index(Stack& stack);
-void dict_construct(Stack& stack, const DecodedInstruction& ins);
+void dict_construct(Stack& stack, const Instruction& ins);
 void dict_index(Stack& stack);
 
 // ---------------------------------------------------------------- types and values
 
-void is_instance(const mobile::LoadedFunction& fn, Stack& stack, const DecodedInstruction& ins);
-void is_same(Stack& stack, const DecodedInstruction& ins);  // __IS__ and __ISNOT__
+void is_instance(const mobile::LoadedFunction& fn, Stack& stack, const Instruction& ins);
+void is_same(Stack& stack, const Instruction& ins);  // __IS__ and __ISNOT__
 void logical_not(Stack& stack);
-void format_text(Stack& stack, const DecodedInstruction& ins);
+void format_text(Stack& stack, const Instruction& ins);
 void tensor_device(Stack& stack);
 void tensor_dtype(Stack& stack);
 void tensor_is_cuda(Stack& stack);
@@ -173,6 +171,6 @@ void push_uninitialized(Stack& stack);
 [[noreturn]] void raise_exception(Stack& stack);
 void warn(Stack& stack);
 // CALL, ENTER and EXIT: the verifier refuses them at load (bytecode_verifier.cpp says why).
-[[noreturn]] void unreachable(const DecodedInstruction& ins);
+[[noreturn]] void unreachable(const Instruction& ins);
 
 }  // namespace symbolite::runtime::instructions

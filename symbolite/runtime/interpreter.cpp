@@ -50,9 +50,9 @@ IValue Interpreter::run_method(std::string_view name, std::vector<IValue> inputs
     throw Error(ErrorKind::kNotFound,
                 fmt::format("{} has no method '{}' (methods: {})", model_.top_type, name, known));
   }
-  if (!fn->arguments.empty() && inputs.size() + 1 > fn->arguments.size()) {
+  if (!fn->argument_defaults.empty() && inputs.size() + 1 > fn->argument_defaults.size()) {
     throw Error(ErrorKind::kUsage, fmt::format("{}() takes {} inputs, got {}", fn->short_name(),
-                                               fn->arguments.size() - 1, inputs.size()));
+                                               fn->argument_defaults.size() - 1, inputs.size()));
   }
   executed_ = 0;
   next_check_ = 0;  // the first instruction checks, and sets the next point
@@ -61,8 +61,8 @@ IValue Interpreter::run_method(std::string_view name, std::vector<IValue> inputs
   stack.push_back(model_.root);
   for (auto& input : inputs) stack.push_back(std::move(input));
   // Missing trailing inputs take the schema's defaults, as in Python.
-  for (std::size_t i = stack.size(); i < fn->arguments.size(); ++i) {
-    stack.push_back(fn->arguments[i].default_value);
+  for (std::size_t i = stack.size(); i < fn->argument_defaults.size(); ++i) {
+    stack.push_back(fn->argument_defaults[i]);
   }
   return run(*fn, stack, 0);
 }
@@ -73,7 +73,7 @@ void Interpreter::fail(const mobile::LoadedFunction& fn, std::size_t pc, std::st
   RunErrorDetails d;
   d.python_class = std::move(python_class);
   d.message = std::move(message);
-  d.function = fn.qualified_name;
+  d.function = fn.qualified_name();
   d.instruction = pc;
   d.model_id = to_hex(model_.model_id);
   if (pc < fn.debug_handles.size()) d.handle = fn.debug_handles[pc];
@@ -127,9 +127,8 @@ void Interpreter::check_budget(const mobile::LoadedFunction& fn, std::size_t pc,
   }
 }
 
-void Interpreter::interface_call(const mobile::LoadedFunction& fn,
-                                 const mobile::DecodedInstruction& ins, Stack& stack,
-                                 std::size_t pc, std::size_t depth) {
+void Interpreter::interface_call(const mobile::LoadedFunction& fn, const mobile::Instruction& ins,
+                                 Stack& stack, std::size_t pc, std::size_t depth) {
   if (instructions::call_custom_class(fn, stack, ins, pc)) return;
   const std::string& method = fn.constants[static_cast<std::size_t>(ins.x)].to_string();
   const IValue& self = stack[stack.size() - static_cast<std::size_t>(ins.n)];
@@ -150,11 +149,11 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
     fail(fn, 0, "RuntimeError", fmt::format("calls nested deeper than {}", kMaxCallDepth));
   }
   Frame frame(fn, stack);
-  const auto& code = fn.instructions;
+  const auto& code = fn.instructions();
   std::size_t pc = 0;
   while (true) {
     if (++executed_ >= next_check_) check_budget(fn, pc, stack);
-    const mobile::DecodedInstruction& ins = code[pc];
+    const mobile::Instruction& ins = code[pc];
     try {
       switch (ins.op) {
         case OpCode::kOp:

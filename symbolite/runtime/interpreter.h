@@ -41,7 +41,7 @@ class Interpreter {
   ops::IValue run(const mobile::LoadedFunction& fn, ops::Stack& stack, std::size_t depth);
   // INTERFACE_CALL: a custom class's C++ method, or the object's bytecode method run
   // one call deeper; its result is pushed.
-  void interface_call(const mobile::LoadedFunction& fn, const mobile::DecodedInstruction& ins,
+  void interface_call(const mobile::LoadedFunction& fn, const mobile::Instruction& ins,
                       ops::Stack& stack, std::size_t pc, std::size_t depth);
   [[noreturn]] void fail(const mobile::LoadedFunction& fn, std::size_t pc, std::string python_class,
                          std::string message,

@@ -44,7 +44,7 @@ TEST(IsCuda, SurvivesLiftAndEmit) {
   auto emitted = compiler::emit_program(program, compiler::HandleScheme::kStable, recorder);
   bool has_is_cuda = false;
   for (const auto& ins : emitted.bytecode.functions.at(0).instructions)
-    has_is_cuda |= ins.opcode == "IS_CUDA";
+    has_is_cuda |= ins.op == mobile::OpCode::kIsCuda;
   EXPECT_TRUE(has_is_cuda);
   auto bytes = mobile::write_model_bytes(info.archive, emitted.bytecode, &emitted.debug);
   auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(bytes));

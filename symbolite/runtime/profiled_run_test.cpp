@@ -74,7 +74,7 @@ const mobile::ResolvedOperator* operator_of(debuginfo::DebugHandle handle) {
   for (const auto& [name, fn] : nested().functions) {
     for (std::size_t pc = 0; pc < fn.debug_handles.size(); ++pc) {
       if (fn.debug_handles[pc] != handle) continue;
-      const auto& ins = fn.instructions[pc];
+      const auto& ins = fn.instructions()[pc];
       if (ins.op != mobile::OpCode::kOp && ins.op != mobile::OpCode::kOpN) return nullptr;
       return &fn.operators[static_cast<std::size_t>(ins.x)];
     }

@@ -20,6 +20,7 @@ namespace symbolite::runtime {
 namespace {
 
 using mobile::Instruction;
+using mobile::OpCode;
 
 // is_cuda.ptl with its forward changed by `edit`, written without debug records.
 template <typename Edit>
@@ -75,7 +76,7 @@ TEST(RunBudget, RegisterSizeIsSizedByTheCodeNotTheClaim) {
 
 TEST(RunBudget, JumpToItselfIsRefusedAtLoad) {
   try {
-    spinning({{"JMP", 0, 0}});
+    spinning({{OpCode::kJmp, 0, 0}});
     FAIL() << "loaded";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kModel);
@@ -84,7 +85,7 @@ TEST(RunBudget, JumpToItselfIsRefusedAtLoad) {
         << e.what();
   }
   try {
-    spinning({{"JMP", 1, 0}, {"JMP", -1, 0}});
+    spinning({{OpCode::kJmp, 1, 0}, {OpCode::kJmp, -1, 0}});
     FAIL() << "loaded";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("jumps back to itself through other jumps only"),
@@ -94,7 +95,8 @@ TEST(RunBudget, JumpToItselfIsRefusedAtLoad) {
 }
 
 TEST(RunBudget, InstructionLimitStopsALoopAtItsInstruction) {
-  auto model = spinning({{"UN_INITIALIZED", 0, 0}, {"DROP", 0, 0}, {"JMP", -2, 0}});
+  auto model =
+      spinning({{OpCode::kUninitialized, 0, 0}, {OpCode::kDrop, 0, 0}, {OpCode::kJmp, -2, 0}});
   Interpreter interpreter(model);
   RunBudget budget;
   budget.max_instructions = 1000;
@@ -125,7 +127,8 @@ TEST(RunBudget, ALimitAboveWhatTheRunNeedsChangesNothing) {
 }
 
 TEST(RunBudget, TimeoutStopsAnEndlessLoop) {
-  auto model = spinning({{"UN_INITIALIZED", 0, 0}, {"DROP", 0, 0}, {"JMP", -2, 0}});
+  auto model =
+      spinning({{OpCode::kUninitialized, 0, 0}, {OpCode::kDrop, 0, 0}, {OpCode::kJmp, -2, 0}});
   Interpreter interpreter(model);
   RunBudget budget;
   budget.timeout = std::chrono::milliseconds(50);
@@ -136,7 +139,8 @@ TEST(RunBudget, TimeoutStopsAnEndlessLoop) {
 }
 
 TEST(RunBudget, CancelFromAnotherThread) {
-  auto model = spinning({{"UN_INITIALIZED", 0, 0}, {"DROP", 0, 0}, {"JMP", -2, 0}});
+  auto model =
+      spinning({{OpCode::kUninitialized, 0, 0}, {OpCode::kDrop, 0, 0}, {OpCode::kJmp, -2, 0}});
   Interpreter interpreter(model);
   std::atomic<bool> cancel{false};
   RunBudget budget;
@@ -152,7 +156,7 @@ TEST(RunBudget, CancelFromAnotherThread) {
 }
 
 TEST(RunBudget, AStackThatOnlyGrowsIsStopped) {
-  auto model = spinning({{"UN_INITIALIZED", 0, 0}, {"JMP", -1, 0}});
+  auto model = spinning({{OpCode::kUninitialized, 0, 0}, {OpCode::kJmp, -1, 0}});
   Interpreter interpreter(model);
   RunBudget budget;
   budget.max_stack = 10000;

@@ -117,7 +117,7 @@ TEST(TensorToList, SurvivesLiftAndEmit) {
   auto emitted = compiler::emit_program(program, compiler::HandleScheme::kStable, recorder);
   int to_lists = 0;
   for (const auto& ins : emitted.bytecode.functions.at(0).instructions)
-    to_lists += ins.opcode == "TO_LIST";
+    to_lists += ins.op == mobile::OpCode::kToList;
   EXPECT_EQ(to_lists, 5);
   auto bytes = mobile::write_model_bytes(info.archive, emitted.bytecode, &emitted.debug);
   auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(bytes));
