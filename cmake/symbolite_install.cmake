@@ -60,7 +60,17 @@ foreach(header IN LISTS installed_headers)
   get_filename_component(dir ${header} DIRECTORY)
   install(FILES ${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/symbolite/${dir})
 endforeach()
+# <symbolite/symbolite.h>: every public header in one include. What it does not reach is
+# internal; tests/package/check_install.sh compiles it, and each public header on its own,
+# against the installed prefix alone.
+set(umbrella "// The public API of symbolite (generated from cmake/symbolite_install.cmake).\n")
+string(APPEND umbrella "#pragma once\n\n#include \"symbolite/version.h\"\n")
+foreach(header IN LISTS public_headers)
+  string(APPEND umbrella "#include \"symbolite/${header}\"\n")
+endforeach()
+file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/generated/symbolite/symbolite.h CONTENT "${umbrella}")
 install(FILES ${PROJECT_BINARY_DIR}/generated/symbolite/version.h
+              ${PROJECT_BINARY_DIR}/generated/symbolite/symbolite.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/symbolite)
 
 install(TARGETS symbolite RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -25,6 +25,20 @@ for header in mobile/model_info.h runtime/interpreter.h debuginfo/symbolicator.h
               ops/registry/ivalue.h; do
   [ -f "$prefix/include/symbolite/$header" ] || fail "public header $header not installed"
 done
+# The umbrella and every public header it names compile on their own from the prefix (with
+# fmt and nlohmann-json, the package's public dependencies): none needs a header that is not
+# installed, or one included before it.
+umbrella=$prefix/include/symbolite/symbolite.h
+[ -f "$umbrella" ] || fail "no symbolite/symbolite.h"
+compiles() {
+  echo "#include \"$1\"" | c++ -std=c++20 -fsyntax-only -I"$prefix/include" -x c++ - \
+    2> "$work/header.err" || fail "$1 does not compile on its own from the prefix:
+$(head -n 20 "$work/header.err")"
+}
+compiles symbolite/symbolite.h
+while read -r header; do
+  compiles "$header"
+done < <(sed -n 's/^#include "\(symbolite\/.*\)"$/\1/p' "$umbrella")
 for internal in cli ops/kernels ops/cpu; do
   [ ! -e "$prefix/include/symbolite/$internal" ] || fail "internal headers installed: $internal"
 done
