@@ -5,13 +5,10 @@
 
 #include <fstream>
 
-#include "symbolite/compiler/lifter.h"
-#include "symbolite/compiler/model_export.h"
 #include "symbolite/mobile/loaded_model.h"
-#include "symbolite/mobile/model_info.h"
-#include "symbolite/mobile/model_writer.h"
 #include "symbolite/runtime/interpreter.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/reemit.h"
 
 namespace symbolite::runtime {
 namespace {
@@ -37,19 +34,12 @@ TEST(IsCuda, RunsTheCpuBranchAsPyTorchDoes) {
 }
 
 TEST(IsCuda, SurvivesLiftAndEmit) {
-  auto info = mobile::ModelInfo::load(testing::fixture_path("models/is_cuda.ptl"));
-  compiler::Program program = compiler::lift(info);
-  debuginfo::DebugHandleCounter counter;
-  debuginfo::DebugInfoRecorder recorder(counter);
-  auto emitted = compiler::emit_program(program, compiler::HandleScheme::kStable, recorder);
+  auto reemitted = testing::lift_emit_and_load("models/is_cuda.ptl");
   bool has_is_cuda = false;
-  for (const auto& ins : emitted.bytecode.functions.at(0).instructions)
+  for (const auto& ins : reemitted.bytecode.functions.at(0).instructions)
     has_is_cuda |= ins.op == mobile::OpCode::kIsCuda;
   EXPECT_TRUE(has_is_cuda);
-  auto bytes = mobile::write_model_bytes(info.archive, emitted.bytecode, &emitted.debug);
-  auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(bytes));
-  expect_pytorchs_output(
-      mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), "exported"));
+  expect_pytorchs_output(reemitted.model);
 }
 
 }  // namespace

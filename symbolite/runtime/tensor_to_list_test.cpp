@@ -6,15 +6,12 @@
 #include <cstring>
 #include <fstream>
 
-#include "symbolite/compiler/lifter.h"
-#include "symbolite/compiler/model_export.h"
 #include "symbolite/mobile/loaded_model.h"
-#include "symbolite/mobile/model_info.h"
-#include "symbolite/mobile/model_writer.h"
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/runtime/tensor_to_list.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/reemit.h"
 
 namespace symbolite::runtime {
 namespace {
@@ -110,19 +107,12 @@ TEST(TensorToList, GivesPyTorchsResultsAndErrors) {
 }
 
 TEST(TensorToList, SurvivesLiftAndEmit) {
-  auto info = mobile::ModelInfo::load(testing::fixture_path("models/tolist.ptl"));
-  compiler::Program program = compiler::lift(info);
-  debuginfo::DebugHandleCounter counter;
-  debuginfo::DebugInfoRecorder recorder(counter);
-  auto emitted = compiler::emit_program(program, compiler::HandleScheme::kStable, recorder);
+  auto reemitted = testing::lift_emit_and_load("models/tolist.ptl");
   int to_lists = 0;
-  for (const auto& ins : emitted.bytecode.functions.at(0).instructions)
+  for (const auto& ins : reemitted.bytecode.functions.at(0).instructions)
     to_lists += ins.op == mobile::OpCode::kToList;
   EXPECT_EQ(to_lists, 5);
-  auto bytes = mobile::write_model_bytes(info.archive, emitted.bytecode, &emitted.debug);
-  auto owner = std::make_shared<std::vector<std::uint8_t>>(std::move(bytes));
-  expect_pytorchs_results(
-      mobile::LoadedModel::load_bytes(Bytes(owner, owner->data(), owner->size()), "exported"));
+  expect_pytorchs_results(reemitted.model);
 }
 
 // PyTorch's lite interpreter fails an internal assert on float16/bfloat16 (it reads only float

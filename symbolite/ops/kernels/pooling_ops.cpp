@@ -110,42 +110,47 @@ Pool read_window(const char* op, const Ints& kernel, const Ints& stride, const I
   return p;
 }
 
-// Max pooling of every H x W plane of contiguous x into out.
-template <typename T>
-void max_pool2d_planes(const Tensor& x, const Pool& p, Tensor& out) {
+// Calls pool(in, o) for every H x W plane `in` of contiguous x and its OH x OW plane `o` of
+// out. Planes are independent: split across threads (the same result at any count).
+template <typename T, typename PlaneFn>
+void for_each_plane(const Tensor& x, const Pool& p, Tensor& out, PlaneFn pool) {
   std::int64_t planes = x.numel() / (p.h * p.w);
   const T* src = x.data<T>();
   T* dst = out.mutable_data<T>();
-  // Planes are independent: split across threads (the same result at any count).
   parallel_for(planes, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, p.h * p.w)),
                [&](std::int64_t first, std::int64_t last) {
                  for (std::int64_t plane = first; plane < last; ++plane) {
-                   const T* in = src + plane * p.h * p.w;
-                   T* o = dst + plane * p.oh * p.ow;
-                   // Tap by tap over whole output rows (a vectorizable select per tap) instead of window by
-                   // window; NaN propagates as in PyTorch's `val > max || isnan(val)`.
-                   for (std::int64_t oh = 0; oh < p.oh; ++oh) {
-                     T* orow = o + oh * p.ow;
-                     std::fill_n(orow, p.ow, -std::numeric_limits<T>::infinity());
-                     for (std::int64_t i = 0; i < p.kh; ++i) {
-                       std::int64_t ih = oh * p.sh - p.ph + i * p.dh;
-                       if (ih < 0 || ih >= p.h) continue;
-                       const T* row = in + ih * p.w;
-                       for (std::int64_t j = 0; j < p.kw; ++j) {
-                         std::int64_t off = j * p.dw - p.pw;  // input column of output column 0
-                         // output columns whose input column ow * sw + off lies in [0, w)
-                         std::int64_t lo = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
-                         std::int64_t hi =
-                             p.w - 1 - off < 0 ? 0 : std::min(p.ow, (p.w - 1 - off) / p.sw + 1);
-                         for (std::int64_t ow = lo; ow < hi; ++ow) {
-                           T v = row[ow * p.sw + off];
-                           orow[ow] = (v > orow[ow] || std::isnan(v)) ? v : orow[ow];
-                         }
-                       }
-                     }
-                   }
+                   pool(src + plane * p.h * p.w, dst + plane * p.oh * p.ow);
                  }
                });
+}
+
+// Max pooling of every H x W plane of contiguous x into out.
+template <typename T>
+void max_pool2d_planes(const Tensor& x, const Pool& p, Tensor& out) {
+  for_each_plane<T>(x, p, out, [&](const T* in, T* o) {
+    // Tap by tap over whole output rows (a vectorizable select per tap) instead of window by
+    // window; NaN propagates as in PyTorch's `val > max || isnan(val)`.
+    for (std::int64_t oh = 0; oh < p.oh; ++oh) {
+      T* orow = o + oh * p.ow;
+      std::fill_n(orow, p.ow, -std::numeric_limits<T>::infinity());
+      for (std::int64_t i = 0; i < p.kh; ++i) {
+        std::int64_t ih = oh * p.sh - p.ph + i * p.dh;
+        if (ih < 0 || ih >= p.h) continue;
+        const T* row = in + ih * p.w;
+        for (std::int64_t j = 0; j < p.kw; ++j) {
+          std::int64_t off = j * p.dw - p.pw;  // input column of output column 0
+          // output columns whose input column ow * sw + off lies in [0, w)
+          std::int64_t lo = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
+          std::int64_t hi = p.w - 1 - off < 0 ? 0 : std::min(p.ow, (p.w - 1 - off) / p.sw + 1);
+          for (std::int64_t ow = lo; ow < hi; ++ow) {
+            T v = row[ow * p.sw + off];
+            orow[ow] = (v > orow[ow] || std::isnan(v)) ? v : orow[ow];
+          }
+        }
+      }
+    }
+  });
 }
 
 // aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
@@ -188,42 +193,33 @@ void max_pool2d(Stack& s) {
 template <typename T>
 void avg_pool2d_planes(const Tensor& x, const Pool& p, bool count_include_pad,
                        std::optional<std::int64_t> divisor, Tensor& out) {
-  std::int64_t planes = x.numel() / (p.h * p.w);
-  const T* src = x.data<T>();
-  T* dst = out.mutable_data<T>();
-  // Planes are independent: split across threads (the same result at any count).
-  parallel_for(planes, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, p.h * p.w)),
-               [&](std::int64_t first, std::int64_t last) {
-                 for (std::int64_t plane = first; plane < last; ++plane) {
-                   const T* in = src + plane * p.h * p.w;
-                   T* o = dst + plane * p.oh * p.ow;
-                   for (std::int64_t oh = 0; oh < p.oh; ++oh) {
-                     for (std::int64_t ow = 0; ow < p.ow; ++ow) {
-                       std::int64_t h0 = oh * p.sh - p.ph;
-                       std::int64_t w0 = ow * p.sw - p.pw;
-                       std::int64_t h1 = std::min(h0 + p.kh, p.h + p.ph);
-                       std::int64_t w1 = std::min(w0 + p.kw, p.w + p.pw);
-                       std::int64_t pool_size = (h1 - h0) * (w1 - w0);
-                       h0 = std::max<std::int64_t>(h0, 0);
-                       w0 = std::max<std::int64_t>(w0, 0);
-                       h1 = std::min(h1, p.h);
-                       w1 = std::min(w1, p.w);
-                       if (h0 >= h1 || w0 >= w1) {
-                         o[oh * p.ow + ow] = 0;
-                         continue;
-                       }
-                       T sum = 0;
-                       for (std::int64_t ih = h0; ih < h1; ++ih) {
-                         for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * p.w + iw];
-                       }
-                       std::int64_t div = divisor             ? *divisor
-                                          : count_include_pad ? pool_size
-                                                              : (h1 - h0) * (w1 - w0);
-                       o[oh * p.ow + ow] = sum / static_cast<T>(div);
-                     }
-                   }
-                 }
-               });
+  for_each_plane<T>(x, p, out, [&](const T* in, T* o) {
+    for (std::int64_t oh = 0; oh < p.oh; ++oh) {
+      for (std::int64_t ow = 0; ow < p.ow; ++ow) {
+        std::int64_t h0 = oh * p.sh - p.ph;
+        std::int64_t w0 = ow * p.sw - p.pw;
+        std::int64_t h1 = std::min(h0 + p.kh, p.h + p.ph);
+        std::int64_t w1 = std::min(w0 + p.kw, p.w + p.pw);
+        std::int64_t pool_size = (h1 - h0) * (w1 - w0);
+        h0 = std::max<std::int64_t>(h0, 0);
+        w0 = std::max<std::int64_t>(w0, 0);
+        h1 = std::min(h1, p.h);
+        w1 = std::min(w1, p.w);
+        if (h0 >= h1 || w0 >= w1) {
+          o[oh * p.ow + ow] = 0;
+          continue;
+        }
+        T sum = 0;
+        for (std::int64_t ih = h0; ih < h1; ++ih) {
+          for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * p.w + iw];
+        }
+        std::int64_t div = divisor             ? *divisor
+                           : count_include_pad ? pool_size
+                                               : (h1 - h0) * (w1 - w0);
+        o[oh * p.ow + ow] = sum / static_cast<T>(div);
+      }
+    }
+  });
 }
 
 // aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
