@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -157,4 +158,31 @@ inline void run_nn_case(const nlohmann::json& c) {
   }
 }
 
+// `op` on `args` refuses with Error(kUnsupported) — something symbolite does not do, not a
+// PyTorch error — whose message contains `needle`.
+inline void expect_unsupported(std::string_view op, std::vector<ops::IValue> args,
+                               std::string_view needle = "") {
+  try {
+    ops::run_op(op, std::move(args));
+    ADD_FAILURE() << op << " should fail";
+  } catch (const ops::OpError& e) {
+    ADD_FAILURE() << "expected an unsupported error, got " << e.message();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported) << e.message();
+    EXPECT_NE(e.message().find(needle), std::string::npos) << e.message();
+  }
+}
+
 }  // namespace symbolite::testing
+
+// A parameterized suite `Suite.MatchesPyTorch/<case name>` over every case of `file`.
+#define SYMBOLITE_NN_REFERENCE_SUITE(Suite, file)                                           \
+  class Suite : public ::testing::TestWithParam<std::size_t> {};                            \
+  TEST_P(Suite, MatchesPyTorch) {                                                           \
+    ::symbolite::testing::run_nn_case(::symbolite::testing::nn_cases(file)[GetParam()]);    \
+  }                                                                                         \
+  INSTANTIATE_TEST_SUITE_P(                                                                 \
+      , Suite, ::testing::ValuesIn(::symbolite::testing::nn_case_indices(file)),            \
+      [](const ::testing::TestParamInfo<std::size_t>& info) {                               \
+        return ::symbolite::testing::nn_cases(file)[info.param]["name"].get<std::string>(); \
+      })

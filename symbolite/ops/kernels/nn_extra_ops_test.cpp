@@ -17,31 +17,9 @@ namespace {
 
 using tensor::DType;
 using tensor::Tensor;
+using testing::expect_unsupported;
 
-class NnExtraOpsReference : public ::testing::TestWithParam<std::size_t> {};
-
-constexpr const char* kCases = "nn_extra_cases.json";
-
-TEST_P(NnExtraOpsReference, MatchesPyTorch) {
-  testing::run_nn_case(testing::nn_cases(kCases)[GetParam()]);
-}
-
-INSTANTIATE_TEST_SUITE_P(, NnExtraOpsReference,
-                         ::testing::ValuesIn(testing::nn_case_indices(kCases)),
-                         [](const ::testing::TestParamInfo<std::size_t>& info) {
-                           return testing::nn_cases(kCases)[info.param]["name"].get<std::string>();
-                         });
-
-void expect_unsupported(std::string_view op, std::vector<IValue> args) {
-  try {
-    run_op(op, std::move(args));
-    ADD_FAILURE() << op << " should fail";
-  } catch (const OpError& e) {
-    ADD_FAILURE() << "expected an unsupported error, got " << e.message();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported) << e.message();
-  }
-}
+SYMBOLITE_NN_REFERENCE_SUITE(NnExtraOpsReference, "nn_extra_cases.json");
 
 IValue tensors(std::vector<Tensor> ts) {
   IValueList items(ts.begin(), ts.end());

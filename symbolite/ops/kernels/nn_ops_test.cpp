@@ -19,19 +19,9 @@ namespace {
 
 using tensor::DType;
 using tensor::Tensor;
+using testing::expect_unsupported;
 
-class NnOpsReference : public ::testing::TestWithParam<std::size_t> {};
-
-constexpr const char* kCases = "nn_cases.json";
-
-TEST_P(NnOpsReference, MatchesPyTorch) {
-  testing::run_nn_case(testing::nn_cases(kCases)[GetParam()]);
-}
-
-INSTANTIATE_TEST_SUITE_P(, NnOpsReference, ::testing::ValuesIn(testing::nn_case_indices(kCases)),
-                         [](const ::testing::TestParamInfo<std::size_t>& info) {
-                           return testing::nn_cases(kCases)[info.param]["name"].get<std::string>();
-                         });
+SYMBOLITE_NN_REFERENCE_SUITE(NnOpsReference, "nn_cases.json");
 
 Tensor iota(std::vector<std::int64_t> sizes) {
   Tensor t = Tensor::empty(std::move(sizes), DType::kFloat32);
@@ -119,18 +109,6 @@ TEST(NnOps, DropoutInEvalModeReturnsItsInput) {
   EXPECT_EQ(out.raw_data(), x.raw_data());
   Tensor out2 = run_op("aten::dropout_", {x, 0.5, false}).to_tensor();
   EXPECT_EQ(out2.raw_data(), x.raw_data());
-}
-
-void expect_unsupported(std::string_view op, std::vector<IValue> args, std::string_view needle) {
-  try {
-    run_op(op, std::move(args));
-    ADD_FAILURE() << op << " should fail";
-  } catch (const OpError& e) {
-    ADD_FAILURE() << "expected an unsupported error, got " << e.message();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
-    EXPECT_NE(e.message().find(needle), std::string::npos) << e.message();
-  }
 }
 
 TEST(NnOps, TrainingModeIsUnsupported) {
