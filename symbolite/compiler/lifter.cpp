@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/archive/pickle_record.h"
 #include "symbolite/compiler/class_table.h"
 #include "symbolite/compiler/constant_placement.h"
 #include "symbolite/compiler/operator_types.h"
-#include "symbolite/debuginfo/archive_records.h"
 #include "symbolite/mobile/bytecode_verifier.h"
 #include "symbolite/mobile/opcode.h"
 #include "symbolite/ops/schema/necessary_args.h"
@@ -648,8 +648,8 @@ Program lift(const mobile::ModelInfo& model) {
         fmt::format("{}: no bytecode.pkl: a full TorchScript archive (.pt) cannot be lifted yet",
                     model.archive.display_name()));
   }
-  pickle::Value root = debuginfo::decode_pickle_record(model.archive, "data.pkl",
-                                                       [](const pickle::Value& v) { return v; });
+  pickle::Value root = archive::decode_pickle_record(model.archive, "data.pkl",
+                                                     [](const pickle::Value& v) { return v; });
   try {
     ClassTable classes = ClassTable::from_objects(root);
     Program program = lift_bytecode(

@@ -1,6 +1,6 @@
 #include "symbolite/debuginfo/model_debug_info.h"
 
-#include "symbolite/debuginfo/archive_records.h"
+#include "symbolite/archive/pickle_record.h"
 
 namespace symbolite::debuginfo {
 namespace {
@@ -13,8 +13,8 @@ void read_handle_table_record(const archive::ModelArchive& archive, ModelDebugIn
   if (!archive.has_record(kHandleTable)) return;
   info.has_handle_table = true;
   info.handle_table_size = archive.record_size(kHandleTable).value_or(0);
-  info.handles = decode_pickle_record(archive, kHandleTable,
-                                      [](const pickle::Value& v) { return read_handle_table(v); });
+  info.handles = archive::decode_pickle_record(
+      archive, kHandleTable, [](const pickle::Value& v) { return read_handle_table(v); });
 }
 
 }  // namespace
@@ -31,7 +31,7 @@ ModelDebugInfo ModelDebugInfo::load(const archive::ModelArchive& archive) {
   auto budget = SourceTextBudget::for_records(record_bytes);
   for (const auto& record : archive.records()) {
     if (!record.ends_with(kSourceRangeSuffix)) continue;
-    SourceRangeFile file = decode_pickle_record(
+    SourceRangeFile file = archive::decode_pickle_record(
         archive, record, [&](const pickle::Value& v) { return read_source_range_file(v, budget); });
     add_tags(file, info.tags);
     info.source_range_files.push_back(
@@ -41,7 +41,7 @@ ModelDebugInfo ModelDebugInfo::load(const archive::ModelArchive& archive) {
   if (archive.has_record(kCallstackMap)) {
     info.has_callstack_map = true;
     info.callstack_map_size = archive.record_size(kCallstackMap).value_or(0);
-    info.table = decode_pickle_record(archive, kCallstackMap, [&](const pickle::Value& v) {
+    info.table = archive::decode_pickle_record(archive, kCallstackMap, [&](const pickle::Value& v) {
       return read_callstack_map(v, info.tags, &info.callstack_stats);
     });
   }

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "symbolite/archive/model_archive.h"
-#include "symbolite/debuginfo/archive_records.h"
+#include "symbolite/archive/pickle_record.h"
 #include "symbolite/pickle/unpickler.h"
 #include "tests/test_support/fixtures.h"
 
@@ -62,7 +62,7 @@ class BytecodeRoundTrip : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BytecodeRoundTrip, ReadWriteReadIsTheSame) {
   auto archive = archive::ModelArchive::open(fixture_path(GetParam()));
-  Bytecode original = debuginfo::decode_pickle_record(
+  Bytecode original = archive::decode_pickle_record(
       archive, "bytecode.pkl", [](const pickle::Value& v) { return read_bytecode(v); });
   ASSERT_FALSE(original.functions.empty());
   EXPECT_EQ(describe(read_bytecode(bytecode_to_value(original))), describe(original));

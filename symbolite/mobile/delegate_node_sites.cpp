@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "symbolite/debuginfo/archive_records.h"
+#include "symbolite/archive/pickle_record.h"
 #include "symbolite/mobile/delegate_program.h"
 #include "symbolite/support/error.h"
 
@@ -88,7 +88,7 @@ std::map<debuginfo::DebugHandle, DelegateNodeSite> delegate_node_sites(const Mod
     }
   }
   // The payloads, from data.pkl again: the module tree keeps only their sizes.
-  debuginfo::decode_pickle_record(model.archive, "data.pkl", [&](const pickle::Value& root) {
+  archive::decode_pickle_record(model.archive, "data.pkl", [&](const pickle::Value& root) {
     for (const auto& l : lowered) {
       const pickle::Value* object = &root;
       for (const auto& name : l.path)

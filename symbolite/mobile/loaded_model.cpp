@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "symbolite/debuginfo/archive_records.h"
+#include "symbolite/archive/pickle_record.h"
 #include "symbolite/debuginfo/symbolicator.h"
 #include "symbolite/debuginfo/table_debug_info_source.h"
 #include "symbolite/mobile/bytecode_verifier.h"
@@ -117,7 +117,7 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
     }
     return false;
   });
-  model.root = debuginfo::decode_pickle_record(
+  model.root = archive::decode_pickle_record(
       info->archive, "data.pkl", [&](const pickle::Value& v) { return data.convert(v); });
 
   for (auto& call : data.take_setstate_calls()) {

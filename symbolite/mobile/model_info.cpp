@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "symbolite/debuginfo/archive_records.h"
+#include "symbolite/archive/pickle_record.h"
 #include "symbolite/debuginfo/table_debug_info_source.h"
 #include "symbolite/support/error.h"
 
@@ -50,12 +50,12 @@ ModelInfo ModelInfo::from_archive(archive::ModelArchive archive, Contents conten
   const bool all = contents == Contents::kAll;
   ModuleNode modules;
   if (all) {
-    modules = debuginfo::decode_pickle_record(
+    modules = archive::decode_pickle_record(
         archive, "data.pkl", [](const pickle::Value& v) { return read_module_tree(v); });
   }
   std::optional<Bytecode> bytecode;
   if (archive.has_record("bytecode.pkl")) {
-    bytecode = debuginfo::decode_pickle_record(
+    bytecode = archive::decode_pickle_record(
         archive, "bytecode.pkl", [](const pickle::Value& v) { return read_bytecode(v); });
   }
   auto debug = all ? debuginfo::ModelDebugInfo::load(archive)

@@ -1,4 +1,5 @@
-// Reading pickled records of a model archive with errors that say where: every failure,
+// Reading a pickled record of a model archive (bytecode.pkl, data.pkl, the debug records) with
+// errors that say where: every failure,
 // whether in the zip, the pickle or the decoding of its contents, names the archive and the
 // entry ("m.ptl: archive entry 'm/bytecode.pkl': byte 37: ...").
 #pragma once
@@ -12,7 +13,7 @@
 #include "symbolite/pickle/unpickler.h"
 #include "symbolite/support/error.h"
 
-namespace symbolite::debuginfo {
+namespace symbolite::archive {
 
 // The largest pickled record inflated for decoding. The largest pickle of the largest
 // torchvision model is 334 KB (maxvit_t's callstack_debug_map.pkl); a deflated record can
@@ -22,7 +23,7 @@ inline constexpr std::uint64_t kMaxPickleRecordSize = std::uint64_t{256} << 20;
 
 // Unpickles record `name` and passes the Value to `decode`; returns what `decode` returns.
 template <typename Decode>
-decltype(auto) decode_pickle_record(const archive::ModelArchive& archive, std::string_view name,
+decltype(auto) decode_pickle_record(const ModelArchive& archive, std::string_view name,
                                     Decode&& decode, const pickle::UnpickleOptions& options = {}) {
   if (std::uint64_t size = archive.record_size(name).value_or(0); size > kMaxPickleRecordSize) {
     throw Error(ErrorKind::kLimit,
@@ -41,4 +42,4 @@ decltype(auto) decode_pickle_record(const archive::ModelArchive& archive, std::s
   }
 }
 
-}  // namespace symbolite::debuginfo
+}  // namespace symbolite::archive
