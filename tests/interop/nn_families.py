@@ -1189,6 +1189,53 @@ class TensorDivModes(nn.Module):
                 torch.div(xi, yi, rounding_mode="trunc"), torch.div(xi, yi, rounding_mode="floor"), xi / yi]
 
 
+class TensorScalarModes(nn.Module):
+    """A number % a tensor (remainder.Scalar_Tensor), torch.div by a number with each rounding
+    mode (div.Scalar_mode), and a tensor // a tensor of another dtype."""
+
+    def forward(self, x: Tensor, y: Tensor, xi: Tensor, yi: Tensor, n: int) -> List[Tensor]:
+        return [n % yi, 2.5 % y, torch.div(x, 2, rounding_mode="floor"),
+                torch.div(xi, n, rounding_mode="trunc"), torch.div(xi, -2.5, rounding_mode=None),
+                torch.div(x, yi, rounding_mode="floor"), xi // y]
+
+
+class EinsumDiagonals(nn.Module):
+    """einsum with a label repeated in one operand: diagonal, trace, diagonal then sum."""
+
+    def forward(self, a: Tensor, b: Tensor) -> List[Tensor]:
+        return [torch.einsum("ii->i", a), torch.einsum("ii", a), torch.einsum("iij->j", b),
+                torch.einsum("ii,ij->ij", a, b[0])]
+
+
+class InPlaceShapes(nn.Module):
+    """unsqueeze_/squeeze_ change the tensor every name for it holds."""
+
+    def forward(self, x: Tensor) -> Tuple[List[int], List[int], Tensor]:
+        y = x
+        x.unsqueeze_(0)
+        first = y.size()
+        y.squeeze_()
+        y.unsqueeze_(-1).squeeze_(1)
+        return first, x.size(), x * 2
+
+
+class TransposedUnderscoreConvolution(nn.Module):
+    """torch._convolution with transposed=True, 1-d and 2-d (groups, output_padding,
+    dilation)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w1 = nn.Parameter(torch.randn(4, 3, 3))
+        self.w2 = nn.Parameter(torch.randn(4, 2, 3, 2))
+        self.b2 = nn.Parameter(torch.randn(4))
+
+    def forward(self, x1: Tensor, x2: Tensor) -> List[Tensor]:
+        y1 = torch._convolution(x1, self.w1, None, [2], [1], [1], True, [1], 1, False, False, True, True)
+        y2 = torch._convolution(x2, self.w2, self.b2, [2, 3], [1, 0], [2, 1], True, [1, 2], 2,
+                                False, False, True, True)
+        return [y1, y2]
+
+
 # Control flow.
 
 class RangeLoop(nn.Module):
@@ -1287,6 +1334,11 @@ BUILTINS = [
     ("tensor_remainder", TensorRemainder, _DIV_TENSORS),
     ("tensor_fmod", TensorFmod, _DIV_TENSORS),
     ("tensor_div_rounding_modes", TensorDivModes, _DIV_TENSORS),
+    ("tensor_scalar_rounding_modes", TensorScalarModes, _DIV_TENSORS),
+    ("einsum_diagonals", EinsumDiagonals, lambda: (r(3, 3), r(3, 3, 4))),
+    ("in_place_shapes", InPlaceShapes, lambda: (r(2, 1, 3),)),
+    ("transposed_underscore_convolution", TransposedUnderscoreConvolution,
+     lambda: (r(2, 4, 5), r(1, 4, 4, 5))),
     ("range_negative_step", RangeLoop, lambda: (8,)),
     ("while_loop", WhileLoop, lambda: (8,)),
     ("optional_none", OptionalArg, lambda: (8, None)),

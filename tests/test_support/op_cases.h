@@ -219,7 +219,8 @@ inline void run_op_cases(const std::string& family, double rtol, double atol) {
         message = e.message();
       }
       EXPECT_EQ(cls, c["error_class"].get<std::string>());
-      EXPECT_EQ(message, c["error"].get<std::string>());
+      // The reference holds the first line of PyTorch's message.
+      EXPECT_EQ(message.substr(0, message.find('\n')), c["error"].get<std::string>());
       continue;
     }
     std::vector<ops::IValue> outs;

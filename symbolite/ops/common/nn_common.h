@@ -56,6 +56,18 @@ inline tensor::Tensor view_as(const tensor::Tensor& contiguous, std::vector<std:
                                       std::move(strides), contiguous.storage_offset());
 }
 
+// A transposed convolution of a batched input [N, C, 1 to 3 spatial sizes] whose weight has
+// as many dimensions, with parameters expanded to one per spatial dimension: PyTorch's checks
+// and messages from the groups on; `op` names it in unsupported-dtype errors
+// (conv_transpose_ops.cpp; aten::_convolution with transposed=True calls it too).
+tensor::Tensor transposed_convolution(const tensor::Tensor& input, const tensor::Tensor& weight,
+                                      const tensor::Tensor* bias,
+                                      const std::vector<std::int64_t>& stride,
+                                      const std::vector<std::int64_t>& padding,
+                                      const std::vector<std::int64_t>& output_padding,
+                                      const std::vector<std::int64_t>& dilation,
+                                      std::int64_t groups, std::string_view op);
+
 void register_conv_ops(OperatorRegistry& registry);
 void register_pooling_ops(OperatorRegistry& registry);
 void register_normalization_ops(OperatorRegistry& registry);

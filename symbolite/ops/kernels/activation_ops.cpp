@@ -91,6 +91,30 @@ void leaky_relu_(Stack& s) {
   push_in_place(s, self, leaky_relu_impl(self.to_tensor(), slope));
 }
 
+// rrelu(self, lower, upper, training, generator): in eval, leaky_relu with the mean slope.
+// Training draws a random slope per element, which symbolite does not reproduce.
+Tensor rrelu_impl(Stack& s) {
+  IValue generator = pop(s), training = pop(s), upper = pop(s), lower = pop(s);
+  (void)generator;
+  double lo = scalar_double(lower), hi = scalar_double(upper);
+  if (!(lo <= hi)) fail("Lower bound should be less than or equal to the upper bound");
+  if (training.to_bool()) {
+    throw Error(ErrorKind::kUnsupported,
+                "aten::rrelu: training=True draws random slopes, which symbolite does not "
+                "implement (models run it in eval mode)");
+  }
+  return leaky_relu_impl(s.back().to_tensor(), IValue((lo + hi) / 2));
+}
+void rrelu(Stack& s) {
+  Tensor out = rrelu_impl(s);
+  s.back() = IValue(std::move(out));
+}
+void rrelu_(Stack& s) {
+  Tensor out = rrelu_impl(s);
+  IValue self = pop(s);
+  push_in_place(s, self, out);
+}
+
 // threshold: x <= threshold ? value : x, in x's dtype (integers too, not bool).
 Tensor threshold_impl(const Tensor& x, const IValue& threshold, const IValue& value) {
   if (x.dtype() == DType::kBool) not_implemented("threshold_cpu", x.dtype());
@@ -242,6 +266,9 @@ void register_activation_ops(OperatorRegistry& r) {
   r.add({"aten::selu_", 1, {}, selu_});
   r.add({"aten::leaky_relu", 2, {IValue(0.01)}, leaky_relu});
   r.add({"aten::leaky_relu_", 2, {IValue(0.01)}, leaky_relu_});
+  IValue rrelu_lower(0.125), rrelu_upper(1.0 / 3.0), none;
+  r.add({"aten::rrelu", 5, {rrelu_lower, rrelu_upper, IValue(false), none}, rrelu});
+  r.add({"aten::rrelu_", 5, {rrelu_lower, rrelu_upper, IValue(false), none}, rrelu_});
   r.add({"aten::threshold", 3, {}, threshold});
   r.add({"aten::threshold_", 3, {}, threshold_});
   r.add({"aten::mish", 1, {}, mish});

@@ -1,5 +1,5 @@
 // Convolutions: aten::conv2d, aten::conv1d (and their padding="same"/"valid" overloads) and
-// aten::_convolution, float32 and float64. Checks run in PyTorch 1.13's order with its
+// aten::_convolution (transposed ones run in conv_transpose_ops.cpp), float32 and float64. Checks run in PyTorch 1.13's order with its
 // messages (batchify, _convolution, check_shape_forward, then the CPU backends' own checks);
 // conv1d runs as a conv2d of height 1, as PyTorch's CPU path does.
 //
@@ -240,7 +240,7 @@ Tensor convolution_3d(const Tensor& input, const Tensor& weight, const Tensor* b
   return out;
 }
 
-// at::_convolution (not transposed) on a batched input.
+// at::_convolution on a batched input; transposed ones go to transposed_convolution.
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
                    const Ints& stride_arg, const Ints& padding_arg, const Ints& dilation_arg,
                    bool transposed, const Ints& output_padding_arg, std::int64_t groups) {
@@ -265,8 +265,13 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   }
   check_weight_groups(ws, groups);
   if (transposed) {
-    throw Error(ErrorKind::kUnsupported,
-                "aten::_convolution: transposed convolution is not supported");
+    if (dim > 3) {
+      throw Error(
+          ErrorKind::kUnsupported,
+          fmt::format("aten::_convolution: {}-d transposed convolution is not supported", dim));
+    }
+    return transposed_convolution(input, weight, bias, stride, padding, output_padding, dilation,
+                                  groups, "aten::_convolution");
   }
   if (is[1] != ws[1] * groups) {
     fail(

@@ -120,14 +120,27 @@ void conv_transpose(Stack& s) {
   const Ints output_padding =
       expand_conv_param(int_list_arg(output_padding_arg), "output_padding", Spatial);
   const Ints dilation = expand_conv_param(int_list_arg(dilation_arg), "dilation", Spatial);
-  const Ints& ws = weight.sizes();
-  const Ints& is = x.sizes();
   if (weight.dim() != Spatial + 2) {
     fail(
         fmt::format("Expected {0}-dimensional input for {0}-dimensional weight {1}, but got "
                     "{2}-dimensional input of size {3} instead",
-                    weight.dim(), format_ints(ws), x.dim(), format_ints(is)));
+                    weight.dim(), format_ints(weight.sizes()), x.dim(), format_ints(x.sizes())));
   }
+  Tensor out = transposed_convolution(x, weight, bias, stride, padding, output_padding, dilation,
+                                      groups, name);
+  if (!batched) out = view_as(out, Ints(out.sizes().begin() + 1, out.sizes().end()));
+  s.emplace_back(std::move(out));
+}
+
+}  // namespace
+
+Tensor transposed_convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
+                              const Ints& stride, const Ints& padding, const Ints& output_padding,
+                              const Ints& dilation, std::int64_t groups, std::string_view op) {
+  const Tensor& x = input;
+  const auto spatial = static_cast<int>(x.dim() - 2);
+  const Ints& ws = weight.sizes();
+  const Ints& is = x.sizes();
   if (groups <= 0) fail("non-positive groups is not supported");
   check_conv_params(padding, output_padding, stride);
   check_weight_groups(ws, groups);
@@ -149,20 +162,20 @@ void conv_transpose(Stack& s) {
                      tensor::scalar_type_name(weight.dtype())));
   }
   if (x.dtype() != DType::kFloat32 && x.dtype() != DType::kFloat64) {
-    unsupported_float_dtype(name, x.dtype());
+    unsupported_float_dtype(op, x.dtype());
   }
   static const char* const kAxes[] = {"depth", "height", "width"};
   bool op_ok = true;
-  for (int i = 0; i < Spatial; ++i) {
+  for (int i = 0; i < spatial; ++i) {
     const auto u = static_cast<std::size_t>(i);
     if (output_padding[u] >= stride[u] && output_padding[u] >= dilation[u]) op_ok = false;
   }
   if (!op_ok) {
     std::string msg = "output padding must be smaller than either stride or dilation, but got";
-    const int first = 3 - std::max(Spatial, 2);
+    const int first = 3 - std::max(spatial, 2);
     auto axis_list = [&](const char* what, const Ints& v) {
       for (int a = first; a < 3; ++a) {
-        const int i = a - (3 - Spatial);
+        const int i = a - (3 - spatial);
         // A 1-d call reports a height of output_padding 0, stride 1, dilation 1.
         const std::int64_t unit = std::string(what) == "output_padding" ? 0 : 1;
         msg += fmt::format(" {}_{}: {}", what, kAxes[a],
@@ -178,7 +191,7 @@ void conv_transpose(Stack& s) {
   Ints k_sp(ws.begin() + 2, ws.end());
   Ints out_sp;
   bool too_small = false;
-  for (int i = 0; i < Spatial; ++i) {
+  for (int i = 0; i < spatial; ++i) {
     const auto u = static_cast<std::size_t>(i);
     out_sp.push_back((in_sp[u] - 1) * stride[u] - 2 * padding[u] + dilation[u] * (k_sp[u] - 1) +
                      output_padding[u] + 1);
@@ -193,21 +206,19 @@ void conv_transpose(Stack& s) {
   Ints out_sizes = {is[0], cout};
   out_sizes.insert(out_sizes.end(), out_sp.begin(), out_sp.end());
   Tensor out = Tensor::empty(out_sizes, x.dtype());
+  Tensor xc = x.contiguous();
   Tensor w = weight.contiguous();
   if (out.numel() != 0) {
     if (x.dtype() == DType::kFloat64) {
-      scatter<double>(x, w, bias, out, to3(in_sp, 1), to3(k_sp, 1), to3(out_sp, 1), to3(stride, 1),
+      scatter<double>(xc, w, bias, out, to3(in_sp, 1), to3(k_sp, 1), to3(out_sp, 1), to3(stride, 1),
                       to3(padding, 0), to3(dilation, 1), groups);
     } else {
-      scatter<float>(x, w, bias, out, to3(in_sp, 1), to3(k_sp, 1), to3(out_sp, 1), to3(stride, 1),
+      scatter<float>(xc, w, bias, out, to3(in_sp, 1), to3(k_sp, 1), to3(out_sp, 1), to3(stride, 1),
                      to3(padding, 0), to3(dilation, 1), groups);
     }
   }
-  if (!batched) out = view_as(out, Ints(out.sizes().begin() + 1, out.sizes().end()));
-  s.emplace_back(std::move(out));
+  return out;
 }
-
-}  // namespace
 
 void register_conv_transpose_ops(OperatorRegistry& r) {
   r.add({"aten::conv_transpose1d",

@@ -5,7 +5,7 @@
 // columns — after labels only one operand has and nothing later needs are summed away.
 // Ellipsis ("...") stands for the leading dimensions; without "->" the output is every label
 // used once, in alphabetical order, after the ellipsis. A label repeated within one operand
-// (a diagonal) is refused as unsupported.
+// selects a diagonal: a strided view of that operand with the repeated dimensions merged.
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -108,6 +108,33 @@ Term contract(const Term& a0, const Term& b0, const Labels& needed) {
   return {run_op("aten::reshape", {m, int_list(out_shape)}).to_tensor(), batch + rows + cols};
 }
 
+// `term` with each label that repeats in it (a diagonal, "ii") once: a view whose stride for
+// the label is the sum of its dimensions' strides, as PyTorch's einsum takes diagonals.
+Term diagonals(const Term& term, std::size_t operand) {
+  const Tensor& t = term.t;
+  Sizes sizes, strides;
+  Labels labels;
+  for (std::size_t i = 0; i < term.labels.size(); ++i) {
+    const char c = term.labels[i];
+    const auto first = labels.find(c);
+    if (first == Labels::npos) {
+      labels += c;
+      sizes.push_back(t.sizes()[i]);
+      strides.push_back(t.strides()[i]);
+      continue;
+    }
+    if (t.sizes()[i] != sizes[first]) {
+      fail(
+          fmt::format("einsum(): subscript {} is repeated for operand {} but the sizes don't "
+                      "match, {} != {}",
+                      c, operand, t.sizes()[i], sizes[first]));
+    }
+    strides[first] += t.strides()[i];
+  }
+  if (labels.size() == term.labels.size()) return term;
+  return {Tensor::from_storage(t.storage(), t.dtype(), sizes, strides, t.storage_offset()), labels};
+}
+
 // The labels of one operand's subscript; "..." becomes the ellipsis dimensions' labels.
 Labels parse_operand(const std::string& sub, std::size_t operand, std::int64_t dims,
                      std::int64_t& ellipsis_dims, bool& has_ellipsis) {
@@ -174,14 +201,8 @@ void einsum(Stack& s) {
   std::map<char, int> uses;
   for (std::size_t i = 0; i < subs.size(); ++i) {
     Labels labels = parse_operand(subs[i], i, tensors[i].dim(), ellipsis_dims, has_ellipsis);
-    for (std::size_t k = 0; k < labels.size(); ++k) {
-      if (labels.find(labels[k]) != k) {
-        throw Error(ErrorKind::kUnsupported,
-                    "aten::einsum with a label repeated in one operand is not supported");
-      }
-      ++uses[labels[k]];
-    }
-    terms.push_back({tensors[i], labels});
+    for (char c : labels) ++uses[c];
+    terms.push_back(diagonals({tensors[i], labels}, i));
   }
   std::string ellipsis;
   for (std::int64_t i = 0; i < ellipsis_dims; ++i)

@@ -1,6 +1,6 @@
 // einsum against PyTorch 1.13 (tests/fixtures/ops/op_cases.json, family "einsum"): batched
 // attention products, implicit outputs, sums, outer and dot products, ellipsis broadcasting,
-// three operands, and PyTorch's errors.
+// three operands, diagonals ("ii->i", "iij->j") and PyTorch's errors.
 #include <gtest/gtest.h>
 
 #include "tests/test_support/op_cases.h"

@@ -1,5 +1,4 @@
-// Elementwise math beyond arithmetic: abs, exp, remainder (by a Scalar), clamp_, pow (by a
-// Scalar) and sign, with
+// Elementwise math beyond arithmetic: abs, exp, clamp_, pow (by a Scalar) and sign, with
 // PyTorch 1.13's dtypes, promotion and messages.
 #include <cmath>
 #include <type_traits>
@@ -54,45 +53,6 @@ Tensor exp_impl(const Tensor& x) {
   return dispatch_floating(compute, "exp_vml_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     return unary_same<T>(in, [](T v) { return std::exp(v); });
-  });
-}
-
-template <typename T>
-constexpr bool is_negative(T v) {
-  if constexpr (std::is_signed_v<T>) {
-    return v < 0;
-  } else {
-    (void)v;
-    return false;
-  }
-}
-
-// Python's modulo: the result takes the divisor's sign. Integers: a % b corrected towards
-// the divisor (division by zero is PyTorch's "ZeroDivisionError"); floats: fmod corrected
-// the same way, as PyTorch 1.13 computes it (so -0.0 % 2 stays -0.0).
-Tensor remainder_scalar_impl(const Tensor& self, const IValue& other) {
-  DType common = ResultType().tensor(self).scalar(other).result();
-  Tensor b = scalar_tensor(other, common);
-  if (common == DType::kBool) not_implemented("remainder_cpu", common);
-  return dispatch_numeric(common, "remainder_cpu", [&](auto tag) -> Tensor {
-    using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) {
-      return binary_kernel<T>(self, b, [](T x, T y) -> T {
-        T mod = std::fmod(x, y);
-        if (mod != 0 && ((y < 0) != (mod < 0))) mod += y;
-        return mod;
-      });
-    } else {
-      if (self.numel() > 0 && *b.template data<T>() == T{0}) fail("ZeroDivisionError");
-      return binary_kernel<T>(self, b, [](T x, T y) -> T {
-        if constexpr (std::is_signed_v<T>) {
-          if (y == -1) return T{0};  // INT_MIN % -1 traps in C++
-        }
-        T r = static_cast<T>(x % y);
-        if (r != 0 && is_negative(r) != is_negative(y)) r = static_cast<T>(r + y);
-        return r;
-      });
-    }
   });
 }
 
@@ -203,10 +163,6 @@ void sign_(Stack& s) {
 
 void abs(Stack& s) { s.emplace_back(abs_impl(pop(s).to_tensor())); }
 void exp(Stack& s) { s.emplace_back(exp_impl(pop(s).to_tensor())); }
-void remainder_scalar(Stack& s) {
-  IValue other = pop(s), self = pop(s);
-  s.emplace_back(remainder_scalar_impl(self.to_tensor(), other));
-}
 
 }  // namespace
 
@@ -218,7 +174,6 @@ void register_math_ops(OperatorRegistry& r) {
   r.add({"aten::sign", 1, {}, sign});
   r.add({"aten::sign_", 1, {}, sign_});
   r.add({"aten::exp", 1, {}, exp});
-  r.add({"aten::remainder.Scalar", 2, {}, remainder_scalar});
   r.add({"aten::clamp_", 3, {none, none}, clamp_});
 }
 

@@ -54,6 +54,8 @@ TEST(NnExtraOps, RandomAndUnimplementedFormsRefuse) {
                          "aten::feature_alpha_dropout_"}) {
     expect_unsupported(op, {zeros({2, 3, 4}), 0.5, true});
   }
+  // rrelu's random slopes in training.
+  expect_unsupported("aten::rrelu", {zeros({2, 3}), 0.1, 0.3, true});
   // A GRU's dropout between layers in training.
   std::vector<Tensor> layer = {zeros({9, 2}), zeros({9, 3}), zeros({9}), zeros({9})};
   std::vector<Tensor> two_layers = layer;

@@ -127,7 +127,7 @@ TEST(NnOps, TrainingModeIsUnsupported) {
 }
 
 // float32 and float64 run; float16 is refused with symbolite's own error, as are integer
-// averages (which PyTorch computes).
+// averages and integer transposed convolutions (which PyTorch computes).
 TEST(NnOps, OtherDtypesAreUnsupported) {
   Tensor x = Tensor::empty({1, 2, 4, 4}, DType::kFloat16);
   Tensor w = Tensor::empty({2, 2, 3, 3}, DType::kFloat16);
@@ -142,12 +142,11 @@ TEST(NnOps, OtherDtypesAreUnsupported) {
                      "float32 and float64 only, got Long");
   expect_unsupported("aten::adaptive_avg_pool2d", {longs, ints({1, 1})},
                      "float32 and float64 only, got Long");
-  Tensor tw = Tensor::empty({2, 2, 3, 3}, DType::kFloat32);
-  Tensor tx = Tensor::empty({1, 2, 4, 4}, DType::kFloat32);
+  Tensor tw = Tensor::empty({2, 2, 3, 3}, DType::kInt64);
   expect_unsupported("aten::_convolution",
-                     {tx, tw, IValue(), ints({1, 1}), ints({0, 0}), ints({1, 1}), true,
+                     {longs, tw, IValue(), ints({1, 1}), ints({0, 0}), ints({1, 1}), true,
                       ints({0, 0}), 1, false, false, true, true},
-                     "transposed");
+                     "float32 and float64 only, got Long");
 }
 
 }  // namespace

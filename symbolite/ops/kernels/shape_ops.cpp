@@ -200,6 +200,40 @@ void reshape(Stack& s) {
   s.emplace_back(reshape_impl(self.to_tensor(), int_list_arg(size)));
 }
 
+// unflatten.int: dimension `dim` split into `sizes` (one may be -1), as a view.
+void unflatten(Stack& s) {
+  IValue sizes_v = pop(s), dim_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  if (t.dim() == 0) {
+    throw OpError(
+        "IndexError",
+        fmt::format("Dimension specified as {} but tensor has no dimensions", dim_v.to_int()));
+  }
+  std::int64_t dim = wrap_dim(dim_v.to_int(), t.dim());
+  Sizes sizes = int_list_arg(sizes_v);
+  if (sizes.empty()) fail("unflatten: sizes must be non-empty");
+  Sizes inferred;
+  try {
+    inferred = infer_size(sizes, t.sizes()[static_cast<std::size_t>(dim)]);
+  } catch (const OpError& e) {
+    // PyTorch rewords the two failures at::infer_size raises as std::runtime_error.
+    if (e.message().find("is invalid for input of size") != std::string::npos) {
+      fail(fmt::format(
+          "unflatten: Provided sizes {} don't multiply up to the size of dim {} ({}) in the "
+          "input tensor",
+          tensor::format_sizes(sizes), dim, t.sizes()[static_cast<std::size_t>(dim)]));
+    }
+    if (e.message() == "only one dimension can be inferred") {
+      fail("unflatten got an unexpected error:\n" + e.message());
+    }
+    throw;
+  }
+  Sizes shape = t.sizes();
+  shape.erase(shape.begin() + dim);
+  shape.insert(shape.begin() + dim, inferred.begin(), inferred.end());
+  s.emplace_back(view_impl(t, shape));
+}
+
 void flatten(Stack& s) {
   IValue end_v = pop(s), start_v = pop(s), self = pop(s);
   const Tensor& t = self.to_tensor();
@@ -279,30 +313,53 @@ void unsqueeze(Stack& s) {
   s.emplace_back(unsqueeze_impl(self.to_tensor(), dim.to_int()));
 }
 
-void squeeze_dim(Stack& s) {
-  IValue dim_v = pop(s), self = pop(s);
-  const Tensor& t = self.to_tensor();
-  std::int64_t dim = wrap_dim(dim_v.to_int(), t.dim());
+// squeeze.dim: a view without dimension `dim` if its size is 1, else the same shape.
+Tensor squeeze_dim_impl(const Tensor& t, std::int64_t dim_arg) {
+  std::int64_t dim = wrap_dim(dim_arg, t.dim());
   if (t.dim() == 0 || t.sizes()[static_cast<std::size_t>(dim)] != 1) {
-    s.emplace_back(make_view(t, t.sizes(), t.strides(), t.storage_offset()));
-    return;
+    return make_view(t, t.sizes(), t.strides(), t.storage_offset());
   }
   Sizes sizes = t.sizes(), strides = t.strides();
   sizes.erase(sizes.begin() + dim);
   strides.erase(strides.begin() + dim);
-  s.emplace_back(make_view(t, sizes, strides, t.storage_offset()));
+  return make_view(t, sizes, strides, t.storage_offset());
 }
 
-void squeeze(Stack& s) {
-  IValue self = pop(s);
-  const Tensor& t = self.to_tensor();
+Tensor squeeze_impl(const Tensor& t) {
   Sizes sizes, strides;
   for (std::size_t d = 0; d < t.sizes().size(); ++d) {
     if (t.sizes()[d] == 1) continue;
     sizes.push_back(t.sizes()[d]);
     strides.push_back(t.strides()[d]);
   }
-  s.emplace_back(make_view(t, sizes, strides, t.storage_offset()));
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
+void squeeze_dim(Stack& s) {
+  IValue dim = pop(s), self = pop(s);
+  s.emplace_back(squeeze_dim_impl(self.to_tensor(), dim.to_int()));
+}
+
+void squeeze(Stack& s) { s.emplace_back(squeeze_impl(pop(s).to_tensor())); }
+
+// The in-place shape changes restride the tensor object itself, so every holder of it (not
+// of a view of it) sees the new shape, as with PyTorch's TensorImpl.
+void unsqueeze_(Stack& s) {
+  IValue dim = pop(s), self = pop(s);
+  self.set_tensor(unsqueeze_impl(self.to_tensor(), dim.to_int()));
+  s.push_back(std::move(self));
+}
+
+void squeeze__dim(Stack& s) {
+  IValue dim = pop(s), self = pop(s);
+  self.set_tensor(squeeze_dim_impl(self.to_tensor(), dim.to_int()));
+  s.push_back(std::move(self));
+}
+
+void squeeze_(Stack& s) {
+  IValue self = pop(s);
+  self.set_tensor(squeeze_impl(self.to_tensor()));
+  s.push_back(std::move(self));
 }
 
 void contiguous(Stack& s) {
@@ -551,16 +608,34 @@ void full(Stack& s) {
 void ones(Stack& s) { s.emplace_back(factory(s, 5, true)); }
 void empty(Stack& s) { s.emplace_back(factory(s, 6, false)); }
 
-void int_tensor(Stack& s) {
-  const Tensor t = pop(s).to_tensor();
+// The one element of `t` converted to T (Tensor.item<T>()).
+template <typename T>
+T only_element(const Tensor& t) {
   if (t.numel() != 1) {
     fail(fmt::format("a Tensor with {} elements cannot be converted to Scalar", t.numel()));
   }
-  std::int64_t v = dispatch_all(t.dtype(), "_local_scalar_dense_cpu", [&](auto tag) {
-    using T = decltype(tag);
-    return convert<std::int64_t>(*t.template data<T>());
+  return dispatch_all(t.dtype(), "_local_scalar_dense_cpu", [&](auto tag) {
+    using E = decltype(tag);
+    return convert<T>(*t.template data<E>());
   });
-  s.emplace_back(v);
+}
+
+void int_tensor(Stack& s) { s.emplace_back(only_element<std::int64_t>(pop(s).to_tensor())); }
+void float_tensor(Stack& s) { s.emplace_back(only_element<double>(pop(s).to_tensor())); }
+
+// bool(tensor): Tensor.is_nonzero (NaN is true).
+void bool_tensor(Stack& s) {
+  const Tensor t = pop(s).to_tensor();
+  if (t.numel() == 0) fail("Boolean value of Tensor with no values is ambiguous");
+  if (t.numel() > 1) fail("Boolean value of Tensor with more than one value is ambiguous");
+  s.emplace_back(only_element<bool>(t));
+}
+
+// len(tensor): the size of the first dimension.
+void len_tensor(Stack& s) {
+  const Tensor t = pop(s).to_tensor();
+  if (t.dim() == 0) fail("len() of a 0-d tensor");
+  s.emplace_back(t.sizes()[0]);
 }
 
 // aten::item: the one element as a Python number — bool, int for integer dtypes, float.
@@ -708,6 +783,7 @@ void register_shape_ops(OperatorRegistry& r) {
   r.add({"aten::slice.Tensor", 5, {zero, none, none, IValue(std::int64_t{1})}, slice});
   r.add({"aten::view", 2, {}, view});
   r.add({"aten::reshape", 2, {}, reshape});
+  r.add({"aten::unflatten.int", 3, {}, unflatten});
   r.add({"aten::flatten.using_ints", 3, {zero, IValue(std::int64_t{-1})}, flatten});
   r.add({"aten::permute", 2, {}, permute});
   r.add({"aten::transpose.int", 3, {}, transpose});
@@ -715,6 +791,9 @@ void register_shape_ops(OperatorRegistry& r) {
   r.add({"aten::unsqueeze", 2, {}, unsqueeze});
   r.add({"aten::squeeze.dim", 2, {}, squeeze_dim});
   r.add({"aten::squeeze", 1, {}, squeeze});
+  r.add({"aten::unsqueeze_", 2, {}, unsqueeze_});
+  r.add({"aten::squeeze_.dim", 2, {}, squeeze__dim});
+  r.add({"aten::squeeze_", 1, {}, squeeze_});
   r.add({"aten::contiguous", 2, {zero}, contiguous});
   r.add({"aten::cat", 2, {zero}, cat});
   r.add({"aten::stack", 2, {zero}, stack});
@@ -727,6 +806,9 @@ void register_shape_ops(OperatorRegistry& r) {
   r.add({"aten::ones", 5, {none, none, none, none}, ones});
   r.add({"aten::empty.memory_format", 6, {none, none, none, none, none}, empty});
   r.add({"aten::Int.Tensor", 1, {}, int_tensor});
+  r.add({"aten::Float.Tensor", 1, {}, float_tensor});
+  r.add({"aten::Bool.Tensor", 1, {}, bool_tensor});
+  r.add({"aten::len.Tensor", 1, {}, len_tensor});
   r.add({"aten::arange", 5, {none, none, none, none}, arange});
   r.add({"aten::arange.start", 6, {none, none, none, none}, arange_start});
   r.add({"aten::arange.start_step",

@@ -39,5 +39,25 @@ TEST(ShapeOps, ViewsShareStorageAndCopiesDoNot) {
   EXPECT_EQ(expanded.strides(), (std::vector<std::int64_t>{0, 1}));
 }
 
+// PyTorch's in-place shape changes restride the tensor object: every value holding it sees
+// the new shape, a view taken before keeps its own, and the data is shared.
+TEST(ShapeOps, InPlaceShapeChangesReachEveryHolder) {
+  IValue x(run_op("aten::zeros", {IValue::list({2, 3})}).to_tensor());
+  IValue alias = x;  // NOLINT(performance-unnecessary-copy-initialization): `y = x` in a model
+  IValue before = run_op("aten::view", {x, IValue::list({6})});
+  Stack s{x, IValue(0)};
+  default_registry().find("aten::unsqueeze_")->kernel(s);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(&s[0].to_tensor(), &x.to_tensor());
+  EXPECT_EQ(alias.to_tensor().sizes(), (std::vector<std::int64_t>{1, 2, 3}));
+  EXPECT_EQ(before.to_tensor().sizes(), (std::vector<std::int64_t>{6}));
+  EXPECT_EQ(alias.to_tensor().storage().data(), before.to_tensor().storage().data());
+  run_op("aten::squeeze_.dim", {x, 0});
+  EXPECT_EQ(alias.to_tensor().sizes(), (std::vector<std::int64_t>{2, 3}));
+  run_op("aten::unsqueeze_", {x, -1});
+  run_op("aten::squeeze_", {alias});
+  EXPECT_EQ(x.to_tensor().sizes(), (std::vector<std::int64_t>{2, 3}));
+}
+
 }  // namespace
 }  // namespace symbolite::ops

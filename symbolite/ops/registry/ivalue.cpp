@@ -105,6 +105,10 @@ const tensor::Tensor& IValue::to_tensor() const {
   if (kind_ != Kind::kTensor) kind_error(Kind::kTensor);
   return *std::get<std::shared_ptr<tensor::Tensor>>(v_);
 }
+void IValue::set_tensor(tensor::Tensor t) const {
+  if (kind_ != Kind::kTensor) kind_error(Kind::kTensor);
+  *std::get<std::shared_ptr<tensor::Tensor>>(v_) = std::move(t);
+}
 bool IValue::holds_unshared_tensor() const {
   if (kind_ != Kind::kTensor) return false;
   const auto& t = std::get<std::shared_ptr<tensor::Tensor>>(v_);

@@ -65,6 +65,9 @@ class IValue {
   double to_double() const;  // accepts int too (PyTorch's Scalar promotion)
   const std::string& to_string() const;
   const tensor::Tensor& to_tensor() const;
+  // Replaces the tensor this value holds, for every IValue sharing it: in-place shape changes
+  // (unsqueeze_, squeeze_) change the tensor object that every alias of it holds.
+  void set_tensor(tensor::Tensor t) const;
   // Whether this holds a tensor that nothing else can see: this IValue is the only handle to
   // the tensor (IValue copies share it) and the tensor the only handle to its owned buffer
   // (Storage::is_unshared). A kernel may then overwrite it instead of allocating its result.

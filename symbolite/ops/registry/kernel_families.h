@@ -10,8 +10,10 @@ namespace symbolite::ops {
 void register_scalar_ops(OperatorRegistry& registry);
 // Elementwise tensor arithmetic and activations: add, mul, relu, sigmoid, ... (+ in-place).
 void register_elementwise_ops(OperatorRegistry& registry);
-// Elementwise math: abs, exp, remainder, clamp_, pow.Tensor_Scalar, sign.
+// Elementwise math: abs, exp, clamp_, pow.Tensor_Scalar, sign.
 void register_math_ops(OperatorRegistry& registry);
+// Division with rounding: floor_divide, remainder, fmod, div with a rounding_mode.
+void register_division_ops(OperatorRegistry& registry);
 // Boolean and bitwise: __and__, logical_not/and/or/xor, where.
 void register_logical_ops(OperatorRegistry& registry);
 // Reductions: sum, mean, max, min, argmax, ...
@@ -65,6 +67,7 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
   register_elementwise_ops(registry);
   register_math_ops(registry);
+  register_division_ops(registry);
   register_logical_ops(registry);
   register_reduction_ops(registry);
   register_shape_ops(registry);
