@@ -60,6 +60,8 @@ void register_pixel_shuffle_ops(OperatorRegistry& registry);
 void register_class_loss_ops(OperatorRegistry& registry);
 // Connectionist temporal classification: ctc_loss.Tensor and .IntList.
 void register_ctc_loss_ops(OperatorRegistry& registry);
+// div with a rounding mode ("trunc", "floor"), also what old files' upgraders use.
+void register_div_mode_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -88,6 +90,7 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_pixel_shuffle_ops(registry);
   register_class_loss_ops(registry);
   register_ctc_loss_ops(registry);
+  register_div_mode_ops(registry);
 }
 
 }  // namespace symbolite::ops
