@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,6 +12,7 @@
 #include "symbolite/cli/exit_codes.h"
 #include "symbolite/mobile/model_id.h"
 #include "symbolite/mobile/model_info.h"
+#include "symbolite/mobile/operator_upgraders.h"
 #include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/support/json_text.h"
 #include "symbolite/support/printable_text.h"
@@ -46,6 +48,42 @@ nlohmann::json module_json(const mobile::ModuleNode& node) {
   return out;
 }
 
+// The upgrader PyTorch 1.13 runs for `name` in this file, or null (mobile/operator_upgraders.h).
+const mobile::OperatorUpgrader* upgrader_for(const mobile::ModelInfo& model,
+                                             const std::string& name) {
+  return model.operator_version ? mobile::find_upgrader(name, *model.operator_version) : nullptr;
+}
+
+// Whether `run` has a kernel for `name`: its upgrader's operators, when it is upgraded.
+bool implemented(const mobile::ModelInfo& model, const std::string& name) {
+  const auto* upgrader = upgrader_for(model, name);
+  if (upgrader == nullptr) return ops::default_registry().find(name) != nullptr;
+  return std::all_of(upgrader->calls.begin(), upgrader->calls.end(), [](std::string_view op) {
+    return ops::default_registry().find(op) != nullptr;
+  });
+}
+
+// "aten::div.Tensor -> div_Tensor_0_3" for each operator the file's operator version upgrades,
+// in order of first use.
+std::vector<std::pair<std::string, std::string>> upgraded_operators(
+    const mobile::ModelInfo& model) {
+  std::vector<std::pair<std::string, std::string>> upgraded;
+  if (!model.bytecode) return upgraded;
+  for (const auto& fn : model.bytecode->functions) {
+    for (const auto& op : fn.operators) {
+      std::string name = op.full_name();
+      const auto* upgrader = upgrader_for(model, name);
+      if (upgrader == nullptr || std::find_if(upgraded.begin(), upgraded.end(), [&](const auto& u) {
+                                   return u.first == name;
+                                 }) != upgraded.end()) {
+        continue;
+      }
+      upgraded.emplace_back(std::move(name), upgrader->def.name);
+    }
+  }
+  return upgraded;
+}
+
 // The operators the bytecode names that symbolite has no kernel for, in order of first use:
 // what `run` would refuse at load, said before anyone tries.
 std::vector<std::string> missing_operators(const mobile::ModelInfo& model) {
@@ -54,7 +92,7 @@ std::vector<std::string> missing_operators(const mobile::ModelInfo& model) {
   for (const auto& fn : model.bytecode->functions) {
     for (const auto& op : fn.operators) {
       std::string name = op.full_name();
-      if (ops::default_registry().find(name) == nullptr &&
+      if (!implemented(model, name) &&
           std::find(missing.begin(), missing.end(), name) == missing.end()) {
         missing.push_back(std::move(name));
       }
@@ -64,6 +102,10 @@ std::vector<std::string> missing_operators(const mobile::ModelInfo& model) {
 }
 
 nlohmann::json to_json(const mobile::ModelInfo& model) {
+  nlohmann::json upgraded = model.bytecode ? nlohmann::json::array() : nlohmann::json(nullptr);
+  for (const auto& [op, upgrader] : upgraded_operators(model)) {
+    upgraded.push_back({{"operator", op}, {"upgrader", upgrader}});
+  }
   nlohmann::json methods = nlohmann::json::array();
   if (model.bytecode) {
     for (const auto& fn : model.bytecode->functions) {
@@ -94,10 +136,13 @@ nlohmann::json to_json(const mobile::ModelInfo& model) {
       {"model_id", to_hex(mobile::compute_model_id(model.archive))},
       {"records", records},
       {"bytecode_version", model.bytecode ? nlohmann::json(model.bytecode->version) : nullptr},
+      {"operator_version",
+       model.operator_version ? nlohmann::json(*model.operator_version) : nullptr},
       {"top_type", model.top_type()},
       {"methods", methods},
       {"missing_operators",
        model.bytecode ? nlohmann::json(missing_operators(model)) : nlohmann::json(nullptr)},
+      {"upgraded_operators", upgraded},
       {"modules", module_json(model.modules)},
       {"debug_info",
        {{"source_range_files", ranges},
@@ -144,6 +189,17 @@ void print_text(const mobile::ModelInfo& model) {
   fmt::print("model id: {}\n", to_hex(mobile::compute_model_id(archive)));
   if (model.bytecode) {
     fmt::print("bytecode version: {}\n", model.bytecode->version);
+    if (model.operator_version) {
+      fmt::print("operator version: {}\n", *model.operator_version);
+      std::vector<std::string> upgraded;
+      for (const auto& [op, upgrader] : upgraded_operators(model)) {
+        upgraded.push_back(fmt::format("{} -> {}", op, upgrader));
+      }
+      if (!upgraded.empty()) {
+        fmt::print("upgraded operators (old operator version): {}\n",
+                   single_line(fmt::format("{}", fmt::join(upgraded, ", "))));
+      }
+    }
     fmt::print("methods:\n");
     for (const auto& fn : model.bytecode->functions) {
       fmt::print("  {}  {} instructions, {} operators, {} operator calls\n",

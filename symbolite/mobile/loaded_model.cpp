@@ -10,6 +10,7 @@
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/mobile/model_id.h"
 #include "symbolite/mobile/model_info.h"
+#include "symbolite/mobile/operator_upgraders.h"
 #include "symbolite/mobile/value_conversion.h"
 #include "symbolite/support/error.h"
 #include "symbolite/support/printable_text.h"
@@ -48,6 +49,30 @@ class ModelDebugSource : public debuginfo::TableDebugInfoSource {
  private:
   std::shared_ptr<const ModelInfo> info_;
 };
+
+// `op` in a file of `operator_version`, which PyTorch 1.13 runs through `upgrader`: its kernel
+// when the registry has what it calls (else op.def stays null: a missing operator). PyTorch's
+// upgrader takes its own number of arguments off the stack; a call site that recorded another
+// number (a newer argument passed) is refused, as PyTorch fails or crashes on it.
+void resolve_upgrader(ResolvedOperator& op, const OperatorUpgrader& upgrader,
+                      const OperatorRef& ref, const std::string& function,
+                      std::uint64_t operator_version, const ops::OperatorRegistry& registry) {
+  op.upgrader = upgrader.def.name;
+  for (std::string_view needed : upgrader.calls) {
+    if (registry.find(needed) == nullptr) return;
+  }
+  op.num_specified_args = upgrader.def.num_args;
+  if (ref.num_specified_args && *ref.num_specified_args >= 0 &&
+      static_cast<std::size_t>(*ref.num_specified_args) != upgrader.def.num_args) {
+    throw Error(ErrorKind::kUnsupported,
+                fmt::format("{}: operator {} is called with {} arguments, but the file's operator "
+                            "version {} makes PyTorch 1.13 run it as the upgrader {}, which takes "
+                            "{}; PyTorch cannot run this call either",
+                            function, op.name, *ref.num_specified_args, operator_version,
+                            upgrader.def.name, upgrader.def.num_args));
+  }
+  op.def = &upgrader.def;
+}
 
 }  // namespace
 
@@ -102,6 +127,7 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
   LoadedModel model;
   model.path = path;
   model.bytecode_version = info->bytecode->version;
+  model.operator_version = info->operator_version;
   if (model.bytecode_version < 5 || model.bytecode_version > 8) {
     throw Error(ErrorKind::kUnsupported,
                 fmt::format("{}: bytecode version {}; symbolite runs versions 5 to 8", path,
@@ -161,11 +187,20 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
       }
       for (std::size_t i = 0; i < fn.operators.size(); ++i) {
         const auto& ref = fn.operators[i];
-        ResolvedOperator op{ref.full_name(), registry.find(ref.full_name()), 0};
+        ResolvedOperator op{ref.full_name(), nullptr, 0, {}};
+        const OperatorUpgrader* upgrader =
+            model.operator_version ? find_upgrader(op.name, *model.operator_version) : nullptr;
+        if (upgrader != nullptr) {
+          resolve_upgrader(op, *upgrader, ref, fn.qualified_name, *model.operator_version,
+                           registry);
+        } else {
+          op.def = registry.find(op.name);
+        }
         if (op.def == nullptr) {
           MissingOperator m{op.name, fn.qualified_name, first_use(fn, i), {}};
+          if (upgrader != nullptr) m.name += fmt::format(" (upgraded to {})", upgrader->def.name);
           missing.push_back(std::move(m));
-        } else {
+        } else if (upgrader == nullptr) {  // resolve_upgrader checked an upgrader's count
           // -1: a vararg operator (`aten::percentFormat`), called by OPN with its count.
           op.num_specified_args = ref.num_specified_args && *ref.num_specified_args >= 0
                                       ? static_cast<std::size_t>(*ref.num_specified_args)

@@ -29,6 +29,9 @@ struct ResolvedOperator {
   std::string name;  // "aten::add.Tensor"
   const ops::OperatorDef* def = nullptr;
   std::size_t num_specified_args = 0;  // how many the bytecode pushes
+  // PyTorch's upgrader ("div_Tensor_0_3") whose kernel `def` is, when the file's operator
+  // version predates the operator's current meaning; else empty.
+  std::string_view upgrader;
 };
 
 // A bytecode function ready to run: the function as the file has it (`code`: instructions with
@@ -55,6 +58,7 @@ struct LoadedModel {
   ops::IValue root;      // the top module object
   std::string top_type;  // "__torch__.Top"
   std::int64_t bytecode_version = 0;
+  std::optional<std::uint64_t> operator_version;  // the archive's `version` record
   Hash128 model_id{};
   std::unordered_map<std::string, LoadedFunction> functions;  // by qualified name
   // Objects of data.pkl to finish by calling their class's `__setstate__` (lowered modules),

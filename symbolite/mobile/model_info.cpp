@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <string_view>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -14,9 +16,11 @@ namespace symbolite::mobile {
 namespace {
 
 // PyTorch writes the archive format version as a short decimal number ("8\n"); a record that
-// is anything else is a damaged or crafted file, refused before it is used or copied.
-void check_version_record(const archive::ModelArchive& archive) {
-  for (std::string_view name : {"version", ".data/version"}) {
+// is anything else is a damaged or crafted file, refused before it is used or copied. Returns
+// the number, read as PyTorch reads it: `.data/version` when present, else `version`.
+std::optional<std::uint64_t> read_version_record(const archive::ModelArchive& archive) {
+  std::optional<std::uint64_t> version;
+  for (std::string_view name : {".data/version", "version"}) {
     std::optional<std::uint64_t> size = archive.record_size(name);
     if (!size) continue;
     constexpr std::uint64_t kMaxVersionSize = 32;
@@ -36,7 +40,17 @@ void check_version_record(const archive::ModelArchive& archive) {
                   fmt::format("{}: archive entry '{}/{}' does not hold a version number",
                               archive.display_name(), archive.record_folder(), name));
     }
+    std::uint64_t value = 0;
+    auto digits_end = std::find_if_not(text.begin(), text.end(), digit);
+    const char* first = text.data();
+    if (std::from_chars(first, first + (digits_end - text.begin()), value).ec != std::errc()) {
+      throw Error(ErrorKind::kFormat,
+                  fmt::format("{}: archive entry '{}/{}' holds a version number too large",
+                              archive.display_name(), archive.record_folder(), name));
+    }
+    if (!version) version = value;
   }
+  return version;
 }
 
 }  // namespace
@@ -46,7 +60,7 @@ ModelInfo ModelInfo::load(const std::string& path) {
 }
 
 ModelInfo ModelInfo::from_archive(archive::ModelArchive archive, Contents contents) {
-  check_version_record(archive);
+  std::optional<std::uint64_t> operator_version = read_version_record(archive);
   const bool all = contents == Contents::kAll;
   ModuleNode modules;
   if (all) {
@@ -61,7 +75,7 @@ ModelInfo ModelInfo::from_archive(archive::ModelArchive archive, Contents conten
   auto debug = all ? debuginfo::ModelDebugInfo::load(archive)
                    : debuginfo::ModelDebugInfo::load_handles(archive);
   return ModelInfo{std::move(archive), std::move(bytecode), std::move(modules), std::move(debug),
-                   contents};
+                   contents,           operator_version};
 }
 
 debuginfo::Symbolicator ModelInfo::symbolicator() const {

@@ -3,6 +3,7 @@
 // `symbolite symbolicate`; the runtime's loader builds on the same pieces.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -25,6 +26,10 @@ struct ModelInfo {
   // when they are first needed (mobile/lazy_debug_source.h).
   enum class Contents { kAll, kForRunning };
   Contents contents = Contents::kAll;
+  // The archive's `version` record (PyTorch's operator version, not the bytecode version):
+  // files older than an operator's change run it through an upgrader (operator_upgraders.h).
+  // Absent when the archive has no such record.
+  std::optional<std::uint64_t> operator_version;
 
   // Opens and reads `path`. Throws Error naming the file, entry and byte offset.
   static ModelInfo load(const std::string& path);

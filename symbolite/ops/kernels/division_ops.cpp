@@ -176,25 +176,35 @@ void remainder_scalar_tensor(Stack& s) {
 
 // div.Tensor_mode / div.Scalar_mode: rounding_mode None is true division (div.Tensor).
 template <bool kScalar>
-void div_mode(Stack& s) {
-  IValue mode = pop(s), other = pop(s), self = pop(s);
+Tensor divide_rounded(const IValue& self, const IValue& other, const IValue& mode) {
   if (mode.is_none()) {
-    s.push_back(run_op(kScalar ? "aten::div.Scalar" : "aten::div.Tensor", {self, other}));
-    return;
+    return run_op(kScalar ? "aten::div.Scalar" : "aten::div.Tensor", {self, other}).to_tensor();
   }
   const std::string& m = mode.to_string();
-  std::optional<Tensor> out;
   if (m == "trunc") {
-    out = kScalar ? divide_by_scalar<TruncDivide>(self, other)
-                  : divide_tensors<TruncDivide>(self, other);
-  } else if (m == "floor") {
-    out = kScalar ? divide_by_scalar<FloorDivide>(self, other)
-                  : divide_tensors<FloorDivide>(self, other);
-  } else {
-    fail(fmt::format(
-        "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{}'", m));
+    return kScalar ? divide_by_scalar<TruncDivide>(self, other)
+                   : divide_tensors<TruncDivide>(self, other);
   }
-  s.emplace_back(std::move(*out));
+  if (m == "floor") {
+    return kScalar ? divide_by_scalar<FloorDivide>(self, other)
+                   : divide_tensors<FloorDivide>(self, other);
+  }
+  fail(fmt::format(
+      "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{}'", m));
+}
+
+template <bool kScalar>
+void div_mode(Stack& s) {
+  IValue mode = pop(s), other = pop(s), self = pop(s);
+  s.emplace_back(divide_rounded<kScalar>(self, other, mode));
+}
+
+// div_.Tensor_mode / div_.Scalar_mode: the result written into self (cast to its dtype).
+template <bool kScalar>
+void div_mode_in_place(Stack& s) {
+  IValue mode = pop(s), other = pop(s), self = pop(s);
+  check_no_internal_overlap(self.to_tensor());
+  push_in_place(s, self, divide_rounded<kScalar>(self, other, mode));
 }
 
 }  // namespace
@@ -210,6 +220,8 @@ void register_division_ops(OperatorRegistry& r) {
   r.add({"aten::fmod.Scalar", 2, {}, tensor_scalar<Fmod>});
   r.add({"aten::div.Tensor_mode", 3, {}, div_mode<false>});
   r.add({"aten::div.Scalar_mode", 3, {}, div_mode<true>});
+  r.add({"aten::div_.Tensor_mode", 3, {}, div_mode_in_place<false>});
+  r.add({"aten::div_.Scalar_mode", 3, {}, div_mode_in_place<true>});
 }
 
 }  // namespace symbolite::ops

@@ -62,6 +62,7 @@ void register_pixel_shuffle_ops(OperatorRegistry& registry);
 void register_class_loss_ops(OperatorRegistry& registry);
 // Connectionist temporal classification: ctc_loss.Tensor and .IntList.
 void register_ctc_loss_ops(OperatorRegistry& registry);
+// div with a rounding mode ("trunc", "floor"), also what old files' upgraders use.
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
