@@ -46,8 +46,8 @@ TEST(CliMessages, VersionPrintsTheProjectVersion) {
 TEST(CliMessages, HelpListsCommandsAndHelpCommandPrintsItsOptions) {
   auto all = run_cli("help");
   EXPECT_EQ(all.exit_code, 0) << all.err;
-  for (const char* name :
-       {"inspect", "symbolicate", "split", "run", "profile", "bench", "graph", "export"}) {
+  for (const char* name : {"inspect", "operators", "symbolicate", "split", "run", "profile",
+                           "bench", "graph", "export"}) {
     EXPECT_NE(all.out.find(name), std::string::npos) << name;
   }
   auto bench = run_cli("help bench");
@@ -63,7 +63,7 @@ TEST(CliMessages, UnknownCommandSuggestsTheClosest) {
   expect_usage_error("inpsect x", "unknown command 'inpsect'; did you mean 'inspect'?");
   expect_usage_error(
       "frobnicate x",
-      "unknown command 'frobnicate'; commands: inspect, symbolicate, check, split, run, "
+      "unknown command 'frobnicate'; commands: inspect, operators, symbolicate, check, split, run, "
       "profile, bench, graph, export, lower, explain, minify");
 }
 

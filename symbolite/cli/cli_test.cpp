@@ -2,12 +2,15 @@
 // damaged files (tests/fixtures/bad, derived from a real model by make_bad_models.py).
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "symbolite/ops/registry/operator_registry.h"
 #include "tests/test_support/fixtures.h"
 #include "tests/test_support/run_cli.h"
 
@@ -80,6 +83,45 @@ TEST(Cli, InspectListsTheOperatorsSymboliteLacks) {
   EXPECT_NE(refused.err.find("1 operator is not implemented by symbolite (1 use):\n  aten::lgamma"),
             std::string::npos)
       << refused.err;
+}
+
+// `operators` lists the registry with PyTorch's schema text, and agrees with `inspect`: every
+// operator nested.ptl's bytecode names is listed, missing_op.ptl's lgamma is not.
+TEST(Cli, OperatorsListsTheRegistryAndAgreesWithInspect) {
+  auto r = run_cli("operators --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto listing = nlohmann::json::parse(r.out);
+  EXPECT_EQ(listing.at("schema_version"), 1);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& op : listing.at("operators")) by_name[op.at("name")] = op;
+  EXPECT_EQ(listing.at("count"), by_name.size());
+  EXPECT_EQ(by_name.size(), ops::default_registry().size());
+  ASSERT_TRUE(by_name.contains("aten::add.Tensor"));
+  EXPECT_EQ(by_name["aten::add.Tensor"].at("schema"),
+            "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  EXPECT_EQ(by_name["aten::add.Tensor"].at("arguments"), 3);
+  EXPECT_EQ(by_name["aten::add.Tensor"].at("defaults"), 1);
+  EXPECT_FALSE(by_name.contains("aten::lgamma"));
+
+  auto inspected = run_cli("inspect " + fixture_path("models/nested.ptl") + " --json");
+  ASSERT_EQ(inspected.exit_code, 0) << inspected.err;
+  const auto model = nlohmann::json::parse(inspected.out);
+  std::size_t names = 0;
+  for (const auto& method : model.at("methods")) {
+    EXPECT_EQ(method.at("operator_names").size(), method.at("operators").get<std::size_t>());
+    for (const auto& name : method.at("operator_names")) {
+      EXPECT_TRUE(by_name.contains(name.get<std::string>())) << name;
+      ++names;
+    }
+  }
+  EXPECT_GT(names, 0u);
+
+  auto text = run_cli("operators");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("\naten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> "
+                          "Tensor\n"),
+            std::string::npos);
+  EXPECT_TRUE(text.out.ends_with(fmt::format("\n{} operators\n", by_name.size())));
 }
 
 TEST(Cli, SymbolicatePrintsPyTorchsLayoutWithTheRealMethodName) {

@@ -109,9 +109,12 @@ nlohmann::json to_json(const mobile::ModelInfo& model) {
   nlohmann::json methods = nlohmann::json::array();
   if (model.bytecode) {
     for (const auto& fn : model.bytecode->functions) {
+      nlohmann::json names = nlohmann::json::array();
+      for (const auto& op : fn.operators) names.push_back(op.full_name());
       methods.push_back({{"name", fn.qualified_name},
                          {"instructions", fn.instructions.size()},
                          {"operators", fn.operators.size()},
+                         {"operator_names", names},
                          {"operator_calls", count_opcode(fn, mobile::OpCode::kOp)},
                          {"constants", fn.constants.size()},
                          {"register_size", fn.register_size}});

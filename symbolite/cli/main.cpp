@@ -21,6 +21,7 @@
 #include "symbolite/cli/inspect_command.h"
 #include "symbolite/cli/lower_command.h"
 #include "symbolite/cli/minify_command.h"
+#include "symbolite/cli/operators_command.h"
 #include "symbolite/cli/profile_command.h"
 #include "symbolite/cli/run_command.h"
 #include "symbolite/cli/split_command.h"
@@ -83,6 +84,7 @@ int main(int argc, char** argv) {
   app.footer("`symbolite help COMMAND` prints a command's options.");
   int exit_code = cli::kExitOk;
   cli::add_inspect_command(app, exit_code);
+  cli::add_operators_command(app, exit_code);
   cli::add_symbolicate_command(app, exit_code);
   cli::add_check_command(app, exit_code);
   cli::add_split_command(app, exit_code);

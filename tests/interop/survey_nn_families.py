@@ -300,8 +300,10 @@ def survey_case(c, binary, work):
     p = subprocess.run([binary, "inspect", "--json", path], capture_output=True, text=True)
     if p.returncode != 0:
         return done("symbolite-inspect-fails", p.stderr.strip())
-    missing = json.loads(p.stdout)["missing_operators"] or []
+    inspected = json.loads(p.stdout)
+    missing = inspected["missing_operators"] or []
     rec["missing_operators"] = missing
+    rec["operators"] = sorted({op for m in inspected["methods"] for op in m.get("operator_names", [])})
     if missing:
         return done("missing-operators", None if lite_error is None else f"(PyTorch lite also fails: {lite_error})")
 
@@ -413,6 +415,8 @@ def main():
     parser.add_argument("--symbolite", default=os.path.join(REPO, "build", "bin", "symbolite"))
     parser.add_argument("--json", help="write every case's record here")
     parser.add_argument("--markdown", help="write the report here")
+    parser.add_argument("--operators", help="write, for each operator, the cases that use it and match "
+                        "PyTorch (tests/interop/survey_operators.json, read by scripts/make_operators_doc.py)")
     parser.add_argument("--cases", help="comma-separated substrings of case names (default: all)")
     parser.add_argument("--keep", help="keep the models, inputs and outputs in this directory")
     args = parser.parse_args()
@@ -456,6 +460,15 @@ def main():
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(markdown(records, meta))
+    if args.operators:
+        used = collections.defaultdict(list)
+        for r in records:
+            if r["stage"] == "ok":
+                for op in r.get("operators", []):
+                    used[op].append(r["name"])
+        with open(args.operators, "w") as f:
+            json.dump(dict(meta, operators={op: sorted(n) for op, n in sorted(used.items())}), f, indent=1)
+            f.write("\n")
     return 0
 
 
