@@ -11,6 +11,7 @@
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/runtime/tensor_to_list.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/json_tensor.h"
 #include "tests/test_support/reemit.h"
 
 namespace symbolite::runtime {
@@ -22,42 +23,6 @@ using tensor::DType;
 nlohmann::json golden() {
   std::ifstream in(testing::fixture_path("goldens/tolist.json"));
   return nlohmann::json::parse(in);
-}
-
-template <typename T>
-void fill(const tensor::Tensor& t, const nlohmann::json& data) {
-  for (std::size_t i = 0; i < data.size(); ++i) t.mutable_data<T>()[i] = data[i].get<T>();
-}
-
-tensor::Tensor tensor_from(const nlohmann::json& j) {
-  static const std::map<std::string, DType> dtypes = {
-      {"float32", DType::kFloat32}, {"float64", DType::kFloat64}, {"int64", DType::kInt64},
-      {"int32", DType::kInt32},     {"uint8", DType::kUInt8},     {"bool", DType::kBool}};
-  DType dtype = dtypes.at(j["dtype"].get<std::string>());
-  auto t = tensor::Tensor::empty(j["shape"].get<std::vector<std::int64_t>>(), dtype);
-  switch (dtype) {
-    case DType::kFloat32:
-      fill<float>(t, j["data"]);
-      break;
-    case DType::kFloat64:
-      fill<double>(t, j["data"]);
-      break;
-    case DType::kInt64:
-      fill<std::int64_t>(t, j["data"]);
-      break;
-    case DType::kInt32:
-      fill<std::int32_t>(t, j["data"]);
-      break;
-    case DType::kUInt8:
-      fill<std::uint8_t>(t, j["data"]);
-      break;
-    case DType::kBool:
-      fill<bool>(t, j["data"]);
-      break;
-    default:
-      ADD_FAILURE() << "no such input dtype";
-  }
-  return t;
 }
 
 // Same structure, kinds and values: floats are equal bit for bit (both sides read the tensor's
@@ -87,7 +52,7 @@ void expect_pytorchs_results(const mobile::LoadedModel& model) {
   for (const auto& c : expected["calls"]) {
     const std::string name = c["name"].get<std::string>();
     std::vector<IValue> inputs;
-    for (const auto& input : c["inputs"]) inputs.emplace_back(tensor_from(input));
+    for (const auto& input : c["inputs"]) inputs.emplace_back(testing::tensor_from_json(input));
     if (c.contains("output")) {
       expect_same(interpreter.run_method("forward", std::move(inputs)), c["output"], name);
       continue;

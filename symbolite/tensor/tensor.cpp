@@ -169,6 +169,12 @@ bool Tensor::is_contiguous() const {
   return true;
 }
 
+Tensor Tensor::as_nested(std::vector<std::int64_t> lengths) const {
+  Tensor out = *this;
+  out.nested_lengths_ = std::make_shared<const std::vector<std::int64_t>>(std::move(lengths));
+  return out;
+}
+
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
   return copy();

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,6 +57,16 @@ class Tensor {
   // Bytes of the elements (numel × element size), not of the storage.
   std::size_t nbytes() const { return static_cast<std::size_t>(numel_) * element_size(); }
 
+  // A nested tensor (PyTorch's NestedTensor, which nn.TransformerEncoder makes of its input
+  // and padding mask) is held padded, [N, L, ...]: sequence i is rows [0, lengths[i]) of
+  // dimension 1, and the rows past it are padding whose values mean nothing. Null for every
+  // other tensor; kernels that produce a new tensor drop it.
+  const std::shared_ptr<const std::vector<std::int64_t>>& nested_lengths() const {
+    return nested_lengths_;
+  }
+  // This tensor (sharing its storage) marked nested with `lengths`, one per row of dim 0.
+  Tensor as_nested(std::vector<std::int64_t> lengths) const;
+
   // PyTorch's definition: strides are row-major, ignoring dimensions of size 1; any tensor
   // without elements is contiguous.
   bool is_contiguous() const;
@@ -93,6 +104,7 @@ class Tensor {
   std::vector<std::int64_t> strides_{1};
   std::int64_t storage_offset_ = 0;
   std::int64_t numel_ = 0;
+  std::shared_ptr<const std::vector<std::int64_t>> nested_lengths_;
 };
 
 }  // namespace symbolite::tensor

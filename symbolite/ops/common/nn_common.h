@@ -77,6 +77,7 @@ void register_pooling3d_ops(OperatorRegistry& registry);
 void register_upsample_ops(OperatorRegistry& registry);
 void register_attention_ops(OperatorRegistry& registry);
 void register_transformer_ops(OperatorRegistry& registry);
+void register_nested_tensor_ops(OperatorRegistry& registry);
 void register_adaptive_max_pooling_ops(OperatorRegistry& registry);
 void register_embedding_bag_ops(OperatorRegistry& registry);
 void register_conv_transpose_ops(OperatorRegistry& registry);

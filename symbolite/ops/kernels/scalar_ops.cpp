@@ -250,13 +250,11 @@ void bool_list_reduce(Stack& s) {
 
 // The state queries nn.MultiheadAttention's fast-path check makes. Grad mode is on, as in
 // PyTorch's lite interpreter (symbolite computes no gradients, and no tensor requires one);
-// autocast is off; no tensor is nested.
+// autocast is off; a tensor is nested only on nn.TransformerEncoder's fast path
+// (nested_tensor_ops.cpp).
 void grad_enabled(Stack& s) { s.emplace_back(true); }
 void autocast_enabled(Stack& s) { s.emplace_back(false); }
-void is_nested(Stack& s) {
-  pop(s).to_tensor();
-  s.emplace_back(false);
-}
+void is_nested(Stack& s) { s.emplace_back(pop(s).to_tensor().nested_lengths() != nullptr); }
 
 void is_floating_point(Stack& s) {
   IValue t = pop(s);
