@@ -32,6 +32,41 @@ CLASSIFICATION = [
 ]
 SEGMENTATION = ["fcn_resnet50", "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"]
 VIDEO = ["r3d_18", "mc3_18", "r2plus1d_18"]
+# PyTorch 1.13 cannot save any torchvision 0.14 detection model for the lite interpreter once
+# scripted (ImageList is a TorchScript class; retinanet's no_grad is an ENTER instruction), so
+# these are traced, as PyTorch's mobile recipes do: a wrapper takes one 3xHxW image and returns
+# the first image's (boxes, scores, labels), for that image size. Score thresholds at 0 so
+# that random weights still give boxes; heavy models at min_size=max_size=320.
+DETECTION = {
+    "ssdlite320_mobilenet_v3_large": dict(score_thresh=0.0),
+    "ssd300_vgg16": dict(score_thresh=0.0),
+    "fasterrcnn_mobilenet_v3_large_320_fpn": dict(box_score_thresh=0.0),
+    "fasterrcnn_resnet50_fpn": dict(box_score_thresh=0.0, min_size=320, max_size=320),
+    "retinanet_resnet50_fpn": dict(score_thresh=0.0, min_size=320, max_size=320),
+    "fcos_resnet50_fpn": dict(score_thresh=0.0, min_size=320, max_size=320),
+}
+DETECTION_IMAGE = (3, 200, 240)
+
+
+def build_detection(name, path, image):
+    import torch
+    import torchvision
+
+    class FirstImage(torch.nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, img):
+            d = self.model([img])[0]
+            return d["boxes"], d["scores"], d["labels"]
+
+    torch.manual_seed(0)
+    model = getattr(torchvision.models.detection, name)(weights=None, weights_backbone=None,
+                                                        **DETECTION[name])
+    with torch.no_grad():
+        traced = torch.jit.trace(FirstImage(model.eval()).eval(), (image,), check_trace=False)
+    traced._c._save_for_mobile(path, {}, True)
 
 
 def build(name, path):
@@ -66,11 +101,17 @@ def check(binary, name, work):
     import numpy
     import torch
     import torch.jit.mobile
+    import torchvision  # noqa: F401  (torchvision::nms and roi_align for PyTorch's run)
     path = os.path.join(work, f"{name}.ptl")
-    build(name, path)
     torch.manual_seed(1)
-    shape = (1, 3, 8, 112, 112) if name in VIDEO else (1, 3, 299, 299) if name == "inception_v3" else (1, 3, 224, 224)
-    x = torch.randn(*shape)
+    if name in DETECTION:
+        x = torch.rand(*DETECTION_IMAGE)
+        build_detection(name, path, x)
+    else:
+        build(name, path)
+        torch.manual_seed(1)
+        shape = (1, 3, 8, 112, 112) if name in VIDEO else (1, 3, 299, 299) if name == "inception_v3" else (1, 3, 224, 224)
+        x = torch.randn(*shape)
     inp = os.path.join(work, f"{name}.in.npy")
     numpy.save(inp, x.numpy())
     try:
@@ -83,7 +124,8 @@ def check(binary, name, work):
         module = torch.jit.mobile._load_for_lite_interpreter(repaired)
     start = time.monotonic()
     try:
-        want = first_tensor(module(x))
+        result = module(x)
+        want = first_tensor(result)
     except Exception as e:  # noqa: BLE001 (googlenet, inception_v3: PyTorch cannot run its own file)
         want = None
         pytorch_error = str(e).split("\n")[0][:100]
@@ -96,6 +138,24 @@ def check(binary, name, work):
         return False, f"symbolite fails: {run.stderr.strip().splitlines()[0][:300]}"
     if want is None:
         return True, f"runs (PyTorch cannot run its own file: {pytorch_error}); symbolite {symbolite_s:.1f} s"
+    if name in DETECTION:
+        # boxes and scores within 1e-4 of their largest value, labels exactly, same counts
+        ok, err, scale = True, 0.0, 0.0
+        for k, w in enumerate(result):
+            got = numpy.load(os.path.join(out, f"output_{k}.npy"))
+            w = w.detach().numpy()
+            if got.shape != w.shape:
+                return False, f"output {k}: shape {got.shape}, PyTorch {w.shape}"
+            if w.size == 0:
+                continue
+            if w.dtype.kind == "f":
+                e, m = float(abs(got - w).max()), float(abs(w).max())
+                ok &= e <= 1e-4 * m
+                err, scale = max(err, e / m if m else e), max(scale, m)
+            else:
+                ok &= bool((got == w).all())
+        return ok, (f"{len(result[0])} boxes; max|err|/max|out| {err:.2g} (boxes, scores), labels "
+                    f"{'equal' if ok else 'differ'}; PyTorch {pytorch_s:.2f} s, symbolite {symbolite_s:.2f} s")
     got = numpy.load(os.path.join(out, "output_0.npy"))
     w = want.detach().numpy()
     err, scale = float(abs(got - w).max()), float(abs(w).max())
@@ -113,7 +173,7 @@ def main():
     except ImportError:
         print("torch is not installed for this Python: skipped")
         return SKIP
-    names = args.models.split(",") if args.models else CLASSIFICATION + SEGMENTATION + VIDEO
+    names = args.models.split(",") if args.models else CLASSIFICATION + SEGMENTATION + VIDEO + list(DETECTION)
     binary = os.path.abspath(args.symbolite)
     failed = 0
     with tempfile.TemporaryDirectory(prefix="symbolite-zoo-") as work:

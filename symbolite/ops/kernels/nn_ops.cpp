@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/legacy_type_name.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -230,33 +231,6 @@ void softmax_or_log(Stack& s, bool log) {
 }
 void softmax(Stack& s) { softmax_or_log(s, false); }
 void log_softmax(Stack& s) { softmax_or_log(s, true); }
-
-// PyTorch's legacy type name, as checkScalarTypes prints it.
-std::string_view legacy_type_name(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return "torch.FloatTensor";
-    case DType::kFloat64:
-      return "torch.DoubleTensor";
-    case DType::kFloat16:
-      return "torch.HalfTensor";
-    case DType::kBFloat16:
-      return "CPUBFloat16Type";
-    case DType::kUInt8:
-      return "torch.ByteTensor";
-    case DType::kInt8:
-      return "torch.CharTensor";
-    case DType::kInt16:
-      return "torch.ShortTensor";
-    case DType::kInt32:
-      return "torch.IntTensor";
-    case DType::kInt64:
-      return "torch.LongTensor";
-    case DType::kBool:
-      return "CPUBoolType";
-  }
-  return "unknown";
-}
 
 // aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1,
 //                 bool scale_grad_by_freq=False, bool sparse=False): rows of weight, any dtype.

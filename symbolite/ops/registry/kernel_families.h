@@ -63,6 +63,9 @@ void register_class_loss_ops(OperatorRegistry& registry);
 // Connectionist temporal classification: ctc_loss.Tensor and .IntList.
 void register_ctc_loss_ops(OperatorRegistry& registry);
 // div with a rounding mode ("trunc", "floor"), also what old files' upgraders use.
+// Detection models: torchvision::nms and roi_align, topk, meshgrid, unbind, maximum/minimum,
+// and the aliases and conversions tracing records (detach, expand_as, to.other, full_like, ...).
+void register_detection_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -92,6 +95,7 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_pixel_shuffle_ops(registry);
   register_class_loss_ops(registry);
   register_ctc_loss_ops(registry);
+  register_detection_ops(registry);
 }
 
 }  // namespace symbolite::ops
