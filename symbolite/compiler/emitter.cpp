@@ -229,7 +229,12 @@ class FunctionEmitter {
         "prim::isinstance",     "prim::CallMethod", "aten::warn",          "aten::format",
         "prim::Param",          "prim::Return"};
     if (special.contains(node->kind()) || promoted_operators().contains(node->kind())) return false;
-    return !is_dict_index(node);
+    return !is_dict_index(node) && !is_num_to_tensor(node);
+  }
+
+  // NUM_TO_TENSOR's node; `OP prim::NumToTensor.Scalar` (scripted models) keeps its overload.
+  static bool is_num_to_tensor(const Node* node) {
+    return node->kind() == "prim::NumToTensor" && node->overload().empty();
   }
 
   static bool is_dict_index(const Node* node) {
@@ -414,6 +419,9 @@ class FunctionEmitter {
     } else if (is_dict_index(node)) {
       load_inputs(node->inputs());
       insert(OpCode::kDictIndex);
+    } else if (is_num_to_tensor(node)) {
+      load_inputs(node->inputs());
+      insert(OpCode::kNumToTensor);
     } else if (auto promoted = promoted_operators().find(kind);
                promoted != promoted_operators().end()) {
       load_inputs(node->inputs());

@@ -336,6 +336,8 @@ Type type_of_constant(const pickle::Value& value) {
       return "Dict(Any, Any)";
     case Kind::kObject:
       return value.as_object().type_name;
+    case Kind::kDevice:
+      return "Device";
     case Kind::kStorage:
     case Kind::kGlobal:
       return "Any";

@@ -496,6 +496,9 @@ class FunctionLifter {
         case OpCode::kIsCuda:
           simple(block, pc, "prim::is_cuda", 1, 1, "bool");
           break;
+        case OpCode::kNumToTensor:  // no overload: the instruction, not OP prim::NumToTensor.Scalar
+          simple(block, pc, "prim::NumToTensor", 1, 1, "Tensor");
+          break;
         case OpCode::kToList:
           simple(block, pc, "prim::tolist", 3, 1);
           break;

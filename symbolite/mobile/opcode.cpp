@@ -6,7 +6,7 @@
 namespace symbolite::mobile {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, OpCode>, 41> kNames = {{
+constexpr std::array<std::pair<std::string_view, OpCode>, 42> kNames = {{
     {"OP", OpCode::kOp},
     {"OPN", OpCode::kOpN},
     {"CALL", OpCode::kCall},
@@ -47,6 +47,7 @@ constexpr std::array<std::pair<std::string_view, OpCode>, 41> kNames = {{
     {"DIM", OpCode::kDim},
     {"IS_CUDA", OpCode::kIsCuda},
     {"TO_LIST", OpCode::kToList},
+    {"NUM_TO_TENSOR", OpCode::kNumToTensor},
     {"UN_INITIALIZED", OpCode::kUninitialized},
 }};
 

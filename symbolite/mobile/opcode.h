@@ -49,6 +49,7 @@ enum class OpCode : std::uint8_t {
   kDim,
   kIsCuda,
   kToList,
+  kNumToTensor,
   kUninitialized,
 };
 

@@ -65,6 +65,8 @@ ops::IValue ValueConverter::convert(const pickle::Value& v, std::size_t depth) {
       return ops::IValue(v.as_double());
     case K::kString:
       return ops::IValue::string(std::string(v.as_string()));
+    case K::kDevice:
+      return ops::IValue::device(std::string(v.as_device()));
     case K::kTuple:
     case K::kList: {
       ops::IValueList items;

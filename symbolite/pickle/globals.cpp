@@ -75,6 +75,13 @@ Value restore_type_tag(std::string_view function, const ValueList& args) {
   return args[0];
 }
 
+// torch.device((name,)) -> a device: PyTorch's unpickler takes the one string as it is.
+Value device(std::string_view function, const ValueList& args) {
+  if (args.size() != 1) bad_args(function, fmt::format("takes 1 argument, got {}", args.size()));
+  expect_kind(function, "the device", args[0], Value::Kind::kString);
+  return Value::device(args[0].as_string());
+}
+
 // _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks
 // [, metadata]).
 Value rebuild_tensor(std::string_view function, const ValueList& args) {
@@ -147,6 +154,7 @@ std::optional<GlobalKind> classify_global(std::string_view qualified_name,
                                           const TypeResolver& is_class) {
   if (qualified_name == "torch._utils._rebuild_tensor_v2") return GlobalKind::kRebuildTensor;
   if (qualified_name == "collections.OrderedDict") return GlobalKind::kOrderedDict;
+  if (qualified_name == "torch.device") return GlobalKind::kDevice;
   // Like PyTorch's own unpickler, accept torch.jit._pickle also under the "__torch__."
   // prefix that old TorchScript writers put on it.
   std::string_view jit_pickle = qualified_name;
@@ -175,6 +183,8 @@ Value call_global(GlobalKind kind, std::string_view qualified_name, const Value&
       return restore_type_tag(qualified_name, items);
     case GlobalKind::kRebuildTensor:
       return rebuild_tensor(qualified_name, items);
+    case GlobalKind::kDevice:
+      return device(qualified_name, items);
     case GlobalKind::kClass:
     case GlobalKind::kStorageType:
     case GlobalKind::kOrderedDict:

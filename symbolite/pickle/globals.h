@@ -19,6 +19,7 @@ enum class GlobalKind {
   kBuildList,       // torch.jit._pickle.build_{int,double,bool,tensor}list
   kRestoreTypeTag,  // torch.jit._pickle.restore_type_tag
   kRebuildTensor,   // torch._utils._rebuild_tensor_v2
+  kDevice,          // torch.device("cpu")
 };
 
 // What `qualified_name` ("module.name") is, or nullopt when it is not allowed. An empty
@@ -35,7 +36,8 @@ bool is_lowered_class(std::string_view qualified_name);
 // The dtype of a storage class: "torch.FloatStorage" -> "Float"; nullopt for other names.
 std::optional<std::string_view> storage_dtype(std::string_view qualified_name);
 
-// The result of REDUCE on a function global (kBuildList, kRestoreTypeTag, kRebuildTensor)
+// The result of REDUCE on a function global (kBuildList, kRestoreTypeTag, kRebuildTensor,
+// kDevice)
 // with the argument tuple `args`. Error(kModel) when the arguments have the wrong shape.
 Value call_global(GlobalKind kind, std::string_view qualified_name, const Value& args);
 

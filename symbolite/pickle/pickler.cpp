@@ -219,6 +219,12 @@ class Pickler {
       case Value::Kind::kGlobal:
         global(v.as_global());
         return;
+      case Value::Kind::kDevice:  // torch.device("cpu"), as PyTorch's pickler writes it
+        global("torch.device");
+        string(v.as_device());
+        byte(0x85);  // TUPLE1
+        byte('R');   // REDUCE
+        break;
     }
     remember(id);
   }

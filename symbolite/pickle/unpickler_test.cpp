@@ -178,6 +178,17 @@ TEST(Unpickler, OrderedDictBecomesADict) {
   EXPECT_EQ(parse_error(p2("ccollections\nOrderedDict\n]\x85R")).kind(), ErrorKind::kUnsupported);
 }
 
+// torch.device("cpu"), as PyTorch pickles a device constant of a traced model (the file itself:
+// runtime/traced_device_test.cpp); anything but one string is refused.
+TEST(Unpickler, TorchDeviceIsADevice) {
+  Value cpu = parse(p2("ctorch\ndevice\n" + binunicode("cpu") + "\x85R"));
+  ASSERT_TRUE(cpu.is(Value::Kind::kDevice));
+  EXPECT_EQ(cpu.as_device(), "cpu");
+  EXPECT_EQ(cpu.debug_string(), "device(type='cpu')");
+  EXPECT_EQ(parse_error(p2("ctorch\ndevice\nK\001\x85R")).kind(), ErrorKind::kModel);
+  EXPECT_EQ(parse_error(p2("ctorch\ndevice\n)R")).kind(), ErrorKind::kModel);
+}
+
 TEST(Unpickler, BuildListsAndTypeTags) {
   EXPECT_EQ(parse(p2("ctorch.jit._pickle\nbuild_intlist\n](K\001K\002e\x85R")).debug_string(),
             "[1, 2]");

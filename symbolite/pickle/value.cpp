@@ -63,6 +63,8 @@ std::string_view Value::kind_name(Kind kind) {
       return "storage";
     case Kind::kGlobal:
       return "global";
+    case Kind::kDevice:
+      return "device";
   }
   return "?";
 }
@@ -85,6 +87,10 @@ double Value::as_double() const {
   return std::get<double>(payload_);
 }
 std::string_view Value::as_string() const { return as_string_bytes().str(); }
+std::string_view Value::as_device() const {
+  if (kind_ != Kind::kDevice) kind_error(Kind::kDevice);
+  return std::get<Bytes>(payload_).str();
+}
 const Bytes& Value::as_string_bytes() const {
   if (kind_ != Kind::kString) kind_error(Kind::kString);
   return std::get<Bytes>(payload_);
@@ -224,6 +230,9 @@ void append_debug(const Value& v, std::string& out, std::size_t limit, int depth
       break;
     case Value::Kind::kGlobal:
       out += v.as_global();
+      break;
+    case Value::Kind::kDevice:
+      out += fmt::format("device(type='{}')", v.as_device());
       break;
   }
 }

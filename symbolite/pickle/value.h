@@ -69,6 +69,7 @@ class Value {
     kTensor,
     kStorage,
     kGlobal,  // a class reference that only makes sense as an argument (torch.FloatStorage)
+    kDevice,  // torch.device("cpu"): traced models keep devices among their constants
   };
 
   Value() = default;  // None
@@ -85,6 +86,7 @@ class Value {
   static Value tensor(TensorRef tensor);
   static Value storage(StorageRef storage);
   static Value global(std::string qualified_name);
+  static Value device(std::string_view name) { return Value(Kind::kDevice, Bytes::copy_of(name)); }
 
   Kind kind() const { return kind_; }
   // For lists: how the pickle built it (kGeneric for EMPTY_LIST + APPENDS).
@@ -108,6 +110,7 @@ class Value {
   const TensorRef& as_tensor() const;
   const StorageRef& as_storage() const;
   std::string_view as_global() const;
+  std::string_view as_device() const;  // "cpu", "cuda:0"
 
   // Items of a tuple or a list (PyTorch writes some sequences as either).
   const ValueList& as_sequence() const;

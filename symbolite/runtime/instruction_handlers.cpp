@@ -238,6 +238,14 @@ void tensor_is_cuda(Stack& stack) {
 
 void tensor_dim(Stack& stack) { stack.emplace_back(ops::pop(stack).to_tensor().dim()); }
 
+// NUM_TO_TENSOR (traced models' prim::NumToTensor): the number as a 0-dim tensor of its own
+// dtype (int: Long, float: Double, bool: Bool), as the operator computes it.
+void number_to_tensor(Stack& stack) {
+  static const ops::Kernel kernel =
+      ops::default_registry().find("prim::NumToTensor.Scalar")->kernel;
+  kernel(stack);
+}
+
 // TO_LIST: the tensor, the annotation's list depth and element type (tensor_to_list.h).
 void tensor_tolist(Stack& stack) {
   std::int64_t element_type = ops::pop(stack).to_int();

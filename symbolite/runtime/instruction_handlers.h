@@ -162,6 +162,7 @@ void format_text(Stack& stack, const Instruction& ins);
 void tensor_device(Stack& stack);
 void tensor_dtype(Stack& stack);
 void tensor_is_cuda(Stack& stack);
+void number_to_tensor(Stack& stack);
 void tensor_dim(Stack& stack);
 void tensor_tolist(Stack& stack);
 void push_uninitialized(Stack& stack);

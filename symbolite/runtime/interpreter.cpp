@@ -252,6 +252,9 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
         case OpCode::kToList:
           tensor_tolist(stack);
           break;
+        case OpCode::kNumToTensor:
+          number_to_tensor(stack);
+          break;
         case OpCode::kUninitialized:
           push_uninitialized(stack);
           break;

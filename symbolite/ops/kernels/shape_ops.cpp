@@ -658,6 +658,15 @@ void item(Stack& s) {
   }
 }
 
+// aten::ScalarImplicit (traced models: a tensor where a number is expected): a 0-dim tensor's
+// element as aten::item gives it; PyTorch's check refuses any other rank.
+void scalar_implicit(Stack& s) {
+  if (s.back().to_tensor().dim() != 0) {
+    fail("Cannot input a tensor of dimension other than 0 as a scalar argument");
+  }
+  item(s);
+}
+
 // prim::NumToTensor: a zero-dim tensor of the Scalar's own dtype (Long, Double or Bool).
 void num_to_tensor(Stack& s) {
   IValue v = pop(s);
@@ -806,6 +815,7 @@ void register_shape_ops(OperatorRegistry& r) {
   r.add({"aten::ones", 5, {none, none, none, none}, ones});
   r.add({"aten::empty.memory_format", 6, {none, none, none, none, none}, empty});
   r.add({"aten::Int.Tensor", 1, {}, int_tensor});
+  r.add({"aten::ScalarImplicit", 1, {}, scalar_implicit});
   r.add({"aten::Float.Tensor", 1, {}, float_tensor});
   r.add({"aten::Bool.Tensor", 1, {}, bool_tensor});
   r.add({"aten::len.Tensor", 1, {}, len_tensor});
