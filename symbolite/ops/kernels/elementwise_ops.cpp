@@ -14,7 +14,6 @@
 #include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
-#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
 namespace {
@@ -363,12 +362,12 @@ T gelu_scalar(T x, bool tanh_approx) {
 
 // PyTorch 1.13 hands a contiguous float32 tensor of more than one element to oneDNN when
 // approximate is "none" (use_mkldnn in gelu_out_cpu), every element alike: vec::gelu_f32.
-// The rest goes to ATen's GeluKernelImpl, which splits a contiguous input into parallel_for
-// chunks (one up to 16384 elements, else one a thread); its vectorized loop covers each chunk
-// in blocks of two AVX2 vectors (16 floats, 8 doubles) and its scalar loop the rest of the
-// chunk, or the whole of an input that is not contiguous. The loops differ in their last
-// bits, so the same elements go the same way here: vec::gelu_* for the blocks, gelu_scalar
-// for the rest, with as many chunks as PyTorch would use with as many threads.
+// The rest goes to ATen's GeluKernelImpl, whose vectorized loop covers a contiguous input in
+// blocks of two AVX2 vectors (16 floats, 8 doubles) and its scalar loop the rest, or the whole
+// of an input that is not contiguous. The loops differ in their last bits, so the same elements
+// go the same way here: vec::gelu_* for the blocks, gelu_scalar for the rest. (With more than
+// one thread PyTorch splits an input past 16384 elements into chunks, each with a scalar rest
+// of its own; here the result is PyTorch's with one thread, the same at every thread count.)
 template <typename T>
 void gelu_contiguous(const T* in, T* out, std::int64_t n, bool tanh_approx) {
   if constexpr (std::is_same_v<T, float>) {
@@ -378,19 +377,7 @@ void gelu_contiguous(const T* in, T* out, std::int64_t n, bool tanh_approx) {
     (tanh_approx ? vec::gelu_tanh_f64 : vec::gelu_f64)(in, out, n);
   }
   constexpr std::int64_t kBlock = 2 * 32 / static_cast<std::int64_t>(sizeof(T));
-  std::int64_t chunk = n;
-  if (n > 16384) {
-    const std::int64_t threads = intra_op_threads();
-    const std::int64_t grain = n / threads;
-    const std::int64_t used = std::min(threads, (n + grain - 1) / grain);
-    chunk = (n + used - 1) / used;
-  }
-  for (std::int64_t begin = 0; begin < n; begin += chunk) {
-    const std::int64_t end = std::min(n, begin + chunk);
-    for (std::int64_t i = end - (end - begin) % kBlock; i < end; ++i) {
-      out[i] = gelu_scalar(in[i], tanh_approx);
-    }
-  }
+  for (std::int64_t i = n - n % kBlock; i < n; ++i) out[i] = gelu_scalar(in[i], tanh_approx);
 }
 
 Tensor gelu_impl(const Tensor& x, const std::string& approximate) {

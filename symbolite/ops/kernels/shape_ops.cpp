@@ -13,7 +13,6 @@
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/error.h"
-#include "symbolite/support/parallel_for.h"
 #include "symbolite/tensor/broadcast.h"
 
 namespace symbolite::ops {
@@ -755,8 +754,8 @@ T add_product_unfused(T a, T b, T c) {
 // the ends computed as one fma each, in T for floating dtypes and in double for integral
 // ones; a contiguous output goes in blocks of two 32-byte vectors whose lanes are
 // Vectorized::arange(base, step), base + lane * step rounded twice, and the rest one by one.
-// parallel_for splits the range into one chunk a thread past 32768 steps, each chunk starting
-// its own blocks; the chunks here are those of PyTorch using as many threads.
+// (With more than one thread PyTorch splits a range past 32768 steps into chunks, each starting
+// blocks of its own; here the result is PyTorch's with one thread, the same at every count.)
 template <typename T>
 void linspace_fill(T* p, T start, T end, std::int64_t steps) {
   using Step = std::conditional_t<std::is_integral_v<T>, double, T>;
@@ -768,26 +767,17 @@ void linspace_fill(T* p, T start, T end, std::int64_t steps) {
                        : std::fma(-step, static_cast<Step>(steps - i - 1), static_cast<Step>(end));
   };
   constexpr std::int64_t lanes = 32 / sizeof(T);
-  constexpr std::int64_t grain = 32768;
-  std::int64_t chunk = steps;
-  if (steps >= grain) {
-    std::int64_t threads = std::min<std::int64_t>(intra_op_threads(), (steps + grain - 1) / grain);
-    chunk = (steps + threads - 1) / threads;
-  }
-  for (std::int64_t begin = 0; begin < steps; begin += chunk) {
-    const std::int64_t chunk_end = std::min(steps, begin + chunk);
-    std::int64_t i = begin;
-    for (; i + 2 * lanes <= chunk_end; i += 2 * lanes) {
-      for (std::int64_t v = i; v < i + 2 * lanes; v += lanes) {
-        const T base = convert<T>(value_at(v));
-        for (std::int64_t lane = 0; lane < lanes; ++lane) {
-          p[v + lane] = convert<T>(
-              add_product_unfused(static_cast<Step>(base), static_cast<Step>(lane), step));
-        }
+  std::int64_t i = 0;
+  for (; i + 2 * lanes <= steps; i += 2 * lanes) {
+    for (std::int64_t v = i; v < i + 2 * lanes; v += lanes) {
+      const T base = convert<T>(value_at(v));
+      for (std::int64_t lane = 0; lane < lanes; ++lane) {
+        p[v + lane] =
+            convert<T>(add_product_unfused(static_cast<Step>(base), static_cast<Step>(lane), step));
       }
     }
-    for (; i < chunk_end; ++i) p[i] = convert<T>(value_at(i));
   }
+  for (; i < steps; ++i) p[i] = convert<T>(value_at(i));
 }
 
 // The one element of `out` set to the Scalar `value` (fill_).
