@@ -205,11 +205,21 @@ TEST(OperatorUpgraders, FullIsNotUpgradedByTheLiteInterpreter) {
   expect_pytorchs_results(entry("full_v4"));
 }
 
-// symbolite has no linspace/logspace kernels yet: the load names the upgrader it would run.
-TEST(OperatorUpgraders, MissingKernelNamesTheUpgrader) {
+// linspace before operator version 8 and logspace before 9 (steps optional) run PyTorch's
+// upgraders linspace_0_7 and logspace_0_8 on today's kernels.
+TEST(OperatorUpgraders, LinspaceAndLogspaceBeforeVersion8) {
   ASSERT_TRUE(entry("linspace_v7_bc5").at("calls").at(0).contains("output"));
-  expect_refused("linspace_v7_bc5", "aten::linspace (upgraded to linspace_0_7)");
-  expect_refused("linspace_v7_bc5", "aten::logspace (upgraded to logspace_0_8)");
+  expect_pytorchs_results(entry("linspace_v7_bc5"));
+  const LoadedModel model =
+      LoadedModel::load(testing::fixture_path("upgraders/linspace_v7_bc5.ptl"));
+  std::map<std::string, int> upgraded;
+  for (const auto& entry : model.functions) {
+    for (const auto& op : entry.second.operators) {
+      if (!op.upgrader.empty()) ++upgraded[op.name + " " + std::string(op.upgrader)];
+    }
+  }
+  EXPECT_EQ(upgraded, (std::map<std::string, int>{{"aten::linspace linspace_0_7", 1},
+                                                  {"aten::logspace logspace_0_8", 1}}));
 }
 
 TEST(OperatorUpgraders, SelectedByOperatorVersionRange) {

@@ -51,6 +51,11 @@ std::uint64_t ByteCursor::varint() {
   std::uint64_t value = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     std::uint8_t byte = u8();
+    // The tenth byte holds bit 63 only; more would be silently shifted out.
+    if (shift == 63 && (byte & 0x7fu) > 1) {
+      throw Error(ErrorKind::kFormat,
+                  fmt::format("byte {}: {}: varint does not fit 64 bits", offset() - 10, what_));
+    }
     value |= std::uint64_t{byte & 0x7fu} << shift;
     if ((byte & 0x80u) == 0) return value;
   }

@@ -16,6 +16,7 @@
 #include <exception>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -73,14 +74,27 @@ class Error : public std::exception {
   std::size_t summary_size_ = 0;
 };
 
-// Runs `body`; if it throws an Error, adds `where` to its context and rethrows. `where` is
-// only built on failure, so pass a callable when it is costly to format.
+// Runs `body`; if it throws an Error, adds `where` to its context and rethrows. A string
+// `where` is built before `body` runs; pass a callable (the overload below) when it is costly
+// to format, so that it is only called on failure.
 template <typename Body>
 decltype(auto) with_context(std::string_view where, Body&& body) {
   try {
     return std::forward<Body>(body)();
   } catch (Error& e) {
     e.add_context(std::string(where));
+    throw;
+  }
+}
+
+// The same with `where` a callable returning the text, called only if `body` throws.
+template <typename Where, typename Body>
+requires std::is_invocable_r_v<std::string, Where&>
+decltype(auto) with_context(Where&& where, Body&& body) {
+  try {
+    return std::forward<Body>(body)();
+  } catch (Error& e) {
+    e.add_context(std::string(where()));
     throw;
   }
 }

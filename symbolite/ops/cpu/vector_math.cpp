@@ -2,6 +2,10 @@
 
 #include <emmintrin.h>
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
 #include <sleef.h>
 
 #include "symbolite/ops/cpu/vector_math_isa.h"
@@ -80,12 +84,73 @@ void hardswish_f32_serial(const float* in, float* out, std::int64_t n) {
   });
 }
 
+// Without AVX2 the same operations one element at a time (std::fma for the fused ones).
+float from_bits(int pattern) { return std::bit_cast<float>(pattern); }
+
+float exp_onednn(float x) {
+  const bool underflow = x < from_bits(kExpLnFltMin);
+  x = std::max(std::min(x, from_bits(kExpLnFltMax)), from_bits(kExpLnFltMin));
+  const float n = std::floor(x * from_bits(kExpLog2e) + 0.5f);
+  const float r = std::fma(-n, from_bits(kExpLn2), x);
+  const float scale = underflow ? 0.0f : std::ldexp(1.0f, static_cast<int>(n));
+  float p = from_bits(kExpPoly[4]);
+  for (int k = 3; k >= 0; --k) p = std::fma(p, r, from_bits(kExpPoly[k]));
+  return std::fma(p, r, 1.0f) * scale;
+}
+
+float gelu_onednn(float s) {
+  const float x = s * from_bits(kOneOverSqrt2);
+  const float minus_e = -exp_onednn(-(x * x));
+  const float t = 1.0f / std::fma(from_bits(kErfP), std::fabs(x), 1.0f);
+  float r = from_bits(kErfPoly[4]);
+  for (int k = 3; k >= 0; --k) r = std::fma(r, t, from_bits(kErfPoly[k]));
+  const float erf = std::copysign(std::fma(minus_e * t, r, 1.0f), x);
+  const float half_s = s * 0.5f;
+  return std::fma(erf, half_s, half_s);
+}
+
+void gelu_f32_serial(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::gelu_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::gelu_f32(in, out, n);
+  for (std::int64_t i = 0; i < n; ++i) out[i] = gelu_onednn(in[i]);
+}
+
+void gelu_tanh_f32_serial(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::gelu_tanh_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::gelu_tanh_f32(in, out, n);
+  const auto beta = static_cast<float>(kGeluBeta);
+  const auto kappa = static_cast<float>(kGeluKappa);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float x = in[i];
+    const float inner = beta * std::fma(kappa, x * x * x, x);
+    out[i] = 0.5f * x * (1.0f + Sleef_tanhf_u10(inner));
+  }
+}
+
+void gelu_f64_serial(const double* in, double* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::gelu_f64(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::gelu_f64(in, out, n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    out[i] = in[i] * 0.5 * (1.0 + Sleef_erf_u10(in[i] * kSqrtHalf));
+  }
+}
+
+void gelu_tanh_f64_serial(const double* in, double* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::gelu_tanh_f64(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::gelu_tanh_f64(in, out, n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double x = in[i];
+    const double inner = kGeluBeta * std::fma(kGeluKappa, x * x * x, x);
+    out[i] = 0.5 * x * (1.0 + Sleef_tanh_u10(inner));
+  }
+}
+
 // Elements are independent, so the array is split across threads with the same result at
 // any thread count.
 constexpr std::int64_t kElementsPerThread = 32768;
 
-void split(const float* in, float* out, std::int64_t n,
-           void (*serial)(const float*, float*, std::int64_t)) {
+template <typename T>
+void split(const T* in, T* out, std::int64_t n, void (*serial)(const T*, T*, std::int64_t)) {
   parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
     serial(in + begin, out + begin, end - begin);
   });
@@ -101,6 +166,14 @@ void silu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, s
 void tanh_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, tanh_f32_serial); }
 void hardswish_f32(const float* in, float* out, std::int64_t n) {
   split(in, out, n, hardswish_f32_serial);
+}
+void gelu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, gelu_f32_serial); }
+void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {
+  split(in, out, n, gelu_tanh_f32_serial);
+}
+void gelu_f64(const double* in, double* out, std::int64_t n) { split(in, out, n, gelu_f64_serial); }
+void gelu_tanh_f64(const double* in, double* out, std::int64_t n) {
+  split(in, out, n, gelu_tanh_f64_serial);
 }
 
 }  // namespace symbolite::ops::vec

@@ -9,11 +9,41 @@
 
 namespace symbolite::ops::vec {
 
+// GELU's constants as PyTorch 1.13 spells them: M_SQRT1_2; M_SQRT2 * M_2_SQRTPI * 0.5, which
+// is sqrt(2 / pi); 0.044715. Float kernels round them to float.
+constexpr double kSqrtHalf = 0.707106781186547524401;
+constexpr double kGeluBeta = 1.41421356237309504880 * 1.12837916709551257390 * 0.5;
+constexpr double kGeluKappa = 0.044715;
+
+// oneDNN's constants for its exp and gelu_erf (jit_uni_eltwise_injector.cpp), as float bits.
+constexpr int kSignMask = static_cast<int>(0x80000000u);
+constexpr int kExpLog2e = 0x3fb8aa3b;                        // 1.44269502f
+constexpr int kExpLn2 = 0x3f317218;                          // 0.693147182f
+constexpr int kExpLnFltMax = 0x42b17218;                     // logf(FLT_MAX)
+constexpr int kExpLnFltMin = static_cast<int>(0xc2aeac50u);  // logf(FLT_MIN)
+// p1 .. p5 of exp's polynomial (p0 = 1).
+constexpr int kExpPoly[5] = {0x3f7ffffb, 0x3efffee3, 0x3e2aad40, 0x3d2b9d0d, 0x3c07cfce};
+constexpr int kOneOverSqrt2 = 0x3f3504f3;  // 0.707106769f
+constexpr int kErfP = 0x3ea7ba05;          // 0.3275911f
+// a1 .. a5 of Abramowitz and Stegun 7.1.26.
+constexpr int kErfPoly[5] = {0x3e827906, static_cast<int>(0xbe91a98eu), 0x3fb5f0e3,
+                             static_cast<int>(0xbfba00e3u), 0x3f87dc22};
+
 void exp_f32(const float* in, float* out, std::int64_t n);
 void sigmoid_f32(const float* in, float* out, std::int64_t n);  // 1 / (1 + exp(-x))
 void silu_f32(const float* in, float* out, std::int64_t n);     // x / (1 + exp(-x))
 void tanh_f32(const float* in, float* out, std::int64_t n);
 // x * min(max(x + 3, 0), 6) / 6, as PyTorch's vectorized kernel computes it (no SLEEF).
 void hardswish_f32(const float* in, float* out, std::int64_t n);
+// GELU as PyTorch 1.13 computes it on a contiguous tensor (see elementwise_ops.cpp for the
+// elements it leaves to a scalar loop). gelu_f32: oneDNN's eltwise gelu_erf, which PyTorch
+// calls for float32 (Abramowitz and Stegun's erf of s / sqrt(2) on oneDNN's own exp, then
+// S + S * erf with S = s / 2 as one fma). gelu_f64: ATen's vectorized kernel, x * 0.5 * (1 + erf(x *
+// M_SQRT1_2)) with SLEEF's erf. The tanh forms: ATen's, 0.5 * x * (1 + tanh(sqrt(2 / pi) *
+// (x + 0.044715 * x^3))) on SLEEF's tanh.
+void gelu_f32(const float* in, float* out, std::int64_t n);
+void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
+void gelu_f64(const double* in, double* out, std::int64_t n);
+void gelu_tanh_f64(const double* in, double* out, std::int64_t n);
 
 }  // namespace symbolite::ops::vec

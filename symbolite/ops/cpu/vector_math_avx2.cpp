@@ -21,6 +21,57 @@ void map8(const float* in, float* out, std::int64_t n, F f) {
   }
 }
 
+// The same for 4 lanes of double.
+template <typename F>
+void map4d(const double* in, double* out, std::int64_t n, F f) {
+  std::int64_t i = 0;
+  for (; i + 4 <= n; i += 4) _mm256_storeu_pd(out + i, f(_mm256_loadu_pd(in + i)));
+  if (i < n) {
+    alignas(32) double lane[4] = {0, 0, 0, 0};
+    for (std::int64_t j = i; j < n; ++j) lane[j - i] = in[j];
+    _mm256_store_pd(lane, f(_mm256_load_pd(lane)));
+    for (std::int64_t j = i; j < n; ++j) out[j] = lane[j - i];
+  }
+}
+
+__m256 bits(int pattern) { return _mm256_castsi256_ps(_mm256_set1_epi32(pattern)); }
+
+// oneDNN's exp (jit_uni_eltwise_injector's exp_compute_vector_fwd): x clamped to the float
+// range, 2^n * p(r) with n = floor(x log2(e) + 1/2), r = x - n ln(2) (one fma) and p of degree
+// 5 by fmas; 0 below ln(FLT_MIN).
+__m256 exp_onednn(__m256 x) {
+  const __m256 underflow = _mm256_cmp_ps(x, bits(kExpLnFltMin), _CMP_LT_OS);
+  x = _mm256_max_ps(_mm256_min_ps(x, bits(kExpLnFltMax)), bits(kExpLnFltMin));
+  const __m256 n =
+      _mm256_floor_ps(_mm256_add_ps(_mm256_mul_ps(x, bits(kExpLog2e)), _mm256_set1_ps(0.5f)));
+  const __m256 r = _mm256_fnmadd_ps(n, bits(kExpLn2), x);
+  __m256 scale = _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+  scale = _mm256_blendv_ps(scale, _mm256_setzero_ps(), underflow);
+  __m256 p = bits(kExpPoly[4]);
+  for (int k = 3; k >= 0; --k) p = _mm256_fmadd_ps(p, r, bits(kExpPoly[k]));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  return _mm256_mul_ps(p, scale);
+}
+
+// oneDNN's gelu_erf (gelu_erf_compute_vector_fwd): x = s / sqrt(2); erf(x) by Abramowitz and
+// Stegun 7.1.26 on exp_onednn; S = s / 2; S + S * erf(x) as one fma.
+__m256 gelu_onednn(__m256 s) {
+  const __m256 sign_mask = bits(kSignMask);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 x = _mm256_mul_ps(s, bits(kOneOverSqrt2));
+  const __m256 minus_e =
+      _mm256_xor_ps(exp_onednn(_mm256_xor_ps(_mm256_mul_ps(x, x), sign_mask)), sign_mask);
+  const __m256 sign = _mm256_and_ps(x, sign_mask);
+  const __m256 abs = _mm256_andnot_ps(sign_mask, x);
+  const __m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(bits(kErfP), abs, one));
+  __m256 r = bits(kErfPoly[4]);
+  for (int k = 3; k >= 0; --k) r = _mm256_fmadd_ps(r, t, bits(kErfPoly[k]));
+  const __m256 erf = _mm256_xor_ps(_mm256_fmadd_ps(_mm256_mul_ps(minus_e, t), r, one), sign);
+  const __m256 half_s = _mm256_mul_ps(s, _mm256_set1_ps(0.5f));
+  return _mm256_fmadd_ps(erf, half_s, half_s);
+}
+
 }  // namespace
 
 void exp_f32(const float* in, float* out, std::int64_t n) {
@@ -54,6 +105,42 @@ void hardswish_f32(const float* in, float* out, std::int64_t n) {
   map8(in, out, n, [=](__m256 x) {
     __m256 clamped = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(x, three), zero), six);
     return _mm256_div_ps(_mm256_mul_ps(x, clamped), six);
+  });
+}
+
+void gelu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, gelu_onednn); }
+
+void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {
+  const __m256 beta = _mm256_set1_ps(static_cast<float>(kGeluBeta));
+  const __m256 kappa = _mm256_set1_ps(static_cast<float>(kGeluKappa));
+  const __m256 half = _mm256_set1_ps(0.5f);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  map8(in, out, n, [=](__m256 x) {
+    const __m256 cube = _mm256_mul_ps(_mm256_mul_ps(x, x), x);
+    const __m256 inner = _mm256_mul_ps(beta, _mm256_fmadd_ps(kappa, cube, x));
+    return _mm256_mul_ps(_mm256_mul_ps(half, x), _mm256_add_ps(one, Sleef_tanhf8_u10avx2(inner)));
+  });
+}
+
+void gelu_f64(const double* in, double* out, std::int64_t n) {
+  const __m256d alpha = _mm256_set1_pd(kSqrtHalf);
+  const __m256d half = _mm256_set1_pd(0.5);
+  const __m256d one = _mm256_set1_pd(1.0);
+  map4d(in, out, n, [=](__m256d x) {
+    return _mm256_mul_pd(_mm256_mul_pd(x, half),
+                         _mm256_add_pd(one, Sleef_erfd4_u10avx2(_mm256_mul_pd(x, alpha))));
+  });
+}
+
+void gelu_tanh_f64(const double* in, double* out, std::int64_t n) {
+  const __m256d beta = _mm256_set1_pd(kGeluBeta);
+  const __m256d kappa = _mm256_set1_pd(kGeluKappa);
+  const __m256d half = _mm256_set1_pd(0.5);
+  const __m256d one = _mm256_set1_pd(1.0);
+  map4d(in, out, n, [=](__m256d x) {
+    const __m256d cube = _mm256_mul_pd(_mm256_mul_pd(x, x), x);
+    const __m256d inner = _mm256_mul_pd(beta, _mm256_fmadd_pd(kappa, cube, x));
+    return _mm256_mul_pd(_mm256_mul_pd(half, x), _mm256_add_pd(one, Sleef_tanhd4_u10avx2(inner)));
   });
 }
 

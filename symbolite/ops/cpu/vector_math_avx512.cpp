@@ -21,6 +21,65 @@ void map16(const float* in, float* out, std::int64_t n, F f) {
   }
 }
 
+// The same for 8 lanes of double.
+template <typename F>
+void map8d(const double* in, double* out, std::int64_t n, F f) {
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm512_storeu_pd(out + i, f(_mm512_loadu_pd(in + i)));
+  if (i < n) {
+    alignas(64) double lane[8] = {};
+    for (std::int64_t j = i; j < n; ++j) lane[j - i] = in[j];
+    _mm512_store_pd(lane, f(_mm512_load_pd(lane)));
+    for (std::int64_t j = i; j < n; ++j) out[j] = lane[j - i];
+  }
+}
+
+__m512 bits(int pattern) { return _mm512_castsi512_ps(_mm512_set1_epi32(pattern)); }
+__m512 xor_bits(__m512 a, __m512 b) {
+  return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
+__m512 and_bits(__m512 a, __m512 b) {
+  return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
+
+// Every lane: the zero-masked forms of the intrinsics below, whose unmasked forms GCC 12
+// warns about (their undefined pass-through operand).
+constexpr __mmask16 kAll = 0xffff;
+
+// avx2::exp_onednn on 16 lanes (the same operations lane by lane).
+__m512 exp_onednn(__m512 x) {
+  const __mmask16 underflow = _mm512_cmp_ps_mask(x, bits(kExpLnFltMin), _CMP_LT_OS);
+  x = _mm512_maskz_max_ps(kAll, _mm512_maskz_min_ps(kAll, x, bits(kExpLnFltMax)),
+                          bits(kExpLnFltMin));
+  const __m512 n = _mm512_maskz_roundscale_ps(
+      kAll, _mm512_add_ps(_mm512_mul_ps(x, bits(kExpLog2e)), _mm512_set1_ps(0.5f)),
+      _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  const __m512 r = _mm512_fnmadd_ps(n, bits(kExpLn2), x);
+  __m512 scale = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(
+      kAll, _mm512_add_epi32(_mm512_maskz_cvtps_epi32(kAll, n), _mm512_set1_epi32(127)), 23));
+  scale = _mm512_mask_blend_ps(underflow, scale, _mm512_setzero_ps());
+  __m512 p = bits(kExpPoly[4]);
+  for (int k = 3; k >= 0; --k) p = _mm512_fmadd_ps(p, r, bits(kExpPoly[k]));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  return _mm512_mul_ps(p, scale);
+}
+
+// avx2::gelu_onednn on 16 lanes.
+__m512 gelu_onednn(__m512 s) {
+  const __m512 sign_mask = bits(kSignMask);
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 x = _mm512_mul_ps(s, bits(kOneOverSqrt2));
+  const __m512 minus_e = xor_bits(exp_onednn(xor_bits(_mm512_mul_ps(x, x), sign_mask)), sign_mask);
+  const __m512 sign = and_bits(x, sign_mask);
+  const __m512 abs = and_bits(x, bits(~kSignMask));
+  const __m512 t = _mm512_div_ps(one, _mm512_fmadd_ps(bits(kErfP), abs, one));
+  __m512 r = bits(kErfPoly[4]);
+  for (int k = 3; k >= 0; --k) r = _mm512_fmadd_ps(r, t, bits(kErfPoly[k]));
+  const __m512 erf = xor_bits(_mm512_fmadd_ps(_mm512_mul_ps(minus_e, t), r, one), sign);
+  const __m512 half_s = _mm512_mul_ps(s, _mm512_set1_ps(0.5f));
+  return _mm512_fmadd_ps(erf, half_s, half_s);
+}
+
 }  // namespace
 
 void exp_f32(const float* in, float* out, std::int64_t n) {
@@ -58,6 +117,44 @@ void hardswish_f32(const float* in, float* out, std::int64_t n) {
     __m512 clamped =
         _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, _mm512_add_ps(x, three), zero), six);
     return _mm512_div_ps(_mm512_mul_ps(x, clamped), six);
+  });
+}
+
+void gelu_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, gelu_onednn); }
+
+void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {
+  const __m512 beta = _mm512_set1_ps(static_cast<float>(kGeluBeta));
+  const __m512 kappa = _mm512_set1_ps(static_cast<float>(kGeluKappa));
+  const __m512 half = _mm512_set1_ps(0.5f);
+  const __m512 one = _mm512_set1_ps(1.0f);
+  map16(in, out, n, [=](__m512 x) {
+    const __m512 cube = _mm512_mul_ps(_mm512_mul_ps(x, x), x);
+    const __m512 inner = _mm512_mul_ps(beta, _mm512_fmadd_ps(kappa, cube, x));
+    return _mm512_mul_ps(_mm512_mul_ps(half, x),
+                         _mm512_add_ps(one, Sleef_tanhf16_u10avx512f(inner)));
+  });
+}
+
+void gelu_f64(const double* in, double* out, std::int64_t n) {
+  const __m512d alpha = _mm512_set1_pd(kSqrtHalf);
+  const __m512d half = _mm512_set1_pd(0.5);
+  const __m512d one = _mm512_set1_pd(1.0);
+  map8d(in, out, n, [=](__m512d x) {
+    return _mm512_mul_pd(_mm512_mul_pd(x, half),
+                         _mm512_add_pd(one, Sleef_erfd8_u10avx512f(_mm512_mul_pd(x, alpha))));
+  });
+}
+
+void gelu_tanh_f64(const double* in, double* out, std::int64_t n) {
+  const __m512d beta = _mm512_set1_pd(kGeluBeta);
+  const __m512d kappa = _mm512_set1_pd(kGeluKappa);
+  const __m512d half = _mm512_set1_pd(0.5);
+  const __m512d one = _mm512_set1_pd(1.0);
+  map8d(in, out, n, [=](__m512d x) {
+    const __m512d cube = _mm512_mul_pd(_mm512_mul_pd(x, x), x);
+    const __m512d inner = _mm512_mul_pd(beta, _mm512_fmadd_pd(kappa, cube, x));
+    return _mm512_mul_pd(_mm512_mul_pd(half, x),
+                         _mm512_add_pd(one, Sleef_tanhd8_u10avx512f(inner)));
   });
 }
 

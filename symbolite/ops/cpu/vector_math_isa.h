@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "symbolite/ops/cpu/vector_math.h"  // declarations and constants only
+
 namespace symbolite::ops::vec {
 
 namespace avx2 {
@@ -15,6 +17,10 @@ void sigmoid_f32(const float* in, float* out, std::int64_t n);
 void silu_f32(const float* in, float* out, std::int64_t n);
 void tanh_f32(const float* in, float* out, std::int64_t n);
 void hardswish_f32(const float* in, float* out, std::int64_t n);
+void gelu_f32(const float* in, float* out, std::int64_t n);
+void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
+void gelu_f64(const double* in, double* out, std::int64_t n);
+void gelu_tanh_f64(const double* in, double* out, std::int64_t n);
 }  // namespace avx2
 
 namespace avx512 {
@@ -23,6 +29,10 @@ void sigmoid_f32(const float* in, float* out, std::int64_t n);
 void silu_f32(const float* in, float* out, std::int64_t n);
 void tanh_f32(const float* in, float* out, std::int64_t n);
 void hardswish_f32(const float* in, float* out, std::int64_t n);
+void gelu_f32(const float* in, float* out, std::int64_t n);
+void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
+void gelu_f64(const double* in, double* out, std::int64_t n);
+void gelu_tanh_f64(const double* in, double* out, std::int64_t n);
 }  // namespace avx512
 
 }  // namespace symbolite::ops::vec

@@ -347,20 +347,53 @@ Tensor hardtanh_impl(const Tensor& x, const IValue& min_val, const IValue& max_v
   });
 }
 
+// GELU in T, as PyTorch 1.13's scalar loop computes it (std::erf / std::tanh; its build
+// fuses x + kappa * x^3 into one fma).
+template <typename T>
+T gelu_scalar(T x, bool tanh_approx) {
+  if (tanh_approx) {
+    const auto beta = static_cast<T>(vec::kGeluBeta);
+    const auto kappa = static_cast<T>(vec::kGeluKappa);
+    const T inner = beta * std::fma(kappa, x * x * x, x);
+    return T(0.5) * x * (T(1) + std::tanh(inner));
+  }
+  return x * T(0.5) * (T(1) + std::erf(x * static_cast<T>(vec::kSqrtHalf)));
+}
+
+// PyTorch 1.13 hands a contiguous float32 tensor of more than one element to oneDNN when
+// approximate is "none" (use_mkldnn in gelu_out_cpu), every element alike: vec::gelu_f32.
+// The rest goes to ATen's GeluKernelImpl, whose vectorized loop covers a contiguous input in
+// blocks of two AVX2 vectors (16 floats, 8 doubles) and its scalar loop the rest, or the whole
+// of an input that is not contiguous. The loops differ in their last bits, so the same elements
+// go the same way here: vec::gelu_* for the blocks, gelu_scalar for the rest. (With more than
+// one thread PyTorch splits an input past 16384 elements into chunks, each with a scalar rest
+// of its own; here the result is PyTorch's with one thread, the same at every thread count.)
+template <typename T>
+void gelu_contiguous(const T* in, T* out, std::int64_t n, bool tanh_approx) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (!tanh_approx && n > 1) return vec::gelu_f32(in, out, n);
+    if (tanh_approx) vec::gelu_tanh_f32(in, out, n);
+  } else {
+    (tanh_approx ? vec::gelu_tanh_f64 : vec::gelu_f64)(in, out, n);
+  }
+  constexpr std::int64_t kBlock = 2 * 32 / static_cast<std::int64_t>(sizeof(T));
+  for (std::int64_t i = n - n % kBlock; i < n; ++i) out[i] = gelu_scalar(in[i], tanh_approx);
+}
+
 Tensor gelu_impl(const Tensor& x, const std::string& approximate) {
   if (approximate != "none" && approximate != "tanh") {
     fail("approximate argument must be either none or tanh.");
   }
-  bool tanh_approx = approximate == "tanh";
-  return unary_floating_only(x, "GeluKernelImpl", [tanh_approx](auto v) {
-    using T = decltype(v);
-    double d = static_cast<double>(v);
-    if (tanh_approx) {
-      constexpr double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5;  // sqrt(2 / pi)
-      double inner = kBeta * (d + 0.044715 * d * d * d);
-      return static_cast<T>(0.5 * d * (1.0 + std::tanh(inner)));
+  const bool tanh_approx = approximate == "tanh";
+  return dispatch_floating(x.dtype(), "GeluKernelImpl", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if (x.is_contiguous()) {
+      Tensor out = Tensor::uninitialized(x.sizes(), x.dtype());
+      gelu_contiguous<T>(x.template data<T>(), out.template mutable_data<T>(), x.numel(),
+                         tanh_approx);
+      return out;
     }
-    return static_cast<T>(d * 0.5 * (1.0 + std::erf(d * M_SQRT1_2)));
+    return unary_same<T>(x, [tanh_approx](T v) { return gelu_scalar(v, tanh_approx); });
   });
 }
 

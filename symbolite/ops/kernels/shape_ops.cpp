@@ -746,6 +746,127 @@ void arange_start_step(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
+// linspace(start, end, steps, dtype, layout, device, pin_memory) and logspace(start, end,
+// steps, base, ...): float32 unless a dtype is given (int arguments too). Both count from
+// both ends, as PyTorch 1.13: value i is start + i * step below steps / 2, else
+// end - (steps - 1 - i) * step.
+
+// a + b * c rounded twice, never fused into one fma (GCC contracts across expressions where
+// the target has fma): the rounding PyTorch's own code gets.
+template <typename T>
+T add_product_unfused(T a, T b, T c) {
+  volatile T product = b * c;
+  return a + product;
+}
+
+// PyTorch 1.13's linspace_kernel (cpu/RangeFactoriesKernel.cpp, built for AVX2 with fma):
+// the ends computed as one fma each, in T for floating dtypes and in double for integral
+// ones; a contiguous output goes in blocks of two 32-byte vectors whose lanes are
+// Vectorized::arange(base, step), base + lane * step rounded twice, and the rest one by one.
+// (With more than one thread PyTorch splits a range past 32768 steps into chunks, each starting
+// blocks of its own; here the result is PyTorch's with one thread, the same at every count.)
+template <typename T>
+void linspace_fill(T* p, T start, T end, std::int64_t steps) {
+  using Step = std::conditional_t<std::is_integral_v<T>, double, T>;
+  const Step step =
+      (static_cast<Step>(end) - static_cast<Step>(start)) / static_cast<Step>(steps - 1);
+  const std::int64_t halfway = steps / 2;
+  auto value_at = [&](std::int64_t i) -> Step {
+    return i < halfway ? std::fma(step, static_cast<Step>(i), static_cast<Step>(start))
+                       : std::fma(-step, static_cast<Step>(steps - i - 1), static_cast<Step>(end));
+  };
+  constexpr std::int64_t lanes = 32 / sizeof(T);
+  std::int64_t i = 0;
+  for (; i + 2 * lanes <= steps; i += 2 * lanes) {
+    for (std::int64_t v = i; v < i + 2 * lanes; v += lanes) {
+      const T base = convert<T>(value_at(v));
+      for (std::int64_t lane = 0; lane < lanes; ++lane) {
+        p[v + lane] =
+            convert<T>(add_product_unfused(static_cast<Step>(base), static_cast<Step>(lane), step));
+      }
+    }
+  }
+  for (; i < steps; ++i) p[i] = convert<T>(value_at(i));
+}
+
+// The one element of `out` set to the Scalar `value` (fill_).
+void fill_one(Tensor& out, const IValue& value) {
+  dispatch_all(out.dtype(), "fill_", [&](auto tag) {
+    using T = decltype(tag);
+    *out.template mutable_data<T>() = scalar_as<T>(value);
+  });
+}
+
+// The type of `end - start` for T (int for the integers narrower than int).
+template <typename T>
+using Difference = decltype(T{} - T{});
+
+void check_steps(std::int64_t steps) {
+  if (steps < 0) fail("number of steps must be non-negative");
+}
+
+void linspace(Stack& s) {
+  IValue* a = last(s, 7);
+  const std::int64_t steps = a[2].to_int();
+  check_steps(steps);
+  const DType dtype = dtype_arg(a[3]).value_or(DType::kFloat32);
+  Tensor out = Tensor::uninitialized({steps}, dtype);
+  if (steps == 1) {
+    fill_one(out, a[0]);
+  } else if (steps > 1) {
+    if (dtype == DType::kBool) not_implemented("linspace_cpu", dtype);
+    dispatch_numeric(dtype, "linspace_cpu", [&](auto tag) {
+      using T = decltype(tag);
+      linspace_fill<T>(out.template mutable_data<T>(), scalar_as<T>(a[0]), scalar_as<T>(a[1]),
+                       steps);
+    });
+  }
+  drop(s, 7);
+  s.emplace_back(std::move(out));
+}
+
+// PyTorch 1.13's logspace_out (RangeFactories.cpp, built without fma): the exponents in
+// double, from the ends converted to the dtype (their difference taken in it), and
+// pow(base, exponent) in double converted to the dtype; one step is pow(base, start).
+void logspace(Stack& s) {
+  IValue* a = last(s, 8);
+  const std::int64_t steps = a[2].to_int();
+  check_steps(steps);
+  const double base = a[3].to_double();
+  const DType dtype = dtype_arg(a[4]).value_or(DType::kFloat32);
+  Tensor out = Tensor::uninitialized({steps}, dtype);
+  if (steps == 1) {
+    fill_one(out, IValue(std::pow(base, a[0].to_double())));
+  } else if (steps > 1) {
+    if (dtype == DType::kBool) not_implemented("logspace_cpu", dtype);
+    dispatch_numeric(dtype, "logspace_cpu", [&](auto tag) {
+      using T = decltype(tag);
+      const T start = scalar_as<T>(a[0]), end = scalar_as<T>(a[1]);
+      // The difference in T (int for the narrow integers, wrapping for int64), as PyTorch's.
+      Difference<T> difference;
+      if constexpr (std::is_same_v<T, std::int64_t>) {
+        difference = static_cast<std::int64_t>(static_cast<std::uint64_t>(end) -
+                                               static_cast<std::uint64_t>(start));
+      } else {
+        difference = end - start;
+      }
+      const double step = static_cast<double>(difference) / static_cast<double>(steps - 1);
+      const std::int64_t halfway = steps / 2;
+      T* p = out.template mutable_data<T>();
+      for (std::int64_t i = 0; i < steps; ++i) {
+        const double exponent =
+            i < halfway
+                ? add_product_unfused(static_cast<double>(start), step, static_cast<double>(i))
+                : add_product_unfused(static_cast<double>(end), -step,
+                                      static_cast<double>(steps - i - 1));
+        p[i] = convert<T>(std::pow(base, exponent));
+      }
+    });
+  }
+  drop(s, 8);
+  s.emplace_back(std::move(out));
+}
+
 // broadcast_tensors: every tensor expanded (a view) to the broadcast shape of all.
 void broadcast_tensors(Stack& s) {
   IValue list = pop(s);
@@ -825,6 +946,8 @@ void register_shape_ops(OperatorRegistry& r) {
          7,
          {IValue(std::int64_t{1}), none, none, none, none},
          arange_start_step});
+  r.add({"aten::linspace", 7, {none, none, none, none}, linspace});
+  r.add({"aten::logspace", 8, {IValue(10.0), none, none, none, none}, logspace});
   r.add({"aten::broadcast_tensors", 1, {}, broadcast_tensors});
   r.add({"aten::item", 1, {}, item});
   for (const char* type : {"int", "float", "bool"}) {

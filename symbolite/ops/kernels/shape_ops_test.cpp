@@ -14,6 +14,9 @@ TEST(ShapeOps, TracedModelsScalarsMatchPyTorch) { testing::run_op_cases("traced"
 
 TEST(ShapeOps, MatchPyTorch) { testing::run_op_cases("shape", 1e-5, 1e-6); }
 
+// linspace and logspace: PyTorch's values bit for bit (float32, float64 and integers).
+TEST(ShapeOps, RangesMatchPyTorchExactly) { testing::run_op_cases("range", 0, 0); }
+
 TEST(ShapeOps, ViewsShareStorageAndCopiesDoNot) {
   Tensor x = run_op("aten::zeros", {IValue::list({3, 4})}).to_tensor();
   for (const char* op : {"aten::t", "aten::contiguous"}) {

@@ -1,0 +1,104 @@
+// map_file: a read-only mapping owned by the returned Bytes; errors name the path and reason.
+#include "symbolite/support/mapped_file.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/test_support/error_from.h"
+#include "tests/test_support/scratch_dir.h"
+
+namespace symbolite {
+namespace {
+
+using testing::error_from;
+using testing::ScratchDir;
+
+void write(const std::string& path, const std::string& content) {
+  std::ofstream(path, std::ios::binary) << content;
+}
+
+TEST(MapFile, MapsTheWholeFile) {
+  ScratchDir dir;
+  std::string content(10000, '\0');
+  for (std::size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>(i * 7);
+  write(dir.file("model.ptl"), content);
+  Bytes b = map_file(dir.file("model.ptl"));
+  EXPECT_EQ(b.size(), content.size());
+  EXPECT_EQ(b.str(), content);
+  EXPECT_NE(b.owner(), nullptr);
+}
+
+TEST(MapFile, SlicesKeepTheMappingAfterTheFileAndTheOriginalAreGone) {
+  ScratchDir dir;
+  write(dir.file("a.bin"), "header:payload");
+  Bytes slice;
+  {
+    Bytes whole = map_file(dir.file("a.bin"));
+    slice = whole.slice(7, 7);
+  }
+  std::filesystem::remove(dir.file("a.bin"));
+  EXPECT_EQ(slice.str(), "payload");
+}
+
+TEST(MapFile, AnEmptyFileGivesEmptyBytes) {
+  ScratchDir dir;
+  write(dir.file("empty"), "");
+  Bytes b = map_file(dir.file("empty"));
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(b.str(), "");
+}
+
+TEST(MapFile, AMissingFileIsNotFoundNamingThePathAndReason) {
+  ScratchDir dir;
+  std::string path = dir.file("absent.ptl");
+  Error e = error_from([&] { map_file(path); });
+  EXPECT_EQ(e.kind(), ErrorKind::kNotFound);
+  EXPECT_EQ(e.message(), path + ": cannot open: " + std::strerror(ENOENT));
+}
+
+TEST(MapFile, ADirectoryIsRefused) {
+  ScratchDir dir;
+  Error e = error_from([&] { map_file(dir.path().string()); });
+  EXPECT_EQ(e.kind(), ErrorKind::kIo);
+  EXPECT_EQ(e.message(), dir.path().string() + ": is a directory, not a file");
+}
+
+TEST(MapFile, AFifoIsRefusedWithoutBlocking) {
+  ScratchDir dir;
+  std::string path = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0) << std::strerror(errno);
+  Error e = error_from([&] { map_file(path); });
+  EXPECT_EQ(e.kind(), ErrorKind::kIo);
+  EXPECT_EQ(e.message(), path +
+                             ": is not a regular file (a device, FIFO or socket); save it to a "
+                             "file first");
+}
+
+TEST(MapFile, AnUnreadableFileIsAnIoErrorNamingThePath) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads any file";
+  ScratchDir dir;
+  std::string path = dir.file("secret");
+  write(path, "x");
+  ASSERT_EQ(::chmod(path.c_str(), 0), 0);
+  Error e = error_from([&] { map_file(path); });
+  EXPECT_EQ(e.kind(), ErrorKind::kIo);
+  EXPECT_EQ(e.message(), path + ": cannot open: " + std::strerror(EACCES));
+}
+
+TEST(MapFile, ASymlinkToAFileIsFollowed) {
+  ScratchDir dir;
+  write(dir.file("target"), "through the link");
+  std::filesystem::create_symlink(dir.file("target"), dir.file("link"));
+  EXPECT_EQ(map_file(dir.file("link")).str(), "through the link");
+}
+
+}  // namespace
+}  // namespace symbolite
