@@ -1,6 +1,7 @@
 // Advanced indexing: index.Tensor (`x[idx]`, `x[mask]`, `x[i, j]`, `x[:, idx]`) and
 // index_select, with PyTorch 1.13's checks in its order and its exact messages (which differ
 // between the two operators, and for index_select between its code paths).
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -283,10 +284,62 @@ void index_select(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
+// The indices of self's nonzero elements (NaN counts), [count, dim] int64 in row-major order.
+Tensor nonzero_indices(const Tensor& self) {
+  const Tensor x = self.contiguous();
+  const std::int64_t dims = x.dim();
+  std::vector<std::int64_t> found;
+  std::int64_t count = 0;
+  dispatch_all(x.dtype(), "nonzero_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = x.template data<T>();
+    std::vector<std::int64_t> index(static_cast<std::size_t>(dims), 0);
+    for (std::int64_t i = 0; i < x.numel(); ++i) {
+      if (p[i] != T{}) {
+        found.insert(found.end(), index.begin(), index.end());
+        ++count;
+      }
+      for (std::int64_t d = dims - 1; d >= 0; --d) {  // the next element's index
+        auto k = static_cast<std::size_t>(d);
+        if (++index[k] < x.sizes()[k]) break;
+        index[k] = 0;
+      }
+    }
+  });
+  Tensor out = Tensor::empty({count, dims}, DType::kInt64);
+  std::copy(found.begin(), found.end(), out.mutable_data<std::int64_t>());
+  return out;
+}
+
+// aten::nonzero(Tensor self) -> Tensor
+void nonzero(Stack& s) {
+  IValue self = pop(s);
+  s.emplace_back(nonzero_indices(self.to_tensor()));
+}
+
+// aten::where(Tensor condition) -> Tensor[]: nonzero's columns, one index tensor per dimension
+// (as torch.nonzero(condition, as_tuple=True)).
+void where_condition(Stack& s) {
+  IValue condition = pop(s);
+  const Tensor indices = nonzero_indices(condition.to_tensor());
+  const std::int64_t count = indices.sizes()[0], dims = indices.sizes()[1];
+  IValueList columns;
+  for (std::int64_t d = 0; d < dims; ++d) {
+    Tensor column = Tensor::empty({count}, DType::kInt64);
+    for (std::int64_t i = 0; i < count; ++i) {
+      column.mutable_data<std::int64_t>()[i] = indices.data<std::int64_t>()[i * dims + d];
+    }
+    columns.emplace_back(std::move(column));
+  }
+  s.emplace_back(IValue::list(std::move(columns)));
+}
+
 }  // namespace
 
 void register_indexing_ops(OperatorRegistry& r) {
   r.add({"aten::index.Tensor", 2, {}, index_tensor});
+  r.add({"aten::nonzero", 1, {}, nonzero});
+  r.add({"aten::where", 1, {}, where_condition});
   r.add({"aten::index_select", 3, {}, index_select});
 }
 

@@ -112,9 +112,32 @@ void masked_fill__tensor(Stack& s) {
                 masked_fill_impl(self.to_tensor(), mask.to_tensor(), value_of(value.to_tensor())));
 }
 
+// fill_.Scalar / fill_.Tensor: every element of self set to the value (masked_fill_ under a
+// mask that is true everywhere).
+Tensor filled(const Tensor& self, const IValue& value) {
+  Tensor everywhere = Tensor::empty({}, DType::kBool);
+  everywhere.mutable_data<bool>()[0] = true;
+  return masked_fill_impl(self, everywhere, value);
+}
+void fill__scalar(Stack& s) {
+  IValue value = pop(s), self = pop(s);
+  push_in_place(s, self, filled(self.to_tensor(), value));
+}
+void fill__tensor(Stack& s) {
+  IValue value = pop(s), self = pop(s);
+  if (value.to_tensor().dim() != 0) {
+    fail(fmt::format(
+        "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.",
+        value.to_tensor().dim()));
+  }
+  push_in_place(s, self, filled(self.to_tensor(), value_of(value.to_tensor())));
+}
+
 }  // namespace
 
 void register_masking_ops(OperatorRegistry& r) {
+  r.add({"aten::fill_.Scalar", 2, {}, fill__scalar});
+  r.add({"aten::fill_.Tensor", 2, {}, fill__tensor});
   r.add({"aten::masked_fill.Scalar", 3, {}, masked_fill_scalar});
   r.add({"aten::masked_fill.Tensor", 3, {}, masked_fill_tensor});
   r.add({"aten::masked_fill_.Scalar", 3, {}, masked_fill__scalar});

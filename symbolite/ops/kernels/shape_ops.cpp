@@ -931,6 +931,7 @@ void register_shape_ops(OperatorRegistry& r) {
   r.add({"aten::expand", 3, {IValue(false)}, expand});
   r.add({"aten::_infer_size", 2, {}, infer_size});
   r.add({"aten::split.sizes", 3, {zero}, split_sizes});
+  r.add({"aten::split_with_sizes", 3, {zero}, split_sizes});  // what split.sizes calls
   r.add({"aten::zeros", 5, {none, none, none, none}, zeros});
   r.add({"aten::full", 6, {none, none, none, none}, full});
   r.add({"aten::ones", 5, {none, none, none, none}, ones});

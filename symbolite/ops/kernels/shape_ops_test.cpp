@@ -10,7 +10,7 @@ namespace {
 using tensor::DType;
 using tensor::Tensor;
 
-TEST(ShapeOps, TracedModelsScalarsMatchPyTorch) { testing::run_op_cases("traced", 0, 0); }
+TEST(ShapeOps, TracedModelOperatorsMatchPyTorch) { testing::run_op_cases("traced", 0, 0); }
 
 TEST(ShapeOps, MatchPyTorch) { testing::run_op_cases("shape", 1e-5, 1e-6); }
 

@@ -14,6 +14,8 @@ void register_elementwise_ops(OperatorRegistry& registry);
 void register_math_ops(OperatorRegistry& registry);
 // Division with rounding: floor_divide, remainder, fmod, div with a rounding_mode.
 void register_division_ops(OperatorRegistry& registry);
+// Rounding of tensors: floor, ceil, trunc, round (+ in place).
+void register_rounding_ops(OperatorRegistry& registry);
 // Boolean and bitwise: __and__, logical_not/and/or/xor, where.
 void register_logical_ops(OperatorRegistry& registry);
 // Reductions: sum, mean, max, min, argmax, ...
@@ -72,6 +74,7 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_elementwise_ops(registry);
   register_math_ops(registry);
   register_division_ops(registry);
+  register_rounding_ops(registry);
   register_logical_ops(registry);
   register_reduction_ops(registry);
   register_shape_ops(registry);
