@@ -78,6 +78,9 @@ void register_upsample_ops(OperatorRegistry& registry);
 void register_attention_ops(OperatorRegistry& registry);
 void register_transformer_ops(OperatorRegistry& registry);
 void register_nested_tensor_ops(OperatorRegistry& registry);
+void register_norm_ops(OperatorRegistry& registry);
+// The p-norm of x over `dims` as torch.norm defines it for every p (norm_ops.cpp).
+IValue vector_norm(const IValue& x, double p, const IValue& dims, bool keepdim);
 void register_adaptive_max_pooling_ops(OperatorRegistry& registry);
 void register_embedding_bag_ops(OperatorRegistry& registry);
 void register_conv_transpose_ops(OperatorRegistry& registry);

@@ -170,32 +170,13 @@ void cosine_similarity(Stack& s) {
 }
 
 // pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False):
-// the p-norm of x1 - x2 + eps along the last dimension, as torch.norm defines it for every p:
-// the largest |d| for inf, the smallest for -inf, the count of non-zero entries for 0, else
-// (sum |d|^p)^(1/p) (negative p too).
+// the p-norm (vector_norm, norm_ops.cpp) of x1 - x2 + eps along the last dimension.
 void pairwise_distance(Stack& s) {
   const bool keepdim = pop(s).to_bool();
   const double eps = pop(s).to_double();
   const double p = pop(s).to_double();
   IValue x2 = pop(s), x1 = pop(s);
-  IValue d = run_op("aten::abs", {run_op("aten::add.Scalar", {sub(x1, x2), eps})});
-  const IValue last = ints({-1});
-  if (std::isinf(p)) {
-    IValue signed_d = p > 0 ? d : run_op("aten::neg", {d});
-    IValue extreme = run_op("aten::amax", {signed_d, last, keepdim});
-    s.push_back(p > 0 ? extreme : run_op("aten::neg", {extreme}));
-    return;
-  }
-  if (p == 0) {
-    IValue zero = scale(d, 0.0);  // d's dtype and shape
-    IValue one = run_op("aten::add.Scalar", {zero, 1});
-    IValue nonzero = run_op("aten::where.self", {run_op("aten::ne.Scalar", {d, 0}), one, zero});
-    s.push_back(run_op("aten::sum.dim_IntList", {nonzero, last, keepdim}));
-    return;
-  }
-  IValue summed =
-      run_op("aten::sum.dim_IntList", {run_op("aten::pow.Tensor_Scalar", {d, p}), last, keepdim});
-  s.push_back(run_op("aten::pow.Tensor_Scalar", {summed, 1.0 / p}));
+  s.push_back(vector_norm(run_op("aten::add.Scalar", {sub(x1, x2), eps}), p, ints({-1}), keepdim));
 }
 
 // `value - x` as ATen's `Scalar - Tensor` computes it: x's dtype filled with value, minus x (so

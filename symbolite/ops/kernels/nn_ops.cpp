@@ -282,6 +282,7 @@ void register_nn_ops(OperatorRegistry& r) {
   nn::register_attention_ops(r);
   nn::register_transformer_ops(r);
   nn::register_nested_tensor_ops(r);
+  nn::register_norm_ops(r);
   nn::register_adaptive_max_pooling_ops(r);
   nn::register_embedding_bag_ops(r);
   nn::register_conv_transpose_ops(r);
