@@ -335,7 +335,7 @@ void meshgrid(Stack& s) {
   std::vector<Tensor> ts = tensor_list_arg(tensors_v);
   if (ts.empty()) fail("torch.meshgrid: Expected at least one tensor");
   if (indexing != "ij" && indexing != "xy") {
-    fail(fmt::format("torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {}",
+    fail(fmt::format(R"(torch.meshgrid: indexing must be one of "xy" or "ij", but received: {})",
                      indexing));
   }
   for (std::size_t i = 1; i < ts.size(); ++i) {
