@@ -40,6 +40,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, os.pardir, "fixtures"))
 
 SKIP = 77
+# Stages where PyTorch itself fails, which symbolite cannot be blamed for.
+PYTORCH_SIDE = ("pytorch-cannot-script", "pytorch-cannot-save", "pytorch-lite-fails")
 RUN_TIMEOUT = 60  # seconds, per symbolite run (also given to --timeout)
 
 
@@ -419,6 +421,8 @@ def main():
                         "PyTorch (tests/interop/survey_operators.json, read by scripts/make_operators_doc.py)")
     parser.add_argument("--cases", help="comma-separated substrings of case names (default: all)")
     parser.add_argument("--keep", help="keep the models, inputs and outputs in this directory")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 unless every case PyTorch can script and save runs and matches (CI)")
     args = parser.parse_args()
     try:
         import torch
@@ -460,6 +464,11 @@ def main():
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(markdown(records, meta))
+    failed = [r for r in records if r["stage"] not in PYTORCH_SIDE + ("ok",)]
+    if args.strict and failed:
+        print(f"\n{len(failed)} cases PyTorch runs fail in symbolite: "
+              + ", ".join(r["name"] for r in failed))
+        return 1
     if args.operators:
         used = collections.defaultdict(list)
         for r in records:
