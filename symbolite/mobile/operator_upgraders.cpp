@@ -26,51 +26,35 @@ bool floating(const IValue& v) { return ops::is_floating(v.to_tensor().dtype());
 // Each kernel does what PyTorch 1.13's upgrader of that name does
 // (torch/csrc/jit/operator_upgraders/upgraders_entry.cpp).
 
-// div_*_0_3: true division when an operand (or out) is floating, else truncating division.
-void div_tensor_0_3(Stack& s) {
-  static const ops::Kernel true_div = kernel_of("aten::div.Tensor");
-  static const ops::Kernel rounded = kernel_of("aten::div.Tensor_mode");
+// div_*_0_3: true division when an operand is floating, else truncating division. `True` and
+// `Rounded` are the operators' names; a Scalar divisor counts as floating when it is a float.
+template <const char* True, const char* Rounded, bool kScalarDivisor>
+void div_0_3(Stack& s) {
+  static const ops::Kernel true_div = kernel_of(True);
+  static const ops::Kernel rounded = kernel_of(Rounded);
   const IValue* args = ops::last(s, 2);
-  if (floating(args[0]) || floating(args[1])) {
+  const bool floating_divisor =
+      kScalarDivisor ? args[1].is(IValue::Kind::kDouble) : floating(args[1]);
+  if (floating(args[0]) || floating_divisor) {
     true_div(s);
     return;
   }
   s.push_back(IValue::string("trunc"));
   rounded(s);
 }
-void div_scalar_0_3(Stack& s) {
-  static const ops::Kernel true_div = kernel_of("aten::div.Scalar");
-  static const ops::Kernel rounded = kernel_of("aten::div.Scalar_mode");
-  const IValue* args = ops::last(s, 2);
-  if (floating(args[0]) || args[1].is(IValue::Kind::kDouble)) {
-    true_div(s);
-    return;
-  }
-  s.push_back(IValue::string("trunc"));
-  rounded(s);
-}
-void div__tensor_0_3(Stack& s) {
-  static const ops::Kernel true_div = kernel_of("aten::div_.Tensor");
-  static const ops::Kernel rounded = kernel_of("aten::div_.Tensor_mode");
-  const IValue* args = ops::last(s, 2);
-  if (floating(args[0]) || floating(args[1])) {
-    true_div(s);
-    return;
-  }
-  s.push_back(IValue::string("trunc"));
-  rounded(s);
-}
-void div__scalar_0_3(Stack& s) {
-  static const ops::Kernel true_div = kernel_of("aten::div_.Scalar");
-  static const ops::Kernel rounded = kernel_of("aten::div_.Scalar_mode");
-  const IValue* args = ops::last(s, 2);
-  if (floating(args[0]) || args[1].is(IValue::Kind::kDouble)) {
-    true_div(s);
-    return;
-  }
-  s.push_back(IValue::string("trunc"));
-  rounded(s);
-}
+constexpr char kDivTensorOp[] = "aten::div.Tensor";
+constexpr char kDivTensorModeOp[] = "aten::div.Tensor_mode";
+constexpr char kDivScalarOp[] = "aten::div.Scalar";
+constexpr char kDivScalarModeOp[] = "aten::div.Scalar_mode";
+constexpr char kDivInPlaceTensorOp[] = "aten::div_.Tensor";
+constexpr char kDivInPlaceTensorModeOp[] = "aten::div_.Tensor_mode";
+constexpr char kDivInPlaceScalarOp[] = "aten::div_.Scalar";
+constexpr char kDivInPlaceScalarModeOp[] = "aten::div_.Scalar_mode";
+const auto div_tensor_0_3 = div_0_3<kDivTensorOp, kDivTensorModeOp, false>;
+const auto div_scalar_0_3 = div_0_3<kDivScalarOp, kDivScalarModeOp, true>;
+const auto div__tensor_0_3 = div_0_3<kDivInPlaceTensorOp, kDivInPlaceTensorModeOp, false>;
+const auto div__scalar_0_3 = div_0_3<kDivInPlaceScalarOp, kDivInPlaceScalarModeOp, true>;
+
 void div_out_0_3(Stack& s) {
   static const ops::Kernel true_div = kernel_of("aten::div.out");
   static const ops::Kernel rounded = kernel_of("aten::div.out_mode");

@@ -12,6 +12,7 @@
 
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/mobile/model_info.h"
+#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/support/error.h"
@@ -54,22 +55,6 @@ Tensor tensor_from(const nlohmann::json& j) {
   return t;
 }
 
-double element(const Tensor& t, std::size_t i) {
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      return t.data<float>()[i];
-    case DType::kFloat64:
-      return t.data<double>()[i];
-    case DType::kInt64:
-      return static_cast<double>(t.data<std::int64_t>()[i]);
-    case DType::kInt32:
-      return t.data<std::int32_t>()[i];
-    default:
-      ADD_FAILURE() << "unexpected output dtype";
-      return 0;
-  }
-}
-
 void expect_tensor(const IValue& got, const nlohmann::json& want, const std::string& where) {
   ASSERT_TRUE(got.is(IValue::Kind::kTensor)) << where;
   const Tensor t = got.to_tensor().contiguous();
@@ -79,11 +64,13 @@ void expect_tensor(const IValue& got, const nlohmann::json& want, const std::str
   ASSERT_EQ(static_cast<std::size_t>(t.numel()), data.size()) << where;
   for (std::size_t i = 0; i < data.size(); ++i) {
     if (data.at(i).is_number_integer()) {
-      EXPECT_EQ(element(t, i), static_cast<double>(data.at(i).get<std::int64_t>()))
+      EXPECT_EQ(ops::element_as_double(t, static_cast<std::int64_t>(i)),
+                static_cast<double>(data.at(i).get<std::int64_t>()))
           << where << "[" << i << "]";
     } else {
       double w = data.at(i).get<double>();
-      EXPECT_NEAR(element(t, i), w, 1e-6 * std::fabs(w)) << where << "[" << i << "]";
+      EXPECT_NEAR(ops::element_as_double(t, static_cast<std::int64_t>(i)), w, 1e-6 * std::fabs(w))
+          << where << "[" << i << "]";
     }
   }
 }

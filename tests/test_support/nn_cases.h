@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/tensor/npy.h"
@@ -87,19 +88,7 @@ inline ops::IValue nn_case_arg(const nlohmann::json& a) {
 }
 
 inline double nn_element(const tensor::Tensor& t, std::int64_t i) {
-  using tensor::DType;
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      return t.data<float>()[i];
-    case DType::kFloat64:
-      return t.data<double>()[i];
-    case DType::kInt64:
-      return static_cast<double>(t.data<std::int64_t>()[i]);
-    case DType::kInt32:
-      return t.data<std::int32_t>()[i];
-    default:
-      throw std::runtime_error("unexpected output dtype");
-  }
+  return ops::element_as_double(t, i);
 }
 
 inline void nn_expect_close(const tensor::Tensor& actual_raw, const tensor::Tensor& expected_raw) {

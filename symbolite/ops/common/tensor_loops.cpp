@@ -77,6 +77,13 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   });
 }
 
+double element_as_double(const Tensor& contiguous, std::int64_t i) {
+  return dispatch_all(contiguous.dtype(), "element_as_double", [&](auto tag) {
+    using T = decltype(tag);
+    return static_cast<double>(contiguous.data<T>()[i]);
+  });
+}
+
 void check_no_internal_overlap(const Tensor& self) {
   for (std::size_t d = 0; d < self.sizes().size(); ++d) {
     if (self.sizes()[d] > 1 && self.strides()[d] == 0) {

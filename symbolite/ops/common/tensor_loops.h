@@ -188,4 +188,8 @@ tensor::Tensor assign_in_place(const tensor::Tensor& self, const tensor::Tensor&
 // clone() the tensor before performing the operation." for expanded tensors.
 void check_no_internal_overlap(const tensor::Tensor& self);
 
+// Element i (row-major) of a contiguous tensor of a real dtype as a double; bool is 0 or 1.
+// float16/bfloat16 fail as dispatch_all does.
+double element_as_double(const tensor::Tensor& contiguous, std::int64_t i);
+
 }  // namespace symbolite::ops

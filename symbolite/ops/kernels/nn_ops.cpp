@@ -9,6 +9,7 @@
 
 #include "symbolite/ops/common/legacy_type_name.h"
 #include "symbolite/ops/common/nn_common.h"
+#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 
@@ -129,30 +130,6 @@ void alpha_dropout_inplace(Stack& s) { dropout_impl(s, "aten::alpha_dropout_"); 
 void feature_alpha_dropout(Stack& s) { dropout_impl(s, "aten::feature_alpha_dropout"); }
 void feature_alpha_dropout_inplace(Stack& s) { dropout_impl(s, "aten::feature_alpha_dropout_"); }
 
-// Element i of a contiguous tensor of a real dtype, as double.
-double load_as_double(const Tensor& t, std::int64_t i) {
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      return t.data<float>()[i];
-    case DType::kFloat64:
-      return t.data<double>()[i];
-    case DType::kInt64:
-      return static_cast<double>(t.data<std::int64_t>()[i]);
-    case DType::kInt32:
-      return t.data<std::int32_t>()[i];
-    case DType::kInt16:
-      return t.data<std::int16_t>()[i];
-    case DType::kInt8:
-      return t.data<std::int8_t>()[i];
-    case DType::kUInt8:
-      return t.data<std::uint8_t>()[i];
-    case DType::kBool:
-      return t.data<bool>()[i] ? 1.0 : 0.0;
-    default:
-      nn::unsupported_dtype("aten::softmax", t.dtype());
-  }
-}
-
 template <typename T>
 Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool log) {
   Tensor out = Tensor::empty(x.sizes(), out_dtype);
@@ -162,7 +139,10 @@ Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool lo
   if (x.dtype() == out_dtype) {
     std::memcpy(y, x.raw_data(), static_cast<std::size_t>(n) * sizeof(T));
   } else {
-    for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(load_as_double(x, i));
+    if (x.dtype() == DType::kFloat16 || x.dtype() == DType::kBFloat16) {
+      nn::unsupported_dtype("aten::softmax", x.dtype());
+    }
+    for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(element_as_double(x, i));
   }
   const auto& sizes = x.sizes();
   std::int64_t len = sizes.empty() ? 1 : sizes[static_cast<std::size_t>(dim)];
