@@ -123,6 +123,11 @@ void fill__scalar(Stack& s) {
   IValue value = pop(s), self = pop(s);
   push_in_place(s, self, filled(self.to_tensor(), value));
 }
+// zero_(Tensor self): fill_ with 0 (swin_v2's attention mask).
+void zero_(Stack& s) {
+  IValue self = pop(s);
+  push_in_place(s, self, filled(self.to_tensor(), IValue(std::int64_t{0})));
+}
 void fill__tensor(Stack& s) {
   IValue value = pop(s), self = pop(s);
   if (value.to_tensor().dim() != 0) {
@@ -138,6 +143,7 @@ void fill__tensor(Stack& s) {
 void register_masking_ops(OperatorRegistry& r) {
   r.add({"aten::fill_.Scalar", 2, {}, fill__scalar});
   r.add({"aten::fill_.Tensor", 2, {}, fill__tensor});
+  r.add({"aten::zero_", 1, {}, zero_});
   r.add({"aten::masked_fill.Scalar", 3, {}, masked_fill_scalar});
   r.add({"aten::masked_fill.Tensor", 3, {}, masked_fill_tensor});
   r.add({"aten::masked_fill_.Scalar", 3, {}, masked_fill__scalar});
