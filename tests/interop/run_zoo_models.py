@@ -28,7 +28,7 @@ CLASSIFICATION = [
     "alexnet", "convnext_tiny", "densenet121", "efficientnet_b0", "efficientnet_v2_s", "googlenet",
     "inception_v3", "maxvit_t", "mnasnet0_5", "mobilenet_v2", "mobilenet_v3_large", "mobilenet_v3_small",
     "regnet_x_400mf", "regnet_y_400mf", "resnet18", "resnet50", "resnext50_32x4d", "shufflenet_v2_x0_5",
-    "squeezenet1_1", "swin_t", "vgg11", "vit_b_16", "wide_resnet50_2",
+    "squeezenet1_1", "swin_t", "swin_v2_t", "vgg11", "vit_b_16", "wide_resnet50_2",
 ]
 SEGMENTATION = ["fcn_resnet50", "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"]
 VIDEO = ["r3d_18", "mc3_18", "r2plus1d_18"]
@@ -73,9 +73,9 @@ def build(name, path):
     import torch
     import torchvision
     torch.manual_seed(0)
-    if name in SEGMENTATION:
+    if name in SEGMENTATION or hasattr(torchvision.models.segmentation, name):
         model = getattr(torchvision.models.segmentation, name)(weights=None, weights_backbone=None)
-    elif name in VIDEO:
+    elif name in VIDEO or hasattr(torchvision.models.video, name):
         model = getattr(torchvision.models.video, name)(weights=None)
     else:
         model = getattr(torchvision.models, name)(weights=None)
@@ -110,7 +110,8 @@ def check(binary, name, work):
     else:
         build(name, path)
         torch.manual_seed(1)
-        shape = (1, 3, 8, 112, 112) if name in VIDEO else (1, 3, 299, 299) if name == "inception_v3" else (1, 3, 224, 224)
+        video = name in VIDEO or name.startswith(("r3d", "mc3", "r2plus1d", "s3d", "mvit"))
+        shape = (1, 3, 8, 112, 112) if video else (1, 3, 299, 299) if name == "inception_v3" else (1, 3, 224, 224)
         x = torch.randn(*shape)
     inp = os.path.join(work, f"{name}.in.npy")
     numpy.save(inp, x.numpy())
