@@ -10,6 +10,10 @@ namespace symbolite::ops {
 
 using tensor::DType;
 
+IValue int_list_value(const std::vector<std::int64_t>& values) {
+  return IValue::list(IValueList(values.begin(), values.end()));
+}
+
 std::vector<std::int64_t> int_list_arg(const IValue& v) {
   if (v.is(IValue::Kind::kInt)) return {v.to_int()};
   const IValueList& items = v.is(IValue::Kind::kTuple) ? v.to_tuple() : v.to_list();

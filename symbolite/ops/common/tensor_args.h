@@ -16,6 +16,8 @@ namespace symbolite::ops {
 
 // An `int[]` argument; a bare int counts as a one-element list (as `int[1]` schemas allow).
 std::vector<std::int64_t> int_list_arg(const IValue& v);
+// The other way: an `int[]` value from sizes, for a nested run_op call.
+IValue int_list_value(const std::vector<std::int64_t>& values);
 // An `int[]?` argument: None gives nullopt.
 std::optional<std::vector<std::int64_t>> optional_int_list_arg(const IValue& v);
 // A `Tensor[]` argument.

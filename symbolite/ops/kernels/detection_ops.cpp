@@ -29,13 +29,6 @@ namespace {
 using tensor::DType;
 using tensor::Tensor;
 
-IValue int_list(const std::vector<std::int64_t>& v) {
-  IValueList items;
-  items.reserve(v.size());
-  for (std::int64_t x : v) items.emplace_back(x);
-  return IValue::list(std::move(items));
-}
-
 // PyTorch's comparators for sort and topk: NaN counts as the largest value.
 template <typename T>
 bool greater_nan_first(T x, T y) {
@@ -361,8 +354,8 @@ void meshgrid(Stack& s) {
   for (std::size_t i = 0; i < ts.size(); ++i) {
     std::vector<std::int64_t> view(ts.size(), 1);
     view[i] = -1;
-    IValue v = run_op("aten::view", {IValue(ts[i]), int_list(view)});
-    v = run_op("aten::expand", {v, int_list(shape)});
+    IValue v = run_op("aten::view", {IValue(ts[i]), int_list_value(view)});
+    v = run_op("aten::expand", {v, int_list_value(shape)});
     out.push_back(std::move(v));
   }
   if (swap) std::swap(out[0], out[1]);
@@ -410,7 +403,7 @@ void detach(Stack& s) {
 
 void expand_as(Stack& s) {
   IValue other = pop(s), self = pop(s);
-  s.emplace_back(run_op("aten::expand", {self, int_list(other.to_tensor().sizes())}));
+  s.emplace_back(run_op("aten::expand", {self, int_list_value(other.to_tensor().sizes())}));
 }
 
 void shape_as_tensor(Stack& s) {
@@ -457,8 +450,8 @@ void full_like(Stack& s) {
   IValue value = pop(s), self = pop(s);
   check_cpu(device);
   IValue code = dtype.is_none() ? IValue(scalar_type_code(self.to_tensor().dtype())) : dtype;
-  s.emplace_back(run_op(
-      "aten::full", {int_list(self.to_tensor().sizes()), value, code, layout, IValue(), IValue()}));
+  s.emplace_back(run_op("aten::full", {int_list_value(self.to_tensor().sizes()), value, code,
+                                       layout, IValue(), IValue()}));
 }
 
 }  // namespace

@@ -25,11 +25,6 @@ using tensor::Tensor;
 using Sizes = std::vector<std::int64_t>;
 using Labels = std::string;  // one char per dimension; the ellipsis's dimensions are '0'..'9'
 
-IValue int_list(const Sizes& v) {
-  IValueList items(v.begin(), v.end());
-  return IValue::list(std::move(items));
-}
-
 // A tensor with a label per dimension.
 struct Term {
   Tensor t;
@@ -40,7 +35,7 @@ struct Term {
 Term permuted(const Term& term, const Labels& order) {
   Sizes perm;
   for (char c : order) perm.push_back(static_cast<std::int64_t>(term.labels.find(c)));
-  return {run_op("aten::permute", {term.t, int_list(perm)}).to_tensor(), order};
+  return {run_op("aten::permute", {term.t, int_list_value(perm)}).to_tensor(), order};
 }
 
 // Sums away the dimensions of `term` whose labels are not in `keep`.
@@ -54,8 +49,9 @@ Term sum_unless(const Term& term, const Labels& keep) {
       left += term.labels[i];
   }
   if (dims.empty()) return term;
-  return {run_op("aten::sum.dim_IntList", {term.t, int_list(dims), false, IValue()}).to_tensor(),
-          left};
+  return {
+      run_op("aten::sum.dim_IntList", {term.t, int_list_value(dims), false, IValue()}).to_tensor(),
+      left};
 }
 
 std::int64_t size_of(const Term& term, char c) { return term.t.sizes()[term.labels.find(c)]; }
@@ -98,14 +94,14 @@ Term contract(const Term& a0, const Term& b0, const Labels& needed) {
   auto as_matrix = [&](const Term& t, const Sizes& shape) {
     Sizes expanded = batch_sizes;
     for (std::size_t i = batch.size(); i < t.labels.size(); ++i) expanded.push_back(t.t.sizes()[i]);
-    IValue e = run_op("aten::expand", {t.t, int_list(expanded), false});
-    return run_op("aten::reshape", {e, int_list(shape)});
+    IValue e = run_op("aten::expand", {t.t, int_list_value(expanded), false});
+    return run_op("aten::reshape", {e, int_list_value(shape)});
   };
   IValue m = run_op("aten::matmul", {as_matrix(pa, a_shape), as_matrix(pb, b_shape)});
   Sizes out_shape = batch_sizes;
   for (char c : rows) out_shape.push_back(size_of(a, c));
   for (char c : cols) out_shape.push_back(size_of(b, c));
-  return {run_op("aten::reshape", {m, int_list(out_shape)}).to_tensor(), batch + rows + cols};
+  return {run_op("aten::reshape", {m, int_list_value(out_shape)}).to_tensor(), batch + rows + cols};
 }
 
 // `term` with each label that repeats in it (a diagonal, "ii") once: a view whose stride for

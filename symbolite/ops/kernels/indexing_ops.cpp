@@ -284,6 +284,14 @@ void index_select(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
+// Steps a row-major multi-index over `sizes` to the next element.
+void next_index(std::vector<std::int64_t>& index, const Sizes& sizes) {
+  for (std::size_t k = index.size(); k-- > 0;) {
+    if (++index[k] < sizes[k]) return;
+    index[k] = 0;
+  }
+}
+
 // The indices of self's nonzero elements (NaN counts), [count, dim] int64 in row-major order.
 Tensor nonzero_indices(const Tensor& self) {
   const Tensor x = self.contiguous();
@@ -299,11 +307,7 @@ Tensor nonzero_indices(const Tensor& self) {
         found.insert(found.end(), index.begin(), index.end());
         ++count;
       }
-      for (std::int64_t d = dims - 1; d >= 0; --d) {  // the next element's index
-        auto k = static_cast<std::size_t>(d);
-        if (++index[k] < x.sizes()[k]) break;
-        index[k] = 0;
-      }
+      next_index(index, x.sizes());
     }
   });
   Tensor out = Tensor::empty({count, dims}, DType::kInt64);
@@ -368,9 +372,9 @@ void scatter_src(Stack& s) {
     const auto* from = reinterpret_cast<const T*>(src.raw_data());
     const std::int64_t* at = idx.data<std::int64_t>();
     std::vector<std::int64_t> pos(dims, 0);
+    const std::int64_t size = self.dim() == 0 ? 1 : self.sizes()[static_cast<std::size_t>(dim)];
     for (std::int64_t n = 0; n < idx.numel(); ++n) {
       const std::int64_t target = at[n];
-      const std::int64_t size = self.dim() == 0 ? 1 : self.sizes()[static_cast<std::size_t>(dim)];
       if (target < -size || target >= size) {
         fail(fmt::format("index {} is out of bounds for dimension {} with size {}", target, dim,
                          size));
@@ -383,10 +387,7 @@ void scatter_src(Stack& s) {
         src_offset += pos[k] * src.strides()[k];
       }
       dst[out_offset] = from[src_offset];
-      for (std::size_t k = dims; k-- > 0;) {  // the next position of index
-        if (++pos[k] < idx.sizes()[k]) break;
-        pos[k] = 0;
-      }
+      next_index(pos, idx.sizes());
     }
   });
   s.emplace_back(std::move(out));

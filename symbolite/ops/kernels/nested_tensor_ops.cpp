@@ -86,8 +86,8 @@ void to_padded_tensor(Stack& s) {
       lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end());
   std::vector<std::int64_t> sizes = t.sizes();
   sizes[1] = longest;
-  Tensor out = run_op("aten::full", {IValue::list(IValueList(sizes.begin(), sizes.end())), padding,
-                                     scalar_type_code(t.dtype()), IValue(), IValue(), IValue()})
+  Tensor out = run_op("aten::full", {int_list_value(sizes), padding, scalar_type_code(t.dtype()),
+                                     IValue(), IValue(), IValue()})
                    .to_tensor();
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     const auto row = static_cast<std::int64_t>(i);

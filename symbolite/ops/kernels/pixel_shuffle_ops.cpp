@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -15,18 +16,12 @@ namespace {
 using tensor::Tensor;
 using Sizes = std::vector<std::int64_t>;
 
-IValue int_list_arg(const Sizes& v) {
-  IValueList out;
-  for (auto d : v) out.emplace_back(d);
-  return IValue::list(std::move(out));
-}
-
 // x viewed as `view`, permuted by `perm`, copied contiguous and reshaped to `out`.
 IValue rearranged(const IValue& x, const Sizes& view, const Sizes& perm, const Sizes& out) {
-  IValue v = run_op("aten::reshape", {x, int_list_arg(view)});
-  IValue p = run_op("aten::permute", {v, int_list_arg(perm)});
+  IValue v = run_op("aten::reshape", {x, int_list_value(view)});
+  IValue p = run_op("aten::permute", {v, int_list_value(perm)});
   IValue c = IValue(p.to_tensor().contiguous());
-  return run_op("aten::reshape", {c, int_list_arg(out)});
+  return run_op("aten::reshape", {c, int_list_value(out)});
 }
 
 // pixel_shuffle(self, r): (*, C * r * r, H, W) to (*, C, H * r, W * r).
