@@ -375,14 +375,13 @@ void scatter_src(Stack& s) {
     const std::int64_t size = self.dim() == 0 ? 1 : self.sizes()[static_cast<std::size_t>(dim)];
     for (std::int64_t n = 0; n < idx.numel(); ++n) {
       const std::int64_t target = at[n];
-      if (target < -size || target >= size) {
+      if (target < 0 || target >= size) {  // PyTorch does not wrap negative indices here
         fail(fmt::format("index {} is out of bounds for dimension {} with size {}", target, dim,
                          size));
       }
       std::int64_t out_offset = 0, src_offset = 0;
       for (std::size_t k = 0; k < dims; ++k) {
-        const std::int64_t coordinate =
-            static_cast<std::int64_t>(k) == dim ? (target < 0 ? target + size : target) : pos[k];
+        const std::int64_t coordinate = static_cast<std::int64_t>(k) == dim ? target : pos[k];
         out_offset += coordinate * out.strides()[k];
         src_offset += pos[k] * src.strides()[k];
       }
