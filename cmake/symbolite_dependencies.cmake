@@ -56,6 +56,7 @@ function(symbolite_import_library name)
 endfunction()
 
 symbolite_import_library(xxhash NAMES xxhash PKG libxxhash)
+symbolite_import_library(deflate NAMES deflate PKG libdeflate HEADER libdeflate.h)
 symbolite_import_library(sleef NAMES sleef PKG sleef)
 # OpenBLAS in its serial (single-threaded) flavour where the system has one: the runtime runs
 # each model on the caller's thread, and the pthread flavour's idle workers spin in

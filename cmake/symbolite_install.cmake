@@ -7,7 +7,7 @@ set(layer_objects)
 foreach(layer IN LISTS SYMBOLITE_LAYERS)
   list(APPEND layer_objects $<TARGET_OBJECTS:symbolite_${layer}>)
 endforeach()
-set(installed_deps ZLIB::ZLIB Threads::Threads symbolite_dep::xxhash symbolite_dep::openblas
+set(installed_deps ZLIB::ZLIB Threads::Threads symbolite_dep::xxhash symbolite_dep::deflate symbolite_dep::openblas
     symbolite_dep::sleef symbolite_dep::dnnl symbolite_dep::gomp symbolite_dep::xnnpack
     symbolite_dep::pthreadpool)
 foreach(kind IN ITEMS static shared)

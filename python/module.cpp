@@ -192,7 +192,7 @@ PYBIND11_MODULE(_symbolite, m) {
       .def_property_readonly("methods",
                              [](const Model& model) { return model.loaded->method_names(); })
       .def_property_readonly("model_id",
-                             [](const Model& model) { return to_hex(model.loaded->model_id); })
+                             [](const Model& model) { return to_hex(model.loaded->model_id()); })
       .def_property_readonly("has_call_stacks",
                              [](const Model& model) { return model.loaded->debug != nullptr; })
       .def("run_method", &symbolite::python::run_method, py::arg("name"))

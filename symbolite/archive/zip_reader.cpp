@@ -1,13 +1,12 @@
 #include "symbolite/archive/zip_reader.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <optional>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "symbolite/archive/crc32.h"
 #include "symbolite/archive/inflate.h"
 #include "symbolite/archive/zip_format.h"
 #include "symbolite/support/byte_cursor.h"
@@ -426,7 +425,7 @@ Bytes ZipReader::read(const ZipEntry& entry) const {
                        ? file_.slice(entry.data_offset, entry.compressed_size)
                        : inflate_raw(file_.span().subspan(entry.data_offset, entry.compressed_size),
                                      entry.uncompressed_size, entry.data_offset);
-      std::uint32_t crc = static_cast<std::uint32_t>(crc32_z(0, data.data(), data.size()));
+      std::uint32_t crc = crc32(data.span());
       if (crc != entry.crc32) {
         fail(ErrorKind::kFormat, entry.data_offset,
              "CRC-32 mismatch (expected 0x{:08x}, got 0x{:08x})", entry.crc32, crc);

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/archive/crc32.h"
 #include "symbolite/archive/deflate.h"
 #include "symbolite/archive/zip_format.h"
 #include "symbolite/support/error.h"
@@ -68,10 +68,6 @@ void put_text(Buffer& out, std::string_view text) {
 void patch_u16(Buffer& out, std::size_t at, std::uint16_t value) {
   out[at] = static_cast<std::uint8_t>(value);
   out[at + 1] = static_cast<std::uint8_t>(value >> 8);
-}
-
-std::uint32_t crc_of(std::span<const std::uint8_t> data) {
-  return static_cast<std::uint32_t>(crc32_z(0, data.data(), data.size()));
 }
 
 }  // namespace
@@ -169,7 +165,7 @@ void ZipWriter::add(std::string_view name, std::span<const std::uint8_t> data,
                     Compression compression) {
   check_open("add an entry");
   check_name(name);
-  Entry entry{name, kMethodStored, crc_of(data), data.size(), data.size()};
+  Entry entry{name, kMethodStored, crc32(data), data.size(), data.size()};
   if (compression == Compression::kDeflated && data.size() > kMaxStoredAnyway) {
     Buffer compressed = deflate_raw(data);
     entry.method = kMethodDeflated;

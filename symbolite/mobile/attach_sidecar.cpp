@@ -9,11 +9,11 @@ namespace symbolite::mobile {
 
 void attach_sidecar(LoadedModel& model, const std::string& sidecar) {
   auto reader = debuginfo::SidecarReader::open(sidecar);
-  if (reader->model_id() != model.model_id) {
+  if (reader->model_id() != model.model_id()) {
     throw Error(ErrorKind::kModel,
                 fmt::format("sidecar {} belongs to model {}, but the model loaded is model {}: its "
                             "handles would be symbolicated against the wrong source",
-                            sidecar, to_hex(reader->model_id()), to_hex(model.model_id)));
+                            sidecar, to_hex(reader->model_id()), to_hex(model.model_id())));
   }
   model.debug = std::move(reader);
 }

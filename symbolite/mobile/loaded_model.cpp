@@ -76,6 +76,21 @@ void resolve_upgrader(ResolvedOperator& op, const OperatorUpgrader& upgrader,
 
 }  // namespace
 
+struct LoadedModel::LazyModelId {
+  explicit LazyModelId(std::shared_ptr<const ModelInfo> model) : info(std::move(model)) {}
+  std::shared_ptr<const ModelInfo> info;
+  std::once_flag once;
+  Hash128 id{};
+};
+
+const Hash128& LoadedModel::model_id() const {
+  static const Hash128 kNone{};
+  if (!model_id_) return kNone;  // a default-constructed LoadedModel: no archive
+  std::call_once(model_id_->once,
+                 [this] { model_id_->id = compute_model_id(model_id_->info->archive); });
+  return model_id_->id;
+}
+
 std::string LoadedFunction::short_name() const {
   const std::string& name = qualified_name();
   auto dot = name.rfind('.');
@@ -133,7 +148,7 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
                 fmt::format("{}: bytecode version {}; symbolite runs versions 5 to 8", path,
                             model.bytecode_version));
   }
-  model.model_id = compute_model_id(info->archive);
+  model.model_id_ = std::make_shared<LazyModelId>(info);
 
   ValueConverter data(info->archive, "data");
   data.allow_setstate([&](const std::string& type) {

@@ -59,7 +59,9 @@ struct LoadedModel {
   std::string top_type;  // "__torch__.Top"
   std::int64_t bytecode_version = 0;
   std::optional<std::uint64_t> operator_version;  // the archive's `version` record
-  Hash128 model_id{};
+  // The model's id (mobile/model_id.h), computed on first use: it hashes every tensor, which
+  // running never needs, so loading does not pay for it. Thread-safe.
+  const Hash128& model_id() const;
   std::unordered_map<std::string, LoadedFunction> functions;  // by qualified name
   // Objects of data.pkl to finish by calling their class's `__setstate__` (lowered modules),
   // in order; the runtime makes the calls before the first run (runtime/model_setup.h).
@@ -90,6 +92,9 @@ struct LoadedModel {
                                const ops::OperatorRegistry& registry = ops::default_registry());
 
  private:
+  struct LazyModelId;
+  std::shared_ptr<LazyModelId> model_id_;
+
   static LoadedModel from_archive(archive::ModelArchive archive, const std::string& path,
                                   const ops::OperatorRegistry& registry);
 };

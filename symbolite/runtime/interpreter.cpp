@@ -75,7 +75,7 @@ void Interpreter::fail(const mobile::LoadedFunction& fn, std::size_t pc, std::st
   d.message = std::move(message);
   d.function = fn.qualified_name();
   d.instruction = pc;
-  d.model_id = to_hex(model_.model_id);
+  d.model_id = to_hex(model_.model_id());
   if (pc < fn.debug_handles.size()) d.handle = fn.debug_handles[pc];
   d.delegate_handle = delegate_handle;
   if (d.handle && symbolicator_) {

@@ -87,7 +87,7 @@ TEST(Interpreter, StrippedModelNamesHandleAndModelId) {
     EXPECT_EQ(e.details().handle, 28);
     std::string text = e.what();
     EXPECT_NE(text.find("debug handle 28"), std::string::npos) << text;
-    EXPECT_NE(text.find("model id " + to_hex(stripped.model_id)), std::string::npos) << text;
+    EXPECT_NE(text.find("model id " + to_hex(stripped.model_id())), std::string::npos) << text;
     EXPECT_TRUE(e.details().module_hierarchy.empty());
   }
 }
