@@ -17,9 +17,9 @@ Error with_archive_name(Error error, const std::string& display_name) {
 
 }  // namespace
 
-ModelArchive ModelArchive::open(const std::string& path, ZipLimits limits) {
+ModelArchive ModelArchive::open(const std::string& path, ZipLimits limits, MapPrefetch prefetch) {
   // map_file's errors already name the path.
-  return from_bytes(map_file(path), path, limits);
+  return from_bytes(map_file(path, prefetch), path, limits);
 }
 
 ModelArchive ModelArchive::from_bytes(Bytes file, std::string display_name, ZipLimits limits) {

@@ -11,13 +11,15 @@
 
 #include "symbolite/archive/zip_reader.h"
 #include "symbolite/support/bytes.h"
+#include "symbolite/support/mapped_file.h"
 
 namespace symbolite::archive {
 
 class ModelArchive {
  public:
-  // Maps `path` and parses it. Throws Error naming the path.
-  static ModelArchive open(const std::string& path, ZipLimits limits = {});
+  // Maps `path` and parses it. Throws Error naming the path. `prefetch`: map_file's.
+  static ModelArchive open(const std::string& path, ZipLimits limits = {},
+                           MapPrefetch prefetch = MapPrefetch::kOnDemand);
   // Parses archive bytes already in memory; `display_name` prefixes errors.
   static ModelArchive from_bytes(Bytes file, std::string display_name, ZipLimits limits = {});
 

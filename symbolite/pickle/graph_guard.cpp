@@ -1,6 +1,8 @@
 #include "symbolite/pickle/graph_guard.h"
 
 #include <algorithm>
+#include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,13 +22,21 @@ bool GraphGuard::is_container(const Value& value) {
   }
 }
 
-std::size_t GraphGuard::depth(const Value& value) const {
-  if (!is_container(value)) return 0;
-  auto it = nodes_.find(value.identity());
-  if (it == nodes_.end()) {  // every container comes from `created`
+const GraphGuard::Node& GraphGuard::node_of(const Value& value) const {
+  const std::uint32_t id = value.guard_id();
+  if (id == 0 || id > nodes_.size()) {  // every container comes from `created`
     throw Error(ErrorKind::kInternal, "unpickler lost track of a container");
   }
-  return it->second.depth;
+  return nodes_[id - 1];
+}
+
+GraphGuard::Node& GraphGuard::node_of(const Value& value) {
+  return const_cast<Node&>(std::as_const(*this).node_of(value));
+}
+
+std::size_t GraphGuard::depth(const Value& value) const {
+  if (!is_container(value)) return 0;
+  return node_of(value).depth;
 }
 
 std::uint32_t GraphGuard::depth_above(std::span<const Value> children) const {
@@ -43,23 +53,23 @@ void GraphGuard::seal(std::span<const Value> children) {
   for (const Value& child : children) {
     // Tuples are immutable anyway; sealing only matters for lists, dicts and objects.
     if (is_container(child) && !child.is(Value::Kind::kTuple)) {
-      nodes_[child.identity()].sealed = true;
+      node_of(child).sealed = true;
     }
   }
 }
 
-void GraphGuard::created(const Value& node, std::span<const Value> children) {
+void GraphGuard::created(Value& node, std::span<const Value> children) {
+  if (nodes_.size() >= std::numeric_limits<std::uint32_t>::max()) {
+    throw Error(ErrorKind::kLimit, "more than 2^32 containers");
+  }
   Node info{depth_above(children), false};
   seal(children);
-  nodes_[node.identity()] = info;
+  nodes_.push_back(info);
+  node.set_guard_id(static_cast<std::uint32_t>(nodes_.size()));
 }
 
 void GraphGuard::adding(const Value& node, std::span<const Value> children) {
-  auto it = nodes_.find(node.identity());
-  if (it == nodes_.end()) {
-    throw Error(ErrorKind::kInternal, "unpickler lost track of a container");
-  }
-  Node& info = it->second;  // stays valid: unordered_map never moves its elements
+  Node& info = node_of(node);  // stays valid: nothing below adds nodes
   if (info.sealed) {
     throw Error(ErrorKind::kUnsupported,
                 fmt::format("cannot modify the {}: it is already inside another container "

@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <unordered_map>
+#include <vector>
 
 #include "symbolite/pickle/value.h"
 
@@ -26,8 +26,9 @@ class GraphGuard {
  public:
   explicit GraphGuard(std::size_t max_depth) : max_depth_(max_depth) {}
 
-  // Registers a newly created container `node` holding `children`; seals them.
-  void created(const Value& node, std::span<const Value> children);
+  // Registers a newly created container `node` holding `children` (numbering the node
+  // through Value::set_guard_id); seals them.
+  void created(Value& node, std::span<const Value> children);
   // Checks that `children` may be added to the existing container `node` (a list, dict,
   // or object getting its state), then seals them and updates its depth.
   void adding(const Value& node, std::span<const Value> children);
@@ -42,14 +43,17 @@ class GraphGuard {
   };
 
   static bool is_container(const Value& value);
+  // The node's entry; Error(kInternal) for a container this guard did not create.
+  Node& node_of(const Value& value);
+  const Node& node_of(const Value& value) const;
   // 1 + the deepest child; Error(kLimit) past the limit.
   std::uint32_t depth_above(std::span<const Value> children) const;
   void seal(std::span<const Value> children);
 
   std::size_t max_depth_;
-  // Keyed by Value::identity(). Entries of freed nodes linger, but `created` overwrites
-  // the entry when an address is reused, so a lookup always finds its node's own entry.
-  std::unordered_map<const void*, Node> nodes_;
+  // Indexed by Value::guard_id() - 1: a number per node rather than a map keyed by address
+  // (hashing every container was a fifth of the time loading a model took).
+  std::vector<Node> nodes_;
 };
 
 }  // namespace symbolite::pickle

@@ -124,6 +124,11 @@ class Value {
   // the same identity are the same pickled node.
   const void* identity() const;
 
+  // The unpickler's number for this container node (GraphGuard), 0 when it was not built by
+  // an unpickler. Set once when the node is created, so every copy of the Value carries it.
+  std::uint32_t guard_id() const { return guard_id_; }
+  void set_guard_id(std::uint32_t id) { guard_id_ = id; }
+
   // "int", "tuple", ... for error messages.
   static std::string_view kind_name(Kind kind);
   std::string_view kind_name() const { return kind_name(kind_); }
@@ -144,6 +149,7 @@ class Value {
 
   Kind kind_ = Kind::kNone;
   ListTag list_tag_ = ListTag::kGeneric;
+  std::uint32_t guard_id_ = 0;  // fits beside the two tags: Value stays the same size
   Payload payload_;
 };
 

@@ -43,7 +43,7 @@ void require_regular_file(const std::string& path, const struct stat& st) {
 
 }  // namespace
 
-Bytes map_file(const std::string& path) {
+Bytes map_file(const std::string& path, MapPrefetch prefetch) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) fail_errno(path, "cannot open");
   require_regular_file(path, st);
@@ -61,7 +61,8 @@ Bytes map_file(const std::string& path) {
     ::close(fd);
     return Bytes(mapping, nullptr, 0);
   }
-  void* address = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const int flags = MAP_PRIVATE | (prefetch == MapPrefetch::kWhole ? MAP_POPULATE : 0);
+  void* address = ::mmap(nullptr, mapping->size, PROT_READ, flags, fd, 0);
   ::close(fd);
   if (address == MAP_FAILED) fail_errno(path, "cannot map");
   mapping->address = address;

@@ -8,9 +8,15 @@
 
 namespace symbolite {
 
+// What mapping a file does up front. kWhole fills the page tables for the whole file in the
+// mapping call (MAP_POPULATE): one pass in the kernel instead of a fault per few pages, for a
+// caller that reads everything (loading a model to run reads every tensor); kOnDemand maps
+// pages as they are touched (inspect or symbolicate read a few records of a large file).
+enum class MapPrefetch { kOnDemand, kWhole };
+
 // Maps `path` read-only. Throws Error(kIo / kNotFound) naming the path on failure; what is not
 // a regular file (directory, device, FIFO, socket) is refused before it is opened. An empty
 // file gives empty Bytes.
-Bytes map_file(const std::string& path);
+Bytes map_file(const std::string& path, MapPrefetch prefetch = MapPrefetch::kOnDemand);
 
 }  // namespace symbolite
