@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "symbolite/ops/cpu/gemv.h"
 #include "symbolite/support/error.h"
 #include "symbolite/support/parallel_for.h"
 
@@ -70,6 +71,10 @@ void sgemm_block(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std
 void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
            const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
            std::int64_t ldc) {
+  // One row of A (linear on a batch of one): dot products rather than a GEMM (gemv.h).
+  if (m == 1 && !trans_a && n > 0 && k > 0 && sgemv(trans_b, n, k, alpha, a, b, ldb, beta, c)) {
+    return;
+  }
   const int threads = threads_for(m * n * k, kMultiplyAddsPerThread);
   if (threads <= 1)
     return sgemm_block(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
