@@ -1,5 +1,7 @@
 #include "symbolite/tensor/tensor.h"
 
+#include "symbolite/tensor/strided_copy.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -22,32 +24,6 @@ std::string describe(std::span<const std::int64_t> sizes, std::span<const std::i
   return fmt::format("sizes {}, strides {}, storage offset {}, {} storage of {} bytes",
                      format_sizes(sizes), format_sizes(strides), offset, scalar_type_name(dtype),
                      storage_nbytes);
-}
-
-// Calls `f(byte_offset)` for every element of a strided tensor in row-major order; byte
-// offsets are relative to element 0.
-template <typename F>
-void for_each_element(const Tensor& t, F&& f) {
-  if (t.numel() == 0) return;
-  std::size_t dims = t.sizes().size();
-  std::vector<std::int64_t> index(dims, 0);
-  auto elem = static_cast<std::int64_t>(t.element_size());
-  std::int64_t offset = 0;  // in elements; from_storage proved it stays in range
-  for (;;) {
-    f(static_cast<std::size_t>(offset * elem));
-    std::size_t d = dims;
-    while (d > 0) {
-      --d;
-      if (++index[d] < t.sizes()[d]) {
-        offset += t.strides()[d];
-        break;
-      }
-      offset -= t.strides()[d] * (index[d] - 1);
-      index[d] = 0;
-      if (d == 0) return;
-    }
-    if (dims == 0) return;
-  }
 }
 
 }  // namespace
@@ -182,13 +158,7 @@ Tensor Tensor::contiguous() const {
 
 Tensor Tensor::copy() const {
   Tensor out = empty(sizes_, dtype_);
-  std::uint8_t* dst = out.storage_.mutable_data();
-  const std::uint8_t* src = raw_data();
-  std::size_t elem = element_size();
-  for_each_element(*this, [&](std::size_t byte_offset) {
-    std::memcpy(dst, src + byte_offset, elem);
-    dst += elem;
-  });
+  copy_strided(raw_data(), sizes_, strides_, element_size(), out.storage_.mutable_data());
   return out;
 }
 
