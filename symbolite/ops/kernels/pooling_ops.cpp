@@ -6,12 +6,17 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <type_traits>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/contiguous_sum.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/pooling_shape.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/running_max.h"
+#include "symbolite/ops/cpu/strided_copy.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/parallel_for.h"
 
@@ -131,6 +136,7 @@ void max_pool2d_planes(const Tensor& x, const Pool& p, Tensor& out) {
   for_each_plane<T>(x, p, out, [&](const T* in, T* o) {
     // Tap by tap over whole output rows (a vectorizable select per tap) instead of window by
     // window; NaN propagates as in PyTorch's `val > max || isnan(val)`.
+    thread_local std::vector<float> scratch;
     for (std::int64_t oh = 0; oh < p.oh; ++oh) {
       T* orow = o + oh * p.ow;
       std::fill_n(orow, p.ow, -std::numeric_limits<T>::infinity());
@@ -143,9 +149,22 @@ void max_pool2d_planes(const Tensor& x, const Pool& p, Tensor& out) {
           // output columns whose input column ow * sw + off lies in [0, w)
           std::int64_t lo = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
           std::int64_t hi = p.w - 1 - off < 0 ? 0 : std::min(p.ow, (p.w - 1 - off) / p.sw + 1);
-          for (std::int64_t ow = lo; ow < hi; ++ow) {
-            T v = row[ow * p.sw + off];
-            orow[ow] = (v > orow[ow] || std::isnan(v)) ? v : orow[ow];
+          if constexpr (std::is_same_v<T, float>) {
+            // float32: strided taps gathered into a row first (ops/cpu/strided_copy.h), then
+            // the select in vectors (ops/cpu/running_max.h).
+            if (hi <= lo) continue;
+            const float* taps = row + lo * p.sw + off;
+            if (p.sw != 1) {
+              scratch.resize(static_cast<std::size_t>(p.ow));
+              strided_copy_f32(taps, p.sw, scratch.data(), hi - lo);
+              taps = scratch.data();
+            }
+            running_max_f32(taps, orow + lo, hi - lo);
+          } else {
+            for (std::int64_t ow = lo; ow < hi; ++ow) {
+              T v = row[ow * p.sw + off];
+              orow[ow] = (v > orow[ow] || std::isnan(v)) ? v : orow[ow];
+            }
           }
         }
       }
@@ -255,22 +274,6 @@ void avg_pool2d(Stack& s) {
     avg_pool2d_planes<decltype(tag)>(x, p, count_include_pad, divisor, out);
   });
   s.emplace_back(std::move(out));
-}
-
-// The sum of n contiguous elements in double, over 8 partial sums: one running sum waits on
-// each addition's latency; eight independent ones vectorize.
-template <typename T>
-double contiguous_sum(const T* in, std::int64_t n) {
-  constexpr std::int64_t kLanes = 8;
-  double part[kLanes] = {};
-  std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (std::int64_t l = 0; l < kLanes; ++l) part[l] += in[i + l];
-  }
-  double sum = 0;
-  for (double p : part) sum += p;
-  for (; i < n; ++i) sum += in[i];
-  return sum;
 }
 
 // Adaptive average pooling of every plane of contiguous x into out (not empty), summing

@@ -4,6 +4,7 @@
 // Sums accumulate in double (floating inputs) or int64 (integral and bool inputs) and are
 // rounded to the result dtype once, so float32 results agree with PyTorch's cascade sums to
 // rounding.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -12,10 +13,12 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/contiguous_sum.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
 namespace {
@@ -47,6 +50,16 @@ ReducedShape reduced_shape(const Tensor& t, const std::vector<bool>& mask, bool 
   return r;
 }
 
+// Whether the dims in `mask` are the trailing ones of contiguous `t` (at least one), so that
+// each result sums one contiguous run of elements.
+bool reduces_trailing_run(const Tensor& t, const std::vector<bool>& mask) {
+  if (!t.is_contiguous() || t.dim() == 0 || !mask.back()) return false;
+  std::size_t d = mask.size();
+  while (d > 0 && mask[d - 1]) --d;
+  return std::none_of(mask.begin(), mask.begin() + static_cast<std::ptrdiff_t>(d),
+                      [](bool reduced) { return reduced; });
+}
+
 // sum (or mean) of `self` (already of the result dtype) over the dims in `mask`.
 Tensor sum_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim, bool mean) {
   ReducedShape shape = reduced_shape(self, mask, keepdim);
@@ -59,10 +72,22 @@ Tensor sum_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim,
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
     std::vector<Acc> acc(static_cast<std::size_t>(out_numel), Acc{});
     const T* in = self.template data<T>();
-    std::array<const std::int64_t*, 2> strides{self.strides().data(), shape.out_strides.data()};
-    for_each_offset<2>(self.sizes(), strides, [&](const std::array<std::int64_t, 2>& o) {
-      acc[static_cast<std::size_t>(o[1])] += static_cast<Acc>(in[o[0]]);
-    });
+    if (std::is_floating_point_v<T> && reduces_trailing_run(self, mask) && out_numel > 0) {
+      // Each result is one contiguous run (mean over H and W of NCHW): partial sums that
+      // vectorize, results split across threads.
+      parallel_for(out_numel, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, count)),
+                   [&](std::int64_t first, std::int64_t last) {
+                     for (std::int64_t i = first; i < last; ++i) {
+                       acc[static_cast<std::size_t>(i)] =
+                           static_cast<Acc>(contiguous_sum(in + i * count, count));
+                     }
+                   });
+    } else {
+      std::array<const std::int64_t*, 2> strides{self.strides().data(), shape.out_strides.data()};
+      for_each_offset<2>(self.sizes(), strides, [&](const std::array<std::int64_t, 2>& o) {
+        acc[static_cast<std::size_t>(o[1])] += static_cast<Acc>(in[o[0]]);
+      });
+    }
     T* dst = out.template mutable_data<T>();
     for (std::size_t i = 0; i < acc.size(); ++i) {
       if constexpr (std::is_floating_point_v<T>) {

@@ -1,0 +1,24 @@
+// The sum of n contiguous elements in double, over 8 partial sums: one running sum waits on
+// each addition's latency; eight independent ones vectorize. Global average pooling and
+// sum / mean over trailing dims (a classifier head's mean over H and W) use it.
+#pragma once
+
+#include <cstdint>
+
+namespace symbolite::ops {
+
+template <typename T>
+double contiguous_sum(const T* in, std::int64_t n) {
+  constexpr std::int64_t kLanes = 8;
+  double part[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (std::int64_t l = 0; l < kLanes; ++l) part[l] += static_cast<double>(in[i + l]);
+  }
+  double sum = 0;
+  for (double p : part) sum += p;
+  for (; i < n; ++i) sum += static_cast<double>(in[i]);
+  return sum;
+}
+
+}  // namespace symbolite::ops
