@@ -17,8 +17,14 @@ namespace {
 // Standard threads, mutex and condition variable rather than Debian's pthreadpool: its
 // synchronization is compiled outside ThreadSanitizer's view, which would then report every
 // hand-off of data between a kernel and its workers as a race.
-// How long an idle worker watches for the next job before it sleeps.
-constexpr std::chrono::microseconds kSpin{50};
+// How long an idle worker watches for the next job before it sleeps (and the caller for its
+// workers' chunks). Between two parallel operators a model often runs a few small ones on
+// the caller alone; a worker asleep by then costs the next one a futex wake-up (tens of
+// microseconds on a VM). OpenMP runtimes spin for milliseconds; this is a fifth of one.
+constexpr std::chrono::microseconds kSpin{200};
+
+// Chunks a loop is split into per thread (at most; never below its grain).
+constexpr std::int64_t kChunksPerThread = 4;
 
 inline void pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -169,14 +175,23 @@ void parallel_for(std::int64_t n, std::int64_t grain,
     body(0, n);
     return;
   }
-  if (!pool() || pool()->workers() != threads - 1) {
-    pool().reset();  // a different thread count: new workers
-    pool() = std::make_unique<WorkerPool>(threads - 1);
+  // The pool has a worker per thread setting (less the caller), whatever this loop uses: a
+  // loop split fewer ways leaves some idle rather than replacing the pool.
+  const int workers = intra_op_threads() - 1;
+  if (!pool() || pool()->workers() != workers) {
+    pool().reset();  // a different thread setting: new workers
+    pool() = std::make_unique<WorkerPool>(workers);
   }
-  const std::int64_t step = (n + threads - 1) / threads;
+  // A few chunks per thread, each at least `grain`: a worker that wakes late (or a core
+  // taken by another process) leaves its share to whoever is free instead of holding the
+  // loop up.
+  const std::int64_t pieces = grain <= 0 ? n : std::max<std::int64_t>(1, n / grain);
+  const auto chunks =
+      static_cast<int>(std::min<std::int64_t>(pieces, std::int64_t{threads} * kChunksPerThread));
+  const std::int64_t step = (n + chunks - 1) / chunks;
   std::exception_ptr failure;
   std::mutex failure_mutex;
-  pool()->run(threads, [&](int i) {
+  pool()->run(chunks, [&](int i) {
     const std::int64_t begin = step * i;
     const std::int64_t end = std::min(n, begin + step);
     if (begin >= end) return;
