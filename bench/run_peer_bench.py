@@ -87,11 +87,32 @@ def encoder_model():
     return encoder
 
 
+def peer_copy(cache, name, path):
+    """(the file PyTorch loads, a note saying why it is not PATH or None). PyTorch 1.13 refuses
+    some of its own files (efficientnet_b0: callstack_debug_map rows with source-range tag -1;
+    docs/CLI.md, `check`). It then runs a copy without those rows: the same code and weights.
+    Raises when PyTorch refuses the copy too."""
+    import torch.jit.mobile
+
+    try:
+        torch.jit.mobile._load_for_lite_interpreter(path)
+        return path, None
+    except RuntimeError as error:
+        sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+        from generate import drop_minus_one_rows
+
+        peer_path = os.path.join(cache, name + "_repaired.ptl")
+        drop_minus_one_rows(path, peer_path)
+        torch.jit.mobile._load_for_lite_interpreter(peer_path)
+        note = (f"PyTorch refuses {name}.ptl ({str(error).splitlines()[0][:80]}); "
+                f"it runs {os.path.basename(peer_path)}")
+        return peer_path, note
+
+
 def build_model(cache, name):
     """Writes CACHE/NAME.ptl, CACHE/NAME.npy and CACHE/NAME.json (which file PyTorch loads)."""
     import numpy
     import torch
-    import torch.jit.mobile
 
     torch.manual_seed(0)
     if name in TORCHVISION:
@@ -116,22 +137,7 @@ def build_model(cache, name):
     scripted._c._save_for_mobile(path, {}, True)
     numpy.save(os.path.join(cache, name + ".npy"), example.numpy())
 
-    # PyTorch 1.13 refuses some of its own files (efficientnet_b0: callstack_debug_map rows with
-    # source-range tag -1; docs/CLI.md, `check`). It then runs a copy without those rows: the
-    # same code and weights.
-    peer_path = path
-    note = None
-    try:
-        torch.jit.mobile._load_for_lite_interpreter(path)
-    except RuntimeError as error:
-        sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
-        from generate import drop_minus_one_rows
-
-        peer_path = os.path.join(cache, name + "_repaired.ptl")
-        drop_minus_one_rows(path, peer_path)
-        torch.jit.mobile._load_for_lite_interpreter(peer_path)
-        note = (f"PyTorch refuses {name}.ptl ({str(error).splitlines()[0][:80]}); "
-                f"it runs {os.path.basename(peer_path)}")
+    peer_path, note = peer_copy(cache, name, path)
     with open(os.path.join(cache, name + ".json"), "w") as f:
         json.dump({"model": name, "about": about, "path": path, "peer_path": peer_path, "note": note,
                    "torch": torch.__version__}, f, indent=1)
@@ -154,17 +160,35 @@ def ensure_zoo(cache, names):
 # --------------------------------------------------------------------------------------------
 # Measuring.
 
-def run_json(cmd):
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+TIMEOUT = 1800  # seconds a child process may take
+
+
+def timeout_of(args):
+    """The per-process limit: args.timeout where a caller has one (run_classification_sweep.py)."""
+    return getattr(args, "timeout", None) or TIMEOUT
+
+
+class CommandError(RuntimeError):
+    """A child that exited with an error; cmd says which."""
+
+    def __init__(self, message, cmd):
+        super().__init__(message)
+        self.cmd = cmd
+
+
+def run_json(cmd, timeout=TIMEOUT):
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if done.returncode != 0:
         print(f"failed ({done.returncode}): {' '.join(cmd)}", file=sys.stderr)
-        raise RuntimeError(done.stderr.strip() or f"{os.path.basename(cmd[0])} exit code {done.returncode}")
+        raise CommandError(done.stderr.strip() or f"{os.path.basename(cmd[0])} exit code {done.returncode}",
+                           cmd)
     return json.loads(done.stdout)
 
 
 def symbolite_bench(args, model, image, threads):
     return run_json([args.symbolite, "bench", model, "--input", image, "--runs", str(args.runs),
-                     "--warmup", str(args.warmup), "--threads", str(threads), "--json"])
+                     "--warmup", str(args.warmup), "--threads", str(threads), "--json"],
+                    timeout_of(args))
 
 
 def peer_bench(args, model, image, threads, output=None):
@@ -172,14 +196,14 @@ def peer_bench(args, model, image, threads, output=None):
            "--threads", str(threads)]
     if output:
         cmd += ["--output", output]
-    return run_json(cmd)
+    return run_json(cmd, timeout_of(args))
 
 
 def total_flops(args, model, image):
     """(FLOPs of one run, the sum over operators of `symbolite profile --flops`; the operators
     that have no formula, which count 0)."""
     profile = run_json([args.symbolite, "profile", model, "--input", image, "--flops", "--json",
-                        "--runs", "1", "--warmup", "0", "--threads", "1"])
+                        "--runs", "1", "--warmup", "0", "--threads", "1"], timeout_of(args))
     flops = sum(op["flops"] or 0 for op in profile["operators"])
     uncounted = sorted({op["op"] for op in profile["operators"] if op["flops"] is None})
     return flops, uncounted
@@ -194,10 +218,10 @@ def compare_outputs(args, meta, image, work):
     sym_dir = os.path.join(work, "symbolite")
     subprocess.run([args.symbolite, "run", meta["path"], "--input", image, "--output-dir", sym_dir,
                     "--threads", "1"],
-                   check=True, capture_output=True, timeout=1800)
+                   check=True, capture_output=True, timeout=timeout_of(args))
     peer_out = os.path.join(work, "peer.npy")
     subprocess.run([args.peer, meta["peer_path"], image, "--runs", "1", "--warmup", "0", "--threads", "1",
-                    "--output", peer_out], check=True, capture_output=True, timeout=1800)
+                    "--output", peer_out], check=True, capture_output=True, timeout=timeout_of(args))
     refs = []
     i = 0
     while True:
@@ -223,6 +247,18 @@ def compare_outputs(args, meta, image, work):
             return {"what": f"output {k}: max abs diff {diff:.3g} > {TOLERANCE} x max |ref| {scale:.3g}",
                     "max_rel_diff": rel}
     return {"what": None, "max_rel_diff": worst, "outputs": len(refs)}
+
+
+def error_lines(error):
+    """A failed child's stderr (or the exception's text) as stripped lines."""
+    detail = getattr(error, "stderr", None) or str(error)
+    detail = detail.decode() if isinstance(detail, bytes) else detail
+    return [line.strip() for line in detail.strip().splitlines()] or [repr(error)]
+
+
+def error_summary(error):
+    lines = error_lines(error)
+    return (lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1]}")[:300]
 
 
 def measure_model(args, meta, image, threads):
@@ -308,10 +344,7 @@ def main():
                     print(f"{name} x{threads}: symbolite {row['symbolite']['median_ms']:.2f} ms, "
                           f"PyTorch {row['pytorch']['median_ms']:.2f} ms", file=sys.stderr)
             except (RuntimeError, subprocess.SubprocessError) as error:
-                detail = getattr(error, "stderr", None) or str(error)
-                detail = detail.decode() if isinstance(detail, bytes) else detail
-                lines = [line.strip() for line in detail.strip().splitlines()] or [repr(error)]
-                meta["error"] = (lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1]}")[:300]
+                meta["error"] = error_summary(error)
                 print(f"{name}: {meta['error']}", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)

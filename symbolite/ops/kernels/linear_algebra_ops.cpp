@@ -59,7 +59,8 @@ int blas_int(std::int64_t v) {
 }
 
 // C (m×n, row-major, ldc = n) = alpha * A·B + beta * C, for A (m×k) and B (k×n) of type T.
-// With beta == 0, C is not read.
+// With beta == 0, C is not read; every element is written (the callers' outputs start
+// uninitialized).
 template <typename T>
 void gemm(const Tensor& a, const Tensor& b, T alpha, T beta, T* c) {
   std::int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
@@ -144,7 +145,7 @@ Tensor mm_impl(const Tensor& a, const Tensor& b) {
   return dispatch_gemm(a.dtype(), "addmm_impl_cpu_", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     check_same_dtype(a, b);
-    Tensor out = Tensor::empty({a.sizes()[0], b.sizes()[1]}, a.dtype());
+    Tensor out = Tensor::uninitialized({a.sizes()[0], b.sizes()[1]}, a.dtype());
     gemm<T>(a, b, T(1), T(0), out.template mutable_data<T>());
     return out;
   });
@@ -199,7 +200,7 @@ Tensor bmm_impl(const Tensor& a, const Tensor& b) {
   return dispatch_gemm(a.dtype(), "bmm", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     check_same_dtype(a, b);
-    Tensor out = Tensor::empty({bs, m, n}, a.dtype());
+    Tensor out = Tensor::uninitialized({bs, m, n}, a.dtype());
     T* dst = out.template mutable_data<T>();
     for (std::int64_t i = 0; i < bs; ++i) {
       Tensor ai = view_as(a, {m, k}, {a.strides()[1], a.strides()[2]},
@@ -252,7 +253,7 @@ Tensor addmm_impl(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
   return dispatch_gemm(mat1.dtype(), "addmm_impl_cpu_", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     T b = scalar_as<T>(beta), a = scalar_as<T>(alpha);
-    Tensor out = b == T(0) ? Tensor::empty(out_sizes, mat1.dtype()) : bias;
+    Tensor out = b == T(0) ? Tensor::uninitialized(out_sizes, mat1.dtype()) : bias;
     gemm<T>(mat1, mat2, a, b, out.template mutable_data<T>());
     return out;
   });
@@ -287,7 +288,7 @@ Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
   return dispatch_gemm(b1.dtype(), "baddbmm", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     T b = scalar_as<T>(beta), a = scalar_as<T>(alpha);
-    Tensor out = b == T(0) ? Tensor::empty(out_sizes, b1.dtype()) : bias;
+    Tensor out = b == T(0) ? Tensor::uninitialized(out_sizes, b1.dtype()) : bias;
     T* dst = out.template mutable_data<T>();
     for (std::int64_t i = 0; i < bs; ++i) {
       Tensor ai = view_as(b1, {m, k}, {b1.strides()[1], b1.strides()[2]},

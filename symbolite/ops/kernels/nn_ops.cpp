@@ -132,7 +132,7 @@ void feature_alpha_dropout_inplace(Stack& s) { dropout_impl(s, "aten::feature_al
 
 template <typename T>
 Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool log) {
-  Tensor out = Tensor::empty(x.sizes(), out_dtype);
+  Tensor out = Tensor::uninitialized(x.sizes(), out_dtype);  // x is copied in first
   T* y = out.mutable_data<T>();
   std::int64_t n = x.numel();
   if (n == 0) return out;

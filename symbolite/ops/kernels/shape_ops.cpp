@@ -413,7 +413,8 @@ Tensor cat_impl(const std::vector<Tensor>& tensors, std::int64_t dim) {
     }
     out_sizes[d] += t.sizes()[d];
   }
-  Tensor out = Tensor::empty(out_sizes, dtype);
+  // The inputs cover the output along `d`: nothing to zero first.
+  Tensor out = Tensor::uninitialized(out_sizes, dtype);
   std::int64_t at = 0;
   for (const auto& t : tensors) {
     if (skip(t)) continue;
