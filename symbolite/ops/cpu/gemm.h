@@ -5,9 +5,10 @@
 // linear-shaped products oneDNN runs 1.5-3.5x faster than OpenBLAS here (it has AVX-512
 // kernels picked at run time; Debian's OpenBLAS 0.3.21 takes its Haswell kernels on this
 // CPU), and has no float64 product. bench/gemm_bench.cpp measures both; the figures are in
-// docs/PERFORMANCE.md. large float32 products are split into
-// blocks across intra_op_threads() threads (support/parallel_for.h); float64 runs on the
-// calling thread.
+// docs/PERFORMANCE.md. Large float32 products are split into blocks across
+// intra_op_threads() threads (support/parallel_for.h); float64 runs on the calling thread.
+// A float32 product whose A is one row (linear on a batch of one) runs as dot products
+// instead (gemv.h) where the CPU has AVX-512.
 #pragma once
 
 #include <cstdint>
