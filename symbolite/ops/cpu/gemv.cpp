@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "symbolite/ops/cpu/cpu_features.h"
 #include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
@@ -99,19 +100,11 @@ __attribute__((target("avx512f"))) void sum_rows(std::int64_t first, std::int64_
   }
 }
 
-bool has_avx512() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return has;
-}
-
 }  // namespace
 
 bool sgemv(bool trans_b, std::int64_t n, std::int64_t k, float alpha, const float* a,
            const float* b, std::int64_t ldb, float beta, float* c) {
-  if (!has_avx512()) return false;
+  if (!cpu_has_avx512f()) return false;
   // Columns per piece: enough multiply-adds to pay for a hand-off, in whole vectors.
   const std::int64_t grain =
       std::max<std::int64_t>(16, (kMultiplyAddsPerThread / std::max<std::int64_t>(1, k)) & ~15);

@@ -4,10 +4,10 @@
 
 #include <cmath>
 
+#include "symbolite/ops/cpu/cpu_features.h"
+
 namespace symbolite::ops {
 namespace {
-
-using MaxFn = void (*)(const float*, float*, std::int64_t);
 
 void max_scalar(const float* in, float* out, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) {
@@ -29,18 +29,15 @@ __attribute__((target("avx512f"))) void max_avx512(const float* in, float* out, 
   }
 }
 
-MaxFn best_max() {
-  static const MaxFn best = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") ? &max_avx512 : &max_scalar;
-  }();
-  return best;
-}
-
 }  // namespace
 
 void running_max_f32(const float* in, float* out, std::int64_t n) {
-  if (n > 0) best_max()(in, out, n);
+  if (n <= 0) return;
+  if (cpu_has_avx512f()) {
+    max_avx512(in, out, n);
+  } else {
+    max_scalar(in, out, n);
+  }
 }
 
 }  // namespace symbolite::ops

@@ -2,10 +2,10 @@
 
 #include <immintrin.h>
 
+#include "symbolite/ops/cpu/cpu_features.h"
+
 namespace symbolite::ops {
 namespace {
-
-using CopyFn = void (*)(const float*, std::int64_t, float*, std::int64_t);
 
 void copy_scalar(const float* src, std::int64_t stride, float* dst, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i * stride];
@@ -27,14 +27,6 @@ __attribute__((target("avx512f"))) void copy_avx512(const float* src, std::int64
   copy_scalar(src + 2 * i, 2, dst + i, n - i);
 }
 
-CopyFn best_copy() {
-  static const CopyFn best = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") ? &copy_avx512 : &copy_scalar;
-  }();
-  return best;
-}
-
 }  // namespace
 
 void strided_copy_f32(const float* src, std::int64_t stride, float* dst, std::int64_t n) {
@@ -43,7 +35,11 @@ void strided_copy_f32(const float* src, std::int64_t stride, float* dst, std::in
     for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];
     return;
   }
-  best_copy()(src, stride, dst, n);
+  if (cpu_has_avx512f()) {
+    copy_avx512(src, stride, dst, n);
+  } else {
+    copy_scalar(src, stride, dst, n);
+  }
 }
 
 }  // namespace symbolite::ops

@@ -109,6 +109,10 @@ void im2col(const T* in, const Geometry& g, std::int64_t oh0, std::int64_t oh1, 
 constexpr std::int64_t kColumnBlockElements = std::int64_t{1} << 16;
 constexpr std::int64_t kMaxBlockedK = 128;
 
+// Multiply-adds a thread takes at least when a grouped convolution's groups are split across
+// threads.
+constexpr std::int64_t kMultiplyAddsPerGroupChunk = std::int64_t{1} << 18;
+
 // out = conv(in, weight), or out += conv(...) when `accumulate`.
 template <typename T>
 void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, bool accumulate) {
@@ -123,27 +127,41 @@ void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, bool acc
                                      std::max<std::int64_t>(1, g.oh));
   // im2col columns, kept per thread: a fresh buffer this size page-faults on every call.
   thread_local std::vector<T> col;
-  if (!direct) col.resize(static_cast<std::size_t>(k * rows_per_block * g.ow));
-  T beta = accumulate ? T(1) : T(0);
-  for (std::int64_t n = 0; n < g.n; ++n) {
-    for (std::int64_t grp = 0; grp < g.groups; ++grp) {
-      const T* src = in + (n * g.c + grp * g.cg) * g.h * g.w;
-      T* dst = out + (n * g.o + grp * og) * out_plane;
-      const T* w = weight + grp * og * k;
-      for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += rows_per_block) {
-        const std::int64_t oh1 = std::min(g.oh, oh0 + rows_per_block);
-        const std::int64_t cols = direct ? out_plane : (oh1 - oh0) * g.ow;
-        if (!direct) im2col(src, g, oh0, oh1, col.data());
-        const T* b = direct ? src : col.data();
-        T* c = dst + oh0 * g.ow;
-        if constexpr (std::is_same_v<T, float>) {
-          sgemm(false, false, og, cols, k, 1.0f, w, k, b, cols, beta, c, out_plane);
-        } else {
-          dgemm(false, false, og, cols, k, 1.0, w, k, b, cols, beta, c, out_plane);
-        }
+  const T beta = accumulate ? T(1) : T(0);
+  // One image's group: its columns and products, block by block of output rows.
+  auto run_unit = [&](std::int64_t index) {
+    const std::int64_t n = index / g.groups;
+    const std::int64_t grp = index % g.groups;
+    const T* src = in + (n * g.c + grp * g.cg) * g.h * g.w;
+    T* dst = out + (n * g.o + grp * og) * out_plane;
+    const T* w = weight + grp * og * k;
+    if (!direct) col.resize(static_cast<std::size_t>(k * rows_per_block * g.ow));
+    for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += rows_per_block) {
+      const std::int64_t oh1 = std::min(g.oh, oh0 + rows_per_block);
+      const std::int64_t cols = direct ? out_plane : (oh1 - oh0) * g.ow;
+      if (!direct) im2col(src, g, oh0, oh1, col.data());
+      const T* b = direct ? src : col.data();
+      T* c = dst + oh0 * g.ow;
+      if constexpr (std::is_same_v<T, float>) {
+        sgemm(false, false, og, cols, k, 1.0f, w, k, b, cols, beta, c, out_plane);
+      } else {
+        dgemm(false, false, og, cols, k, 1.0, w, k, b, cols, beta, c, out_plane);
       }
     }
+  };
+  const std::int64_t units = g.n * g.groups;
+  if (g.groups == 1) {
+    // One product per image, split across threads inside the GEMM.
+    for (std::int64_t index = 0; index < units; ++index) run_unit(index);
+    return;
   }
+  // Grouped (RegNet, ResNeXt): each group's product is too small to split well, so the
+  // groups go to the threads whole, each with its own columns (nested loops run inline).
+  const std::int64_t work = std::max<std::int64_t>(1, og * out_plane * k);
+  parallel_for(units, std::max<std::int64_t>(1, kMultiplyAddsPerGroupChunk / work),
+               [&](std::int64_t first, std::int64_t last) {
+                 for (std::int64_t index = first; index < last; ++index) run_unit(index);
+               });
 }
 
 // out = conv(x, wt) + bias, for contiguous x, wt and bias (or null) of type T.
