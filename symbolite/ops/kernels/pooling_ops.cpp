@@ -208,34 +208,55 @@ void max_pool2d(Stack& s) {
 }
 
 // Average pooling of every H x W plane of contiguous x into out, summing in T as PyTorch's
-// CPU kernel does.
+// CPU kernel does. Tap by tap over whole output rows (vectorizable adds) rather than window
+// by window; each output still adds its taps in window order (rows, then columns, from a
+// zero start), so the sums are PyTorch's to the bit.
 template <typename T>
 void avg_pool2d_planes(const Tensor& x, const Pool& p, bool count_include_pad,
                        std::optional<std::int64_t> divisor, Tensor& out) {
+  // Per output column: the window's width counting padding, and without it.
+  std::vector<std::int64_t> padded_w(static_cast<std::size_t>(p.ow));
+  std::vector<std::int64_t> valid_w(static_cast<std::size_t>(p.ow));
+  for (std::int64_t ow = 0; ow < p.ow; ++ow) {
+    const std::int64_t w0 = ow * p.sw - p.pw;
+    const std::int64_t w1 = std::min(w0 + p.kw, p.w + p.pw);
+    padded_w[static_cast<std::size_t>(ow)] = w1 - w0;
+    valid_w[static_cast<std::size_t>(ow)] =
+        std::max<std::int64_t>(0, std::min(w1, p.w) - std::max<std::int64_t>(w0, 0));
+  }
   for_each_plane<T>(x, p, out, [&](const T* in, T* o) {
     for (std::int64_t oh = 0; oh < p.oh; ++oh) {
+      const std::int64_t h0 = oh * p.sh - p.ph;
+      const std::int64_t h1 = std::min(h0 + p.kh, p.h + p.ph);
+      const std::int64_t first_row = std::max<std::int64_t>(h0, 0);
+      const std::int64_t end_row = std::min(h1, p.h);
+      T* orow = o + oh * p.ow;
+      std::fill_n(orow, p.ow, T(0));
+      for (std::int64_t ih = first_row; ih < end_row; ++ih) {
+        const T* row = in + ih * p.w;
+        for (std::int64_t j = 0; j < p.kw; ++j) {
+          const std::int64_t off = j - p.pw;  // input column of output column 0's tap j
+          const std::int64_t lo = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
+          const std::int64_t hi =
+              p.w - 1 - off < 0 ? 0 : std::min(p.ow, (p.w - 1 - off) / p.sw + 1);
+          if (p.sw == 1) {  // contiguous taps: the loop vectorizes
+            for (std::int64_t ow = lo; ow < hi; ++ow) orow[ow] += row[ow + off];
+          } else {
+            for (std::int64_t ow = lo; ow < hi; ++ow) orow[ow] += row[ow * p.sw + off];
+          }
+        }
+      }
+      const std::int64_t rows = end_row - first_row;
       for (std::int64_t ow = 0; ow < p.ow; ++ow) {
-        std::int64_t h0 = oh * p.sh - p.ph;
-        std::int64_t w0 = ow * p.sw - p.pw;
-        std::int64_t h1 = std::min(h0 + p.kh, p.h + p.ph);
-        std::int64_t w1 = std::min(w0 + p.kw, p.w + p.pw);
-        std::int64_t pool_size = (h1 - h0) * (w1 - w0);
-        h0 = std::max<std::int64_t>(h0, 0);
-        w0 = std::max<std::int64_t>(w0, 0);
-        h1 = std::min(h1, p.h);
-        w1 = std::min(w1, p.w);
-        if (h0 >= h1 || w0 >= w1) {
-          o[oh * p.ow + ow] = 0;
+        const auto col = static_cast<std::size_t>(ow);
+        if (rows <= 0 || valid_w[col] == 0) {
+          orow[ow] = 0;
           continue;
         }
-        T sum = 0;
-        for (std::int64_t ih = h0; ih < h1; ++ih) {
-          for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * p.w + iw];
-        }
-        std::int64_t div = divisor             ? *divisor
-                           : count_include_pad ? pool_size
-                                               : (h1 - h0) * (w1 - w0);
-        o[oh * p.ow + ow] = sum / static_cast<T>(div);
+        const std::int64_t div = divisor             ? *divisor
+                                 : count_include_pad ? (h1 - h0) * padded_w[col]
+                                                     : rows * valid_w[col];
+        orow[ow] = orow[ow] / static_cast<T>(div);
       }
     }
   });
