@@ -1,8 +1,8 @@
 // Copies that move elements to new places: roll (a cyclic shift along dimensions), repeat
 // (tiling) and pad
 // (constant, reflect, replicate and circular padding of the last dimensions, negative
-// constant padding crops), as swin transformers and padding layers use them. Both map each
-// output index to a source index and copy bytes, so every dtype works alike.
+// constant padding crops), as swin transformers and padding layers use them. Each maps every
+// dimension's output index to a source index and copies bytes, so every dtype works alike.
 #include <cstring>
 
 #include <fmt/format.h>
@@ -18,23 +18,63 @@ namespace {
 using tensor::Tensor;
 using Sizes = std::vector<std::int64_t>;
 
-// Fills `out` (contiguous) element by element: `source(index)` is the flat element offset in
-// `in` (contiguous) of the element at output `index`, or -1 for `fill` (one element's bytes).
-template <typename Source>
-void gather_elements(const Tensor& in, const Tensor& out, const std::uint8_t* fill,
-                     Source&& source) {
+// Fills `out` (contiguous, `out_sizes`) from `in` (contiguous, `in_sizes`, the same rank):
+// along each dimension d, output element i comes from input element maps[d][i], or is `fill`
+// (one element's bytes) where any maps[d][i] is -1. Roll, repeat and pad all map each
+// dimension on its own, so each output row (the last dimension) is a few runs of
+// consecutive source elements, copied a run at a time.
+void gather_separable(const Tensor& in, const Sizes& in_sizes, const Tensor& out,
+                      const Sizes& out_sizes, const std::uint8_t* fill,
+                      const std::vector<Sizes>& maps) {
   const std::size_t esize = in.element_size();
   const std::uint8_t* src = in.raw_data();
   std::uint8_t* dst =
       out.storage().mutable_data() + static_cast<std::size_t>(out.storage_offset()) * esize;
-  const Sizes& sizes = out.sizes();
-  Sizes index(sizes.size(), 0);
-  for (std::int64_t n = 0; n < out.numel(); ++n) {
-    std::int64_t from = source(index);
-    std::memcpy(dst + static_cast<std::size_t>(n) * esize,
-                from < 0 ? fill : src + static_cast<std::size_t>(from) * esize, esize);
-    for (std::size_t d = sizes.size(); d-- > 0;) {
-      if (++index[d] < sizes[d]) break;
+  const std::int64_t total = tensor::checked_numel(out_sizes);
+  if (total == 0) return;
+  if (out_sizes.empty()) {
+    std::memcpy(dst, src, esize);
+    return;
+  }
+  const Sizes strides = tensor::contiguous_strides(in_sizes);
+  // The last dimension as runs: output start, source start (-1: fill), length.
+  struct Run {
+    std::int64_t out, src, len;
+  };
+  std::vector<Run> runs;
+  for (std::int64_t j = 0; j < out_sizes.back(); ++j) {
+    const std::int64_t from = maps.back()[static_cast<std::size_t>(j)];
+    if (!runs.empty() &&
+        (runs.back().src < 0 ? from < 0 : from == runs.back().src + runs.back().len)) {
+      ++runs.back().len;
+    } else {
+      runs.push_back({j, from, 1});
+    }
+  }
+  auto fill_run = [&](std::uint8_t* to, std::int64_t count) {
+    for (std::int64_t i = 0; i < count; ++i) std::memcpy(to + i * esize, fill, esize);
+  };
+  const std::size_t outer = out_sizes.size() - 1;
+  const std::int64_t width = out_sizes.back();
+  Sizes index(outer, 0);
+  for (std::int64_t row = 0; row < total / width; ++row) {
+    std::int64_t base = 0;  // the source row's first element, or -1: a row of fill
+    for (std::size_t d = 0; d < outer && base >= 0; ++d) {
+      const std::int64_t from = maps[d][static_cast<std::size_t>(index[d])];
+      base = from < 0 ? -1 : base + from * strides[d];
+    }
+    std::uint8_t* to = dst + static_cast<std::size_t>(row * width) * esize;
+    for (const Run& run : runs) {
+      std::uint8_t* at = to + static_cast<std::size_t>(run.out) * esize;
+      if (base < 0 || run.src < 0) {
+        fill_run(at, run.len);
+      } else {
+        std::memcpy(at, src + static_cast<std::size_t>(base + run.src) * esize,
+                    static_cast<std::size_t>(run.len) * esize);
+      }
+    }
+    for (std::size_t d = outer; d-- > 0;) {
+      if (++index[d] < out_sizes[d]) break;
       index[d] = 0;
     }
   }
@@ -49,14 +89,12 @@ void roll(Stack& s) {
   Sizes shifts = int_list_arg(shifts_v), dims = int_list_arg(dims_v);
   if (dims.empty() && shifts.size() == 1) {
     // No dims: the flattened tensor rolls, and keeps its shape.
-    Tensor out = Tensor::empty(t.sizes(), t.dtype());
+    Tensor out = Tensor::uninitialized(t.sizes(), t.dtype());
     const std::int64_t n = t.numel();
-    Sizes strides = tensor::contiguous_strides(t.sizes());
-    gather_elements(t, out, nullptr, [&](const Sizes& index) {
-      std::int64_t flat = 0;
-      for (std::size_t d = 0; d < index.size(); ++d) flat += index[d] * strides[d];
-      return n == 0 ? 0 : floor_mod(flat - shifts[0], n);
-    });
+    Sizes map(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+      map[static_cast<std::size_t>(i)] = floor_mod(i - shifts[0], n);
+    gather_separable(t, {n}, out, {n}, nullptr, {map});
     s.emplace_back(std::move(out));
     return;
   }
@@ -68,15 +106,13 @@ void roll(Stack& s) {
   for (std::size_t i = 0; i < dims.size(); ++i) {
     shift[static_cast<std::size_t>(wrap_dim(dims[i], t.dim()))] += shifts[i];
   }
-  Tensor out = Tensor::empty(t.sizes(), t.dtype());
-  Sizes strides = tensor::contiguous_strides(t.sizes());
-  gather_elements(t, out, nullptr, [&](const Sizes& index) {
-    std::int64_t flat = 0;
-    for (std::size_t d = 0; d < index.size(); ++d) {
-      flat += floor_mod(index[d] - shift[d], t.sizes()[d]) * strides[d];
-    }
-    return flat;
-  });
+  Tensor out = Tensor::uninitialized(t.sizes(), t.dtype());
+  std::vector<Sizes> maps(t.sizes().size());
+  for (std::size_t d = 0; d < maps.size(); ++d) {
+    const std::int64_t n = t.sizes()[d];
+    for (std::int64_t i = 0; i < n; ++i) maps[d].push_back(floor_mod(i - shift[d], n));
+  }
+  gather_separable(t, t.sizes(), out, t.sizes(), nullptr, maps);
   s.emplace_back(std::move(out));
 }
 
@@ -126,19 +162,19 @@ void pad(Stack& s) {
           n, left, right, d));
     }
   }
-  Tensor out = Tensor::empty(sizes, t.dtype());
+  Tensor out = Tensor::uninitialized(sizes, t.dtype());
   // The constant as one element of the tensor's dtype.
   Tensor fill_value = scalar_tensor(value_v.is_none() ? IValue(0.0) : value_v, t.dtype());
-  Sizes strides = tensor::contiguous_strides(t.sizes());
-  gather_elements(t, out, fill_value.raw_data(), [&](const Sizes& index) {
-    std::int64_t flat = 0;
-    for (std::size_t d = 0; d < ndim; ++d) {
-      const std::int64_t n = t.sizes()[d];
-      std::int64_t i = index[d] - before[d];
+  std::vector<Sizes> maps(ndim);
+  for (std::size_t d = 0; d < ndim; ++d) {
+    const std::int64_t n = t.sizes()[d];
+    for (std::int64_t o = 0; o < sizes[d]; ++o) {
+      std::int64_t i = o - before[d];
       if (i < 0 || i >= n) {
         switch (mode) {
           case PadMode::kConstant:
-            return std::int64_t{-1};
+            i = -1;
+            break;
           case PadMode::kReflect:
             i = i < 0 ? -i : 2 * (n - 1) - i;
             break;
@@ -150,10 +186,10 @@ void pad(Stack& s) {
             break;
         }
       }
-      flat += i * strides[d];
+      maps[d].push_back(i);
     }
-    return flat;
-  });
+  }
+  gather_separable(t, t.sizes(), out, sizes, fill_value.raw_data(), maps);
   s.emplace_back(std::move(out));
 }
 
@@ -179,13 +215,12 @@ void repeat(Stack& s) {
                        tensor::format_sizes(sizes)));
     }
   }
-  Tensor out = Tensor::empty(sizes, t.dtype());
-  Sizes strides = tensor::contiguous_strides(in_sizes);
-  gather_elements(t, out, nullptr, [&](const Sizes& index) {
-    std::int64_t flat = 0;
-    for (std::size_t d = 0; d < index.size(); ++d) flat += (index[d] % in_sizes[d]) * strides[d];
-    return flat;
-  });
+  Tensor out = Tensor::uninitialized(sizes, t.dtype());
+  std::vector<Sizes> maps(sizes.size());
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    for (std::int64_t o = 0; o < sizes[d]; ++o) maps[d].push_back(o % in_sizes[d]);
+  }
+  gather_separable(t, in_sizes, out, sizes, nullptr, maps);
   s.emplace_back(std::move(out));
 }
 
