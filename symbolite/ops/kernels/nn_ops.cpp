@@ -4,14 +4,17 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/legacy_type_name.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
 namespace nn {
@@ -130,6 +133,21 @@ void alpha_dropout_inplace(Stack& s) { dropout_impl(s, "aten::alpha_dropout_"); 
 void feature_alpha_dropout(Stack& s) { dropout_impl(s, "aten::feature_alpha_dropout"); }
 void feature_alpha_dropout_inplace(Stack& s) { dropout_impl(s, "aten::feature_alpha_dropout_"); }
 
+// softmax of one contiguous float32 row, in place.
+void softmax_row(float* row, std::int64_t len) {
+  float max = -std::numeric_limits<float>::infinity();
+  for (std::int64_t k = 0; k < len; ++k) {
+    const float v = row[k];
+    max = (v > max || std::isnan(v)) ? v : max;
+  }
+  for (std::int64_t k = 0; k < len; ++k) row[k] -= max;
+  vec::exp_f32(row, row, len);
+  float sum = 0;
+  for (std::int64_t k = 0; k < len; ++k) sum += row[k];
+  const float inv = 1.0f / sum;
+  for (std::int64_t k = 0; k < len; ++k) row[k] *= inv;
+}
+
 template <typename T>
 Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool log) {
   Tensor out = Tensor::uninitialized(x.sizes(), out_dtype);  // x is copied in first
@@ -149,6 +167,17 @@ Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool lo
   std::int64_t inner = 1;
   for (std::size_t d = static_cast<std::size_t>(dim) + 1; d < sizes.size(); ++d) inner *= sizes[d];
   std::int64_t outer = n / (len * inner);
+  if constexpr (std::is_same_v<T, float>) {
+    if (!log && inner == 1) {
+      // Over the last dimension (attention scores): rows in parallel, exp in vectors
+      // (SLEEF's, as PyTorch's vectorized softmax uses).
+      parallel_for(outer, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, len)),
+                   [&](std::int64_t first, std::int64_t last) {
+                     for (std::int64_t o = first; o < last; ++o) softmax_row(y + o * len, len);
+                   });
+      return out;
+    }
+  }
   for (std::int64_t o = 0; o < outer; ++o) {
     for (std::int64_t i = 0; i < inner; ++i) {
       T* row = y + o * len * inner + i;
