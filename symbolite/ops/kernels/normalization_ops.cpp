@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <type_traits>
 
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/scale_shift.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/parallel_for.h"
 
@@ -84,7 +86,13 @@ void scale_shift_planes(const Tensor& x, std::int64_t outer, std::int64_t inner,
                    auto sc = static_cast<T>(scale[c]);
                    auto sh = static_cast<T>(shift[c]);
                    const std::int64_t base = plane * inner;
-                   for (std::int64_t i = 0; i < inner; ++i) dst[base + i] = src[base + i] * sc + sh;
+                   if constexpr (std::is_same_v<T, float>) {
+                     scale_shift_f32(src + base, dst + base, inner, sc, sh);
+                   } else {
+                     for (std::int64_t i = 0; i < inner; ++i) {
+                       dst[base + i] = src[base + i] * sc + sh;
+                     }
+                   }
                  }
                });
 }
