@@ -16,6 +16,7 @@
 
 #include "symbolite/ops/common/conv_geometry.h"
 #include "symbolite/ops/common/nn_common.h"
+#include "symbolite/ops/common/tap_range.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/depthwise_conv.h"
 #include "symbolite/ops/cpu/gemm.h"
@@ -31,15 +32,6 @@ using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
 using Geometry = ConvGeometry;
-
-// Output rows [lo, hi) whose input column ow*stride + offset lies in [0, size).
-void valid_range(std::int64_t offset, std::int64_t stride, std::int64_t size, std::int64_t out,
-                 std::int64_t& lo, std::int64_t& hi) {
-  lo = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
-  std::int64_t last = size - 1 - offset;
-  hi = last < 0 ? 0 : std::min(out, last / stride + 1);
-  lo = std::min(lo, hi);
-}
 
 // Planes and channels are independent: split across threads in pieces of about this many
 // elements (support/parallel_for.h).
@@ -72,9 +64,7 @@ void im2col(const T* in, const Geometry& g, std::int64_t oh0, std::int64_t oh1, 
                      for (std::int64_t kj = 0; kj < g.kw; ++kj) {
                        T* row = col + ((c * g.kh + ki) * g.kw + kj) * cols;
                        std::int64_t off = kj * g.dw - g.pw;
-                       std::int64_t lo = 0;
-                       std::int64_t hi = 0;
-                       valid_range(off, g.sw, g.w, g.ow, lo, hi);
+                       const auto [lo, hi] = tap_range(off, g.sw, g.w, g.ow);
                        for (std::int64_t oh = oh0; oh < oh1; ++oh) {
                          T* dst = row + (oh - oh0) * g.ow;
                          std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;

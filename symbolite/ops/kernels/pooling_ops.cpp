@@ -14,6 +14,7 @@
 #include "symbolite/ops/common/contiguous_sum.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/pooling_shape.h"
+#include "symbolite/ops/common/tap_range.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/running_max.h"
 #include "symbolite/ops/cpu/strided_copy.h"
@@ -137,6 +138,7 @@ void max_pool2d_planes(const Tensor& x, const Pool& p, Tensor& out) {
     // Tap by tap over whole output rows (a vectorizable select per tap) instead of window by
     // window; NaN propagates as in PyTorch's `val > max || isnan(val)`.
     thread_local std::vector<float> scratch;
+    if constexpr (std::is_same_v<T, float>) scratch.resize(static_cast<std::size_t>(p.ow));
     for (std::int64_t oh = 0; oh < p.oh; ++oh) {
       T* orow = o + oh * p.ow;
       std::fill_n(orow, p.ow, -std::numeric_limits<T>::infinity());
@@ -146,16 +148,13 @@ void max_pool2d_planes(const Tensor& x, const Pool& p, Tensor& out) {
         const T* row = in + ih * p.w;
         for (std::int64_t j = 0; j < p.kw; ++j) {
           std::int64_t off = j * p.dw - p.pw;  // input column of output column 0
-          // output columns whose input column ow * sw + off lies in [0, w)
-          std::int64_t lo = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
-          std::int64_t hi = p.w - 1 - off < 0 ? 0 : std::min(p.ow, (p.w - 1 - off) / p.sw + 1);
+          const auto [lo, hi] = tap_range(off, p.sw, p.w, p.ow);
           if constexpr (std::is_same_v<T, float>) {
             // float32: strided taps gathered into a row first (ops/cpu/strided_copy.h), then
             // the select in vectors (ops/cpu/running_max.h).
             if (hi <= lo) continue;
             const float* taps = row + lo * p.sw + off;
             if (p.sw != 1) {
-              scratch.resize(static_cast<std::size_t>(p.ow));
               strided_copy_f32(taps, p.sw, scratch.data(), hi - lo);
               taps = scratch.data();
             }
@@ -236,9 +235,7 @@ void avg_pool2d_planes(const Tensor& x, const Pool& p, bool count_include_pad,
         const T* row = in + ih * p.w;
         for (std::int64_t j = 0; j < p.kw; ++j) {
           const std::int64_t off = j - p.pw;  // input column of output column 0's tap j
-          const std::int64_t lo = off >= 0 ? 0 : (-off + p.sw - 1) / p.sw;
-          const std::int64_t hi =
-              p.w - 1 - off < 0 ? 0 : std::min(p.ow, (p.w - 1 - off) / p.sw + 1);
+          const auto [lo, hi] = tap_range(off, p.sw, p.w, p.ow);
           if (p.sw == 1) {  // contiguous taps: the loop vectorizes
             for (std::int64_t ow = lo; ow < hi; ++ow) orow[ow] += row[ow + off];
           } else {
