@@ -10,6 +10,7 @@
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/mobile/model_id.h"
 #include "symbolite/mobile/model_info.h"
+#include "symbolite/mobile/operator_fusion.h"
 #include "symbolite/mobile/operator_upgraders.h"
 #include "symbolite/mobile/value_conversion.h"
 #include "symbolite/support/error.h"
@@ -203,7 +204,8 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
       }
       for (std::size_t i = 0; i < fn.operators.size(); ++i) {
         const auto& ref = fn.operators[i];
-        ResolvedOperator op{ref.full_name(), nullptr, 0, {}};
+        ResolvedOperator op;
+        op.name = ref.full_name();
         const OperatorUpgrader* upgrader =
             model.operator_version ? find_upgrader(op.name, *model.operator_version) : nullptr;
         if (upgrader != nullptr) {
@@ -272,6 +274,7 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
       error.add_detail("(module hierarchies left out: " + debug_error + ")");
     throw error;
   }
+  fuse_model_operators(model);
   return model;
 }
 

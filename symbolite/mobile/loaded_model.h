@@ -17,6 +17,8 @@
 #include "symbolite/archive/model_archive.h"
 #include "symbolite/debuginfo/debug_info_source.h"
 #include "symbolite/mobile/bytecode.h"
+#include "symbolite/ops/common/activation.h"
+#include "symbolite/ops/registry/epilogue_kernels.h"
 #include "symbolite/ops/registry/ivalue.h"
 #include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/support/content_hash.h"
@@ -32,6 +34,24 @@ struct ResolvedOperator {
   // PyTorch's upgrader ("div_Tensor_0_3") whose kernel `def` is, when the file's operator
   // version predates the operator's current meaning; else empty.
   std::string_view upgrader;
+
+  // The rest is set on the operators fusion adds (operator_fusion.h), which the interpreter
+  // runs through runtime/fused_operator.h.
+  bool fused = false;
+  // The kernel that runs this operator and applies `activation` to its output, and the
+  // activation's own operator, run after it when that kernel could not.
+  ops::EpilogueKernel epilogue = nullptr;
+  ops::Activation activation = ops::Activation::kRelu;
+  const ops::OperatorDef* activation_def = nullptr;
+  // A convolution with its batch norm folded in (batch_norm_folding.h): the folded weight and
+  // bias, bound in place of the bytecode's by position, and the batch norm's instruction. On a
+  // 3-d (unbatched) input, where the batch norm's channels are not the convolution's, it runs
+  // as written and the batch norm's instruction runs the batch norm after all.
+  std::vector<std::pair<std::size_t, ops::IValue>> bound_arguments;
+  std::size_t batch_norm_pc = 0;
+  // A folded batch norm: returns its input, unless its convolution ran unfolded; then it runs
+  // `def` and, with `activation_def` (the activation moved into the convolution), that too.
+  bool folded_away = false;
 };
 
 // A bytecode function ready to run: the function as the file has it (`code`: instructions with
@@ -44,6 +64,11 @@ struct LoadedFunction {
   std::vector<ops::IValue> argument_defaults;  // code->arguments' defaults, including self's
   std::size_t register_size = 0;               // registers the code uses, ≤ code->register_size
   std::vector<debuginfo::DebugHandle> debug_handles;  // per instruction; empty if unknown
+  // The code with fused operators (operator_fusion.h), index for index; empty if none fuse.
+  std::vector<Instruction> fused_instructions;
+  // Whether that code folds values read from the root module (batch_norm_folding.h): it
+  // then runs only with the root module as `self`.
+  bool fused_assumes_root = false;
 
   const std::string& qualified_name() const {
     return code->qualified_name;

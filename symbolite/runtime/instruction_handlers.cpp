@@ -1,6 +1,7 @@
 // The out-of-line instruction handlers: rarer or bulkier than those inline in the header.
 #include "symbolite/runtime/instruction_handlers.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -273,6 +274,44 @@ void warn(Stack& stack) {
 void unreachable(const Instruction& ins) {
   throw Error(ErrorKind::kInternal,
               fmt::format("instruction {} reached the interpreter", mobile::opcode_name(ins.op)));
+}
+
+// Fused code runs only without a profiler (interpreter.cpp); a sink installed by a delegate
+// or a callback while it runs still gets the fused operator as one event.
+void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_t pc) {
+  auto run = [&f, &op, pc](Stack& stack) {
+    if (op.folded_away) {
+      auto it = std::find(f.unfolded.begin(), f.unfolded.end(), pc);
+      if (it == f.unfolded.end()) {  // the convolution applied it: return the input
+        ops::drop(stack, op.def->num_args - 1);
+        return;
+      }
+      f.unfolded.erase(it);
+      op.def->kernel(stack);
+      if (op.activation_def != nullptr) op.activation_def->kernel(stack);
+      return;
+    }
+    if (!op.bound_arguments.empty()) {
+      IValue* args = ops::last(stack, op.def->num_args);
+      if (!args[0].is(IValue::Kind::kTensor) || args[0].to_tensor().dim() != 4) {
+        // Unbatched: the batch norm's channels are the output's rows, not its channels.
+        f.unfolded.push_back(op.batch_norm_pc);
+        op.def->kernel(stack);
+        return;
+      }
+      for (const auto& [index, value] : op.bound_arguments) args[index] = value;
+    }
+    if (op.epilogue == nullptr) {
+      op.def->kernel(stack);
+    } else if (!op.epilogue(stack, op.activation)) {
+      op.activation_def->kernel(stack);
+    }
+  };
+  if (profiler::EventSink* sink = profiler::current_sink()) {
+    run_profiled_op(op, op.def->num_args, handle_at(f.fn, pc), f.stack, *sink, 0, run);
+  } else {
+    run(f.stack);
+  }
 }
 
 }  // namespace symbolite::runtime::instructions

@@ -37,6 +37,8 @@ struct Frame {
   const mobile::LoadedFunction& fn;
   Stack& stack;
   std::vector<IValue> registers;  // 1-based, as the bytecode numbers them
+  // Instructions of folded batch norms whose convolution ran unfolded (run_fused_operator).
+  std::vector<std::size_t> unfolded;
 };
 
 inline std::size_t as_index(std::int32_t operand) { return static_cast<std::size_t>(operand); }
@@ -97,6 +99,10 @@ inline debuginfo::DebugHandle handle_at(const mobile::LoadedFunction& fn, std::s
 
 // ---------------------------------------------------------------- operators
 
+// An operator fusion added (mobile/operator_fusion.h): a kernel with an activation in its
+// epilogue, a convolution with a batch norm folded in, or the folded batch norm.
+void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_t pc);
+
 // OP X / OPN X N: operator X on its arguments (OPN also pushes N, the count of its varargs).
 [[gnu::always_inline]] inline void run_operator(Frame& f, const Instruction& ins, std::size_t pc) {
   const auto& op = f.fn.operators[as_index(ins.x)];
@@ -106,6 +112,10 @@ inline debuginfo::DebugHandle handle_at(const mobile::LoadedFunction& fn, std::s
   std::size_t first_default = op.def->num_args - defaults.size();
   for (std::size_t i = op.num_specified_args; i < op.def->num_args; ++i) {
     f.stack.push_back(defaults[i - first_default]);
+  }
+  if (op.fused) [[unlikely]] {
+    run_fused_operator(f, op, pc);
+    return;
   }
   // Profiling costs a thread-local load and a branch when no sink is installed.
   if (profiler::EventSink* sink = profiler::current_sink()) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/profiler/event_sink.h"
 #include "symbolite/runtime/delegate/delegate_backend.h"
 #include "symbolite/runtime/instruction_handlers.h"
 #include "symbolite/runtime/run_error.h"
@@ -64,7 +65,7 @@ IValue Interpreter::run_method(std::string_view name, std::vector<IValue> inputs
   for (std::size_t i = stack.size(); i < fn->argument_defaults.size(); ++i) {
     stack.push_back(fn->argument_defaults[i]);
   }
-  return run(*fn, stack, 0);
+  return run(*fn, stack, 0, true);
 }
 
 void Interpreter::fail(const mobile::LoadedFunction& fn, std::size_t pc, std::string python_class,
@@ -143,13 +144,17 @@ void Interpreter::interface_call(const mobile::LoadedFunction& fn, const mobile:
 // The dispatch loop: one line per instruction, the work in instruction_handlers.h. Jumps pick
 // the next instruction and `continue`; every other instruction falls through to `++pc`. Any
 // failure is reported at the instruction that raised it (pc is not advanced before).
-IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::size_t depth) {
+IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::size_t depth,
+                        bool root_self) {
   using namespace instructions;  // NOLINT(google-build-using-namespace): handler names only
   if (depth > kMaxCallDepth) {
     fail(fn, 0, "RuntimeError", fmt::format("calls nested deeper than {}", kMaxCallDepth));
   }
   Frame frame(fn, stack);
-  const auto& code = fn.instructions();
+  // Fused operators (mobile/operator_fusion.h) unless profiling, which times each on its own.
+  const bool fused = !fn.fused_instructions.empty() && (root_self || !fn.fused_assumes_root) &&
+                     profiler::current_sink() == nullptr;
+  const auto& code = fused ? fn.fused_instructions : fn.instructions();
   std::size_t pc = 0;
   while (true) {
     if (++executed_ >= next_check_) check_budget(fn, pc, stack);

@@ -38,7 +38,9 @@ class Interpreter {
   void set_budget(const RunBudget& budget) { budget_ = budget; }
 
  private:
-  ops::IValue run(const mobile::LoadedFunction& fn, ops::Stack& stack, std::size_t depth);
+  // `root_self`: the root module is `self`, so code folding its values may run.
+  ops::IValue run(const mobile::LoadedFunction& fn, ops::Stack& stack, std::size_t depth,
+                  bool root_self = false);
   // INTERFACE_CALL: a custom class's C++ method, or the object's bytecode method run
   // one call deeper; its result is pushed.
   void interface_call(const mobile::LoadedFunction& fn, const mobile::Instruction& ins,

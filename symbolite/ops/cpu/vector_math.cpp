@@ -27,6 +27,25 @@ void map4(const float* in, float* out, std::int64_t n, F f) {
   }
 }
 
+// The activations, one vector at a time. max(0, x) and min(6, x) in this operand order:
+// MAXPS / MINPS return the second operand when either is NaN, so a NaN x passes through as
+// in the scalar definitions (activation.h).
+__m128 relu4(__m128 x) { return _mm_max_ps(_mm_setzero_ps(), x); }
+__m128 hardswish4(__m128 x) {
+  const __m128 six = _mm_set1_ps(6.0f);
+  __m128 clamped = _mm_min_ps(_mm_max_ps(_mm_add_ps(x, _mm_set1_ps(3.0f)), _mm_setzero_ps()), six);
+  return _mm_div_ps(_mm_mul_ps(x, clamped), six);
+}
+__m128 hardsigmoid4(__m128 x) {
+  const __m128 six = _mm_set1_ps(6.0f);
+  return _mm_div_ps(_mm_min_ps(six, _mm_max_ps(_mm_setzero_ps(), _mm_add_ps(x, _mm_set1_ps(3.0f)))),
+                    six);
+}
+__m128 silu4(__m128 x) {
+  __m128 e = Sleef_expf4_u10(_mm_sub_ps(_mm_setzero_ps(), x));
+  return _mm_div_ps(x, _mm_add_ps(_mm_set1_ps(1.0f), e));
+}
+
 enum class Isa { kSse2, kAvx2, kAvx512 };
 
 // The widest instruction set this CPU runs, checked once.
@@ -59,11 +78,7 @@ void sigmoid_f32_serial(const float* in, float* out, std::int64_t n) {
 void silu_f32_serial(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::silu_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::silu_f32(in, out, n);
-  const __m128 one = _mm_set1_ps(1.0f);
-  map4(in, out, n, [one](__m128 x) {
-    __m128 e = Sleef_expf4_u10(_mm_sub_ps(_mm_setzero_ps(), x));
-    return _mm_div_ps(x, _mm_add_ps(one, e));
-  });
+  map4(in, out, n, silu4);
 }
 
 void tanh_f32_serial(const float* in, float* out, std::int64_t n) {
@@ -75,13 +90,27 @@ void tanh_f32_serial(const float* in, float* out, std::int64_t n) {
 void hardswish_f32_serial(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::hardswish_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::hardswish_f32(in, out, n);
-  const __m128 three = _mm_set1_ps(3.0f);
-  const __m128 six = _mm_set1_ps(6.0f);
-  const __m128 zero = _mm_setzero_ps();
-  map4(in, out, n, [=](__m128 x) {
-    __m128 clamped = _mm_min_ps(_mm_max_ps(_mm_add_ps(x, three), zero), six);
-    return _mm_div_ps(_mm_mul_ps(x, clamped), six);
-  });
+  map4(in, out, n, hardswish4);
+}
+
+void relu_f32_serial(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::relu_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::relu_f32(in, out, n);
+  map4(in, out, n, relu4);
+}
+
+void hardsigmoid_f32_serial(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::hardsigmoid_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::hardsigmoid_f32(in, out, n);
+  map4(in, out, n, hardsigmoid4);
+}
+
+// p[i] = f(p[i] + *bias) (without a bias, f(p[i])) in place, 4 lanes at a time.
+template <typename F>
+void bias_map4(float* p, std::int64_t n, const float* bias, F f) {
+  if (bias == nullptr) return map4(p, p, n, f);
+  const __m128 b = _mm_set1_ps(*bias);
+  map4(p, p, n, [&](__m128 x) { return f(_mm_add_ps(x, b)); });
 }
 
 // Without AVX2 the same operations one element at a time (std::fma for the fused ones).
@@ -166,6 +195,26 @@ void silu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, s
 void tanh_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, tanh_f32_serial); }
 void hardswish_f32(const float* in, float* out, std::int64_t n) {
   split(in, out, n, hardswish_f32_serial);
+}
+void bias_activation_f32(float* p, std::int64_t n, const float* bias,
+                         const Activation* activation) {
+  if (isa() == Isa::kAvx512) return avx512::bias_activation_f32(p, n, bias, activation);
+  if (isa() == Isa::kAvx2) return avx2::bias_activation_f32(p, n, bias, activation);
+  if (activation == nullptr) return bias_map4(p, n, bias, [](__m128 x) { return x; });
+  switch (*activation) {
+    case Activation::kRelu:
+      return bias_map4(p, n, bias, relu4);
+    case Activation::kHardswish:
+      return bias_map4(p, n, bias, hardswish4);
+    case Activation::kHardsigmoid:
+      return bias_map4(p, n, bias, hardsigmoid4);
+    case Activation::kSilu:
+      return bias_map4(p, n, bias, silu4);
+  }
+}
+void relu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, relu_f32_serial); }
+void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
+  split(in, out, n, hardsigmoid_f32_serial);
 }
 void gelu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, gelu_f32_serial); }
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "symbolite/ops/common/activation_kind.h"
+
 namespace symbolite::ops::vec {
 
 // GELU's constants as PyTorch 1.13 spells them: M_SQRT1_2; M_SQRT2 * M_2_SQRTPI * 0.5, which
@@ -35,6 +37,14 @@ void silu_f32(const float* in, float* out, std::int64_t n);     // x / (1 + exp(
 void tanh_f32(const float* in, float* out, std::int64_t n);
 // x * min(max(x + 3, 0), 6) / 6, as PyTorch's vectorized kernel computes it (no SLEEF).
 void hardswish_f32(const float* in, float* out, std::int64_t n);
+// x < 0 ? 0 : x (NaN and -0.0 pass through, as PyTorch's clamp_min keeps them).
+void relu_f32(const float* in, float* out, std::int64_t n);
+// min(max(x + 3, 0), 6) / 6 with std::max and std::min's NaN handling (a NaN passes through).
+void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
+// p[i] = activation(p[i] + *bias) on the calling thread: a convolution's epilogue. Without a
+// bias nothing is added (adding 0 would turn -0.0 into 0.0), without an activation none is
+// applied; the activations compute as the functions above.
+void bias_activation_f32(float* p, std::int64_t n, const float* bias, const Activation* activation);
 // GELU as PyTorch 1.13 computes it on a contiguous tensor (see elementwise_ops.cpp for the
 // elements it leaves to a scalar loop). gelu_f32: oneDNN's eltwise gelu_erf, which PyTorch
 // calls for float32 (Abramowitz and Stegun's erf of s / sqrt(2) on oneDNN's own exp, then

@@ -72,6 +72,35 @@ __m256 gelu_onednn(__m256 s) {
   return _mm256_fmadd_ps(erf, half_s, half_s);
 }
 
+// The activations, one vector at a time. max(0, x) and min(6, x) in this operand order:
+// VMAXPS / VMINPS return the second operand when either is NaN, so a NaN x passes through as
+// in the scalar definitions (activation.h).
+__m256 relu8(__m256 x) { return _mm256_max_ps(_mm256_setzero_ps(), x); }
+__m256 hardswish8(__m256 x) {
+  const __m256 six = _mm256_set1_ps(6.0f);
+  __m256 clamped = _mm256_min_ps(
+      _mm256_max_ps(_mm256_add_ps(x, _mm256_set1_ps(3.0f)), _mm256_setzero_ps()), six);
+  return _mm256_div_ps(_mm256_mul_ps(x, clamped), six);
+}
+__m256 hardsigmoid8(__m256 x) {
+  const __m256 six = _mm256_set1_ps(6.0f);
+  return _mm256_div_ps(_mm256_min_ps(six, _mm256_max_ps(_mm256_setzero_ps(),
+                                                        _mm256_add_ps(x, _mm256_set1_ps(3.0f)))),
+                       six);
+}
+__m256 silu8(__m256 x) {
+  __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), x));
+  return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+}
+
+// p[i] = f(p[i] + *bias) (without a bias, f(p[i])) in place, 8 lanes at a time.
+template <typename F>
+void bias_map8(float* p, std::int64_t n, const float* bias, F f) {
+  if (bias == nullptr) return map8(p, p, n, f);
+  const __m256 b = _mm256_set1_ps(*bias);
+  map8(p, p, n, [&](__m256 x) { return f(_mm256_add_ps(x, b)); });
+}
+
 }  // namespace
 
 void exp_f32(const float* in, float* out, std::int64_t n) {
@@ -86,26 +115,31 @@ void sigmoid_f32(const float* in, float* out, std::int64_t n) {
   });
 }
 
-void silu_f32(const float* in, float* out, std::int64_t n) {
-  const __m256 one = _mm256_set1_ps(1.0f);
-  map8(in, out, n, [one](__m256 x) {
-    __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), x));
-    return _mm256_div_ps(x, _mm256_add_ps(one, e));
-  });
-}
+void silu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, silu8); }
 
 void tanh_f32(const float* in, float* out, std::int64_t n) {
   map8(in, out, n, [](__m256 x) { return Sleef_tanhf8_u10avx2(x); });
 }
 
-void hardswish_f32(const float* in, float* out, std::int64_t n) {
-  const __m256 three = _mm256_set1_ps(3.0f);
-  const __m256 six = _mm256_set1_ps(6.0f);
-  const __m256 zero = _mm256_setzero_ps();
-  map8(in, out, n, [=](__m256 x) {
-    __m256 clamped = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(x, three), zero), six);
-    return _mm256_div_ps(_mm256_mul_ps(x, clamped), six);
-  });
+void hardswish_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, hardswish8); }
+void relu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, relu8); }
+void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
+  map8(in, out, n, hardsigmoid8);
+}
+
+void bias_activation_f32(float* p, std::int64_t n, const float* bias,
+                         const Activation* activation) {
+  if (activation == nullptr) return bias_map8(p, n, bias, [](__m256 x) { return x; });
+  switch (*activation) {
+    case Activation::kRelu:
+      return bias_map8(p, n, bias, relu8);
+    case Activation::kHardswish:
+      return bias_map8(p, n, bias, hardswish8);
+    case Activation::kHardsigmoid:
+      return bias_map8(p, n, bias, hardsigmoid8);
+    case Activation::kSilu:
+      return bias_map8(p, n, bias, silu8);
+  }
 }
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, gelu_onednn); }

@@ -10,10 +10,12 @@
 // correctness, not speed.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/activation.h"
 #include "symbolite/ops/common/conv_geometry.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tap_range.h"
@@ -21,6 +23,8 @@
 #include "symbolite/ops/cpu/depthwise_conv.h"
 #include "symbolite/ops/cpu/gemm.h"
 #include "symbolite/ops/cpu/strided_copy.h"
+#include "symbolite/ops/cpu/vector_math.h"
+#include "symbolite/ops/registry/epilogue_kernels.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/parallel_for.h"
 
@@ -106,9 +110,39 @@ constexpr std::int64_t kDeepColumnBlockElements = std::int64_t{1} << 20;
 // threads.
 constexpr std::int64_t kMultiplyAddsPerGroupChunk = std::int64_t{1} << 18;
 
-// out = conv(in, weight), or out += conv(...) when `accumulate`.
+// What a convolution does to its products before anyone reads them: adds the bias, then
+// applies the activation fused into it (mobile/operator_fusion.h; float32 only), a block of
+// output rows at a time while the block is in cache.
 template <typename T>
-void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, bool accumulate) {
+struct Epilogue {
+  const T* bias = nullptr;
+  std::optional<Activation> activation;
+};
+
+// Output channels [first, first + rows) of one image, `cols` elements of each from `c`, rows
+// `stride` apart.
+template <typename T>
+void finish_rows(T* c, std::int64_t first, std::int64_t rows, std::int64_t cols,
+                 std::int64_t stride, const Epilogue<T>& e) {
+  if (e.bias == nullptr && !e.activation) return;
+  parallel_for(
+      rows, std::max<std::int64_t>(1, kElementsPerThread / std::max<std::int64_t>(1, cols)),
+      [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) {
+          T* row = c + r * stride;
+          const T* b = e.bias == nullptr ? nullptr : e.bias + first + r;
+          if constexpr (std::is_same_v<T, float>) {
+            vec::bias_activation_f32(row, cols, b, e.activation ? &*e.activation : nullptr);
+          } else if (b != nullptr) {
+            for (std::int64_t i = 0; i < cols; ++i) row[i] += *b;
+          }
+        }
+      });
+}
+
+// out = epilogue(conv(in, weight)).
+template <typename T>
+void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, const Epilogue<T>& e) {
   std::int64_t og = g.o / g.groups;
   std::int64_t k = g.cg * g.kh * g.kw;
   std::int64_t out_plane = g.oh * g.ow;
@@ -121,7 +155,6 @@ void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, bool acc
                                         std::max<std::int64_t>(1, g.oh));
   // im2col columns, kept per thread: a fresh buffer this size page-faults on every call.
   thread_local std::vector<T> col;
-  const T beta = accumulate ? T(1) : T(0);
   // One image's group: its columns and products, block by block of output rows.
   auto run_unit = [&](std::int64_t index) {
     const std::int64_t n = index / g.groups;
@@ -137,10 +170,11 @@ void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, bool acc
       const T* b = direct ? src : col.data();
       T* c = dst + oh0 * g.ow;
       if constexpr (std::is_same_v<T, float>) {
-        sgemm(false, false, og, cols, k, 1.0f, w, k, b, cols, beta, c, out_plane);
+        sgemm(false, false, og, cols, k, 1.0f, w, k, b, cols, 0.0f, c, out_plane);
       } else {
-        dgemm(false, false, og, cols, k, 1.0, w, k, b, cols, beta, c, out_plane);
+        dgemm(false, false, og, cols, k, 1.0, w, k, b, cols, 0.0, c, out_plane);
       }
+      finish_rows(c, grp * og, og, cols, out_plane, e);
     }
   };
   const std::int64_t units = g.n * g.groups;
@@ -158,19 +192,22 @@ void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, bool acc
                });
 }
 
-// out = conv(x, wt) + bias, for contiguous x, wt and bias (or null) of type T.
+// out = epilogue(conv(x, wt)), for contiguous x and wt of type T.
 template <typename T>
-void run_conv(const Tensor& x, const Tensor& wt, const T* bias, T* out, const Geometry& g) {
+void run_conv(const Tensor& x, const Tensor& wt, T* out, const Geometry& g, const Epilogue<T>& e) {
+  if (g.c == 0) {  // no input channels: the bias alone
+    fill_bias(out, g, e.bias);
+    finish_rows<T>(out, 0, g.n * g.o, g.oh * g.ow, g.oh * g.ow, {nullptr, e.activation});
+    return;
+  }
   if constexpr (std::is_same_v<T, float>) {
-    if (g.c != 0 && g.groups == g.c && g.cg == 1) {
-      depthwise_conv2d(x.data<float>(), wt.data<float>(), bias, out, g);
+    if (g.groups == g.c && g.cg == 1) {
+      depthwise_conv2d(x.data<float>(), wt.data<float>(), e.bias, out, g);
+      if (e.activation) apply_activation_f32(*e.activation, out, g.n * g.o * g.oh * g.ow);
       return;
     }
   }
-  // Without a bias (convolutions followed by batch norm) the GEMM writes the output
-  // outright; with one it adds to the bias filled in first.
-  if (bias != nullptr || g.c == 0) fill_bias(out, g, bias);
-  if (g.c != 0) conv_gemm(x.data<T>(), wt.data<T>(), out, g, bias != nullptr);
+  conv_gemm(x.data<T>(), wt.data<T>(), out, g, e);
 }
 
 // The CPU backend's own checks (slow_conv2d / slow_conv_dilated2d), on the 2-d view.
@@ -192,7 +229,8 @@ void check_backend(const Ints& kernel, const Ints& dilation) {
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
                    const Ints& stride_arg, const Ints& padding_arg, const Ints& dilation_arg,
-                   bool transposed, const Ints& output_padding_arg, std::int64_t groups);
+                   bool transposed, const Ints& output_padding_arg, std::int64_t groups,
+                   std::optional<Activation>* activation = nullptr);
 
 // A 3-d convolution (checked by `convolution`) as a sum of 2-d ones over the kernel's time
 // taps: output frame t is the sum over kt of conv2d(input frame t*st - pt + kt*dt, weight[:, :,
@@ -276,10 +314,12 @@ Tensor convolution_3d(const Tensor& input, const Tensor& weight, const Tensor* b
   return out;
 }
 
-// at::_convolution on a batched input; transposed ones go to transposed_convolution.
+// at::_convolution on a batched input; transposed ones go to transposed_convolution. With
+// `activation`, a 2-d float32 convolution applies it too, and resets it to say so.
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
                    const Ints& stride_arg, const Ints& padding_arg, const Ints& dilation_arg,
-                   bool transposed, const Ints& output_padding_arg, std::int64_t groups) {
+                   bool transposed, const Ints& output_padding_arg, std::int64_t groups,
+                   std::optional<Activation>* activation) {
   std::int64_t k = weight.dim();
   std::int64_t dim = k - 2;
   if (dim <= 0) fail("weight should have at least three dimensions");
@@ -386,11 +426,12 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   if (out.numel() != 0) {
     Tensor b = bias == nullptr ? Tensor() : to_dtype(*bias, dtype);
     if (dtype == DType::kFloat64) {
-      run_conv<double>(x, wt, bias == nullptr ? nullptr : b.data<double>(),
-                       out.mutable_data<double>(), g);
+      run_conv<double>(x, wt, out.mutable_data<double>(), g,
+                       {bias == nullptr ? nullptr : b.data<double>(), std::nullopt});
     } else {
-      run_conv<float>(x, wt, bias == nullptr ? nullptr : b.data<float>(), out.mutable_data<float>(),
-                      g);
+      Epilogue<float> e{bias == nullptr ? nullptr : b.data<float>(), std::nullopt};
+      if (activation != nullptr) std::swap(e.activation, *activation);
+      run_conv<float>(x, wt, out.mutable_data<float>(), g, e);
     }
   }
   if (dim == 1) out = view_as(out, {g.n, g.o, g.ow});
@@ -450,13 +491,21 @@ Tensor unbatch(const Tensor& out, bool batched) {
 }
 
 template <int Spatial>
-void conv_nd(Stack& s) {
+bool conv_nd_with(Stack& s, std::optional<Activation> activation) {
   const char* name = Spatial == 1 ? "conv1d" : Spatial == 2 ? "conv2d" : "conv3d";
   ConvCall c = pop_conv_args(s);
   auto [x, batched] = batchify(c.input.to_tensor(), Spatial, name);
+  const bool wanted = activation.has_value();
   Tensor out = convolution(x, c.weight.to_tensor(), optional_tensor(c.bias), int_list_arg(c.stride),
-                           int_list_arg(c.padding), int_list_arg(c.dilation), false, {0}, c.groups);
+                           int_list_arg(c.padding), int_list_arg(c.dilation), false, {0}, c.groups,
+                           &activation);
   s.emplace_back(unbatch(out, batched));
+  return wanted && !activation.has_value();
+}
+
+template <int Spatial>
+void conv_nd(Stack& s) {
+  conv_nd_with<Spatial>(s, std::nullopt);
 }
 
 // Zero-pads the end of each spatial dimension of a batched input by `extra`.
@@ -561,6 +610,10 @@ void underscore_convolution(Stack& s) {
 }
 
 }  // namespace
+
+bool conv2d_with_activation(Stack& s, std::optional<Activation> activation) {
+  return conv_nd_with<2>(s, activation);
+}
 
 void register_conv_ops(OperatorRegistry& r) {
   r.add({"aten::conv2d",

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/activation.h"
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/vector_math.h"
@@ -313,7 +314,10 @@ struct Hardswish {
 struct Hardsigmoid {
   template <typename T>
   T operator()(T v) const {
-    return std::min(std::max(v + T(3), T(0)), T(6)) / T(6);
+    return hardsigmoid_value(v);
+  }
+  static void vector_f32(const float* in, float* out, std::int64_t n) {
+    vec::hardsigmoid_f32(in, out, n);
   }
 };
 struct Silu {
@@ -328,7 +332,7 @@ Tensor relu_impl(const Tensor& x) {
   if (x.dtype() == DType::kBool) fail("Boolean inputs not supported for relu");
   return dispatch_numeric(x.dtype(), "clamp_min_scalar_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    return unary_same<T>(x, [](T v) { return v < T(0) ? T(0) : v; });
+    return unary_same<T>(x, [](T v) { return relu_value(v); });
   });
 }
 
@@ -467,10 +471,7 @@ void relu_(Stack& s) {
   IValue self = pop(s);
   const Tensor& t = self.to_tensor();
   if (writes_in_place(t)) {
-    float* p = t.mutable_data<float>();
-    parallel_for(t.numel(), kElementsPerThread, [p](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t i = begin; i < end; ++i) p[i] = p[i] < 0.0f ? 0.0f : p[i];
-    });
+    apply_activation_f32(Activation::kRelu, t.mutable_data<float>(), t.numel());
     s.push_back(std::move(self));
     return;
   }

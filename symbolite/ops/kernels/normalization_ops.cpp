@@ -9,9 +9,11 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/activation.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/scale_shift.h"
+#include "symbolite/ops/registry/epilogue_kernels.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/parallel_for.h"
 
@@ -69,11 +71,12 @@ void check_batch_norm_dtypes(const Tensor& input, const std::array<const Tensor*
 }
 
 // out (outer, C, inner) = x * scale[c] + shift[c] for the C = scale.size() channels,
-// contiguous x; out may be x.
+// contiguous x; out may be x. A float32 `activation` is applied to each plane as it is
+// written, while it is in cache.
 template <typename T>
 void scale_shift_planes(const Tensor& x, std::int64_t outer, std::int64_t inner,
                         const std::vector<double>& scale, const std::vector<double>& shift,
-                        Tensor& out) {
+                        Tensor& out, std::optional<Activation> activation = std::nullopt) {
   auto features = static_cast<std::int64_t>(scale.size());
   const T* src = x.data<T>();
   T* dst = out.mutable_data<T>();
@@ -81,6 +84,11 @@ void scale_shift_planes(const Tensor& x, std::int64_t outer, std::int64_t inner,
   parallel_for(outer * features,
                std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(1, inner)),
                [&](std::int64_t first, std::int64_t last) {
+                 // The activation runs over runs of whole planes of at least
+                 // kActivationRun elements (still in L1): per 7x7 plane, a vector
+                 // function's remainder would cost as much as its body.
+                 constexpr std::int64_t kActivationRun = 2048;
+                 std::int64_t pending = first * inner;  // written, not yet activated
                  for (std::int64_t plane = first; plane < last; ++plane) {
                    const auto c = static_cast<std::size_t>(plane % features);
                    auto sc = static_cast<T>(scale[c]);
@@ -88,6 +96,11 @@ void scale_shift_planes(const Tensor& x, std::int64_t outer, std::int64_t inner,
                    const std::int64_t base = plane * inner;
                    if constexpr (std::is_same_v<T, float>) {
                      scale_shift_f32(src + base, dst + base, inner, sc, sh);
+                     const std::int64_t end = base + inner;
+                     if (activation && (end - pending >= kActivationRun || plane + 1 == last)) {
+                       apply_activation_f32(*activation, dst + pending, end - pending);
+                       pending = end;
+                     }
                    } else {
                      for (std::int64_t i = 0; i < inner; ++i) {
                        dst[base + i] = src[base + i] * sc + sh;
@@ -100,10 +113,11 @@ void scale_shift_planes(const Tensor& x, std::int64_t outer, std::int64_t inner,
 // out (N, C, *) = x * scale[c] + shift[c]; out may be x.
 template <typename T>
 void scale_shift_channels(const Tensor& x, const std::vector<double>& scale,
-                          const std::vector<double>& shift, Tensor& out) {
+                          const std::vector<double>& shift, Tensor& out,
+                          std::optional<Activation> activation) {
   std::int64_t inner = 1;
   for (std::size_t d = 2; d < x.sizes().size(); ++d) inner *= x.sizes()[d];
-  scale_shift_planes<T>(x, x.sizes()[0], inner, scale, shift, out);
+  scale_shift_planes<T>(x, x.sizes()[0], inner, scale, shift, out, activation);
 }
 
 // The mean and biased variance of each of the C channels of contiguous x viewed as
@@ -157,10 +171,14 @@ Tensor normalize_planes(const Tensor& x, std::int64_t outer, std::int64_t inner,
   return out;
 }
 
+}  // namespace
+
 // aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
 //                  Tensor? running_var, bool training, float momentum, float eps,
 //                  bool cudnn_enabled)
-void batch_norm(Stack& s) {
+// With `activation`, applies it too where it can in the same pass (float32 in eval) and says
+// whether it did.
+bool batch_norm_with_activation(Stack& s, std::optional<Activation> activation) {
   IValue* a = last(s, 9);
   const Tensor& input = a[0].to_tensor();
   const Tensor* weight = optional_tensor(a[1]);
@@ -173,6 +191,7 @@ void batch_norm(Stack& s) {
   // PyTorch reads sizes()[1] unchecked; for fewer than 2 dimensions it sees 0.
   std::int64_t features = input.dim() >= 2 ? input.sizes()[1] : 0;
   Tensor out;
+  bool applied = false;
   if (input.numel() == 0) {
     out = Tensor::empty(input.sizes(), input.dtype());
   } else {
@@ -207,7 +226,7 @@ void batch_norm(Stack& s) {
       out = normalize_planes(x, x.sizes()[0], inner, w, b, {}, {}, eps, false);
       drop(s, 9);
       s.emplace_back(std::move(out));
-      return;
+      return false;
     }
     std::vector<double> m = per_channel(mean, features, 0.0);
     std::vector<double> v = per_channel(var, features, 1.0);
@@ -223,12 +242,20 @@ void batch_norm(Stack& s) {
     bool reuse = input.is_contiguous() && a[0].holds_unshared_tensor();
     Tensor x = input.contiguous();
     out = reuse ? x : Tensor::uninitialized(x.sizes(), x.dtype());
-    dispatch_floating(x.dtype(), "batch_norm",
-                      [&](auto tag) { scale_shift_channels<decltype(tag)>(x, scale, shift, out); });
+    applied = activation && x.dtype() == DType::kFloat32;
+    dispatch_floating(x.dtype(), "batch_norm", [&](auto tag) {
+      scale_shift_channels<decltype(tag)>(x, scale, shift, out,
+                                          applied ? activation : std::nullopt);
+    });
   }
   drop(s, 9);
   s.emplace_back(std::move(out));
+  return applied;
 }
+
+namespace {
+
+void batch_norm(Stack& s) { batch_norm_with_activation(s, std::nullopt); }
 
 // aten::instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
 //   Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled)

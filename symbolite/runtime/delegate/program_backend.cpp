@@ -68,7 +68,10 @@ CompiledProgram compile_program(mobile::DelegateProgram program, const ops::IVal
                               &step - program.steps.data(), step.handle, step.op, required,
                               def->num_args, step.args.size()));
     }
-    compiled.operators.push_back({step.op, def, step.args.size(), {}});
+    mobile::ResolvedOperator& op = compiled.operators.emplace_back();
+    op.name = step.op;
+    op.def = def;
+    op.num_specified_args = step.args.size();
   }
   compiled.constants.resize(program.values.size());
   for (std::size_t id = 0; id < program.values.size(); ++id) {

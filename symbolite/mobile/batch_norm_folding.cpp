@@ -1,0 +1,422 @@
+#include "symbolite/mobile/batch_norm_folding.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace symbolite::mobile {
+namespace {
+
+using ops::IValue;
+using tensor::DType;
+using tensor::Tensor;
+
+// What the walk knows of a value: nothing; its value (read from the module tree or the
+// constants); or that it is the output of the convolution at `producer`.
+struct Value {
+  enum class Kind { kUnknown, kKnown, kConvOutput };
+  Kind kind = Kind::kUnknown;
+  IValue known;
+  std::size_t producer = 0;
+
+  static Value of(IValue v) { return {Kind::kKnown, std::move(v), 0}; }
+  bool is_conv_output() const { return kind == Kind::kConvOutput; }
+};
+
+// Operators that push exactly one value: the walk keeps track of the stack across them.
+// After any other operator it knows nothing of the stack below what is pushed next.
+bool pushes_one_value(std::string_view name) {
+  static const char* const kNames[] = {
+      "aten::conv2d",    "aten::batch_norm", "aten::relu",        "aten::relu_",
+      "aten::hardswish", "aten::hardswish_", "aten::hardsigmoid", "aten::hardsigmoid_",
+      "aten::silu",      "aten::silu_",      "aten::sigmoid",     "aten::hardtanh",
+      "aten::hardtanh_", "aten::add.Tensor", "aten::add_.Tensor", "aten::mul.Tensor",
+      "aten::size",      "aten::dropout",    "aten::dropout_",    "aten::flatten.using_ints",
+      "aten::linear",    "aten::max_pool2d", "aten::avg_pool2d",  "aten::adaptive_avg_pool2d",
+      "aten::cat",       "aten::mean.dim",   "aten::len.t",       "aten::__getitem__.t"};
+  for (const char* n : kNames) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
+// A parameter the fold can read once for all runs: a float32 tensor of `channels` elements
+// held read-only in the file.
+bool fixed_channel_vector(const IValue& v, std::int64_t channels) {
+  if (!v.is(IValue::Kind::kTensor)) return false;
+  const Tensor& t = v.to_tensor();
+  return t.dtype() == DType::kFloat32 && t.numel() == channels && t.storage().is_view();
+}
+
+// Element c of a fixed_channel_vector (any strides), or `fallback` for None.
+float channel(const IValue& v, std::int64_t c, float fallback) {
+  if (v.is_none()) return fallback;
+  Tensor t = v.to_tensor().contiguous();
+  return t.data<float>()[c];
+}
+
+// Every instruction some path from `start` can reach.
+std::vector<bool> reachable_from(const std::vector<Instruction>& code, std::size_t start) {
+  std::vector<bool> seen(code.size(), false);
+  std::vector<std::size_t> todo{start};
+  while (!todo.empty()) {
+    std::size_t pc = todo.back();
+    todo.pop_back();
+    if (pc >= code.size() || seen[pc]) continue;
+    seen[pc] = true;
+    const Instruction& ins = code[pc];
+    const auto target = static_cast<std::size_t>(static_cast<std::int64_t>(pc) + ins.x);
+    switch (ins.op) {
+      case OpCode::kRet:
+      case OpCode::kRaiseException:
+        break;
+      case OpCode::kJmp:
+        todo.push_back(target);
+        break;
+      case OpCode::kJf:
+      case OpCode::kLoop:
+        todo.push_back(target);
+        todo.push_back(pc + 1);
+        break;
+      default:
+        todo.push_back(pc + 1);
+    }
+  }
+  return seen;
+}
+
+// A comparison of two known ints or two known floats (`if self.stride == 1:`, a stochastic
+// depth's `if p < 0.0`), computed.
+std::optional<IValue> compare_numbers(const ResolvedOperator& op, const std::vector<Value>& args) {
+  if (args.size() != 2 || args[0].kind != Value::Kind::kKnown ||
+      args[1].kind != Value::Kind::kKnown) {
+    return std::nullopt;
+  }
+  const IValue& a = args[0].known;
+  const IValue& b = args[1].known;
+  const bool ints = a.is(IValue::Kind::kInt) && b.is(IValue::Kind::kInt);
+  const bool floats = a.is(IValue::Kind::kDouble) && b.is(IValue::Kind::kDouble);
+  const std::string_view name = op.name;
+  const std::size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  const std::string_view overload = name.substr(dot + 1);
+  if (!(ints && overload == "int") && !(floats && overload == "float")) return std::nullopt;
+  auto compare = [&](auto x, auto y) -> std::optional<IValue> {
+    const std::string_view base = name.substr(0, dot);
+    if (base == "aten::eq") return IValue(x == y);
+    if (base == "aten::ne") return IValue(x != y);
+    if (base == "aten::lt") return IValue(x < y);
+    if (base == "aten::gt") return IValue(x > y);
+    if (base == "aten::le") return IValue(x <= y);
+    if (base == "aten::ge") return IValue(x >= y);
+    return std::nullopt;
+  };
+  return ints ? compare(a.to_int(), b.to_int()) : compare(a.to_double(), b.to_double());
+}
+
+struct ConvSite {
+  IValue weight;
+  IValue bias;
+  bool escaped = false;  // its output was read by something other than a batch norm fold
+};
+
+class Walker {
+ public:
+  Walker(const LoadedFunction& fn, const IValue& root) : fn_(fn), registers_(fn.register_size + 1) {
+    // The arguments: self, then values the walk cannot know.
+    std::size_t arguments = fn.code->arguments.size();
+    if (arguments > 0) {
+      stack_.push_back(Value::of(root));
+      stack_.resize(arguments);
+    }
+  }
+
+  std::vector<BatchNormFold> walk() {
+    const auto& code = fn_.instructions();
+    std::vector<bool> visited(code.size(), false);
+    std::size_t pc = 0;
+    while (pc < code.size() && !visited[pc]) {
+      visited[pc] = true;
+      std::optional<std::size_t> next = step(code[pc], pc);
+      if (!next) break;
+      pc = *next;
+    }
+    if (pc < code.size()) {
+      // Where the walk stops, the run goes on along paths it does not know. A fold whose
+      // instructions one of them can come back to would run again with other values.
+      std::vector<bool> reachable = reachable_from(code, pc);
+      std::erase_if(folds_, [&](const BatchNormFold& f) {
+        for (std::size_t at = f.conv_pc; at <= f.batch_norm_pc; ++at) {
+          if (reachable[at]) return true;
+        }
+        return false;
+      });
+    }
+    return std::move(folds_);
+  }
+
+ private:
+  Value pop() {
+    if (stack_.empty()) return {};  // below what the walk tracks
+    Value v = std::move(stack_.back());
+    stack_.pop_back();
+    return v;
+  }
+  // A value consumed by anything but a fold: a convolution output's fold is off.
+  void consume(const Value& v) {
+    if (v.is_conv_output()) convs_[v.producer].escaped = true;
+  }
+  void forget_stack() {
+    for (const auto& v : stack_) consume(v);
+    stack_.clear();
+  }
+
+  // The next instruction on the path, or nullopt where the walk cannot follow.
+  std::optional<std::size_t> step(const Instruction& ins, std::size_t pc) {
+    const auto x = static_cast<std::size_t>(ins.x);
+    switch (ins.op) {
+      case OpCode::kLoad:
+        stack_.push_back(registers_[x]);
+        break;
+      case OpCode::kMove:
+        stack_.push_back(std::move(registers_[x]));
+        registers_[x] = {};
+        break;
+      case OpCode::kStore:
+        registers_[x] = pop();
+        break;
+      case OpCode::kStoreN:
+        for (std::size_t i = static_cast<std::size_t>(ins.n); i > 0; --i) {
+          registers_[x + i - 1] = pop();
+        }
+        break;
+      case OpCode::kDrop:
+        pop();
+        break;
+      case OpCode::kDropR:
+        registers_[x] = {};
+        break;
+      case OpCode::kLoadC:
+        stack_.push_back(Value::of(fn_.constants[x]));
+        break;
+      case OpCode::kGetAttr: {
+        Value object = pop();
+        consume(object);
+        Value attribute;
+        if (object.kind == Value::Kind::kKnown && object.known.is(IValue::Kind::kObject)) {
+          const auto& slots = object.known.to_object().slots;
+          if (x < slots.size()) attribute = Value::of(slots[x]);
+        }
+        stack_.push_back(std::move(attribute));
+        break;
+      }
+      case OpCode::kJf: {
+        Value condition = pop();
+        consume(condition);
+        const auto if_false = static_cast<std::size_t>(static_cast<std::int64_t>(pc) + ins.x);
+        if (condition.kind == Value::Kind::kKnown && condition.known.is(IValue::Kind::kBool)) {
+          return condition.known.to_bool() ? pc + 1 : if_false;
+        }
+        // An assertion: where one side only raises, the run goes on along the other.
+        if (only_raises(if_false)) return pc + 1;
+        if (only_raises(pc + 1)) return if_false;
+        return std::nullopt;
+      }
+      case OpCode::kNot: {
+        Value v = pop();
+        consume(v);
+        stack_.push_back(v.kind == Value::Kind::kKnown && v.known.is(IValue::Kind::kBool)
+                             ? Value::of(IValue(!v.known.to_bool()))
+                             : Value{});
+        break;
+      }
+      case OpCode::kIs:
+      case OpCode::kIsNot: {
+        Value b = pop();
+        Value a = pop();
+        consume(a);
+        consume(b);
+        Value result;
+        if (a.kind == Value::Kind::kKnown && b.kind == Value::Kind::kKnown &&
+            (a.known.is_none() || b.known.is_none())) {
+          const bool same = a.known.is_none() && b.known.is_none();
+          result = Value::of(IValue(ins.op == OpCode::kIs ? same : !same));
+        }
+        stack_.push_back(std::move(result));
+        break;
+      }
+      case OpCode::kJmp:
+        return static_cast<std::size_t>(static_cast<std::int64_t>(pc) + ins.x);
+      case OpCode::kListConstruct:
+      case OpCode::kTupleConstruct: {
+        std::size_t n = ins.op == OpCode::kTupleConstruct ? x : static_cast<std::size_t>(ins.n);
+        for (std::size_t i = 0; i < n; ++i) consume(pop());
+        stack_.emplace_back();
+        break;
+      }
+      case OpCode::kDim:  // reads a shape: not a use of the values
+        pop();
+        stack_.emplace_back();
+        break;
+      case OpCode::kDtype:
+      case OpCode::kDevice:
+      case OpCode::kIsCuda:
+      case OpCode::kIsInstance:  // one value in, one out
+        consume(pop());
+        stack_.emplace_back();
+        break;
+      case OpCode::kFormat:
+        for (std::size_t i = 0; i < x; ++i) consume(pop());
+        stack_.emplace_back();
+        break;
+      case OpCode::kListUnpack:
+        consume(pop());
+        stack_.resize(stack_.size() + x);
+        break;
+      case OpCode::kOp:
+        operator_call(fn_.operators[x], pc);
+        break;
+      default:
+        return std::nullopt;
+    }
+    return pc + 1;
+  }
+
+  // From `pc`, straight-line code that ends in RAISE_EXCEPTION.
+  bool only_raises(std::size_t pc) const {
+    const auto& code = fn_.instructions();
+    for (; pc < code.size(); ++pc) {
+      switch (code[pc].op) {
+        case OpCode::kRaiseException:
+          return true;
+        case OpCode::kJf:
+        case OpCode::kJmp:
+        case OpCode::kLoop:
+        case OpCode::kRet:
+          return false;
+        default:
+          break;
+      }
+    }
+    return false;
+  }
+
+  void operator_call(const ResolvedOperator& op, std::size_t pc) {
+    std::vector<Value> args(op.num_specified_args);
+    for (std::size_t i = args.size(); i > 0; --i) args[i - 1] = pop();
+    if (std::optional<IValue> folded = compare_numbers(op, args)) {
+      stack_.push_back(Value::of(std::move(*folded)));
+      return;
+    }
+    const bool current =
+        op.upgrader.empty() && op.def != nullptr && ops::default_registry().find(op.name) == op.def;
+    if (current && op.name == "aten::conv2d" && args.size() >= 2) {
+      for (const auto& a : args) consume(a);
+      ConvSite& site = convs_[pc];
+      site = {};
+      if (args[1].kind == Value::Kind::kKnown) site.weight = args[1].known;
+      if (args.size() >= 3 && args[2].kind == Value::Kind::kKnown) site.bias = args[2].known;
+      site.escaped =
+          site.weight.is_none() || (args.size() >= 3 && args[2].kind != Value::Kind::kKnown);
+      stack_.push_back({Value::Kind::kConvOutput, {}, pc});
+      return;
+    }
+    if (current && op.name == "aten::batch_norm" && args.size() == 9 && args[0].is_conv_output()) {
+      for (std::size_t i = 1; i < args.size(); ++i) consume(args[i]);
+      try_fold(args, pc);
+      stack_.emplace_back();
+      return;
+    }
+    // aten::size reads a shape, not the values: a use the fold does not change.
+    if (!(current && op.name == "aten::size")) {
+      for (const auto& a : args) consume(a);
+    }
+    if (pushes_one_value(op.name)) {
+      stack_.emplace_back();
+    } else {
+      forget_stack();
+    }
+  }
+
+  // Nothing but the batch norm's argument may still refer to the convolution's output.
+  bool only_reference(std::size_t producer) const {
+    auto refers = [producer](const Value& v) {
+      return v.is_conv_output() && v.producer == producer;
+    };
+    for (const auto& v : stack_) {
+      if (refers(v)) return false;
+    }
+    for (const auto& v : registers_) {
+      if (refers(v)) return false;
+    }
+    return true;
+  }
+
+  void try_fold(const std::vector<Value>& args, std::size_t pc) {
+    const std::size_t conv_pc = args[0].producer;
+    ConvSite& site = convs_[conv_pc];
+    if (site.escaped || !only_reference(conv_pc)) return;
+    site.escaped = true;  // one fold per convolution
+    for (std::size_t i = 1; i <= 7; ++i) {
+      if (args[i].kind != Value::Kind::kKnown) return;
+    }
+    const IValue& weight = args[1].known;
+    const IValue& bias = args[2].known;
+    const IValue& mean = args[3].known;
+    const IValue& var = args[4].known;
+    if (!args[5].known.is(IValue::Kind::kBool) || args[5].known.to_bool()) return;  // training
+    if (!args[7].known.is(IValue::Kind::kDouble)) return;
+    const double eps = args[7].known.to_double();
+
+    if (!site.weight.is(IValue::Kind::kTensor)) return;
+    const Tensor& conv_weight = site.weight.to_tensor();
+    if (conv_weight.dtype() != DType::kFloat32 || conv_weight.dim() != 4 ||
+        !conv_weight.storage().is_view()) {
+      return;
+    }
+    const std::int64_t channels = conv_weight.sizes()[0];
+    if (channels == 0) return;
+    // Every check batch_norm makes passes for a float32 convolution output: nothing is left
+    // that could fail at the batch norm's instruction.
+    if (!fixed_channel_vector(mean, channels) || !fixed_channel_vector(var, channels)) return;
+    for (const IValue* v : {&weight, &bias, static_cast<const IValue*>(&site.bias)}) {
+      if (!v->is_none() && !fixed_channel_vector(*v, channels)) return;
+    }
+
+    Tensor source = conv_weight.contiguous();
+    Tensor folded_weight = Tensor::uninitialized(source.sizes(), DType::kFloat32);
+    Tensor folded_bias = Tensor::uninitialized({channels}, DType::kFloat32);
+    const std::int64_t per_channel = source.numel() / channels;
+    const float* w = source.data<float>();
+    float* fw = folded_weight.mutable_data<float>();
+    float* fb = folded_bias.mutable_data<float>();
+    for (std::int64_t c = 0; c < channels; ++c) {
+      // batch_norm's scale and shift, in double as its kernel computes them.
+      const double scale = static_cast<double>(channel(weight, c, 1.0f)) /
+                           std::sqrt(static_cast<double>(channel(var, c, 1.0f)) + eps);
+      const double shift = static_cast<double>(channel(bias, c, 0.0f)) -
+                           static_cast<double>(channel(mean, c, 0.0f)) * scale;
+      for (std::int64_t i = 0; i < per_channel; ++i) {
+        fw[c * per_channel + i] =
+            static_cast<float>(static_cast<double>(w[c * per_channel + i]) * scale);
+      }
+      fb[c] = static_cast<float>(static_cast<double>(channel(site.bias, c, 0.0f)) * scale + shift);
+    }
+    folds_.push_back({conv_pc, pc, std::move(folded_weight), std::move(folded_bias)});
+  }
+
+  const LoadedFunction& fn_;
+  std::vector<Value> stack_;  // the top of the stack; below it, values the walk cannot know
+  std::vector<Value> registers_;
+  std::map<std::size_t, ConvSite> convs_;
+  std::vector<BatchNormFold> folds_;
+};
+
+}  // namespace
+
+std::vector<BatchNormFold> find_batch_norm_folds(const LoadedFunction& fn, const IValue& root) {
+  return Walker(fn, root).walk();
+}
+
+}  // namespace symbolite::mobile

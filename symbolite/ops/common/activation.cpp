@@ -1,0 +1,32 @@
+#include "symbolite/ops/common/activation.h"
+
+#include "symbolite/ops/cpu/vector_math.h"
+
+namespace symbolite::ops {
+
+std::optional<Activation> fusable_activation(std::string_view op_name) {
+  if (op_name == "aten::relu_") return Activation::kRelu;
+  if (op_name == "aten::hardswish_") return Activation::kHardswish;
+  if (op_name == "aten::hardsigmoid_") return Activation::kHardsigmoid;
+  if (op_name == "aten::silu_") return Activation::kSilu;
+  return std::nullopt;
+}
+
+void apply_activation_f32(Activation activation, float* p, std::int64_t n) {
+  switch (activation) {
+    case Activation::kRelu:
+      vec::relu_f32(p, p, n);
+      return;
+    case Activation::kHardswish:
+      vec::hardswish_f32(p, p, n);
+      return;
+    case Activation::kHardsigmoid:
+      vec::hardsigmoid_f32(p, p, n);
+      return;
+    case Activation::kSilu:
+      vec::silu_f32(p, p, n);
+      return;
+  }
+}
+
+}  // namespace symbolite::ops

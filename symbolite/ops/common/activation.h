@@ -1,0 +1,36 @@
+// The in-place activations another kernel can apply in its own pass over its output: the
+// bytecode's `batch_norm` followed by `relu_` (mobile/operator_fusion.h) runs as one pass
+// instead of two. The standalone in-place kernels (elementwise_ops.cpp) compute with these
+// same functions, so a fused result has the same bits as the two operators one after the
+// other.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "symbolite/ops/common/activation_kind.h"
+
+namespace symbolite::ops {
+
+// The activation of an in-place operator a kernel can fuse ("aten::relu_" -> kRelu); nullopt
+// for any other operator.
+std::optional<Activation> fusable_activation(std::string_view op_name);
+
+// relu as PyTorch's clamp_min keeps it: NaN and -0.0 pass through.
+template <typename T>
+T relu_value(T v) {
+  return v < T(0) ? T(0) : v;
+}
+// min(max(x + 3, 0), 6) / 6.
+template <typename T>
+T hardsigmoid_value(T v) {
+  return std::min(std::max(v + T(3), T(0)), T(6)) / T(6);
+}
+
+// p[0, n) = activation(p[0, n)), contiguous float32, in vectors (ops/cpu/vector_math.h),
+// split across threads when called outside a parallel loop.
+void apply_activation_f32(Activation activation, float* p, std::int64_t n);
+
+}  // namespace symbolite::ops

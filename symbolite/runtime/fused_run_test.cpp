@@ -1,0 +1,209 @@
+// Batch norm folding and operator fusion (mobile/batch_norm_folding.h, operator_fusion.h) on
+// the fused*.ptl models (tests/fixtures/fused_defs.py): what is folded and fused and what is
+// not, results against PyTorch 1.13's lite interpreter (goldens/fused.json,
+// make_fused_model.py) and against the same model's unfused code (what a profiled run
+// executes: bit for bit where nothing folds), and failures reported where the unfused code
+// reports them.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "symbolite/mobile/loaded_model.h"
+#include "symbolite/profiler/recording_sink.h"
+#include "symbolite/runtime/interpreter.h"
+#include "symbolite/runtime/run_error.h"
+#include "tests/test_support/fixtures.h"
+#include "tests/test_support/json_tensor.h"
+#include "tests/test_support/nn_cases.h"
+
+namespace symbolite::runtime {
+namespace {
+
+using ops::IValue;
+using tensor::Tensor;
+
+const mobile::LoadedModel& model(const std::string& name) {
+  static std::map<std::string, mobile::LoadedModel> models;
+  auto it = models.find(name);
+  if (it == models.end()) {
+    it = models
+             .emplace(name,
+                      mobile::LoadedModel::load(testing::fixture_path("models/" + name + ".ptl")))
+             .first;
+  }
+  return it->second;
+}
+
+nlohmann::json calls() {
+  std::ifstream in(testing::fixture_path("goldens/fused.json"));
+  return nlohmann::json::parse(in)["calls"];
+}
+
+// Runs forward on fresh copies of the call's inputs: with the fused code, or under a
+// profiler, which runs the file's code.
+IValue run(const std::string& model_name, const nlohmann::json& call, bool fused) {
+  Interpreter interpreter(model(model_name));
+  std::vector<IValue> inputs;
+  for (const auto& input : call["inputs"]) inputs.emplace_back(testing::tensor_from_json(input));
+  if (fused) return interpreter.run_method("forward", std::move(inputs));
+  profiler::RecordingSink sink;
+  profiler::ProfilingScope scope(sink);
+  return interpreter.run_method("forward", std::move(inputs));
+}
+
+RunErrorDetails failure(const std::string& model_name, const nlohmann::json& call, bool fused) {
+  try {
+    run(model_name, call, fused);
+  } catch (const RunError& e) {
+    return e.details();
+  }
+  ADD_FAILURE() << call["name"] << ": no error";
+  return {};
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.sizes() == b.sizes() && a.dtype() == b.dtype() && a.is_contiguous() &&
+         b.is_contiguous() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
+}
+
+// What the fused code of `model`'s forward does differently, instruction by instruction:
+// "fold conv2d" (a convolution with bound weight and bias), "+relu_" (an activation in its
+// epilogue), "identity" (a folded batch norm), "skip" (JMP 1 over an activation).
+std::vector<std::string> rewrites(const std::string& model_name) {
+  const mobile::LoadedFunction& fn = *model(model_name).method("forward");
+  std::vector<std::string> out;
+  if (fn.fused_instructions.empty()) return out;
+  EXPECT_EQ(fn.fused_instructions.size(), fn.instructions().size());
+  for (std::size_t pc = 0; pc < fn.instructions().size(); ++pc) {
+    const mobile::Instruction& was = fn.instructions()[pc];
+    const mobile::Instruction& now = fn.fused_instructions[pc];
+    if (was.op == now.op && was.x == now.x && was.n == now.n) continue;
+    if (now.op == mobile::OpCode::kJmp) {
+      EXPECT_EQ(now.x, 1);
+      out.push_back("skip " + fn.operators[static_cast<std::size_t>(was.x)].name);
+      continue;
+    }
+    EXPECT_EQ(now.op, mobile::OpCode::kOp);
+    const mobile::ResolvedOperator& op = fn.operators[static_cast<std::size_t>(now.x)];
+    std::string what = op.bound_arguments.empty() ? op.name : "fold " + op.name;
+    if (op.folded_away) what = "identity";
+    if (op.epilogue != nullptr)
+      what += " +" + std::string(op.activation_def == nullptr ? "?" : "act");
+    out.push_back(what);
+  }
+  return out;
+}
+
+TEST(OperatorFusion, FoldsEachEvalBatchNormIntoTheConvolutionBeforeIt) {
+  const std::vector<std::string> expected = {
+      // pre: a batch norm on the input (no convolution to fold into) with its relu_.
+      "aten::batch_norm +act", "skip aten::relu_",
+      // a, b, c, d: the batch norm folded, the activation in the convolution's epilogue.
+      "fold aten::conv2d +act", "identity", "skip aten::relu_",       //
+      "fold aten::conv2d +act", "identity", "skip aten::hardswish_",  //
+      "fold aten::conv2d +act", "identity", "skip aten::silu_",       //
+      "fold aten::conv2d +act", "identity", "skip aten::hardsigmoid_",
+      // e: folded; its relu is not in place. f: folded; relu_ comes after a STORE and LOAD.
+      "fold aten::conv2d", "identity", "fold aten::conv2d", "identity"};
+  EXPECT_EQ(rewrites("fused"), expected);
+  EXPECT_TRUE(model("fused").method("forward")->fused_assumes_root);
+}
+
+TEST(OperatorFusion, FusesOnlyWhatKeepsEveryBitWhereNothingFolds) {
+  // An activation in a convolution's epilogue; a batch norm whose input is read again.
+  EXPECT_EQ(rewrites("fused_peephole"),
+            (std::vector<std::string>{"aten::conv2d +act", "skip aten::relu_", "aten::conv2d +act",
+                                      "skip aten::hardswish_", "aten::batch_norm +act",
+                                      "skip aten::silu_"}));
+  // float64 parameters: nothing folds; each batch norm takes its activation.
+  std::vector<std::string> fused64 = rewrites("fused64");
+  EXPECT_EQ(std::count(fused64.begin(), fused64.end(), "aten::batch_norm +act"), 5);
+  EXPECT_EQ(fused64.size(), 10U);
+  // A model that sets an attribute: module attributes are not fixed, nothing folds.
+  EXPECT_EQ(rewrites("fused_sets_attribute"),
+            (std::vector<std::string>{"aten::batch_norm +act", "skip aten::relu_"}));
+  EXPECT_FALSE(model("fused_sets_attribute").method("forward")->fused_assumes_root);
+}
+
+TEST(OperatorFusion, FoldsAreUndoneOnUnbatchedInputs) {
+  // Batched, the fold applies; unbatched, the batch norm runs after the plain convolution
+  // (and the relu_ after it): ResultsAreThoseOfTheUnfusedCodeAndPyTorchs checks both.
+  EXPECT_EQ(rewrites("fused_unbatched"),
+            (std::vector<std::string>{"fold aten::conv2d +act", "identity", "skip aten::relu_"}));
+}
+
+// Largest |a - b| / (1 + |b|) over the elements.
+double largest_difference(const Tensor& a, const Tensor& b) {
+  double worst = 0;
+  for (std::int64_t i = 0; i < a.numel(); ++i) {
+    const double x = testing::nn_element(a, i);
+    const double y = testing::nn_element(b, i);
+    worst = std::max(worst, std::abs(x - y) / (1 + std::abs(y)));
+  }
+  return worst;
+}
+
+TEST(OperatorFusion, ResultsAreThoseOfTheUnfusedCodeAndPyTorchs) {
+  int checked = 0;
+  for (const auto& call : calls()) {
+    if (!call.contains("output")) continue;
+    const std::string model_name = call["model"].get<std::string>();
+    SCOPED_TRACE(model_name + "/" + call["name"].get<std::string>());
+    Tensor fused = run(model_name, call, true).to_tensor();
+    Tensor unfused = run(model_name, call, false).to_tensor();
+    if (model_name == "fused" || model_name == "fused_unbatched") {
+      // Folding rounds the weights' products with the scale once: the last bits move.
+      ASSERT_EQ(fused.sizes(), unfused.sizes());
+      // Unbatched, the convolution runs as written and the batch norm after it.
+      EXPECT_EQ(same_bits(fused, unfused), call["name"] == "unbatched");
+      EXPECT_LT(largest_difference(fused, unfused), 1e-5);
+    } else {
+      EXPECT_TRUE(same_bits(fused, unfused));
+    }
+    testing::nn_expect_close(fused, testing::tensor_from_json(call["output"]));
+    ++checked;
+  }
+  // fused at batch 1 and 2, fused64, fused_peephole, fused_sets_attribute, fused_unbatched
+  // unbatched and batched
+  EXPECT_EQ(checked, 7);
+}
+
+TEST(OperatorFusion, LeavesTheCallersInputAsItWas) {
+  const nlohmann::json call = calls()[0];
+  ASSERT_EQ(call["model"], "fused");
+  Tensor x = testing::tensor_from_json(call["inputs"][0]);
+  Tensor before = x.copy();
+  Interpreter interpreter(model("fused"));
+  interpreter.run_method("forward", {IValue(x)});
+  EXPECT_TRUE(same_bits(x, before));
+}
+
+TEST(OperatorFusion, FailuresAreReportedWhereTheUnfusedCodeReportsThem) {
+  int checked = 0;
+  for (const auto& call : calls()) {
+    if (call.contains("output")) continue;
+    SCOPED_TRACE(call["model"].get<std::string>() + "/" + call["name"].get<std::string>());
+    RunErrorDetails fused = failure(call["model"], call, true);
+    RunErrorDetails unfused = failure(call["model"], call, false);
+    // PyTorch raises torch.jit.Error, without the class, for a `raise` in the model.
+    if (call["error_type"] != "Error") {
+      EXPECT_EQ(fused.python_class, call["error_type"].get<std::string>());
+    }
+    EXPECT_EQ(fused.python_class, unfused.python_class);
+    EXPECT_EQ(fused.message, call["message"].get<std::string>());
+    EXPECT_EQ(fused.instruction, unfused.instruction);
+    EXPECT_EQ(fused.handle, unfused.handle);
+    EXPECT_EQ(fused.module_hierarchy, unfused.module_hierarchy);
+    EXPECT_EQ(fused.traceback, unfused.traceback);
+    ++checked;
+  }
+  // float64 input to float32 parameters; 4 channels for 8
+  EXPECT_EQ(checked, 2);
+}
+
+}  // namespace
+}  // namespace symbolite::runtime
