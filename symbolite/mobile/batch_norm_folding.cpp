@@ -116,8 +116,7 @@ std::optional<IValue> compare_numbers(const ResolvedOperator& op, const std::vec
 }
 
 struct ConvSite {
-  IValue weight;
-  IValue bias;
+  IValue weight;         // None where the walk does not know it
   bool escaped = false;  // its output was read by something other than a batch norm fold
 };
 
@@ -316,9 +315,6 @@ class Walker {
       ConvSite& site = convs_[pc];
       site = {};
       if (args[1].kind == Value::Kind::kKnown) site.weight = args[1].known;
-      if (args.size() >= 3 && args[2].kind == Value::Kind::kKnown) site.bias = args[2].known;
-      site.escaped =
-          site.weight.is_none() || (args.size() >= 3 && args[2].kind != Value::Kind::kKnown);
       stack_.push_back({Value::Kind::kConvOutput, {}, pc});
       return;
     }
@@ -371,39 +367,27 @@ class Walker {
 
     if (!site.weight.is(IValue::Kind::kTensor)) return;
     const Tensor& conv_weight = site.weight.to_tensor();
-    if (conv_weight.dtype() != DType::kFloat32 || conv_weight.dim() != 4 ||
-        !conv_weight.storage().is_view()) {
-      return;
-    }
+    if (conv_weight.dtype() != DType::kFloat32 || conv_weight.dim() != 4) return;
     const std::int64_t channels = conv_weight.sizes()[0];
     if (channels == 0) return;
     // Every check batch_norm makes passes for a float32 convolution output: nothing is left
     // that could fail at the batch norm's instruction.
     if (!fixed_channel_vector(mean, channels) || !fixed_channel_vector(var, channels)) return;
-    for (const IValue* v : {&weight, &bias, static_cast<const IValue*>(&site.bias)}) {
+    for (const IValue* v : {&weight, &bias}) {
       if (!v->is_none() && !fixed_channel_vector(*v, channels)) return;
     }
-
-    Tensor source = conv_weight.contiguous();
-    Tensor folded_weight = Tensor::uninitialized(source.sizes(), DType::kFloat32);
-    Tensor folded_bias = Tensor::uninitialized({channels}, DType::kFloat32);
-    const std::int64_t per_channel = source.numel() / channels;
-    const float* w = source.data<float>();
-    float* fw = folded_weight.mutable_data<float>();
-    float* fb = folded_bias.mutable_data<float>();
+    BatchNormFold fold{conv_pc, pc, std::vector<float>(static_cast<std::size_t>(channels)),
+                       std::vector<float>(static_cast<std::size_t>(channels))};
     for (std::int64_t c = 0; c < channels; ++c) {
-      // batch_norm's scale and shift, in double as its kernel computes them.
+      // batch_norm's scale and shift, in double as its kernel computes them, then rounded.
       const double scale = static_cast<double>(channel(weight, c, 1.0f)) /
                            std::sqrt(static_cast<double>(channel(var, c, 1.0f)) + eps);
       const double shift = static_cast<double>(channel(bias, c, 0.0f)) -
                            static_cast<double>(channel(mean, c, 0.0f)) * scale;
-      for (std::int64_t i = 0; i < per_channel; ++i) {
-        fw[c * per_channel + i] =
-            static_cast<float>(static_cast<double>(w[c * per_channel + i]) * scale);
-      }
-      fb[c] = static_cast<float>(static_cast<double>(channel(site.bias, c, 0.0f)) * scale + shift);
+      fold.scale[static_cast<std::size_t>(c)] = static_cast<float>(scale);
+      fold.shift[static_cast<std::size_t>(c)] = static_cast<float>(shift);
     }
-    folds_.push_back({conv_pc, pc, std::move(folded_weight), std::move(folded_bias)});
+    folds_.push_back(std::move(fold));
   }
 
   const LoadedFunction& fn_;

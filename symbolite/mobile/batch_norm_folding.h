@@ -1,37 +1,35 @@
-// Batch norm folded into the convolution before it, at load: a top-level method's
-// `conv2d` whose output only an eval-mode `batch_norm` reads runs with the batch norm's
-// scale in its weight and its shift in its bias, and the batch norm does nothing.
+// Batch norm folded into the convolution before it, at load: a top-level method's `conv2d`
+// whose output only an eval-mode `batch_norm` reads applies the batch norm's per-channel scale
+// and shift in its own epilogue, on each block of output rows right after its products, and
+// the batch norm does nothing. The scale and shift are computed once, as batch_norm computes
+// them on every call, and applied as it applies them (a multiply, then an add): the results
+// are the same bits as running the two operators.
 //
 // What makes it safe is found by walking the method from its entry along the one path its
 // module attributes fix, following values through registers and the stack: `if
 // self.training:` and `if self.stride == 1:` are decided by the module tree, and an assertion
 // (`if x.dim() != 4: raise ...`) goes on along the side that does not raise. The walk stops
 // where the path depends on the input (a loop, a branch on a value), and a fold is kept only if
-// no path from there leads back to it. A fold needs the convolution's weight and bias and the
-// batch norm's parameters to be attributes of modules reached from `self` (the root module)
-// holding read-only tensors of the file (an in-place op on one makes a new tensor, so their
-// values never change), float32 and of one element per output channel (so the batch norm
-// could not have failed); `training` false; and the convolution's output read by the batch
-// norm alone (its shape may be asked for). The caller makes sure no instruction of the model
-// sets an attribute and that the method runs with the root module as `self`
-// (runtime/interpreter.h).
-//
-// Results move in the last bits (a product of weight and scale, rounded once, instead of two
-// roundings of the activation), as PyTorch's own folding (`optimize_for_mobile`) moves them.
+// no path from there leads back to it. A fold needs the batch norm's parameters to be
+// attributes of modules reached from `self` (the root module) holding read-only tensors of the
+// file (an in-place op on one makes a new tensor, so their values never change), float32 and
+// of one element per output channel of the convolution's weight (so the batch norm could not
+// have failed); `training` false; and the convolution's output read by the batch norm alone
+// (its shape may be asked for). The caller makes sure no instruction of the model sets an
+// attribute and that the method runs with the root module as `self` (runtime/interpreter.h).
 #pragma once
 
 #include <vector>
 
 #include "symbolite/mobile/loaded_model.h"
-#include "symbolite/tensor/tensor.h"
 
 namespace symbolite::mobile {
 
 struct BatchNormFold {
   std::size_t conv_pc = 0;        // OP aten::conv2d
   std::size_t batch_norm_pc = 0;  // OP aten::batch_norm
-  tensor::Tensor weight;          // the convolution's, each output channel scaled
-  tensor::Tensor bias;            // the convolution's (or zeros), normalized
+  std::vector<float> scale;       // per output channel
+  std::vector<float> shift;
 };
 
 // The folds of `fn`, a method of `root`'s class, in order.

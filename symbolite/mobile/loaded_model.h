@@ -36,21 +36,21 @@ struct ResolvedOperator {
   std::string_view upgrader;
 
   // The rest is set on the operators fusion adds (operator_fusion.h), which the interpreter
-  // runs through runtime/fused_operator.h.
+  // runs with run_fused_operator (runtime/instruction_handlers.h).
   bool fused = false;
-  // The kernel that runs this operator and applies `activation` to its output, and the
-  // activation's own operator, run after it when that kernel could not.
-  ops::EpilogueKernel epilogue = nullptr;
-  ops::Activation activation = ops::Activation::kRelu;
+  // The kernel that runs this operator and then `epilogue` on its output
+  // (ops/registry/epilogue_kernels.h), and the activation's own operator, run after it when
+  // that kernel could not.
+  ops::EpilogueKernel epilogue_kernel = nullptr;
+  std::shared_ptr<const ops::Epilogue> epilogue;
   const ops::OperatorDef* activation_def = nullptr;
-  // A convolution with its batch norm folded in (batch_norm_folding.h): the folded weight and
-  // bias, bound in place of the bytecode's by position, and the batch norm's instruction. On a
-  // 3-d (unbatched) input, where the batch norm's channels are not the convolution's, it runs
-  // as written and the batch norm's instruction runs the batch norm after all.
-  std::vector<std::pair<std::size_t, ops::IValue>> bound_arguments;
+  // A convolution with its batch norm folded in (batch_norm_folding.h): the batch norm's
+  // instruction. On a 3-d (unbatched) input, whose batch norm normalizes rows rather than the
+  // convolution's channels, the convolution runs as written and the batch norm's instruction
+  // runs the batch norm after all.
   std::size_t batch_norm_pc = 0;
-  // A folded batch norm: returns its input, unless its convolution ran unfolded; then it runs
-  // `def` and, with `activation_def` (the activation moved into the convolution), that too.
+  // A folded batch norm: returns its input, unless its convolution ran as written; then it
+  // runs `def` and, with `activation_def` (the activation moved into the convolution), that.
   bool folded_away = false;
 };
 

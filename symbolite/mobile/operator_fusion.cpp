@@ -39,21 +39,23 @@ class Fuser {
     for (BatchNormFold& fold : find_batch_norm_folds(fn_, root)) {
       ResolvedOperator conv = fn_.operators[static_cast<std::size_t>(code_[fold.conv_pc].x)];
       ResolvedOperator bn = fn_.operators[static_cast<std::size_t>(code_[fold.batch_norm_pc].x)];
-      conv.fused = bn.fused = true;
-      conv.bound_arguments = {{1, ops::IValue(std::move(fold.weight))},
-                              {2, ops::IValue(std::move(fold.bias))}};
-      conv.batch_norm_pc = fold.batch_norm_pc;
-      bn.folded_away = true;
-      // An activation right after the batch norm runs in the convolution's epilogue: nothing
-      // between them reads the output.
+      auto epilogue = std::make_shared<ops::Epilogue>();
+      epilogue->scale = std::move(fold.scale);
+      epilogue->shift = std::move(fold.shift);
+      // An activation right after the batch norm runs in the convolution's epilogue too:
+      // nothing between them reads the output.
       const std::size_t after = fold.batch_norm_pc + 1;
       if (std::optional<ops::Activation> kind = activation_at(after)) {
-        conv.epilogue = ops::epilogue_kernel(conv.name);
-        conv.activation = *kind;
+        epilogue->activation = *kind;
         conv.activation_def = bn.activation_def =
             fn_.operators[static_cast<std::size_t>(code_[after].x)].def;
         skip(after);
       }
+      conv.fused = bn.fused = true;
+      conv.epilogue_kernel = ops::epilogue_kernel(conv.name);
+      conv.epilogue = std::move(epilogue);
+      conv.batch_norm_pc = fold.batch_norm_pc;
+      bn.folded_away = true;
       rewrite(fold.conv_pc, add_operator(std::move(conv)));
       rewrite(fold.batch_norm_pc, add_operator(std::move(bn)));
       fn_.fused_assumes_root = true;
@@ -81,8 +83,10 @@ class Fuser {
       if (added) {
         ResolvedOperator combined = producer;
         combined.fused = true;
-        combined.epilogue = kernel;
-        combined.activation = *kind;
+        combined.epilogue_kernel = kernel;
+        auto epilogue = std::make_shared<ops::Epilogue>();
+        epilogue->activation = *kind;
+        combined.epilogue = std::move(epilogue);
         combined.activation_def = activation.def;
         it->second = add_operator(std::move(combined));
       }

@@ -291,21 +291,18 @@ void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_
       if (op.activation_def != nullptr) op.activation_def->kernel(stack);
       return;
     }
-    if (!op.bound_arguments.empty()) {
-      IValue* args = ops::last(stack, op.def->num_args);
-      if (!args[0].is(IValue::Kind::kTensor) || args[0].to_tensor().dim() != 4) {
-        // Unbatched: the batch norm's channels are the output's rows, not its channels.
-        f.unfolded.push_back(op.batch_norm_pc);
-        op.def->kernel(stack);
-        return;
-      }
-      for (const auto& [index, value] : op.bound_arguments) args[index] = value;
+    if (!op.epilogue->scale.empty()) {  // a convolution with its batch norm folded in
+      const IValue& input = ops::last(stack, op.def->num_args)[0];
+      const bool batched = input.is(IValue::Kind::kTensor) && input.to_tensor().dim() == 4;
+      if (batched && op.epilogue_kernel(stack, *op.epilogue)) return;
+      // Unbatched, its batch norm's channels are the output's rows; or the epilogue could not
+      // be applied (an empty output). The convolution as written, and the batch norm at its
+      // own instruction.
+      if (!batched) op.def->kernel(stack);
+      f.unfolded.push_back(op.batch_norm_pc);
+      return;
     }
-    if (op.epilogue == nullptr) {
-      op.def->kernel(stack);
-    } else if (!op.epilogue(stack, op.activation)) {
-      op.activation_def->kernel(stack);
-    }
+    if (!op.epilogue_kernel(stack, *op.epilogue)) op.activation_def->kernel(stack);
   };
   if (profiler::EventSink* sink = profiler::current_sink()) {
     run_profiled_op(op, op.def->num_args, handle_at(f.fn, pc), f.stack, *sink, 0, run);

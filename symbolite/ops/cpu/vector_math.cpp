@@ -105,12 +105,18 @@ void hardsigmoid_f32_serial(const float* in, float* out, std::int64_t n) {
   map4(in, out, n, hardsigmoid4);
 }
 
-// p[i] = f(p[i] + *bias) (without a bias, f(p[i])) in place, 4 lanes at a time.
+// epilogue_f32 with the activation `f`, 4 lanes at a time.
 template <typename F>
-void bias_map4(float* p, std::int64_t n, const float* bias, F f) {
-  if (bias == nullptr) return map4(p, p, n, f);
-  const __m128 b = _mm_set1_ps(*bias);
-  map4(p, p, n, [&](__m128 x) { return f(_mm_add_ps(x, b)); });
+void epilogue4(float* p, std::int64_t n, const float* bias, const float* scale, const float* shift,
+               F f) {
+  const __m128 b = _mm_set1_ps(bias == nullptr ? 0.0f : *bias);
+  const __m128 s = _mm_set1_ps(scale == nullptr ? 1.0f : *scale);
+  const __m128 t = _mm_set1_ps(shift == nullptr ? 0.0f : *shift);
+  map4(p, p, n, [&](__m128 x) {
+    if (bias != nullptr) x = _mm_add_ps(x, b);
+    if (scale != nullptr) x = _mm_add_ps(_mm_mul_ps(x, s), t);
+    return f(x);
+  });
 }
 
 // Without AVX2 the same operations one element at a time (std::fma for the fused ones).
@@ -196,20 +202,22 @@ void tanh_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, t
 void hardswish_f32(const float* in, float* out, std::int64_t n) {
   split(in, out, n, hardswish_f32_serial);
 }
-void bias_activation_f32(float* p, std::int64_t n, const float* bias,
-                         const Activation* activation) {
-  if (isa() == Isa::kAvx512) return avx512::bias_activation_f32(p, n, bias, activation);
-  if (isa() == Isa::kAvx2) return avx2::bias_activation_f32(p, n, bias, activation);
-  if (activation == nullptr) return bias_map4(p, n, bias, [](__m128 x) { return x; });
+void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
+                  const float* shift, const Activation* activation) {
+  if (isa() == Isa::kAvx512) return avx512::epilogue_f32(p, n, bias, scale, shift, activation);
+  if (isa() == Isa::kAvx2) return avx2::epilogue_f32(p, n, bias, scale, shift, activation);
+  if (activation == nullptr) {
+    return epilogue4(p, n, bias, scale, shift, [](__m128 x) { return x; });
+  }
   switch (*activation) {
     case Activation::kRelu:
-      return bias_map4(p, n, bias, relu4);
+      return epilogue4(p, n, bias, scale, shift, relu4);
     case Activation::kHardswish:
-      return bias_map4(p, n, bias, hardswish4);
+      return epilogue4(p, n, bias, scale, shift, hardswish4);
     case Activation::kHardsigmoid:
-      return bias_map4(p, n, bias, hardsigmoid4);
+      return epilogue4(p, n, bias, scale, shift, hardsigmoid4);
     case Activation::kSilu:
-      return bias_map4(p, n, bias, silu4);
+      return epilogue4(p, n, bias, scale, shift, silu4);
   }
 }
 void relu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, relu_f32_serial); }

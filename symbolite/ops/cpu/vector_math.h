@@ -41,10 +41,12 @@ void hardswish_f32(const float* in, float* out, std::int64_t n);
 void relu_f32(const float* in, float* out, std::int64_t n);
 // min(max(x + 3, 0), 6) / 6 with std::max and std::min's NaN handling (a NaN passes through).
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
-// p[i] = activation(p[i] + *bias) on the calling thread: a convolution's epilogue. Without a
-// bias nothing is added (adding 0 would turn -0.0 into 0.0), without an activation none is
-// applied; the activations compute as the functions above.
-void bias_activation_f32(float* p, std::int64_t n, const float* bias, const Activation* activation);
+// A convolution's epilogue on one row of its output, on the calling thread: p[i] += *bias;
+// then p[i] = p[i] * *scale + *shift (a multiply then an add, as batch norm computes it); then
+// the activation, as the functions above compute it. Each step only when given (adding 0
+// would turn -0.0 into 0.0).
+void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
+                  const float* shift, const Activation* activation);
 // GELU as PyTorch 1.13 computes it on a contiguous tensor (see elementwise_ops.cpp for the
 // elements it leaves to a scalar loop). gelu_f32: oneDNN's eltwise gelu_erf, which PyTorch
 // calls for float32 (Abramowitz and Stegun's erf of s / sqrt(2) on oneDNN's own exp, then

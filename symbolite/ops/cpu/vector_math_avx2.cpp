@@ -93,12 +93,18 @@ __m256 silu8(__m256 x) {
   return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
 }
 
-// p[i] = f(p[i] + *bias) (without a bias, f(p[i])) in place, 8 lanes at a time.
+// epilogue_f32 with the activation `f`, 8 lanes at a time.
 template <typename F>
-void bias_map8(float* p, std::int64_t n, const float* bias, F f) {
-  if (bias == nullptr) return map8(p, p, n, f);
-  const __m256 b = _mm256_set1_ps(*bias);
-  map8(p, p, n, [&](__m256 x) { return f(_mm256_add_ps(x, b)); });
+void epilogue8(float* p, std::int64_t n, const float* bias, const float* scale, const float* shift,
+               F f) {
+  const __m256 b = _mm256_set1_ps(bias == nullptr ? 0.0f : *bias);
+  const __m256 s = _mm256_set1_ps(scale == nullptr ? 1.0f : *scale);
+  const __m256 t = _mm256_set1_ps(shift == nullptr ? 0.0f : *shift);
+  map8(p, p, n, [&](__m256 x) {
+    if (bias != nullptr) x = _mm256_add_ps(x, b);
+    if (scale != nullptr) x = _mm256_add_ps(_mm256_mul_ps(x, s), t);
+    return f(x);
+  });
 }
 
 }  // namespace
@@ -127,18 +133,20 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
   map8(in, out, n, hardsigmoid8);
 }
 
-void bias_activation_f32(float* p, std::int64_t n, const float* bias,
-                         const Activation* activation) {
-  if (activation == nullptr) return bias_map8(p, n, bias, [](__m256 x) { return x; });
+void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
+                  const float* shift, const Activation* activation) {
+  if (activation == nullptr) {
+    return epilogue8(p, n, bias, scale, shift, [](__m256 x) { return x; });
+  }
   switch (*activation) {
     case Activation::kRelu:
-      return bias_map8(p, n, bias, relu8);
+      return epilogue8(p, n, bias, scale, shift, relu8);
     case Activation::kHardswish:
-      return bias_map8(p, n, bias, hardswish8);
+      return epilogue8(p, n, bias, scale, shift, hardswish8);
     case Activation::kHardsigmoid:
-      return bias_map8(p, n, bias, hardsigmoid8);
+      return epilogue8(p, n, bias, scale, shift, hardsigmoid8);
     case Activation::kSilu:
-      return bias_map8(p, n, bias, silu8);
+      return epilogue8(p, n, bias, scale, shift, silu8);
   }
 }
 

@@ -104,15 +104,18 @@ __m512 silu16(__m512 x) {
   return _mm512_div_ps(x, _mm512_add_ps(one, e));
 }
 
-// p[i] = f(p[i] + *bias) (without a bias, f(p[i])) in place, 16 lanes at a time; the tail in
-// masked lanes.
+// epilogue_f32 with the activation `f`, 16 lanes at a time; the tail in masked lanes.
 template <typename F>
-void bias_map16(float* p, std::int64_t n, const float* bias, F f) {
+void epilogue16(float* p, std::int64_t n, const float* bias, const float* scale, const float* shift,
+                F f) {
   const __m512 b = _mm512_set1_ps(bias == nullptr ? 0.0f : *bias);
+  const __m512 s = _mm512_set1_ps(scale == nullptr ? 1.0f : *scale);
+  const __m512 t = _mm512_set1_ps(shift == nullptr ? 0.0f : *shift);
   for (std::int64_t i = 0; i < n; i += 16) {
     const __mmask16 lanes = n - i >= 16 ? kAll : static_cast<__mmask16>((1u << (n - i)) - 1);
     __m512 x = _mm512_maskz_loadu_ps(lanes, p + i);
     if (bias != nullptr) x = _mm512_add_ps(x, b);
+    if (scale != nullptr) x = _mm512_add_ps(_mm512_mul_ps(x, s), t);
     _mm512_mask_storeu_ps(p + i, lanes, f(x));
   }
 }
@@ -143,18 +146,20 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
   map16(in, out, n, hardsigmoid16);
 }
 
-void bias_activation_f32(float* p, std::int64_t n, const float* bias,
-                         const Activation* activation) {
-  if (activation == nullptr) return bias_map16(p, n, bias, [](__m512 x) { return x; });
+void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
+                  const float* shift, const Activation* activation) {
+  if (activation == nullptr) {
+    return epilogue16(p, n, bias, scale, shift, [](__m512 x) { return x; });
+  }
   switch (*activation) {
     case Activation::kRelu:
-      return bias_map16(p, n, bias, relu16);
+      return epilogue16(p, n, bias, scale, shift, relu16);
     case Activation::kHardswish:
-      return bias_map16(p, n, bias, hardswish16);
+      return epilogue16(p, n, bias, scale, shift, hardswish16);
     case Activation::kHardsigmoid:
-      return bias_map16(p, n, bias, hardsigmoid16);
+      return epilogue16(p, n, bias, scale, shift, hardsigmoid16);
     case Activation::kSilu:
-      return bias_map16(p, n, bias, silu16);
+      return epilogue16(p, n, bias, scale, shift, silu16);
   }
 }
 

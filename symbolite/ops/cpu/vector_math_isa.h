@@ -19,7 +19,8 @@ void tanh_f32(const float* in, float* out, std::int64_t n);
 void hardswish_f32(const float* in, float* out, std::int64_t n);
 void relu_f32(const float* in, float* out, std::int64_t n);
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
-void bias_activation_f32(float* p, std::int64_t n, const float* bias, const Activation* activation);
+void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
+                  const float* shift, const Activation* activation);
 void gelu_f32(const float* in, float* out, std::int64_t n);
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
 void gelu_f64(const double* in, double* out, std::int64_t n);
@@ -34,7 +35,8 @@ void tanh_f32(const float* in, float* out, std::int64_t n);
 void hardswish_f32(const float* in, float* out, std::int64_t n);
 void relu_f32(const float* in, float* out, std::int64_t n);
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
-void bias_activation_f32(float* p, std::int64_t n, const float* bias, const Activation* activation);
+void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
+                  const float* shift, const Activation* activation);
 void gelu_f32(const float* in, float* out, std::int64_t n);
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
 void gelu_f64(const double* in, double* out, std::int64_t n);

@@ -15,7 +15,6 @@
 
 #include <fmt/format.h>
 
-#include "symbolite/ops/common/activation.h"
 #include "symbolite/ops/common/conv_geometry.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tap_range.h"
@@ -111,38 +110,44 @@ constexpr std::int64_t kDeepColumnBlockElements = std::int64_t{1} << 20;
 constexpr std::int64_t kMultiplyAddsPerGroupChunk = std::int64_t{1} << 18;
 
 // What a convolution does to its products before anyone reads them: adds the bias, then
-// applies the activation fused into it (mobile/operator_fusion.h; float32 only), a block of
-// output rows at a time while the block is in cache.
+// what fusion gave it (mobile/operator_fusion.h, float32 only: a folded batch norm's scale and
+// shift, an activation), a block of output rows at a time while the block is in cache.
 template <typename T>
-struct Epilogue {
+struct ConvEpilogue {
   const T* bias = nullptr;
-  std::optional<Activation> activation;
+  const Epilogue* fused = nullptr;
 };
 
-// Output channels [first, first + rows) of one image, `cols` elements of each from `c`, rows
-// `stride` apart.
+// Rows [first, first + rows) of the output viewed as (N * channels, cols), from `c`, rows
+// `stride` apart; row i is channel i % channels.
 template <typename T>
 void finish_rows(T* c, std::int64_t first, std::int64_t rows, std::int64_t cols,
-                 std::int64_t stride, const Epilogue<T>& e) {
-  if (e.bias == nullptr && !e.activation) return;
-  parallel_for(
-      rows, std::max<std::int64_t>(1, kElementsPerThread / std::max<std::int64_t>(1, cols)),
-      [&](std::int64_t r0, std::int64_t r1) {
-        for (std::int64_t r = r0; r < r1; ++r) {
-          T* row = c + r * stride;
-          const T* b = e.bias == nullptr ? nullptr : e.bias + first + r;
-          if constexpr (std::is_same_v<T, float>) {
-            vec::bias_activation_f32(row, cols, b, e.activation ? &*e.activation : nullptr);
-          } else if (b != nullptr) {
-            for (std::int64_t i = 0; i < cols; ++i) row[i] += *b;
-          }
-        }
-      });
+                 std::int64_t stride, std::int64_t channels, const ConvEpilogue<T>& e) {
+  const Epilogue* fused = e.fused;
+  if (e.bias == nullptr && fused == nullptr) return;
+  parallel_for(rows,
+               std::max<std::int64_t>(1, kElementsPerThread / std::max<std::int64_t>(1, cols)),
+               [&](std::int64_t r0, std::int64_t r1) {
+                 for (std::int64_t r = r0; r < r1; ++r) {
+                   T* row = c + r * stride;
+                   const auto channel = static_cast<std::size_t>((first + r) % channels);
+                   const T* b = e.bias == nullptr ? nullptr : e.bias + channel;
+                   if constexpr (std::is_same_v<T, float>) {
+                     const bool affine = fused != nullptr && !fused->scale.empty();
+                     vec::epilogue_f32(
+                         row, cols, b, affine ? &fused->scale[channel] : nullptr,
+                         affine ? &fused->shift[channel] : nullptr,
+                         fused != nullptr && fused->activation ? &*fused->activation : nullptr);
+                   } else if (b != nullptr) {
+                     for (std::int64_t i = 0; i < cols; ++i) row[i] += *b;
+                   }
+                 }
+               });
 }
 
 // out = epilogue(conv(in, weight)).
 template <typename T>
-void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, const Epilogue<T>& e) {
+void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, const ConvEpilogue<T>& e) {
   std::int64_t og = g.o / g.groups;
   std::int64_t k = g.cg * g.kh * g.kw;
   std::int64_t out_plane = g.oh * g.ow;
@@ -174,7 +179,7 @@ void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, const Ep
       } else {
         dgemm(false, false, og, cols, k, 1.0, w, k, b, cols, 0.0, c, out_plane);
       }
-      finish_rows(c, grp * og, og, cols, out_plane, e);
+      finish_rows(c, grp * og, og, cols, out_plane, g.o, e);
     }
   };
   const std::int64_t units = g.n * g.groups;
@@ -194,16 +199,18 @@ void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, const Ep
 
 // out = epilogue(conv(x, wt)), for contiguous x and wt of type T.
 template <typename T>
-void run_conv(const Tensor& x, const Tensor& wt, T* out, const Geometry& g, const Epilogue<T>& e) {
+void run_conv(const Tensor& x, const Tensor& wt, T* out, const Geometry& g,
+              const ConvEpilogue<T>& e) {
+  const std::int64_t plane = g.oh * g.ow;
   if (g.c == 0) {  // no input channels: the bias alone
     fill_bias(out, g, e.bias);
-    finish_rows<T>(out, 0, g.n * g.o, g.oh * g.ow, g.oh * g.ow, {nullptr, e.activation});
+    finish_rows<T>(out, 0, g.n * g.o, plane, plane, g.o, {nullptr, e.fused});
     return;
   }
   if constexpr (std::is_same_v<T, float>) {
     if (g.groups == g.c && g.cg == 1) {
       depthwise_conv2d(x.data<float>(), wt.data<float>(), e.bias, out, g);
-      if (e.activation) apply_activation_f32(*e.activation, out, g.n * g.o * g.oh * g.ow);
+      finish_rows<T>(out, 0, g.n * g.o, plane, plane, g.o, {nullptr, e.fused});
       return;
     }
   }
@@ -230,7 +237,7 @@ void check_backend(const Ints& kernel, const Ints& dilation) {
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
                    const Ints& stride_arg, const Ints& padding_arg, const Ints& dilation_arg,
                    bool transposed, const Ints& output_padding_arg, std::int64_t groups,
-                   std::optional<Activation>* activation = nullptr);
+                   const Epilogue* fused = nullptr, bool* fused_applied = nullptr);
 
 // A 3-d convolution (checked by `convolution`) as a sum of 2-d ones over the kernel's time
 // taps: output frame t is the sum over kt of conv2d(input frame t*st - pt + kt*dt, weight[:, :,
@@ -314,12 +321,12 @@ Tensor convolution_3d(const Tensor& input, const Tensor& weight, const Tensor* b
   return out;
 }
 
-// at::_convolution on a batched input; transposed ones go to transposed_convolution. With
-// `activation`, a 2-d float32 convolution applies it too, and resets it to say so.
+// at::_convolution on a batched input; transposed ones go to transposed_convolution. A 2-d
+// float32 convolution applies `fused` too, and says so in `fused_applied`.
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
                    const Ints& stride_arg, const Ints& padding_arg, const Ints& dilation_arg,
                    bool transposed, const Ints& output_padding_arg, std::int64_t groups,
-                   std::optional<Activation>* activation) {
+                   const Epilogue* fused, bool* fused_applied) {
   std::int64_t k = weight.dim();
   std::int64_t dim = k - 2;
   if (dim <= 0) fail("weight should have at least three dimensions");
@@ -427,11 +434,11 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
     Tensor b = bias == nullptr ? Tensor() : to_dtype(*bias, dtype);
     if (dtype == DType::kFloat64) {
       run_conv<double>(x, wt, out.mutable_data<double>(), g,
-                       {bias == nullptr ? nullptr : b.data<double>(), std::nullopt});
+                       {bias == nullptr ? nullptr : b.data<double>(), nullptr});
     } else {
-      Epilogue<float> e{bias == nullptr ? nullptr : b.data<float>(), std::nullopt};
-      if (activation != nullptr) std::swap(e.activation, *activation);
-      run_conv<float>(x, wt, out.mutable_data<float>(), g, e);
+      run_conv<float>(x, wt, out.mutable_data<float>(), g,
+                      {bias == nullptr ? nullptr : b.data<float>(), fused});
+      if (fused_applied != nullptr) *fused_applied = true;
     }
   }
   if (dim == 1) out = view_as(out, {g.n, g.o, g.ow});
@@ -490,22 +497,23 @@ Tensor unbatch(const Tensor& out, bool batched) {
   return view_as(out, std::move(sizes));
 }
 
+// With `fused`, returns whether it applied it (convolution).
 template <int Spatial>
-bool conv_nd_with(Stack& s, std::optional<Activation> activation) {
+bool conv_nd_with(Stack& s, const Epilogue* fused) {
   const char* name = Spatial == 1 ? "conv1d" : Spatial == 2 ? "conv2d" : "conv3d";
   ConvCall c = pop_conv_args(s);
   auto [x, batched] = batchify(c.input.to_tensor(), Spatial, name);
-  const bool wanted = activation.has_value();
+  bool applied = false;
   Tensor out = convolution(x, c.weight.to_tensor(), optional_tensor(c.bias), int_list_arg(c.stride),
                            int_list_arg(c.padding), int_list_arg(c.dilation), false, {0}, c.groups,
-                           &activation);
+                           fused, &applied);
   s.emplace_back(unbatch(out, batched));
-  return wanted && !activation.has_value();
+  return applied;
 }
 
 template <int Spatial>
 void conv_nd(Stack& s) {
-  conv_nd_with<Spatial>(s, std::nullopt);
+  conv_nd_with<Spatial>(s, nullptr);
 }
 
 // Zero-pads the end of each spatial dimension of a batched input by `extra`.
@@ -611,8 +619,8 @@ void underscore_convolution(Stack& s) {
 
 }  // namespace
 
-bool conv2d_with_activation(Stack& s, std::optional<Activation> activation) {
-  return conv_nd_with<2>(s, activation);
+bool conv2d_with_epilogue(Stack& s, const Epilogue& epilogue) {
+  return conv_nd_with<2>(s, &epilogue);
 }
 
 void register_conv_ops(OperatorRegistry& r) {

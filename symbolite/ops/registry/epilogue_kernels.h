@@ -1,28 +1,38 @@
-// Kernels that can also apply the in-place activation the bytecode runs right after their
-// operator while their output is in cache (mobile/operator_fusion.h pairs them at load):
-// `conv2d` a block of output rows at a time right after its products, `batch_norm` in its own
-// pass over the output.
+// Kernels that can also do what the bytecode does to their output right after them, while the
+// output is in cache (mobile/operator_fusion.h pairs them at load): `conv2d` a block of output
+// rows at a time right after its products — a folded batch norm's scale and shift, then an
+// in-place activation — and `batch_norm` an activation in its own pass over the output.
 #pragma once
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "symbolite/ops/common/activation.h"
 #include "symbolite/ops/registry/operator_registry.h"
 
 namespace symbolite::ops {
 
+struct Epilogue {
+  // Per output channel c, y = y * scale[c] + shift[c], a multiply then an add as batch_norm
+  // computes it (mobile/batch_norm_folding.h); empty for none.
+  std::vector<float> scale;
+  std::vector<float> shift;
+  std::optional<Activation> activation;  // then
+};
+
 // Pops the operator's arguments and pushes its result, as its kernel does, applying
-// `activation` to the result where it can; returns whether it did. When it did not (float64,
-// training mode), the caller runs the activation's own kernel on the result.
-using EpilogueKernel = bool (*)(Stack& stack, Activation activation);
+// `epilogue` to the result where it can; returns whether it did, all of it. When it did not
+// (float64, training mode), it applied none of it.
+using EpilogueKernel = bool (*)(Stack& stack, const Epilogue& epilogue);
 
 // The epilogue kernel of operator `op_name` ("aten::batch_norm"), or null if it has none.
 EpilogueKernel epilogue_kernel(std::string_view op_name);
 
 namespace nn {
+// batch_norm takes an activation only.
 bool batch_norm_with_activation(Stack& s, std::optional<Activation> activation);
-bool conv2d_with_activation(Stack& s, std::optional<Activation> activation);
+bool conv2d_with_epilogue(Stack& s, const Epilogue& epilogue);
 }  // namespace nn
 
 }  // namespace symbolite::ops
