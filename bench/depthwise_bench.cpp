@@ -47,10 +47,10 @@ void BM_depthwise(benchmark::State& state) {
   for (auto _ : state) {
     if constexpr (kInterleaved) {
       symbolite::ops::nn::depthwise_conv2d_interleaved(in.data(), weight.data(), bias.data(),
-                                                       out.data(), g);
+                                                       out.data(), g, nullptr);
     } else {
       symbolite::ops::nn::depthwise_conv2d_by_plane(in.data(), weight.data(), bias.data(),
-                                                    out.data(), g);
+                                                    out.data(), g, nullptr);
     }
     benchmark::DoNotOptimize(out.data());
   }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "symbolite/ops/cpu/depthwise_conv.h"
 #include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops::nn {
@@ -172,7 +173,7 @@ TapSum tap_sum() {
 }  // namespace
 
 void depthwise_conv2d_by_plane(const float* in, const float* weight, const float* bias, float* out,
-                               const ConvGeometry& g) {
+                               const ConvGeometry& g, const Epilogue* fused) {
   const std::int64_t mult = g.o / g.c;  // output channels per input channel
   const std::int64_t taps = g.kh * g.kw;
   const TapSum sum = tap_sum();
@@ -213,11 +214,13 @@ void depthwise_conv2d_by_plane(const float* in, const float* weight, const float
                      float* dst = out + (n * g.o + oc) * g.oh * g.ow;
                      sum(direct ? dst : wide.data(), tap.data(), weight + oc * taps,
                          bias == nullptr ? 0.0f : bias[oc], span, taps);
-                     if (direct) continue;
-                     for (std::int64_t oy = 0; oy < g.oh; ++oy) {
-                       std::memcpy(dst + oy * g.ow, wide.data() + oy * phases.cols,
-                                   static_cast<std::size_t>(g.ow) * sizeof(float));
+                     if (!direct) {
+                       for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+                         std::memcpy(dst + oy * g.ow, wide.data() + oy * phases.cols,
+                                     static_cast<std::size_t>(g.ow) * sizeof(float));
+                       }
                      }
+                     finish_plane(fused, dst, g.oh * g.ow, oc);
                    }
                  }
                });

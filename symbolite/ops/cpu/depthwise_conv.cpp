@@ -2,6 +2,7 @@
 
 #include "symbolite/ops/cpu/depthwise_by_plane.h"
 #include "symbolite/ops/cpu/depthwise_interleaved.h"
+#include "symbolite/ops/cpu/vector_math.h"
 
 namespace symbolite::ops::nn {
 namespace {
@@ -16,16 +17,25 @@ bool interleave(const ConvGeometry& g) {
 
 }  // namespace
 
+void finish_plane(const Epilogue* fused, float* plane, std::int64_t n, std::int64_t channel) {
+  if (fused == nullptr) return;
+  const auto c = static_cast<std::size_t>(channel);
+  const bool affine = !fused->scale.empty();
+  vec::epilogue_f32(plane, n, nullptr, affine ? &fused->scale[c] : nullptr,
+                    affine ? &fused->shift[c] : nullptr,
+                    fused->activation ? &*fused->activation : nullptr);
+}
+
 void depthwise_conv2d(const float* in, const float* weight, const float* bias, float* out,
-                      const ConvGeometry& g) {
+                      const ConvGeometry& g, const Epilogue* fused) {
   // Both add the bias and then the taps in the same order with FMAs, so the choice changes
   // speed only. Interleaving costs two transposes per element, repaid where plane-wise loops
   // waste work: strided taps, and planes so small that their edges dominate (measured on
   // MobileNet and EfficientNet shapes).
   if (interleave(g)) {
-    depthwise_conv2d_interleaved(in, weight, bias, out, g);
+    depthwise_conv2d_interleaved(in, weight, bias, out, g, fused);
   } else {
-    depthwise_conv2d_by_plane(in, weight, bias, out, g);
+    depthwise_conv2d_by_plane(in, weight, bias, out, g, fused);
   }
 }
 

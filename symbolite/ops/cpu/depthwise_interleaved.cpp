@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "symbolite/ops/cpu/depthwise_conv.h"
 #include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops::nn {
@@ -249,7 +250,7 @@ Kernel best_kernel() {
 }  // namespace
 
 void depthwise_conv2d_interleaved(const float* in, const float* weight, const float* bias,
-                                  float* out, const ConvGeometry& g) {
+                                  float* out, const ConvGeometry& g, const Epilogue* fused) {
   const Kernel kernel = best_kernel();
   const std::int64_t blocks = (g.o + kernel.lanes - 1) / kernel.lanes;
   const std::int64_t work_per_block =
@@ -263,8 +264,11 @@ void depthwise_conv2d_interleaved(const float* in, const float* weight, const fl
                  for (std::int64_t index = first; index < last; ++index) {
                    const std::int64_t n = index / blocks;
                    const std::int64_t oc0 = (index % blocks) * kernel.lanes;
-                   kernel.fn(in, weight, bias, out, g, n, oc0, std::min(kernel.lanes, g.o - oc0),
-                             padded, result);
+                   const std::int64_t lanes = std::min(kernel.lanes, g.o - oc0);
+                   kernel.fn(in, weight, bias, out, g, n, oc0, lanes, padded, result);
+                   for (std::int64_t oc = oc0; oc < oc0 + lanes; ++oc) {
+                     finish_plane(fused, out + (n * g.o + oc) * g.oh * g.ow, g.oh * g.ow, oc);
+                   }
                  }
                });
 }

@@ -4,11 +4,12 @@
 #pragma once
 
 #include "symbolite/ops/common/conv_geometry.h"
+#include "symbolite/ops/registry/epilogue_kernels.h"
 
 namespace symbolite::ops::nn {
 
 // As depthwise_conv2d (depthwise_conv.h), with the same bits.
 void depthwise_conv2d_interleaved(const float* in, const float* weight, const float* bias,
-                                  float* out, const ConvGeometry& g);
+                                  float* out, const ConvGeometry& g, const Epilogue* fused);
 
 }  // namespace symbolite::ops::nn
