@@ -24,8 +24,17 @@ struct Value {
   bool is_conv_output() const { return kind == Kind::kConvOutput; }
 };
 
+// What the walk makes of an operator.
+enum class Role {
+  kConv,        // aten::conv2d
+  kBatchNorm,   // aten::batch_norm
+  kShape,       // aten::size: reads a shape, not the values
+  kComparison,  // int or float comparison, computed when both sides are known
+  kPushesOne,   // pushes one value the walk does not know
+  kOther,       // after it the walk knows nothing of the stack below what comes next
+};
+
 // Operators that push exactly one value: the walk keeps track of the stack across them.
-// After any other operator it knows nothing of the stack below what is pushed next.
 bool pushes_one_value(std::string_view name) {
   static const char* const kNames[] = {
       "aten::conv2d",    "aten::batch_norm", "aten::relu",        "aten::relu_",
@@ -49,11 +58,15 @@ bool fixed_channel_vector(const IValue& v, std::int64_t channels) {
   return t.dtype() == DType::kFloat32 && t.numel() == channels && t.storage().is_view();
 }
 
-// Element c of a fixed_channel_vector (any strides), or `fallback` for None.
-float channel(const IValue& v, std::int64_t c, float fallback) {
-  if (v.is_none()) return fallback;
+// The n elements of a fixed_channel_vector (any strides) as double, or n times `fallback` for
+// None.
+std::vector<double> channel_values(const IValue& v, std::int64_t n, double fallback) {
+  std::vector<double> out(static_cast<std::size_t>(n), fallback);
+  if (v.is_none()) return out;
   Tensor t = v.to_tensor().contiguous();
-  return t.data<float>()[c];
+  const float* p = t.data<float>();
+  for (std::size_t c = 0; c < out.size(); ++c) out[c] = p[c];
+  return out;
 }
 
 // Every instruction some path from `start` can reach.
@@ -120,9 +133,26 @@ struct ConvSite {
   bool escaped = false;  // its output was read by something other than a batch norm fold
 };
 
+Role role_of(const ResolvedOperator& op) {
+  // An upgraded operator, or a kernel of one's own registry, is not the standard one.
+  const bool standard =
+      op.upgrader.empty() && op.def != nullptr && ops::default_registry().find(op.name) == op.def;
+  if (standard && op.name == "aten::conv2d") return Role::kConv;
+  if (standard && op.name == "aten::batch_norm") return Role::kBatchNorm;
+  if (standard && op.name == "aten::size") return Role::kShape;
+  for (const char* base :
+       {"aten::eq.", "aten::ne.", "aten::lt.", "aten::gt.", "aten::le.", "aten::ge."}) {
+    if (op.name == std::string(base) + "int" || op.name == std::string(base) + "float") {
+      return Role::kComparison;
+    }
+  }
+  return pushes_one_value(op.name) ? Role::kPushesOne : Role::kOther;
+}
+
 class Walker {
  public:
   Walker(const LoadedFunction& fn, const IValue& root) : fn_(fn), registers_(fn.register_size + 1) {
+    for (const auto& op : fn.operators) roles_.push_back(role_of(op));
     // The arguments: self, then values the walk cannot know.
     std::size_t arguments = fn.code->arguments.size();
     if (arguments > 0) {
@@ -274,7 +304,7 @@ class Walker {
         stack_.resize(stack_.size() + x);
         break;
       case OpCode::kOp:
-        operator_call(fn_.operators[x], pc);
+        operator_call(fn_.operators[x], roles_[x], pc);
         break;
       default:
         return std::nullopt;
@@ -301,37 +331,45 @@ class Walker {
     return false;
   }
 
-  void operator_call(const ResolvedOperator& op, std::size_t pc) {
-    std::vector<Value> args(op.num_specified_args);
+  void operator_call(const ResolvedOperator& op, Role role, std::size_t pc) {
+    std::vector<Value>& args = args_;
+    args.resize(op.num_specified_args);
     for (std::size_t i = args.size(); i > 0; --i) args[i - 1] = pop();
-    if (std::optional<IValue> folded = compare_numbers(op, args)) {
-      stack_.push_back(Value::of(std::move(*folded)));
-      return;
-    }
-    const bool current =
-        op.upgrader.empty() && op.def != nullptr && ops::default_registry().find(op.name) == op.def;
-    if (current && op.name == "aten::conv2d" && args.size() >= 2) {
-      for (const auto& a : args) consume(a);
-      ConvSite& site = convs_[pc];
-      site = {};
-      if (args[1].kind == Value::Kind::kKnown) site.weight = args[1].known;
-      stack_.push_back({Value::Kind::kConvOutput, {}, pc});
-      return;
-    }
-    if (current && op.name == "aten::batch_norm" && args.size() == 9 && args[0].is_conv_output()) {
-      for (std::size_t i = 1; i < args.size(); ++i) consume(args[i]);
-      try_fold(args, pc);
-      stack_.emplace_back();
-      return;
-    }
-    // aten::size reads a shape, not the values: a use the fold does not change.
-    if (!(current && op.name == "aten::size")) {
-      for (const auto& a : args) consume(a);
-    }
-    if (pushes_one_value(op.name)) {
-      stack_.emplace_back();
-    } else {
-      forget_stack();
+    switch (role) {
+      case Role::kConv:
+        for (const auto& a : args) consume(a);
+        convs_[pc] = {};
+        if (args.size() >= 2 && args[1].kind == Value::Kind::kKnown) {
+          convs_[pc].weight = args[1].known;
+        }
+        stack_.push_back({Value::Kind::kConvOutput, {}, pc});
+        return;
+      case Role::kBatchNorm:
+        for (std::size_t i = 1; i < args.size(); ++i) consume(args[i]);
+        if (args.size() == 9 && args[0].is_conv_output()) {
+          try_fold(args, pc);
+        } else if (!args.empty()) {
+          consume(args[0]);
+        }
+        stack_.emplace_back();
+        return;
+      case Role::kShape:
+        stack_.emplace_back();
+        return;
+      case Role::kComparison: {
+        for (const auto& a : args) consume(a);
+        std::optional<IValue> result = compare_numbers(op, args);
+        stack_.push_back(result ? Value::of(std::move(*result)) : Value{});
+        return;
+      }
+      case Role::kPushesOne:
+        for (const auto& a : args) consume(a);
+        stack_.emplace_back();
+        return;
+      case Role::kOther:
+        for (const auto& a : args) consume(a);
+        forget_stack();
+        return;
     }
   }
 
@@ -378,14 +416,15 @@ class Walker {
     }
     BatchNormFold fold{conv_pc, pc, std::vector<float>(static_cast<std::size_t>(channels)),
                        std::vector<float>(static_cast<std::size_t>(channels))};
-    for (std::int64_t c = 0; c < channels; ++c) {
+    const std::vector<double> w = channel_values(weight, channels, 1.0);
+    const std::vector<double> b = channel_values(bias, channels, 0.0);
+    const std::vector<double> m = channel_values(mean, channels, 0.0);
+    const std::vector<double> v = channel_values(var, channels, 1.0);
+    for (std::size_t c = 0; c < w.size(); ++c) {
       // batch_norm's scale and shift, in double as its kernel computes them, then rounded.
-      const double scale = static_cast<double>(channel(weight, c, 1.0f)) /
-                           std::sqrt(static_cast<double>(channel(var, c, 1.0f)) + eps);
-      const double shift = static_cast<double>(channel(bias, c, 0.0f)) -
-                           static_cast<double>(channel(mean, c, 0.0f)) * scale;
-      fold.scale[static_cast<std::size_t>(c)] = static_cast<float>(scale);
-      fold.shift[static_cast<std::size_t>(c)] = static_cast<float>(shift);
+      const double scale = w[c] / std::sqrt(v[c] + eps);
+      fold.scale[c] = static_cast<float>(scale);
+      fold.shift[c] = static_cast<float>(b[c] - m[c] * scale);
     }
     folds_.push_back(std::move(fold));
   }
@@ -394,6 +433,8 @@ class Walker {
   std::vector<Value> stack_;  // the top of the stack; below it, values the walk cannot know
   std::vector<Value> registers_;
   std::map<std::size_t, ConvSite> convs_;
+  std::vector<Role> roles_;  // per operator index
+  std::vector<Value> args_;  // an operator's arguments, reused
   std::vector<BatchNormFold> folds_;
 };
 

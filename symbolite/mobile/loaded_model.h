@@ -44,6 +44,7 @@ struct ResolvedOperator {
   ops::EpilogueKernel epilogue_kernel = nullptr;
   std::shared_ptr<const ops::Epilogue> epilogue;
   const ops::OperatorDef* activation_def = nullptr;
+  std::vector<ops::IValue> activation_args;  // its arguments after the tensor (ReLU6's 0, 6)
   // A convolution with its batch norm folded in (batch_norm_folding.h): the batch norm's
   // instruction. On a 3-d (unbatched) input, whose batch norm normalizes rows rather than the
   // convolution's channels, the convolution runs as written and the batch norm's instruction

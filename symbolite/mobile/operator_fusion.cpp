@@ -44,12 +44,11 @@ class Fuser {
       epilogue->shift = std::move(fold.shift);
       // An activation right after the batch norm runs in the convolution's epilogue too:
       // nothing between them reads the output.
-      const std::size_t after = fold.batch_norm_pc + 1;
-      if (std::optional<ops::Activation> kind = activation_at(after)) {
-        epilogue->activation = *kind;
-        conv.activation_def = bn.activation_def =
-            fn_.operators[static_cast<std::size_t>(code_[after].x)].def;
-        skip(after);
+      if (std::optional<ActivationSite> site = activation_at(fold.batch_norm_pc + 1)) {
+        epilogue->activation = site->kind;
+        conv.activation_def = bn.activation_def = site->def;
+        conv.activation_args = bn.activation_args = site->constants;
+        skip(*site);
       }
       conv.fused = bn.fused = true;
       conv.epilogue_kernel = ops::epilogue_kernel(conv.name);
@@ -67,54 +66,74 @@ class Fuser {
     std::map<std::pair<std::int32_t, std::int32_t>, std::int32_t> combined_index;
     for (std::size_t pc = 0; pc + 1 < code_.size(); ++pc) {
       const Instruction& first = code_[pc];
-      const Instruction& second = code_[pc + 1];
-      if (!is_operator(first) || !is_operator(second) || rewritten(pc) || rewritten(pc + 1)) {
-        continue;
-      }
+      if (!is_operator(first) || rewritten(pc)) continue;
       const ResolvedOperator& producer = fn_.operators[static_cast<std::size_t>(first.x)];
       if (!standard_kernel(producer)) continue;
       ops::EpilogueKernel kernel = ops::epilogue_kernel(producer.name);
       if (kernel == nullptr) continue;
-      std::optional<ops::Activation> kind = activation_at(pc + 1);
-      if (!kind) continue;
-      const ResolvedOperator& activation = fn_.operators[static_cast<std::size_t>(second.x)];
+      std::optional<ActivationSite> site = activation_at(pc + 1);
+      if (!site) continue;
 
-      auto [it, added] = combined_index.try_emplace({first.x, second.x}, 0);
+      auto [it, added] = combined_index.try_emplace({first.x, code_[site->op_pc].x}, 0);
       if (added) {
         ResolvedOperator combined = producer;
         combined.fused = true;
         combined.epilogue_kernel = kernel;
         auto epilogue = std::make_shared<ops::Epilogue>();
-        epilogue->activation = *kind;
+        epilogue->activation = site->kind;
         combined.epilogue = std::move(epilogue);
-        combined.activation_def = activation.def;
+        combined.activation_def = site->def;
+        combined.activation_args = site->constants;
         it->second = add_operator(std::move(combined));
       }
       rewrite(pc, it->second);
-      skip(pc + 1);
-      ++pc;  // the activation is taken
+      skip(*site);
+      pc = site->op_pc;  // the activation is taken
     }
   }
 
   void finish() { fn_.fused_instructions = std::move(fused_); }
 
  private:
-  // The activation the OP at `pc` applies in place to the value on top of the stack, if a
-  // kernel before it may apply it instead: no jump lands on it, and it runs the standard
-  // kernel of relu_, hardswish_, hardsigmoid_ or silu_.
-  std::optional<ops::Activation> activation_at(std::size_t pc) {
-    if (pc >= code_.size() || !is_operator(code_[pc]) || rewritten(pc)) return std::nullopt;
-    const ResolvedOperator& op = fn_.operators[static_cast<std::size_t>(code_[pc].x)];
-    if (!standard_kernel(op) || op.num_specified_args != 1) return std::nullopt;
+  // An in-place activation of the value on top of the stack that a kernel before it may
+  // apply instead: `OP relu_` (hardswish_, hardsigmoid_, silu_), or ReLU6's
+  // `LOADC 0.0; LOADC 6.0; OP hardtanh_`, running the standard kernel, with no jump landing
+  // inside.
+  struct ActivationSite {
+    ops::Activation kind;
+    std::size_t first_pc;  // its first instruction
+    std::size_t op_pc;     // its OP, the last
+    const ops::OperatorDef* def;
+    std::vector<ops::IValue> constants;  // the LOADCs' values
+  };
+  std::optional<ActivationSite> activation_at(std::size_t pc) {
+    std::size_t op_pc = pc;
+    std::vector<ops::IValue> constants;
+    while (op_pc < code_.size() && code_[op_pc].op == OpCode::kLoadC && constants.size() < 2) {
+      constants.push_back(fn_.constants[static_cast<std::size_t>(code_[op_pc].x)]);
+      ++op_pc;
+    }
+    if (op_pc >= code_.size() || !is_operator(code_[op_pc])) return std::nullopt;
+    for (std::size_t at = pc; at <= op_pc; ++at) {
+      if (rewritten(at)) return std::nullopt;
+    }
+    const ResolvedOperator& op = fn_.operators[static_cast<std::size_t>(code_[op_pc].x)];
+    if (!standard_kernel(op) || op.num_specified_args != constants.size() + 1) return std::nullopt;
+    std::optional<ops::Activation> kind = ops::fusable_activation(op.name, constants);
+    if (!kind) return std::nullopt;
     if (targets_.empty()) targets_ = jump_targets(code_);
-    if (targets_[pc]) return std::nullopt;
-    return ops::fusable_activation(op.name);
+    for (std::size_t at = pc; at <= op_pc; ++at) {
+      if (targets_[at]) return std::nullopt;
+    }
+    return ActivationSite{*kind, pc, op_pc, op.def, std::move(constants)};
   }
-  // The OP at `pc` becomes `JMP 1`: a kernel before it applied its activation, and its
+  // The activation's instructions become `JMP 1`: a kernel before it applied it, and its
   // result (the same tensor) is on the stack.
-  void skip(std::size_t pc) {
+  void skip(const ActivationSite& site) {
     if (fused_.empty()) fused_ = code_;
-    fused_[pc] = Instruction{OpCode::kJmp, 1, 0};
+    for (std::size_t at = site.first_pc; at <= site.op_pc; ++at) {
+      fused_[at] = Instruction{OpCode::kJmp, 1, 0};
+    }
   }
   std::int32_t add_operator(ResolvedOperator op) {
     fn_.operators.push_back(std::move(op));

@@ -278,6 +278,17 @@ void unreachable(const Instruction& ins) {
 
 // Fused code runs only without a profiler (interpreter.cpp); a sink installed by a delegate
 // or a callback while it runs still gets the fused operator as one event.
+namespace {
+
+// The activation a fused operator took over, on the value on top of the stack, where its
+// kernel could not apply it.
+void run_activation(const mobile::ResolvedOperator& op, Stack& stack) {
+  for (const auto& arg : op.activation_args) stack.push_back(arg);
+  op.activation_def->kernel(stack);
+}
+
+}  // namespace
+
 void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_t pc) {
   auto run = [&f, &op, pc](Stack& stack) {
     if (op.folded_away) {
@@ -288,7 +299,7 @@ void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_
       }
       f.unfolded.erase(it);
       op.def->kernel(stack);
-      if (op.activation_def != nullptr) op.activation_def->kernel(stack);
+      if (op.activation_def != nullptr) run_activation(op, stack);
       return;
     }
     if (!op.epilogue->scale.empty()) {  // a convolution with its batch norm folded in
@@ -302,7 +313,7 @@ void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_
       f.unfolded.push_back(op.batch_norm_pc);
       return;
     }
-    if (!op.epilogue_kernel(stack, *op.epilogue)) op.activation_def->kernel(stack);
+    if (!op.epilogue_kernel(stack, *op.epilogue)) run_activation(op, stack);
   };
   if (profiler::EventSink* sink = profiler::current_sink()) {
     run_profiled_op(op, op.def->num_args, handle_at(f.fn, pc), f.stack, *sink, 0, run);

@@ -4,7 +4,16 @@
 
 namespace symbolite::ops {
 
-std::optional<Activation> fusable_activation(std::string_view op_name) {
+std::optional<Activation> fusable_activation(std::string_view op_name,
+                                             std::span<const IValue> arguments) {
+  auto number_is = [](const IValue& v, double x) {
+    return (v.is(IValue::Kind::kDouble) || v.is(IValue::Kind::kInt)) && v.to_double() == x;
+  };
+  if (op_name == "aten::hardtanh_" && arguments.size() == 2 && number_is(arguments[0], 0) &&
+      number_is(arguments[1], 6)) {
+    return Activation::kRelu6;
+  }
+  if (!arguments.empty()) return std::nullopt;
   if (op_name == "aten::relu_") return Activation::kRelu;
   if (op_name == "aten::hardswish_") return Activation::kHardswish;
   if (op_name == "aten::hardsigmoid_") return Activation::kHardsigmoid;
@@ -16,6 +25,9 @@ void apply_activation_f32(Activation activation, float* p, std::int64_t n) {
   switch (activation) {
     case Activation::kRelu:
       vec::relu_f32(p, p, n);
+      return;
+    case Activation::kRelu6:
+      vec::relu6_f32(p, p, n);
       return;
     case Activation::kHardswish:
       vec::hardswish_f32(p, p, n);

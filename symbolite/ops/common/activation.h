@@ -8,15 +8,19 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "symbolite/ops/common/activation_kind.h"
+#include "symbolite/ops/registry/ivalue.h"
 
 namespace symbolite::ops {
 
-// The activation of an in-place operator a kernel can fuse ("aten::relu_" -> kRelu); nullopt
-// for any other operator.
-std::optional<Activation> fusable_activation(std::string_view op_name);
+// The activation of an in-place operator a kernel can fuse, given its arguments after the
+// tensor ("aten::relu_" -> kRelu; "aten::hardtanh_" with 0 and 6 -> kRelu6); nullopt for
+// anything else.
+std::optional<Activation> fusable_activation(std::string_view op_name,
+                                             std::span<const IValue> arguments = {});
 
 // relu as PyTorch's clamp_min keeps it: NaN and -0.0 pass through.
 template <typename T>

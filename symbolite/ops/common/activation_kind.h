@@ -5,6 +5,7 @@
 
 namespace symbolite::ops {
 
-enum class Activation { kRelu, kHardswish, kHardsigmoid, kSilu };
+// kRelu6: hardtanh(x, 0, 6).
+enum class Activation { kRelu, kRelu6, kHardswish, kHardsigmoid, kSilu };
 
 }  // namespace symbolite::ops

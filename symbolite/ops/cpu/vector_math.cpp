@@ -31,6 +31,7 @@ void map4(const float* in, float* out, std::int64_t n, F f) {
 // MAXPS / MINPS return the second operand when either is NaN, so a NaN x passes through as
 // in the scalar definitions (activation.h).
 __m128 relu4(__m128 x) { return _mm_max_ps(_mm_setzero_ps(), x); }
+__m128 relu6_4(__m128 x) { return _mm_min_ps(_mm_set1_ps(6.0f), relu4(x)); }
 __m128 hardswish4(__m128 x) {
   const __m128 six = _mm_set1_ps(6.0f);
   __m128 clamped = _mm_min_ps(_mm_max_ps(_mm_add_ps(x, _mm_set1_ps(3.0f)), _mm_setzero_ps()), six);
@@ -97,6 +98,12 @@ void relu_f32_serial(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::relu_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::relu_f32(in, out, n);
   map4(in, out, n, relu4);
+}
+
+void relu6_f32_serial(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::relu6_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::relu6_f32(in, out, n);
+  map4(in, out, n, relu6_4);
 }
 
 void hardsigmoid_f32_serial(const float* in, float* out, std::int64_t n) {
@@ -212,6 +219,8 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
   switch (*activation) {
     case Activation::kRelu:
       return epilogue4(p, n, bias, scale, shift, relu4);
+    case Activation::kRelu6:
+      return epilogue4(p, n, bias, scale, shift, relu6_4);
     case Activation::kHardswish:
       return epilogue4(p, n, bias, scale, shift, hardswish4);
     case Activation::kHardsigmoid:
@@ -221,6 +230,7 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
   }
 }
 void relu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, relu_f32_serial); }
+void relu6_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, relu6_f32_serial); }
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
   split(in, out, n, hardsigmoid_f32_serial);
 }

@@ -39,6 +39,8 @@ void tanh_f32(const float* in, float* out, std::int64_t n);
 void hardswish_f32(const float* in, float* out, std::int64_t n);
 // x < 0 ? 0 : x (NaN and -0.0 pass through, as PyTorch's clamp_min keeps them).
 void relu_f32(const float* in, float* out, std::int64_t n);
+// min(max(x, 0), 6): ReLU6, hardtanh(x, 0, 6) (a NaN passes through).
+void relu6_f32(const float* in, float* out, std::int64_t n);
 // min(max(x + 3, 0), 6) / 6 with std::max and std::min's NaN handling (a NaN passes through).
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
 // A convolution's epilogue on one row of its output, on the calling thread: p[i] += *bias;

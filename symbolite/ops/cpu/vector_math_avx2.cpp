@@ -76,6 +76,7 @@ __m256 gelu_onednn(__m256 s) {
 // VMAXPS / VMINPS return the second operand when either is NaN, so a NaN x passes through as
 // in the scalar definitions (activation.h).
 __m256 relu8(__m256 x) { return _mm256_max_ps(_mm256_setzero_ps(), x); }
+__m256 relu6_8(__m256 x) { return _mm256_min_ps(_mm256_set1_ps(6.0f), relu8(x)); }
 __m256 hardswish8(__m256 x) {
   const __m256 six = _mm256_set1_ps(6.0f);
   __m256 clamped = _mm256_min_ps(
@@ -129,6 +130,7 @@ void tanh_f32(const float* in, float* out, std::int64_t n) {
 
 void hardswish_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, hardswish8); }
 void relu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, relu8); }
+void relu6_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, relu6_8); }
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
   map8(in, out, n, hardsigmoid8);
 }
@@ -141,6 +143,8 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
   switch (*activation) {
     case Activation::kRelu:
       return epilogue8(p, n, bias, scale, shift, relu8);
+    case Activation::kRelu6:
+      return epilogue8(p, n, bias, scale, shift, relu6_8);
     case Activation::kHardswish:
       return epilogue8(p, n, bias, scale, shift, hardswish8);
     case Activation::kHardsigmoid:

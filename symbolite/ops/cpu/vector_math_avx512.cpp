@@ -84,6 +84,7 @@ __m512 gelu_onednn(__m512 s) {
 // VMAXPS / VMINPS return the second operand when either is NaN, so a NaN x passes through as
 // in the scalar definitions (activation.h).
 __m512 relu16(__m512 x) { return _mm512_maskz_max_ps(kAll, _mm512_setzero_ps(), x); }
+__m512 relu6_16(__m512 x) { return _mm512_maskz_min_ps(kAll, _mm512_set1_ps(6.0f), relu16(x)); }
 __m512 hardswish16(__m512 x) {
   const __m512 six = _mm512_set1_ps(6.0f);
   __m512 clamped = _mm512_maskz_min_ps(
@@ -142,6 +143,7 @@ void tanh_f32(const float* in, float* out, std::int64_t n) {
 
 void hardswish_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, hardswish16); }
 void relu_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, relu16); }
+void relu6_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, relu6_16); }
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
   map16(in, out, n, hardsigmoid16);
 }
@@ -154,6 +156,8 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
   switch (*activation) {
     case Activation::kRelu:
       return epilogue16(p, n, bias, scale, shift, relu16);
+    case Activation::kRelu6:
+      return epilogue16(p, n, bias, scale, shift, relu6_16);
     case Activation::kHardswish:
       return epilogue16(p, n, bias, scale, shift, hardswish16);
     case Activation::kHardsigmoid:

@@ -18,6 +18,7 @@ void silu_f32(const float* in, float* out, std::int64_t n);
 void tanh_f32(const float* in, float* out, std::int64_t n);
 void hardswish_f32(const float* in, float* out, std::int64_t n);
 void relu_f32(const float* in, float* out, std::int64_t n);
+void relu6_f32(const float* in, float* out, std::int64_t n);
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
 void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
                   const float* shift, const Activation* activation);
@@ -34,6 +35,7 @@ void silu_f32(const float* in, float* out, std::int64_t n);
 void tanh_f32(const float* in, float* out, std::int64_t n);
 void hardswish_f32(const float* in, float* out, std::int64_t n);
 void relu_f32(const float* in, float* out, std::int64_t n);
+void relu6_f32(const float* in, float* out, std::int64_t n);
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
 void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
                   const float* shift, const Activation* activation);

@@ -4,6 +4,7 @@
 // A binary op computes in the common dtype of its operands into a new contiguous tensor of
 // the broadcast shape. In-place variants compute out of place, then write into self
 // (assign_in_place: PyTorch's shape and cast checks; copy-on-write for read-only parameters).
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -483,7 +484,14 @@ void hardtanh(Stack& s) {
 }
 void hardtanh_(Stack& s) {
   IValue hi = pop(s), lo = pop(s), self = pop(s);
-  push_in_place(s, self, hardtanh_impl(self.to_tensor(), lo, hi));
+  const Tensor& t = self.to_tensor();
+  // ReLU6 (MobileNet v2) on a writable float32 tensor: in place, in vectors, the same values.
+  if (writes_in_place(t) && fusable_activation("aten::hardtanh_", std::array{lo, hi})) {
+    apply_activation_f32(Activation::kRelu6, t.mutable_data<float>(), t.numel());
+    s.push_back(std::move(self));
+    return;
+  }
+  push_in_place(s, self, hardtanh_impl(t, lo, hi));
 }
 void gelu(Stack& s) {
   IValue approximate = pop(s), self = pop(s);
