@@ -51,6 +51,7 @@ struct BenchOptions {
   int warmup = 3;
   bool profile = false;
   bool profile_details = false;
+  bool no_fusion = false;
   bool json = false;
 };
 
@@ -99,6 +100,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                 "With --profile: also record shapes, FLOPs and memory per event");
   add_run_budget_options(cmd, o->budget);
   add_threads_option(cmd);
+  cmd->add_flag("--no-fusion", o->no_fusion,
+                "Run the operators as written: no batch norm folded into convolutions, no fused "
+                "activations (to measure what fusion gains)");
   cmd->add_flag("--json", o->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([o, &exit_code] {
     require_at_least("--runs", o->runs, 1);
@@ -108,6 +112,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     for (const auto& path : o->inputs) inputs.push_back(runtime::read_input_file(path));
     auto load_start = std::chrono::steady_clock::now();
     auto model = mobile::LoadedModel::load(o->model);
+    if (o->no_fusion) model.drop_fusion();
     double load_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
             .count();

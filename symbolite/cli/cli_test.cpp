@@ -2,6 +2,8 @@
 // damaged files (tests/fixtures/bad, derived from a real model by make_bad_models.py).
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,8 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "symbolite/ops/registry/operator_registry.h"
+#include "symbolite/tensor/npy.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/json_tensor.h"
 #include "tests/test_support/run_cli.h"
+#include "tests/test_support/scratch_dir.h"
 
 #include <unistd.h>
 
@@ -278,6 +283,31 @@ TEST(DelegatedCli, SymbolicateInstructionColonBackendPrintsPyTorchsComposedHiera
   }
   auto bad = run_cli("symbolicate " + delegated() + " 36:x");
   EXPECT_EQ(bad.exit_code, 2);
+}
+
+TEST(Cli, NoFusionRunsTheOperatorsAsWrittenWithTheSameResult) {
+  // fused.ptl folds batch norms and fuses activations (runtime/fused_run_test.cpp).
+  testing::ScratchDir scratch;
+  std::ifstream golden(fixture_path("goldens/fused.json"));
+  const auto calls = nlohmann::json::parse(golden)["calls"];
+  ASSERT_EQ(calls[0]["model"], "fused");
+  const std::string input = scratch.file("x.npy");
+  tensor::write_npy_file(input, testing::tensor_from_json(calls[0]["inputs"][0]));
+  const std::string model = fixture_path("models/fused.ptl");
+  auto fused = run_cli("run " + model + " --input " + input + " --output-dir " + scratch.file("a"));
+  auto unfused = run_cli("run " + model + " --input " + input + " --no-fusion --output-dir " +
+                         scratch.file("b"));
+  ASSERT_EQ(fused.exit_code, 0) << fused.err;
+  ASSERT_EQ(unfused.exit_code, 0) << unfused.err;
+  auto bytes = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(bytes(scratch.file("a/output_0.npy")), bytes(scratch.file("b/output_0.npy")));
+  auto bench =
+      run_cli("bench " + model + " --input " + input + " --no-fusion --runs 1 --warmup 0 --json");
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_EQ(nlohmann::json::parse(bench.out)["runs"], 1);
 }
 
 }  // namespace

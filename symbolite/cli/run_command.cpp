@@ -31,6 +31,7 @@ struct RunOptions {
   std::string sidecar;  // --debug
   std::vector<std::string> inputs;
   std::string output_dir;
+  bool no_fusion = false;
   bool json = false;
 };
 
@@ -98,12 +99,16 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "module hierarchies and tracebacks");
   add_run_budget_options(cmd, options->budget);
   add_threads_option(cmd);
+  cmd->add_flag("--no-fusion", options->no_fusion,
+                "Run the operators as written: no batch norm folded into convolutions, no fused "
+                "activations (the results are the same)");
   cmd->add_flag("--json", options->json, "Print JSON (schema in docs/CLI.md)");
   cmd->callback([options, &exit_code] {
     if (!options->output_dir.empty()) prepare_output_dir(options->output_dir);
     std::vector<ops::IValue> inputs;
     for (const auto& path : options->inputs) inputs.push_back(runtime::read_input_file(path));
     auto model = mobile::LoadedModel::load(options->model);
+    if (options->no_fusion) model.drop_fusion();
     if (!options->sidecar.empty()) mobile::attach_sidecar(model, options->sidecar);
     runtime::Interpreter interpreter(model);
     interpreter.set_budget(to_run_budget(options->budget));

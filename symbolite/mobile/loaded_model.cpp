@@ -133,6 +133,10 @@ LoadedModel LoadedModel::from_archive(archive::ModelArchive archive, const std::
                    path, registry);
 }
 
+void LoadedModel::drop_fusion() {
+  for (auto& [name, fn] : functions) fn.fused_instructions.clear();
+}
+
 LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const std::string& path,
                                    const ops::OperatorRegistry& registry) {
   if (!info->bytecode) {

@@ -100,6 +100,11 @@ struct LoadedModel {
   // The model's own debug info when it has a call-stack map; else null (stripped model).
   std::shared_ptr<const debuginfo::DebugInfoSource> debug;
 
+  // Runs every function as the file has it from now on: no folded batch norms or fused
+  // activations (mobile/operator_fusion.h). The results are the same bits; `run
+  // --no-fusion` and `bench --no-fusion` use it to compare.
+  void drop_fusion();
+
   // The method `name` of the top module ("forward"), or null.
   const LoadedFunction* method(std::string_view name) const;
   // Names of the top module's methods, sorted.
