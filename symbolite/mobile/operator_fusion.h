@@ -1,17 +1,22 @@
-// Operator fusion at load. Batch norms are folded into the convolutions before them where
-// batch_norm_folding.h shows it safe; then an operator immediately followed by an in-place
-// activation on its
-// result (`batch_norm` then `relu_`, `hardswish_`, `hardsigmoid_` or `silu_`, as every
-// torchvision Conv-BN-activation block compiles) runs as one kernel that applies the
-// activation in the same pass over the output (ops/registry/epilogue_kernels.h). The result
-// has the same bits as the two operators one after the other (ops/common/activation.h).
+// Operator fusion at load: work the bytecode does on an operator's output right after it
+// moves into that operator's epilogue (ops/registry/epilogue_kernels.h), done while the
+// output is in cache instead of in passes of its own.
+// - A batch norm that only reads a convolution's output is folded into it: the convolution
+//   applies the batch norm's scale and shift, and the batch norm returns its input
+//   (batch_norm_folding.h says when that is safe).
+// - An in-place activation right after a convolution or batch norm (`relu_`, `hardswish_`,
+//   `hardsigmoid_`, `silu_`, ReLU6's `hardtanh_(x, 0, 6)`), as every torchvision
+//   Conv-BN-activation block compiles, runs in the epilogue; after a folded batch norm, in
+//   the convolution's.
+// The epilogue computes as the operators it replaces, in their order, so results are the same
+// bits (ops/common/activation.h, ops/cpu/vector_math.h).
 //
-// The file's code is left as it is: the fused copy (`LoadedFunction::fused_instructions`)
-// calls a new operator entry, appended to the function's operators, at the first
-// instruction, and turns the activation into `JMP 1`, which does nothing — its result, the
-// same tensor, is already on the stack. Instruction indices do not move, so jump targets,
-// debug handles and failure locations are the file's. Profiled runs take the file's code, so
-// that every operator is timed and attributed on its own.
+// The file's code is left as it is: the fused copy (`LoadedFunction::fused_instructions`),
+// index for index, calls new operator entries (appended to the function's operators) at the
+// convolution and batch norm, and turns the activation's instructions into `JMP 1`, which
+// does nothing — its result, the same tensor, is already on the stack. Instruction indices do
+// not move, so jump targets, debug handles and failure locations are the file's. Profiled runs
+// take the file's code, so that every operator is timed and attributed on its own.
 #pragma once
 
 #include "symbolite/mobile/loaded_model.h"
