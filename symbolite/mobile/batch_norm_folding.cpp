@@ -1,9 +1,11 @@
 #include "symbolite/mobile/batch_norm_folding.h"
 
-#include <cmath>
 #include <map>
 #include <optional>
 #include <vector>
+
+#include "symbolite/ops/common/batch_norm_affine.h"
+#include "symbolite/ops/common/nn_common.h"
 
 namespace symbolite::mobile {
 namespace {
@@ -56,17 +58,6 @@ bool fixed_channel_vector(const IValue& v, std::int64_t channels) {
   if (!v.is(IValue::Kind::kTensor)) return false;
   const Tensor& t = v.to_tensor();
   return t.dtype() == DType::kFloat32 && t.numel() == channels && t.storage().is_view();
-}
-
-// The n elements of a fixed_channel_vector (any strides) as double, or n times `fallback` for
-// None.
-std::vector<double> channel_values(const IValue& v, std::int64_t n, double fallback) {
-  std::vector<double> out(static_cast<std::size_t>(n), fallback);
-  if (v.is_none()) return out;
-  Tensor t = v.to_tensor().contiguous();
-  const float* p = t.data<float>();
-  for (std::size_t c = 0; c < out.size(); ++c) out[c] = p[c];
-  return out;
 }
 
 // Every instruction some path from `start` can reach.
@@ -416,15 +407,15 @@ class Walker {
     }
     BatchNormFold fold{conv_pc, pc, std::vector<float>(static_cast<std::size_t>(channels)),
                        std::vector<float>(static_cast<std::size_t>(channels))};
-    const std::vector<double> w = channel_values(weight, channels, 1.0);
-    const std::vector<double> b = channel_values(bias, channels, 0.0);
-    const std::vector<double> m = channel_values(mean, channels, 0.0);
-    const std::vector<double> v = channel_values(var, channels, 1.0);
-    for (std::size_t c = 0; c < w.size(); ++c) {
-      // batch_norm's scale and shift, in double as its kernel computes them, then rounded.
-      const double scale = w[c] / std::sqrt(v[c] + eps);
-      fold.scale[c] = static_cast<float>(scale);
-      fold.shift[c] = static_cast<float>(b[c] - m[c] * scale);
+    // batch_norm's scale and shift, computed as its kernel computes them, then rounded.
+    const ops::ChannelAffine affine =
+        ops::batch_norm_affine(ops::per_channel(ops::nn::optional_tensor(weight), channels, 1.0),
+                               ops::per_channel(ops::nn::optional_tensor(bias), channels, 0.0),
+                               ops::per_channel(ops::nn::optional_tensor(mean), channels, 0.0),
+                               ops::per_channel(ops::nn::optional_tensor(var), channels, 1.0), eps);
+    for (std::size_t c = 0; c < affine.scale.size(); ++c) {
+      fold.scale[c] = static_cast<float>(affine.scale[c]);
+      fold.shift[c] = static_cast<float>(affine.shift[c]);
     }
     folds_.push_back(std::move(fold));
   }

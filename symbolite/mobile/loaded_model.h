@@ -37,7 +37,7 @@ struct ResolvedOperator {
 
   // The rest is set on the operators fusion adds (operator_fusion.h), which the interpreter
   // runs with run_fused_operator (runtime/instruction_handlers.h).
-  bool fused = false;
+  bool fused() const { return epilogue != nullptr || folded_away; }
   // The kernel that runs this operator and then `epilogue` on its output
   // (ops/registry/epilogue_kernels.h), and the activation's own operator, run after it when
   // that kernel could not.

@@ -50,7 +50,6 @@ class Fuser {
         conv.activation_args = bn.activation_args = site->constants;
         skip(*site);
       }
-      conv.fused = bn.fused = true;
       conv.epilogue_kernel = ops::epilogue_kernel(conv.name);
       conv.epilogue = std::move(epilogue);
       conv.batch_norm_pc = fold.batch_norm_pc;
@@ -77,7 +76,6 @@ class Fuser {
       auto [it, added] = combined_index.try_emplace({first.x, code_[site->op_pc].x}, 0);
       if (added) {
         ResolvedOperator combined = producer;
-        combined.fused = true;
         combined.epilogue_kernel = kernel;
         auto epilogue = std::make_shared<ops::Epilogue>();
         epilogue->activation = site->kind;

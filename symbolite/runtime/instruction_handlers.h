@@ -113,7 +113,7 @@ void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_
   for (std::size_t i = op.num_specified_args; i < op.def->num_args; ++i) {
     f.stack.push_back(defaults[i - first_default]);
   }
-  if (op.fused) [[unlikely]] {
+  if (op.fused()) [[unlikely]] {
     run_fused_operator(f, op, pc);
     return;
   }

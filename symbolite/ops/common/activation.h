@@ -1,7 +1,7 @@
-// The in-place activations another kernel can apply in its own pass over its output: the
-// bytecode's `batch_norm` followed by `relu_` (mobile/operator_fusion.h) runs as one pass
-// instead of two. The standalone in-place kernels (elementwise_ops.cpp) compute with these
-// same functions, so a fused result has the same bits as the two operators one after the
+// The in-place activations another kernel can apply to its own output while it is in cache
+// (mobile/operator_fusion.h: a convolution's or batch norm's epilogue). The standalone
+// in-place kernels (elementwise_ops.cpp) compute with the same vector functions
+// (ops/cpu/vector_math.h), so a fused result has the same bits as the operators one after the
 // other.
 #pragma once
 

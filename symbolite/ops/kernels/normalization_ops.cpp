@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/activation.h"
+#include "symbolite/ops/common/batch_norm_affine.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/scale_shift.h"
@@ -28,19 +29,6 @@ void check_features(const char* name, std::int64_t expected, const Tensor& t) {
   if (t.numel() != expected) {
     fail(fmt::format("{} should contain {} elements not {}", name, expected, t.numel()));
   }
-}
-
-// The n elements of an optional per-channel parameter (float32 or float64) as double, or
-// n times `fallback`.
-std::vector<double> per_channel(const Tensor* t, std::int64_t n, double fallback) {
-  std::vector<double> out(static_cast<std::size_t>(n), fallback);
-  if (t == nullptr) return out;
-  Tensor c = t->contiguous();
-  dispatch_floating(c.dtype(), "batch_norm", [&](auto tag) {
-    const auto* p = c.data<decltype(tag)>();
-    for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = p[i];
-  });
-  return out;
 }
 
 // batch_norm_cpu's dtype checks, in its order: the input's dispatch; then its "mixed type"
@@ -161,12 +149,8 @@ Tensor normalize_planes(const Tensor& x, std::int64_t outer, std::int64_t inner,
   dispatch_floating(x.dtype(), "batch_norm", [&](auto tag) {
     using T = decltype(tag);
     if (m.empty()) channel_stats<T>(x, outer, features, inner, m, v);
-    std::vector<double> scale(w.size()), shift(w.size());
-    for (std::size_t c = 0; c < scale.size(); ++c) {
-      scale[c] = w[c] / std::sqrt(v[c] + eps);
-      shift[c] = b[c] - m[c] * scale[c];
-    }
-    scale_shift_planes<T>(x, outer, inner, scale, shift, out);
+    const ChannelAffine affine = batch_norm_affine(w, b, m, v, eps);
+    scale_shift_planes<T>(x, outer, inner, affine.scale, affine.shift, out);
   });
   return out;
 }
@@ -230,12 +214,7 @@ bool batch_norm_with_activation(Stack& s, std::optional<Activation> activation) 
     }
     std::vector<double> m = per_channel(mean, features, 0.0);
     std::vector<double> v = per_channel(var, features, 1.0);
-    std::vector<double> scale(static_cast<std::size_t>(features));
-    std::vector<double> shift(static_cast<std::size_t>(features));
-    for (std::size_t c = 0; c < scale.size(); ++c) {
-      scale[c] = w[c] / std::sqrt(v[c] + eps);
-      shift[c] = b[c] - m[c] * scale[c];
-    }
+    const ChannelAffine affine = batch_norm_affine(w, b, m, v, eps);
     // An input nothing else refers to (a convolution's output moved onto the stack) is
     // overwritten: no second buffer, and the values stay in cache for the next op. A tensor
     // a register or a residual branch still holds (pre-norm blocks: maxvit's MBConv) is not.
@@ -244,7 +223,7 @@ bool batch_norm_with_activation(Stack& s, std::optional<Activation> activation) 
     out = reuse ? x : Tensor::uninitialized(x.sizes(), x.dtype());
     applied = activation && x.dtype() == DType::kFloat32;
     dispatch_floating(x.dtype(), "batch_norm", [&](auto tag) {
-      scale_shift_channels<decltype(tag)>(x, scale, shift, out,
+      scale_shift_channels<decltype(tag)>(x, affine.scale, affine.shift, out,
                                           applied ? activation : std::nullopt);
     });
   }
