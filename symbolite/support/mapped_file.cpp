@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -15,12 +18,43 @@
 namespace symbolite {
 namespace {
 
+// The live mappings, by the address of their Mapping (a Bytes' owner): release_mapped_pages
+// acts only on bytes one of them owns.
+class LiveMappings {
+ public:
+  void add(const void* mapping) {
+    std::lock_guard lock(mutex_);
+    live_.insert(mapping);
+  }
+  void remove(const void* mapping) {
+    std::lock_guard lock(mutex_);
+    live_.erase(mapping);
+  }
+  bool contains(const void* mapping) {
+    std::lock_guard lock(mutex_);
+    return live_.count(mapping) != 0;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_set<const void*> live_;
+};
+
+LiveMappings& live_mappings() {
+  static LiveMappings* live = new LiveMappings;  // never destroyed: mappings may outlive statics
+  return *live;
+}
+
 struct Mapping {
   void* address = nullptr;
   std::size_t size = 0;
+  Mapping() { live_mappings().add(this); }
   ~Mapping() {
+    live_mappings().remove(this);
     if (address != nullptr) munmap(address, size);
   }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
 };
 
 [[noreturn]] void fail_errno(const std::string& path, const char* what) {
@@ -68,6 +102,16 @@ Bytes map_file(const std::string& path, MapPrefetch prefetch) {
   mapping->address = address;
   const auto* data = static_cast<const std::uint8_t*>(address);
   return Bytes(std::move(mapping), data, static_cast<std::size_t>(st.st_size));
+}
+
+void release_mapped_pages(const Bytes& bytes) {
+  if (bytes.empty() || !live_mappings().contains(bytes.owner().get())) return;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(bytes.data());
+  const std::uintptr_t first = (begin + page - 1) / page * page;
+  const std::uintptr_t last = (begin + bytes.size()) / page * page;
+  // Advice only: a failure leaves the pages resident, which is all it can cost.
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 }  // namespace symbolite

@@ -19,4 +19,11 @@ enum class MapPrefetch { kOnDemand, kWhole };
 // file gives empty Bytes.
 Bytes map_file(const std::string& path, MapPrefetch prefetch = MapPrefetch::kOnDemand);
 
+// Gives the pages wholly inside `bytes` back to the system when they belong to a mapping made
+// by map_file; read again, they come back from the file (the mapping is read-only, so they
+// never hold anything else). For bytes read once into another form that need not stay
+// resident: a convolution's weights, reordered for oneDNN (ops/cpu/onednn_conv.h). Does
+// nothing for other bytes (a decompressed buffer would lose its contents).
+void release_mapped_pages(const Bytes& bytes);
+
 }  // namespace symbolite

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -98,6 +100,37 @@ TEST(MapFile, ASymlinkToAFileIsFollowed) {
   write(dir.file("target"), "through the link");
   std::filesystem::create_symlink(dir.file("target"), dir.file("link"));
   EXPECT_EQ(map_file(dir.file("link")).str(), "through the link");
+}
+
+// Resident kilobytes of the mapping that starts at `address` (/proc/self/smaps), -1 if none.
+long resident_kib(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::stringstream start;
+  start << std::hex << reinterpret_cast<std::uintptr_t>(address) << '-';
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    if (line.rfind(start.str(), 0) == 0) inside = true;
+    if (inside && line.rfind("Rss:", 0) == 0) return std::stol(line.substr(4));
+  }
+  return -1;
+}
+
+TEST(MapFile, ReleasedPagesLeaveMemoryAndReadBackTheSame) {
+  ScratchDir dir;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  std::string content(static_cast<std::size_t>(page) * 64, '\0');
+  for (std::size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>(i * 13 + 5);
+  write(dir.file("weights.bin"), content);
+  Bytes b = map_file(dir.file("weights.bin"), MapPrefetch::kWhole);
+  ASSERT_EQ(resident_kib(b.data()), page * 64 / 1024);
+  // Pages wholly inside the slice go; the partial first and last pages stay.
+  release_mapped_pages(b.slice(static_cast<std::size_t>(page) / 2, content.size() - page));
+  EXPECT_EQ(resident_kib(b.data()), page * 2 / 1024);
+  EXPECT_EQ(b.str(), content);
+  // Bytes that are not a file mapping keep their memory and contents.
+  Bytes owned = Bytes::copy_of(content);
+  release_mapped_pages(owned);
+  EXPECT_EQ(owned.str(), content);
 }
 
 }  // namespace

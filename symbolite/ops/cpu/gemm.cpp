@@ -7,21 +7,9 @@
 #include <limits>
 
 #include "symbolite/ops/cpu/gemv.h"
+#include "symbolite/ops/cpu/single_openmp_thread.h"
 #include "symbolite/support/error.h"
 #include "symbolite/support/parallel_for.h"
-
-// oneDNN as Debian builds it runs its parallel regions on OpenMP (libgomp, which it loads
-// anyway). Its threads would be a second pool beside symbolite's, and OpenMP's idle threads
-// spin for a while after each product, taking the cores symbolite's workers need for the
-// next operator. So each product runs oneDNN on one OpenMP thread (a per-thread setting, set
-// for the calling thread only and restored: a host application's own OpenMP use keeps its
-// setting), and symbolite splits large products into blocks of rows or columns across its
-// own pool (support/parallel_for.h). Declared here rather than through <omp.h>, which clang
-// does not ship without libomp-dev; these are the OpenMP C API's own signatures.
-extern "C" {
-int omp_get_max_threads(void);
-void omp_set_num_threads(int num_threads);
-}
 
 namespace symbolite::ops {
 namespace {
@@ -38,21 +26,6 @@ int blas_dim(std::int64_t v) {
 // Multiply-adds below which a product runs on one thread: handing blocks to workers costs
 // more than it saves (a 64x64x64 product takes ~10 us on one core).
 constexpr std::int64_t kMultiplyAddsPerThread = std::int64_t{1} << 18;
-
-class SingleOpenMpThread {
- public:
-  SingleOpenMpThread() : previous_(omp_get_max_threads()) {
-    if (previous_ != 1) omp_set_num_threads(1);
-  }
-  ~SingleOpenMpThread() {
-    if (previous_ != 1) omp_set_num_threads(previous_);
-  }
-  SingleOpenMpThread(const SingleOpenMpThread&) = delete;
-  SingleOpenMpThread& operator=(const SingleOpenMpThread&) = delete;
-
- private:
-  int previous_;
-};
 
 void sgemm_block(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
                  float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,

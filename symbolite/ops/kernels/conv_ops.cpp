@@ -3,10 +3,11 @@
 // messages (batchify, _convolution, check_shape_forward, then the CPU backends' own checks);
 // conv1d runs as a conv2d of height 1, as PyTorch's CPU path does.
 //
-// Three compute paths: depthwise (groups == in_channels, one input channel per group) in
+// Four compute paths: depthwise (groups == in_channels, one input channel per group) in
 // depthwise_conv.cpp, float32 only; 1x1 with stride 1 and no padding as one GEMM per
-// group; everything else as im2col + GEMM (gemm.h: oneDNN sgemm for float32, OpenBLAS dgemm
-// for float64). float64 takes the GEMM paths for depthwise too: it is there for
+// group; other float32 ones with groups == 1 and weights read-only in the model file on
+// oneDNN's direct convolutions (onednn_conv.h); everything else as im2col + GEMM (gemm.h:
+// oneDNN sgemm for float32, OpenBLAS dgemm for float64). float64 takes the GEMM paths for depthwise too: it is there for
 // correctness, not speed.
 #include <algorithm>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/depthwise_conv.h"
 #include "symbolite/ops/cpu/gemm.h"
+#include "symbolite/ops/cpu/onednn_conv.h"
 #include "symbolite/ops/cpu/strided_copy.h"
 #include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/ops/registry/epilogue_kernels.h"
@@ -211,6 +213,15 @@ void run_conv(const Tensor& x, const Tensor& wt, T* out, const Geometry& g,
     if (g.groups == g.c && g.cg == 1) {
       depthwise_conv2d(x.data<float>(), wt.data<float>(), e.bias, out, g, e.fused);
       return;
+    }
+    // Weights read-only in the model file: oneDNN's direct convolution, its reordered copy
+    // of the weights made once (onednn_conv.h).
+    if (wt.storage().is_view() && onednn_conv2d_shape(g)) {
+      const Bytes weight_bytes(wt.storage().bytes().owner(), wt.raw_data(), wt.nbytes());
+      auto done = [&](std::int64_t n, std::int64_t first, std::int64_t count) {
+        finish_rows(out + (n * g.o + first) * plane, first, count, plane, plane, g.o, e);
+      };
+      if (onednn_conv2d(x.data<float>(), weight_bytes, out, g, done)) return;
     }
   }
   conv_gemm(x.data<T>(), wt.data<T>(), out, g, e);

@@ -1,0 +1,38 @@
+// Dense float32 convolutions (groups == 1, anything but a 1x1 stride-1 unpadded kernel, which
+// is one GEMM as it stands) on oneDNN's direct-convolution primitives: ResNet's, VGG's and
+// DenseNet's 3x3s, stems, strided and dilated ones. The primitives read weights in their own
+// blocked layout; reordering them costs a copy, so it is made once per convolution and kept,
+// which is only sound for weights that cannot change: read-only bytes of a model file
+// (a tensor::Storage view). Other convolutions keep im2col + GEMM (conv_ops.cpp).
+//
+// Measured against im2col + oneDNN's SGEMM on resnet18's 3x3s (docs/PERFORMANCE.md): 1.1-1.8x
+// faster on one thread, 1.1-2x on two, input and output reorders included.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "symbolite/ops/common/conv_geometry.h"
+#include "symbolite/support/bytes.h"
+
+namespace symbolite::ops::nn {
+
+// Told that output channels [first, first + count) of image n are written, while they are in
+// cache: conv_ops.cpp applies bias and fused epilogue there.
+using ChannelsDone = std::function<void(std::int64_t n, std::int64_t first, std::int64_t count)>;
+
+// out (N, O, OH, OW) = conv(in (N, C, H, W), weight (O, C, KH, KW)), no bias, calling `done`
+// for every block of output channels; returns true. Returns false, having written nothing,
+// when it does not take the convolution: grouped or 1x1 stride-1 ones, or oneDNN has no
+// primitive for it. `weight_bytes` are the weight's read-only bytes (the reordered copy is
+// kept while their owner lives).
+bool onednn_conv2d(const float* in, const Bytes& weight_bytes, float* out, const ConvGeometry& g,
+                   const ChannelsDone& done);
+
+// Whether onednn_conv2d would take a convolution of this shape (the shape test only).
+bool onednn_conv2d_shape(const ConvGeometry& g);
+
+// Reordered weights kept now (convolution shapes seen with live weights): for tests.
+std::size_t onednn_conv2d_plans();
+
+}  // namespace symbolite::ops::nn
