@@ -68,13 +68,18 @@ class Scratch {
   std::size_t size_ = 0;
 };
 
-// A block of output channels: its own primitive over the whole input.
+// A block of the output — some of its channels over all rows, or all channels over a band of
+// rows — with its own primitive.
 struct Slice {
-  std::int64_t first = 0, count = 0;
+  std::int64_t first = 0, count = 0;  // output channels
+  std::int64_t top = 0, rows = 0;     // output rows
+  memory::desc src;                   // the input rows it reads, in the primitives' layout,
+  std::int64_t src_offset = 0;        // at this many elements into the reordered input
   dnnl::convolution_forward conv;
-  memory weights;       // reordered once, owned by oneDNN
+  memory weights;       // reordered once, owned by oneDNN (shared by bands of rows)
   memory::desc dst;     // the primitive's output layout
-  memory::desc output;  // the block's channels of the NCHW output
+  memory::desc output;  // the block's part of the NCHW output
+  std::int64_t output_offset = 0;
   bool reorder_out = false;
   dnnl::reorder to_output;
   memory::desc scratchpad;
@@ -153,66 +158,145 @@ class PlanCache {
   static std::shared_ptr<const Plan> build(const Bytes& weight_bytes, const ConvGeometry& g,
                                            std::int64_t slices) {
     SingleOpenMpThread one;
-    auto plan = std::make_shared<Plan>();
-    plan->owner = weight_bytes.owner();
-    const auto f32 = memory::data_type::f32;
-    const auto any = memory::format_tag::any;
-    const Dims strides{g.sh, g.sw}, padding{g.ph, g.pw}, dilation{g.dh - 1, g.dw - 1};
-    plan->user_src = memory::desc({g.n, g.c, g.h, g.w}, f32, memory::format_tag::nchw);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const std::int64_t per = (g.o + slices - 1) / slices;
-    const std::int64_t step = (per + kChannelBlock - 1) / kChannelBlock * kChannelBlock;
-    memory::desc src_any({g.n, g.c, g.h, g.w}, f32, any);
+    // Threads take blocks of output channels when those split evenly; otherwise (DenseNet's
+    // 48 channels on two threads) bands of output rows, each reading its own input rows.
+    const std::int64_t blocks = (g.o + kChannelBlock - 1) / kChannelBlock;
+    if (slices > 1 && g.n == 1 && blocks % slices != 0 && g.oh >= 2 * slices) {
+      try {
+        if (auto plan = build_rows(weight_bytes, g, slices)) return plan;
+      } catch (const dnnl::error&) {
+        // no primitive for a band here: blocks of channels
+      }
+    }
     try {
-      for (std::int64_t first = 0; first < g.o; first += step) {
-        Slice s;
-        s.first = first;
-        s.count = std::min(step, g.o - first);
-        const Dims weight_dims{s.count, g.c, g.kh, g.kw}, dst_dims{g.n, s.count, g.oh, g.ow};
-        // Every block reads the input in the layout the first block's primitive chose.
-        const memory::desc src = plan->slices.empty() ? src_any : plan->src;
-        dnnl::convolution_forward::desc desc(
-            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
-            memory::desc(weight_dims, f32, any), memory::desc(dst_dims, f32, any), strides,
-            dilation, padding, padding);
-        dnnl::convolution_forward::primitive_desc pd(desc, attr, engine());
-        if (plan->slices.empty()) plan->src = pd.src_desc();
-        if (pd.src_desc() != plan->src) return nullptr;
-        s.conv = dnnl::convolution_forward(pd);
-        s.dst = pd.dst_desc();
-        s.scratchpad = pd.scratchpad_desc();
-        s.output = memory::desc(dst_dims, f32, Dims{g.o * g.oh * g.ow, g.oh * g.ow, g.ow, 1});
-        s.reorder_out = s.dst != s.output;
-        if (s.reorder_out) s.to_output = reorder(s.dst, s.output);
-        // The file's weights, read once into the primitive's layout.
-        const auto* weight = reinterpret_cast<const float*>(weight_bytes.data());
-        memory file_weights(memory::desc(weight_dims, f32, memory::format_tag::oihw), engine(),
-                            const_cast<float*>(weight + first * g.c * g.kh * g.kw));
-        s.weights = memory(pd.weights_desc(), engine());
-        dnnl::reorder(file_weights, s.weights).execute(stream(), file_weights, s.weights);
-        plan->slices.push_back(std::move(s));
-      }
-      stream().wait();
-      // The file's copy is not read again: its pages need not count in the process's memory.
-      release_mapped_pages(weight_bytes);
-      plan->reorder_in = plan->src != plan->user_src;
-      if (plan->reorder_in) {
-        // One band when the layout pads the channels: the whole reorder zeroes the padding.
-        const bool padded = plan->src.data.padded_dims[1] != g.c;
-        const std::int64_t bands = padded ? 1 : std::min(slices, g.h);
-        for (std::int64_t b = 0; b < bands; ++b) {
-          const std::int64_t top = g.h * b / bands, rows = g.h * (b + 1) / bands - top;
-          const Dims dims{g.n, g.c, rows, g.w}, at{0, 0, top, 0};
-          Plan::Band band;
-          band.from = bands == 1 ? plan->user_src : plan->user_src.submemory_desc(dims, at);
-          band.to = bands == 1 ? plan->src : plan->src.submemory_desc(dims, at);
-          band.reorder = reorder(band.from, band.to);
-          plan->to_src.push_back(std::move(band));
-        }
-      }
+      return build_channels(weight_bytes, g, slices);
     } catch (const dnnl::error&) {
       return nullptr;  // no primitive for this shape here: im2col takes it
+    }
+  }
+
+  static dnnl::convolution_forward::primitive_desc describe(const ConvGeometry& g,
+                                                            const memory::desc& src,
+                                                            std::int64_t channels,
+                                                            std::int64_t rows, std::int64_t pad_top,
+                                                            std::int64_t pad_bottom) {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const auto f32 = memory::data_type::f32;
+    const auto any = memory::format_tag::any;
+    dnnl::convolution_forward::desc desc(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+        memory::desc({channels, g.c, g.kh, g.kw}, f32, any),
+        memory::desc({g.n, channels, rows, g.ow}, f32, any), {g.sh, g.sw}, {g.dh - 1, g.dw - 1},
+        {pad_top, g.pw}, {pad_bottom, g.pw});
+    return {desc, attr, engine()};
+  }
+
+  // Completes `s` from its primitive: output reorder, scratchpad; `weights` reordered from
+  // the file unless a band before it left them in the same layout.
+  static void finish_slice(Slice& s, const dnnl::convolution_forward::primitive_desc& pd,
+                           const ConvGeometry& g, const Bytes& weight_bytes, const Slice* before) {
+    const auto f32 = memory::data_type::f32;
+    s.conv = dnnl::convolution_forward(pd);
+    s.dst = pd.dst_desc();
+    s.scratchpad = pd.scratchpad_desc();
+    s.output = memory::desc({g.n, s.count, s.rows, g.ow}, f32,
+                            Dims{g.o * g.oh * g.ow, g.oh * g.ow, g.ow, 1});
+    s.output_offset = s.first * g.oh * g.ow + s.top * g.ow;
+    s.reorder_out = s.dst != s.output;
+    if (s.reorder_out) s.to_output = reorder(s.dst, s.output);
+    if (before != nullptr && before->weights.get_desc() == pd.weights_desc()) {
+      s.weights = before->weights;
+      return;
+    }
+    // The file's weights, read once into the primitive's layout.
+    const auto* weight = reinterpret_cast<const float*>(weight_bytes.data());
+    memory file_weights(memory::desc({s.count, g.c, g.kh, g.kw}, f32, memory::format_tag::oihw),
+                        engine(), const_cast<float*>(weight + s.first * g.c * g.kh * g.kw));
+    s.weights = memory(pd.weights_desc(), engine());
+    dnnl::reorder(file_weights, s.weights).execute(stream(), file_weights, s.weights);
+  }
+
+  static std::shared_ptr<Plan> start_plan(const Bytes& weight_bytes, const ConvGeometry& g) {
+    auto plan = std::make_shared<Plan>();
+    plan->owner = weight_bytes.owner();
+    plan->user_src =
+        memory::desc({g.n, g.c, g.h, g.w}, memory::data_type::f32, memory::format_tag::nchw);
+    return plan;
+  }
+
+  // Blocks of output channels (multiples of 16), each over the whole input.
+  static std::shared_ptr<const Plan> build_channels(const Bytes& weight_bytes,
+                                                    const ConvGeometry& g, std::int64_t slices) {
+    auto plan = start_plan(weight_bytes, g);
+    const std::int64_t per = (g.o + slices - 1) / slices;
+    const std::int64_t step = (per + kChannelBlock - 1) / kChannelBlock * kChannelBlock;
+    memory::desc src_any({g.n, g.c, g.h, g.w}, memory::data_type::f32, memory::format_tag::any);
+    for (std::int64_t first = 0; first < g.o; first += step) {
+      Slice s;
+      s.first = first;
+      s.count = std::min(step, g.o - first);
+      s.rows = g.oh;
+      // Every block reads the input in the layout the first block's primitive chose.
+      auto pd = describe(g, plan->slices.empty() ? src_any : plan->src, s.count, g.oh, g.ph, g.ph);
+      if (plan->slices.empty()) plan->src = pd.src_desc();
+      if (pd.src_desc() != plan->src) return nullptr;
+      s.src = plan->src;
+      finish_slice(s, pd, g, weight_bytes, nullptr);
+      plan->slices.push_back(std::move(s));
+    }
+    return complete(std::move(plan), weight_bytes, g, slices);
+  }
+
+  // Bands of output rows over all channels (batch 1), the input in NHWC, where a band of
+  // input rows is contiguous.
+  static std::shared_ptr<const Plan> build_rows(const Bytes& weight_bytes, const ConvGeometry& g,
+                                                std::int64_t slices) {
+    auto plan = start_plan(weight_bytes, g);
+    const auto f32 = memory::data_type::f32;
+    plan->src = memory::desc({g.n, g.c, g.h, g.w}, f32, memory::format_tag::nhwc);
+    for (std::int64_t b = 0; b < slices; ++b) {
+      Slice s;
+      s.count = g.o;
+      s.top = g.oh * b / slices;
+      s.rows = g.oh * (b + 1) / slices - s.top;
+      // Input rows [start, end) make output rows [top, top + rows); those outside the input
+      // are the band's padding.
+      const std::int64_t start = s.top * g.sh - g.ph;
+      const std::int64_t end = (s.top + s.rows - 1) * g.sh - g.ph + (g.kh - 1) * g.dh + 1;
+      const std::int64_t in_top = std::max<std::int64_t>(0, start);
+      const std::int64_t in_end = std::min(g.h, end);
+      if (s.rows <= 0 || in_end <= in_top) return nullptr;
+      s.src = memory::desc({g.n, g.c, in_end - in_top, g.w}, f32, memory::format_tag::nhwc);
+      s.src_offset = in_top * g.w * g.c;
+      auto pd = describe(g, s.src, g.o, s.rows, in_top - start, end - in_end);
+      if (pd.src_desc() != s.src) return nullptr;
+      finish_slice(s, pd, g, weight_bytes, plan->slices.empty() ? nullptr : &plan->slices[0]);
+      plan->slices.push_back(std::move(s));
+    }
+    return complete(std::move(plan), weight_bytes, g, slices);
+  }
+
+  // The input's reorder, once the primitives have chosen its layout.
+  static std::shared_ptr<const Plan> complete(std::shared_ptr<Plan> plan, const Bytes& weight_bytes,
+                                              const ConvGeometry& g, std::int64_t slices) {
+    stream().wait();
+    // The file's copy is not read again: its pages need not count in the process's memory.
+    release_mapped_pages(weight_bytes);
+    plan->reorder_in = plan->src != plan->user_src;
+    if (!plan->reorder_in) return plan;
+    // In bands of rows, one per thread; one band when the layout pads the channels (the
+    // whole reorder zeroes the padding).
+    const bool padded = plan->src.data.padded_dims[1] != g.c;
+    const std::int64_t bands = padded ? 1 : std::min(slices, g.h);
+    for (std::int64_t b = 0; b < bands; ++b) {
+      const std::int64_t top = g.h * b / bands, rows = g.h * (b + 1) / bands - top;
+      const Dims dims{g.n, g.c, rows, g.w}, at{0, 0, top, 0};
+      Plan::Band band;
+      band.from = bands == 1 ? plan->user_src : plan->user_src.submemory_desc(dims, at);
+      band.to = bands == 1 ? plan->src : plan->src.submemory_desc(dims, at);
+      band.reorder = reorder(band.from, band.to);
+      plan->to_src.push_back(std::move(band));
     }
     return plan;
   }
@@ -247,7 +331,7 @@ void execute(const Plan& plan, const float* in, float* out, const ConvGeometry& 
                    stream().wait();
                  });
   }
-  const std::int64_t plane = g.oh * g.ow;
+  const float* src_base = plan.reorder_in ? static_cast<const float*>(src.get_data_handle()) : in;
   parallel_for(
       static_cast<std::int64_t>(plan.slices.size()), 1, [&](std::int64_t begin, std::int64_t end) {
         SingleOpenMpThread worker;
@@ -255,17 +339,18 @@ void execute(const Plan& plan, const float* in, float* out, const ConvGeometry& 
         thread_local Scratch pad_scratch;
         for (std::int64_t i = begin; i < end; ++i) {
           const Slice& s = plan.slices[static_cast<std::size_t>(i)];
-          memory output(s.output, engine(), out + s.first * plane);
+          memory slice_src(s.src, engine(), const_cast<float*>(src_base + s.src_offset));
+          memory output(s.output, engine(), out + s.output_offset);
           memory dst =
               s.reorder_out ? memory(s.dst, engine(), dst_scratch.get(s.dst.get_size())) : output;
           memory pad(s.scratchpad, engine(), pad_scratch.get(s.scratchpad.get_size()));
-          s.conv.execute(stream(), {{DNNL_ARG_SRC, src},
+          s.conv.execute(stream(), {{DNNL_ARG_SRC, slice_src},
                                     {DNNL_ARG_WEIGHTS, s.weights},
                                     {DNNL_ARG_DST, dst},
                                     {DNNL_ARG_SCRATCHPAD, pad}});
           if (s.reorder_out) s.to_output.execute(stream(), dst, output);
           stream().wait();
-          for (std::int64_t n = 0; n < g.n; ++n) done(n, s.first, s.count);
+          for (std::int64_t n = 0; n < g.n; ++n) done(n, s.first, s.count, s.top, s.rows);
         }
       });
 }

@@ -17,12 +17,14 @@
 
 namespace symbolite::ops::nn {
 
-// Told that output channels [first, first + count) of image n are written, while they are in
-// cache: conv_ops.cpp applies bias and fused epilogue there.
-using ChannelsDone = std::function<void(std::int64_t n, std::int64_t first, std::int64_t count)>;
+// Told that output channels [first, first + count) of image n are written over output rows
+// [top, top + rows), while they are in cache: conv_ops.cpp applies bias and fused epilogue
+// there.
+using ChannelsDone = std::function<void(std::int64_t n, std::int64_t first, std::int64_t count,
+                                        std::int64_t top, std::int64_t rows)>;
 
 // out (N, O, OH, OW) = conv(in (N, C, H, W), weight (O, C, KH, KW)), no bias, calling `done`
-// for every block of output channels; returns true. Returns false, having written nothing,
+// for every block of the output; returns true. Returns false, having written nothing,
 // when it does not take the convolution: grouped or 1x1 stride-1 ones, or oneDNN has no
 // primitive for it. `weight_bytes` are the weight's read-only bytes (the reordered copy is
 // kept while their owner lives).

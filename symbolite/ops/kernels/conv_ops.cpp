@@ -218,8 +218,10 @@ void run_conv(const Tensor& x, const Tensor& wt, T* out, const Geometry& g,
     // of the weights made once (onednn_conv.h).
     if (wt.storage().is_view() && onednn_conv2d_shape(g)) {
       const Bytes weight_bytes(wt.storage().bytes().owner(), wt.raw_data(), wt.nbytes());
-      auto done = [&](std::int64_t n, std::int64_t first, std::int64_t count) {
-        finish_rows(out + (n * g.o + first) * plane, first, count, plane, plane, g.o, e);
+      auto done = [&](std::int64_t n, std::int64_t first, std::int64_t count, std::int64_t top,
+                      std::int64_t rows) {
+        finish_rows(out + (n * g.o + first) * plane + top * g.ow, first, count, rows * g.ow, plane,
+                    g.o, e);
       };
       if (onednn_conv2d(x.data<float>(), weight_bytes, out, g, done)) return;
     }
