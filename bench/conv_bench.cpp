@@ -1,0 +1,82 @@
+// The dense convolution choice (ops/cpu/onednn_conv.h): oneDNN's direct convolution, taken
+// when the weight is read-only bytes (a model file's), against im2col + GEMM, taken for the
+// same weight in a buffer of its own — through `aten::conv2d` as a model calls it, reorders
+// and epilogue included, on ResNet's, DenseNet's and Inception's dense shapes at 224x224.
+// Google Benchmark prints the time per shape; docs/PERFORMANCE.md records a run.
+//
+//   SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_conv_bench --benchmark_min_time=0.2
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "symbolite/ops/registry/kernel_runner.h"
+#include "symbolite/tensor/tensor.h"
+
+namespace {
+
+using symbolite::Bytes;
+using symbolite::ops::IValue;
+using symbolite::tensor::DType;
+using symbolite::tensor::Storage;
+using symbolite::tensor::Tensor;
+
+struct Shape {
+  std::int64_t in, size, out, kernel, stride;
+};
+
+// resnet18 (stem, each stage's 3x3 and strided 3x3), densenet121/161's growth 3x3s,
+// inception_v3's 3x3 at 35x35.
+const Shape kShapes[] = {
+    {3, 224, 64, 7, 2},   {64, 56, 64, 3, 1},   {64, 56, 128, 3, 2}, {128, 28, 128, 3, 1},
+    {256, 14, 256, 3, 1}, {512, 7, 512, 3, 1},  {128, 56, 32, 3, 1}, {192, 56, 48, 3, 1},
+    {64, 35, 96, 3, 1},   {96, 35, 96, 3, 1},
+};
+
+Tensor filled(std::vector<std::int64_t> sizes, float step) {
+  Tensor t = Tensor::empty(std::move(sizes), DType::kFloat32);
+  float* p = t.mutable_data<float>();
+  for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = std::sin(step * static_cast<float>(i));
+  return t;
+}
+
+// `t`'s values as a read-only view, as a model file's tensors are.
+Tensor read_only(const Tensor& t) {
+  std::vector<std::uint8_t> bytes(t.nbytes());
+  std::memcpy(bytes.data(), t.raw_data(), bytes.size());
+  return Tensor::from_storage(Storage::view(Bytes::from_vector(std::move(bytes))), t.dtype(),
+                              t.sizes(), t.strides(), 0);
+}
+
+template <bool kFileWeights>
+void BM_conv(benchmark::State& state) {
+  const Shape& s = kShapes[state.range(0)];
+  const std::int64_t pad = s.kernel / 2;
+  Tensor x = filled({1, s.in, s.size, s.size}, 0.37f);
+  Tensor w = filled({s.out, s.in, s.kernel, s.kernel}, 0.11f);
+  if constexpr (kFileWeights) w = read_only(w);
+  for (auto _ : state) {
+    IValue out = symbolite::ops::run_op(
+        "aten::conv2d", {x, w, IValue(), IValue::list({s.stride, s.stride}),
+                         IValue::list({pad, pad}), IValue::list({1, 1}), 1});
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetLabel(std::to_string(s.in) + "->" + std::to_string(s.out) + " " +
+                 std::to_string(s.size) + "^2 k" + std::to_string(s.kernel) + " s" +
+                 std::to_string(s.stride));
+}
+
+void shapes(benchmark::internal::Benchmark* b) {
+  for (std::size_t i = 0; i < std::size(kShapes); ++i) b->Arg(static_cast<std::int64_t>(i));
+  b->Unit(benchmark::kMicrosecond);
+}
+
+BENCHMARK(BM_conv<true>)->Name("onednn")->Apply(shapes);
+BENCHMARK(BM_conv<false>)->Name("im2col")->Apply(shapes);
+
+}  // namespace
+
+BENCHMARK_MAIN();
