@@ -31,8 +31,8 @@ struct Shape {
 // resnet18 (stem, each stage's 3x3 and strided 3x3), densenet121/161's growth 3x3s,
 // inception_v3's 3x3 at 35x35.
 const Shape kShapes[] = {
-    {3, 224, 64, 7, 2},   {64, 56, 64, 3, 1},   {64, 56, 128, 3, 2}, {128, 28, 128, 3, 1},
-    {256, 14, 256, 3, 1}, {512, 7, 512, 3, 1},  {128, 56, 32, 3, 1}, {192, 56, 48, 3, 1},
+    {3, 224, 64, 7, 2},   {64, 56, 64, 3, 1},  {64, 56, 128, 3, 2}, {128, 28, 128, 3, 1},
+    {256, 14, 256, 3, 1}, {512, 7, 512, 3, 1}, {128, 56, 32, 3, 1}, {192, 56, 48, 3, 1},
     {64, 35, 96, 3, 1},   {96, 35, 96, 3, 1},
 };
 
@@ -59,9 +59,9 @@ void BM_conv(benchmark::State& state) {
   Tensor w = filled({s.out, s.in, s.kernel, s.kernel}, 0.11f);
   if constexpr (kFileWeights) w = read_only(w);
   for (auto _ : state) {
-    IValue out = symbolite::ops::run_op(
-        "aten::conv2d", {x, w, IValue(), IValue::list({s.stride, s.stride}),
-                         IValue::list({pad, pad}), IValue::list({1, 1}), 1});
+    IValue out =
+        symbolite::ops::run_op("aten::conv2d", {x, w, IValue(), IValue::list({s.stride, s.stride}),
+                                                IValue::list({pad, pad}), IValue::list({1, 1}), 1});
     benchmark::DoNotOptimize(out);
   }
   state.SetLabel(std::to_string(s.in) + "->" + std::to_string(s.out) + " " +
