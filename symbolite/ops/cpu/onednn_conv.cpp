@@ -25,7 +25,7 @@ using Dims = memory::dims;
 constexpr std::int64_t kMultiplyAddsPerThread = std::int64_t{1} << 20;
 // Output channels go to threads in multiples of oneDNN's AVX-512 channel block.
 constexpr std::int64_t kChannelBlock = 16;
-// Convolutions over at most this many inputs per output (C * KH * KW) keep im2col + GEMM:
+// Convolutions over at most this many inputs per output (CG * KH * KW) keep im2col + GEMM:
 // a stem's 3 input channels make reordering the input and output cost more than the
 // convolution (MobileNet's 3x3 stem: 85 us as im2col + GEMM, 230 us on two threads here).
 constexpr std::int64_t kMinDepth = 128;
@@ -161,7 +161,9 @@ class PlanCache {
     // Threads take blocks of output channels when those split evenly; otherwise (DenseNet's
     // 48 channels on two threads) bands of output rows, each reading its own input rows.
     const std::int64_t blocks = (g.o + kChannelBlock - 1) / kChannelBlock;
-    if (slices > 1 && g.n == 1 && blocks % slices != 0 && g.oh >= 2 * slices) {
+    // Grouped ones (RegNet, ResNeXt) only by rows: a block of channels would cut groups.
+    const bool by_rows = g.groups > 1 || blocks % slices != 0;
+    if (slices > 1 && g.n == 1 && by_rows && g.oh >= 2 * slices) {
       try {
         if (auto plan = build_rows(weight_bytes, g, slices)) return plan;
       } catch (const dnnl::error&) {
@@ -169,10 +171,17 @@ class PlanCache {
       }
     }
     try {
-      return build_channels(weight_bytes, g, slices);
+      return build_channels(weight_bytes, g, g.groups > 1 ? 1 : slices);
     } catch (const dnnl::error&) {
       return nullptr;  // no primitive for this shape here: im2col takes it
     }
+  }
+
+  // The weights of output channels [first, first + channels): all of them when grouped
+  // (groups, outputs per group, inputs per group, kernel).
+  static Dims weight_dims(const ConvGeometry& g, std::int64_t channels) {
+    if (g.groups > 1) return {g.groups, g.o / g.groups, g.cg, g.kh, g.kw};
+    return {channels, g.c, g.kh, g.kw};
   }
 
   static dnnl::convolution_forward::primitive_desc describe(const ConvGeometry& g,
@@ -186,10 +195,18 @@ class PlanCache {
     const auto any = memory::format_tag::any;
     dnnl::convolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
-        memory::desc({channels, g.c, g.kh, g.kw}, f32, any),
+        memory::desc(weight_dims(g, channels), f32, any),
         memory::desc({g.n, channels, rows, g.ow}, f32, any), {g.sh, g.sw}, {g.dh - 1, g.dw - 1},
         {pad_top, g.pw}, {pad_bottom, g.pw});
     return {desc, attr, engine()};
+  }
+
+  // Whether oneDNN found a JIT kernel for the shape: its reference loops ("ref:any") and
+  // its own im2col ("gemm:jit") are slower than symbolite's im2col, the former by 30x (a
+  // grouped band of rows with unequal padding on two threads).
+  static bool fast(const dnnl::convolution_forward::primitive_desc& pd) {
+    const std::string impl = pd.impl_info_str();
+    return impl.find("ref") == std::string::npos && impl.find("gemm") == std::string::npos;
   }
 
   // Completes `s` from its primitive: output reorder, scratchpad; `weights` reordered from
@@ -211,8 +228,9 @@ class PlanCache {
     }
     // The file's weights, read once into the primitive's layout.
     const auto* weight = reinterpret_cast<const float*>(weight_bytes.data());
-    memory file_weights(memory::desc({s.count, g.c, g.kh, g.kw}, f32, memory::format_tag::oihw),
-                        engine(), const_cast<float*>(weight + s.first * g.c * g.kh * g.kw));
+    const auto file_layout = g.groups > 1 ? memory::format_tag::goihw : memory::format_tag::oihw;
+    memory file_weights(memory::desc(weight_dims(g, s.count), f32, file_layout), engine(),
+                        const_cast<float*>(weight + s.first * g.cg * g.kh * g.kw));
     s.weights = memory(pd.weights_desc(), engine());
     dnnl::reorder(file_weights, s.weights).execute(stream(), file_weights, s.weights);
   }
@@ -240,7 +258,7 @@ class PlanCache {
       // Every block reads the input in the layout the first block's primitive chose.
       auto pd = describe(g, plan->slices.empty() ? src_any : plan->src, s.count, g.oh, g.ph, g.ph);
       if (plan->slices.empty()) plan->src = pd.src_desc();
-      if (pd.src_desc() != plan->src) return nullptr;
+      if (pd.src_desc() != plan->src || !fast(pd)) return nullptr;
       s.src = plan->src;
       finish_slice(s, pd, g, weight_bytes, nullptr);
       plan->slices.push_back(std::move(s));
@@ -270,7 +288,7 @@ class PlanCache {
       s.src = memory::desc({g.n, g.c, in_end - in_top, g.w}, f32, memory::format_tag::nhwc);
       s.src_offset = in_top * g.w * g.c;
       auto pd = describe(g, s.src, g.o, s.rows, in_top - start, end - in_end);
-      if (pd.src_desc() != s.src) return nullptr;
+      if (pd.src_desc() != s.src || !fast(pd)) return nullptr;
       finish_slice(s, pd, g, weight_bytes, plan->slices.empty() ? nullptr : &plan->slices[0]);
       plan->slices.push_back(std::move(s));
     }
@@ -360,7 +378,8 @@ void execute(const Plan& plan, const float* in, float* out, const ConvGeometry& 
 bool onednn_conv2d_shape(const ConvGeometry& g) {
   const bool one_by_one =
       g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
-  return g.groups == 1 && !one_by_one && g.c * g.kh * g.kw > kMinDepth && g.n > 0 && g.c > 0 &&
+  const bool depthwise = g.cg == 1 && g.groups > 1;
+  return !depthwise && !one_by_one && g.cg * g.kh * g.kw > kMinDepth && g.n > 0 && g.c > 0 &&
          g.o > 0 && g.oh > 0 && g.ow > 0;
 }
 

@@ -73,9 +73,9 @@ TEST(OnednnConv, ResultsAreThoseOfPyTorchAtOneAndTwoThreads) {
       }
       ++i;
     }
-    // Per input shape: stem, a, b, dilated, asym, down and the conv1d take the path; the
-    // convolution whose weight forward computes does not.
-    EXPECT_EQ(onednn_conv2d_plans() - before, 14U);
+    // Per input shape: stem, a, b, grouped, dilated, asym, down and the conv1d take the path;
+    // the convolution whose weight forward computes does not.
+    EXPECT_EQ(onednn_conv2d_plans() - before, 16U);
   }
 }
 
@@ -84,12 +84,12 @@ TEST(OnednnConv, ReorderedWeightsGoWithTheirModel) {
   {
     const mobile::LoadedModel model = load();
     run(model, calls()[0]);
-    EXPECT_EQ(onednn_conv2d_plans(), before + 7);
+    EXPECT_EQ(onednn_conv2d_plans(), before + 8);
   }
   EXPECT_EQ(onednn_conv2d_plans(), before);
 }
 
-TEST(OnednnConv, TakesDeepDenseConvolutionsButOneByOneUnstrided) {
+TEST(OnednnConv, TakesDeepConvolutionsButOneByOneUnstridedAndDepthwise) {
   //                 n  c   h   w   o  cg  kh kw oh  ow  sh sw ph pw dh dw groups
   ConvGeometry g3x3{1, 16, 10, 10, 16, 16, 3, 3, 10, 10, 1, 1, 1, 1, 1, 1, 1};
   EXPECT_TRUE(onednn_conv2d_shape(g3x3));  // 144 inputs per output
@@ -97,9 +97,14 @@ TEST(OnednnConv, TakesDeepDenseConvolutionsButOneByOneUnstrided) {
   stem.c = stem.cg = 3;  // 27: im2col's
   EXPECT_FALSE(onednn_conv2d_shape(stem));
   ConvGeometry grouped = g3x3;
-  grouped.groups = 2;
+  grouped.c = 32;
+  grouped.groups = 2;  // 16 channels a group: 144
+  EXPECT_TRUE(onednn_conv2d_shape(grouped));
+  grouped.groups = 4;  // 8 a group: 72
   grouped.cg = 8;
   EXPECT_FALSE(onednn_conv2d_shape(grouped));
+  ConvGeometry depthwise{1, 16, 10, 10, 16, 1, 13, 13, 10, 10, 1, 1, 6, 6, 1, 1, 16};
+  EXPECT_FALSE(onednn_conv2d_shape(depthwise));  // depthwise_conv.h's, whatever its kernel
   ConvGeometry one_by_one{1, 256, 10, 10, 16, 256, 1, 1, 10, 10, 1, 1, 0, 0, 1, 1, 1};
   EXPECT_FALSE(onednn_conv2d_shape(one_by_one));
   one_by_one.sh = one_by_one.sw = 2;

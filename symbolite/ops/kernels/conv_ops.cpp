@@ -5,8 +5,8 @@
 //
 // Four compute paths: depthwise (groups == in_channels, one input channel per group) in
 // depthwise_conv.cpp, float32 only; 1x1 with stride 1 and no padding as one GEMM per
-// group; other float32 ones with groups == 1 and weights read-only in the model file on
-// oneDNN's direct convolutions (onednn_conv.h); everything else as im2col + GEMM (gemm.h:
+// group; other float32 ones over more than 128 inputs per output with weights read-only in
+// the model file on oneDNN's direct convolutions (onednn_conv.h); everything else as im2col + GEMM (gemm.h:
 // oneDNN sgemm for float32, OpenBLAS dgemm for float64). float64 takes the GEMM paths for depthwise too: it is there for
 // correctness, not speed.
 #include <algorithm>
