@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -19,9 +20,21 @@ namespace symbolite {
 namespace {
 
 // The live mappings, by the address of their Mapping (a Bytes' owner): release_mapped_pages
-// acts only on bytes one of them owns.
+// acts only on bytes one of them owns. And what to call once one is gone (call_after_unmap).
 class LiveMappings {
  public:
+  void call_after_unmap(void (*f)()) {
+    std::lock_guard lock(mutex_);
+    after_unmap_.push_back(f);
+  }
+  void unmapped() {
+    std::vector<void (*)()> calls;
+    {
+      std::lock_guard lock(mutex_);
+      calls = after_unmap_;
+    }
+    for (auto* f : calls) f();
+  }
   void add(const void* mapping) {
     std::lock_guard lock(mutex_);
     live_.insert(mapping);
@@ -38,6 +51,7 @@ class LiveMappings {
  private:
   std::mutex mutex_;
   std::unordered_set<const void*> live_;
+  std::vector<void (*)()> after_unmap_;
 };
 
 LiveMappings& live_mappings() {
@@ -52,6 +66,7 @@ struct Mapping {
   ~Mapping() {
     live_mappings().remove(this);
     if (address != nullptr) munmap(address, size);
+    live_mappings().unmapped();
   }
   Mapping(const Mapping&) = delete;
   Mapping& operator=(const Mapping&) = delete;
@@ -103,6 +118,8 @@ Bytes map_file(const std::string& path, MapPrefetch prefetch) {
   const auto* data = static_cast<const std::uint8_t*>(address);
   return Bytes(std::move(mapping), data, static_cast<std::size_t>(st.st_size));
 }
+
+void call_after_unmap(void (*f)()) { live_mappings().call_after_unmap(f); }
 
 void release_mapped_pages(const Bytes& bytes) {
   if (bytes.empty() || !live_mappings().contains(bytes.owner().get())) return;

@@ -26,4 +26,10 @@ Bytes map_file(const std::string& path, MapPrefetch prefetch = MapPrefetch::kOnD
 // nothing for other bytes (a decompressed buffer would lose its contents).
 void release_mapped_pages(const Bytes& bytes);
 
+// Registers `f` to be called after any mapping made by map_file is unmapped (its last view
+// gone), on the thread that dropped that view: for caches of what was derived from a file's
+// bytes (ops/cpu/onednn_conv.h drops its copies of the file's weights). Registrations last for
+// the process; `f` must not drop views of mappings itself.
+void call_after_unmap(void (*f)());
+
 }  // namespace symbolite

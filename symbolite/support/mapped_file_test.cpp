@@ -133,5 +133,22 @@ TEST(MapFile, ReleasedPagesLeaveMemoryAndReadBackTheSame) {
   EXPECT_EQ(owned.str(), content);
 }
 
+int unmapped_calls = 0;
+
+TEST(MapFile, CallsWhatWasRegisteredOnceTheLastViewIsGone) {
+  call_after_unmap([] { ++unmapped_calls; });
+  ScratchDir dir;
+  write(dir.file("model.ptl"), "weights");
+  Bytes slice;
+  {
+    Bytes whole = map_file(dir.file("model.ptl"));
+    slice = whole.slice(1, 3);
+  }
+  const int before = unmapped_calls;
+  EXPECT_EQ(slice.str(), "eig");
+  slice = Bytes();
+  EXPECT_EQ(unmapped_calls, before + 1);
+}
+
 }  // namespace
 }  // namespace symbolite

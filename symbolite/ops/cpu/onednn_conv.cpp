@@ -29,7 +29,7 @@ constexpr std::int64_t kChannelBlock = 16;
 // a stem's 3 input channels make reordering the input and output cost more than the
 // convolution (MobileNet's 3x3 stem: 85 us as im2col + GEMM, 230 us on two threads here).
 constexpr std::int64_t kMinDepth = 128;
-// Plans kept before the ones whose weights are gone are dropped (then all, if still over).
+// Plans kept at most (shapes seen with live weights): past it, all are made again.
 constexpr std::size_t kMaxPlans = 4096;
 
 dnnl::engine& engine() {
@@ -129,22 +129,28 @@ class PlanCache {
     const Key key = key_of(weight_bytes.data(), g, slices);
     std::lock_guard lock(mutex_);
     auto it = plans_.find(key);
-    if (it != plans_.end()) {
-      if (it->second.owner.lock() == weight_bytes.owner()) return it->second.plan;
-      plans_.erase(it);  // the bytes at this address belong to another owner now
+    // Compared by owner, without taking a reference: a temporary last reference would unmap
+    // a file here, under the lock, and call drop_stale() (call_after_unmap) into it.
+    if (it != plans_.end() && !it->second.owner.expired() &&
+        !it->second.owner.owner_before(weight_bytes.owner()) &&
+        !weight_bytes.owner().owner_before(it->second.owner)) {
+      return it->second.plan;
     }
-    if (plans_.size() >= kMaxPlans) {
-      std::erase_if(plans_, [](const auto& entry) { return entry.second.owner.expired(); });
-      if (plans_.size() >= kMaxPlans) plans_.clear();
-    }
+    erase_stale();  // the entry at this address, if any, belonged to bytes now gone
+    if (plans_.size() >= kMaxPlans) plans_.clear();
     std::shared_ptr<const Plan> plan = build(weight_bytes, g, slices);
     plans_[key] = {weight_bytes.owner(), plan};
     return plan;
   }
 
-  std::size_t live() {
+  // Drops the plans whose weights' bytes are gone (the file unmapped).
+  void drop_stale() {
     std::lock_guard lock(mutex_);
-    std::erase_if(plans_, [](const auto& entry) { return entry.second.owner.expired(); });
+    erase_stale();
+  }
+
+  std::size_t size() {
+    std::lock_guard lock(mutex_);
     return static_cast<std::size_t>(std::count_if(
         plans_.begin(), plans_.end(), [](const auto& entry) { return entry.second.plan; }));
   }
@@ -319,13 +325,22 @@ class PlanCache {
     return plan;
   }
 
+  void erase_stale() {
+    std::erase_if(plans_, [](const auto& entry) { return entry.second.owner.expired(); });
+  }
+
   std::mutex mutex_;
   std::unordered_map<Key, Entry, KeyHash> plans_;
 };
 
+// Never destroyed: a file may be unmapped, and call drop_stale(), during static destruction.
 PlanCache& cache() {
-  static PlanCache plans;
-  return plans;
+  static PlanCache* plans = [] {
+    auto* made = new PlanCache;
+    call_after_unmap([] { cache().drop_stale(); });
+    return made;
+  }();
+  return *plans;
 }
 
 void execute(const Plan& plan, const float* in, float* out, const ConvGeometry& g,
@@ -400,6 +415,6 @@ bool onednn_conv2d(const float* in, const Bytes& weight_bytes, float* out, const
   return true;
 }
 
-std::size_t onednn_conv2d_plans() { return cache().live(); }
+std::size_t onednn_conv2d_plans() { return cache().size(); }
 
 }  // namespace symbolite::ops::nn

@@ -36,7 +36,8 @@ bool onednn_conv2d(const float* in, const Bytes& weight_bytes, float* out, const
 // Whether onednn_conv2d would take a convolution of this shape (the shape test only).
 bool onednn_conv2d_shape(const ConvGeometry& g);
 
-// Reordered weights kept now (convolution shapes seen with live weights): for tests.
+// Plans kept now — a primitive and reordered weights per convolution shape seen, dropped when
+// the weights' file is unmapped: for tests.
 std::size_t onednn_conv2d_plans();
 
 }  // namespace symbolite::ops::nn
