@@ -1,16 +1,15 @@
 #include "symbolite/ops/cpu/onednn_conv.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <dnnl.hpp>
 
+#include "symbolite/ops/cpu/onednn_context.h"
 #include "symbolite/ops/cpu/single_openmp_thread.h"
+#include "symbolite/ops/cpu/weight_plan_cache.h"
 #include "symbolite/support/error.h"
 #include "symbolite/support/mapped_file.h"
 #include "symbolite/support/parallel_for.h"
@@ -19,6 +18,10 @@ namespace symbolite::ops::nn {
 namespace {
 
 using dnnl::memory;
+using onednn::engine;
+using onednn::reorder;
+using onednn::Scratch;
+using onednn::stream;
 using Dims = memory::dims;
 
 // Multiply-adds a thread takes at least: below, the convolution runs as one primitive.
@@ -29,44 +32,6 @@ constexpr std::int64_t kChannelBlock = 16;
 // a stem's 3 input channels make reordering the input and output cost more than the
 // convolution (MobileNet's 3x3 stem: 85 us as im2col + GEMM, 230 us on two threads here).
 constexpr std::int64_t kMinDepth = 128;
-// Plans kept at most (shapes seen with live weights): past it, all are made again.
-constexpr std::size_t kMaxPlans = 4096;
-
-dnnl::engine& engine() {
-  static dnnl::engine cpu(dnnl::engine::kind::cpu, 0);
-  return cpu;
-}
-
-// Streams are used by one thread at a time: one per thread.
-dnnl::stream& stream() {
-  thread_local dnnl::stream s(engine());
-  return s;
-}
-
-dnnl::reorder reorder(const memory::desc& from, const memory::desc& to) {
-  return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
-}
-
-// Per-thread scratch (reordered input, a block's output, oneDNN's own scratchpad), kept
-// between calls so a run allocates nothing after the first; 64-byte aligned for oneDNN.
-class Scratch {
- public:
-  void* get(std::size_t bytes) {
-    if (bytes > size_) {
-      size_ = (bytes + 63) / 64 * 64;
-      data_.reset(static_cast<std::uint8_t*>(std::aligned_alloc(64, size_)));
-      if (!data_) throw Error(ErrorKind::kLimit, "out of memory for a convolution's scratch");
-    }
-    return data_.get();
-  }
-
- private:
-  struct Free {
-    void operator()(std::uint8_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<std::uint8_t, Free> data_;
-  std::size_t size_ = 0;
-};
 
 // A block of the output — some of its channels over all rows, or all channels over a band of
 // rows — with its own primitive.
@@ -85,8 +50,7 @@ struct Slice {
   memory::desc scratchpad;
 };
 
-struct Plan {
-  std::weak_ptr<const void> owner;  // the weight bytes' owner: the plan is stale once it is gone
+struct ConvPlan {
   memory::desc user_src, src;
   bool reorder_in = false;
   // The input into the primitives' layout in bands of rows, one per thread (one thread would
@@ -99,70 +63,10 @@ struct Plan {
   std::vector<Slice> slices;
 };
 
-struct Key {
-  const void* weight;
-  std::int64_t f[17];
-  bool operator==(const Key& o) const {
-    return weight == o.weight && std::equal(std::begin(f), std::end(f), std::begin(o.f));
-  }
-};
-
-struct KeyHash {
-  std::size_t operator()(const Key& k) const {
-    std::size_t h = std::hash<const void*>()(k.weight);
-    for (std::int64_t v : k.f) h = h * 1000003u ^ std::hash<std::int64_t>()(v);
-    return h;
-  }
-};
-
-Key key_of(const void* weight, const ConvGeometry& g, std::int64_t slices) {
-  return {weight,
-          {g.n, g.c, g.h, g.w, g.o, g.cg, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.dh,
-           g.dw, slices}};
-}
-
-class PlanCache {
- public:
-  // The plan for this weight and shape; null when oneDNN has none (remembered too).
-  std::shared_ptr<const Plan> get(const Bytes& weight_bytes, const ConvGeometry& g,
-                                  std::int64_t slices) {
-    const Key key = key_of(weight_bytes.data(), g, slices);
-    std::lock_guard lock(mutex_);
-    auto it = plans_.find(key);
-    // Compared by owner, without taking a reference: a temporary last reference would unmap
-    // a file here, under the lock, and call drop_stale() (call_after_unmap) into it.
-    if (it != plans_.end() && !it->second.owner.expired() &&
-        !it->second.owner.owner_before(weight_bytes.owner()) &&
-        !weight_bytes.owner().owner_before(it->second.owner)) {
-      return it->second.plan;
-    }
-    erase_stale();  // the entry at this address, if any, belonged to bytes now gone
-    if (plans_.size() >= kMaxPlans) plans_.clear();
-    std::shared_ptr<const Plan> plan = build(weight_bytes, g, slices);
-    plans_[key] = {weight_bytes.owner(), plan};
-    return plan;
-  }
-
-  // Drops the plans whose weights' bytes are gone (the file unmapped).
-  void drop_stale() {
-    std::lock_guard lock(mutex_);
-    erase_stale();
-  }
-
-  std::size_t size() {
-    std::lock_guard lock(mutex_);
-    return static_cast<std::size_t>(std::count_if(
-        plans_.begin(), plans_.end(), [](const auto& entry) { return entry.second.plan; }));
-  }
-
- private:
-  struct Entry {
-    std::weak_ptr<const void> owner;
-    std::shared_ptr<const Plan> plan;
-  };
-
-  static std::shared_ptr<const Plan> build(const Bytes& weight_bytes, const ConvGeometry& g,
-                                           std::int64_t slices) {
+// Making plans: functions of a class only to keep them together.
+struct PlanBuilder {
+  static std::shared_ptr<const ConvPlan> build(const Bytes& weight_bytes, const ConvGeometry& g,
+                                               std::int64_t slices) {
     SingleOpenMpThread one;
     // Threads take blocks of output channels when those split evenly; otherwise (DenseNet's
     // 48 channels on two threads) bands of output rows, each reading its own input rows.
@@ -207,14 +111,6 @@ class PlanCache {
     return {desc, attr, engine()};
   }
 
-  // Whether oneDNN found a JIT kernel for the shape: its reference loops ("ref:any") and
-  // its own im2col ("gemm:jit") are slower than symbolite's im2col, the former by 30x (a
-  // grouped band of rows with unequal padding on two threads).
-  static bool fast(const dnnl::convolution_forward::primitive_desc& pd) {
-    const std::string impl = pd.impl_info_str();
-    return impl.find("ref") == std::string::npos && impl.find("gemm") == std::string::npos;
-  }
-
   // Completes `s` from its primitive: output reorder, scratchpad; `weights` reordered from
   // the file unless a band before it left them in the same layout.
   static void finish_slice(Slice& s, const dnnl::convolution_forward::primitive_desc& pd,
@@ -241,18 +137,18 @@ class PlanCache {
     dnnl::reorder(file_weights, s.weights).execute(stream(), file_weights, s.weights);
   }
 
-  static std::shared_ptr<Plan> start_plan(const Bytes& weight_bytes, const ConvGeometry& g) {
-    auto plan = std::make_shared<Plan>();
-    plan->owner = weight_bytes.owner();
+  static std::shared_ptr<ConvPlan> start_plan(const ConvGeometry& g) {
+    auto plan = std::make_shared<ConvPlan>();
     plan->user_src =
         memory::desc({g.n, g.c, g.h, g.w}, memory::data_type::f32, memory::format_tag::nchw);
     return plan;
   }
 
   // Blocks of output channels (multiples of 16), each over the whole input.
-  static std::shared_ptr<const Plan> build_channels(const Bytes& weight_bytes,
-                                                    const ConvGeometry& g, std::int64_t slices) {
-    auto plan = start_plan(weight_bytes, g);
+  static std::shared_ptr<const ConvPlan> build_channels(const Bytes& weight_bytes,
+                                                        const ConvGeometry& g,
+                                                        std::int64_t slices) {
+    auto plan = start_plan(g);
     const std::int64_t per = (g.o + slices - 1) / slices;
     const std::int64_t step = (per + kChannelBlock - 1) / kChannelBlock * kChannelBlock;
     memory::desc src_any({g.n, g.c, g.h, g.w}, memory::data_type::f32, memory::format_tag::any);
@@ -264,7 +160,7 @@ class PlanCache {
       // Every block reads the input in the layout the first block's primitive chose.
       auto pd = describe(g, plan->slices.empty() ? src_any : plan->src, s.count, g.oh, g.ph, g.ph);
       if (plan->slices.empty()) plan->src = pd.src_desc();
-      if (pd.src_desc() != plan->src || !fast(pd)) return nullptr;
+      if (pd.src_desc() != plan->src || !onednn::is_jit(pd.impl_info_str())) return nullptr;
       s.src = plan->src;
       finish_slice(s, pd, g, weight_bytes, nullptr);
       plan->slices.push_back(std::move(s));
@@ -274,9 +170,9 @@ class PlanCache {
 
   // Bands of output rows over all channels (batch 1), the input in NHWC, where a band of
   // input rows is contiguous.
-  static std::shared_ptr<const Plan> build_rows(const Bytes& weight_bytes, const ConvGeometry& g,
-                                                std::int64_t slices) {
-    auto plan = start_plan(weight_bytes, g);
+  static std::shared_ptr<const ConvPlan> build_rows(const Bytes& weight_bytes,
+                                                    const ConvGeometry& g, std::int64_t slices) {
+    auto plan = start_plan(g);
     const auto f32 = memory::data_type::f32;
     plan->src = memory::desc({g.n, g.c, g.h, g.w}, f32, memory::format_tag::nhwc);
     for (std::int64_t b = 0; b < slices; ++b) {
@@ -294,7 +190,7 @@ class PlanCache {
       s.src = memory::desc({g.n, g.c, in_end - in_top, g.w}, f32, memory::format_tag::nhwc);
       s.src_offset = in_top * g.w * g.c;
       auto pd = describe(g, s.src, g.o, s.rows, in_top - start, end - in_end);
-      if (pd.src_desc() != s.src || !fast(pd)) return nullptr;
+      if (pd.src_desc() != s.src || !onednn::is_jit(pd.impl_info_str())) return nullptr;
       finish_slice(s, pd, g, weight_bytes, plan->slices.empty() ? nullptr : &plan->slices[0]);
       plan->slices.push_back(std::move(s));
     }
@@ -302,8 +198,9 @@ class PlanCache {
   }
 
   // The input's reorder, once the primitives have chosen its layout.
-  static std::shared_ptr<const Plan> complete(std::shared_ptr<Plan> plan, const Bytes& weight_bytes,
-                                              const ConvGeometry& g, std::int64_t slices) {
+  static std::shared_ptr<const ConvPlan> complete(std::shared_ptr<ConvPlan> plan,
+                                                  const Bytes& weight_bytes, const ConvGeometry& g,
+                                                  std::int64_t slices) {
     stream().wait();
     // The file's copy is not read again: its pages need not count in the process's memory.
     release_mapped_pages(weight_bytes);
@@ -316,7 +213,7 @@ class PlanCache {
     for (std::int64_t b = 0; b < bands; ++b) {
       const std::int64_t top = g.h * b / bands, rows = g.h * (b + 1) / bands - top;
       const Dims dims{g.n, g.c, rows, g.w}, at{0, 0, top, 0};
-      Plan::Band band;
+      ConvPlan::Band band;
       band.from = bands == 1 ? plan->user_src : plan->user_src.submemory_desc(dims, at);
       band.to = bands == 1 ? plan->src : plan->src.submemory_desc(dims, at);
       band.reorder = reorder(band.from, band.to);
@@ -324,26 +221,9 @@ class PlanCache {
     }
     return plan;
   }
-
-  void erase_stale() {
-    std::erase_if(plans_, [](const auto& entry) { return entry.second.owner.expired(); });
-  }
-
-  std::mutex mutex_;
-  std::unordered_map<Key, Entry, KeyHash> plans_;
 };
 
-// Never destroyed: a file may be unmapped, and call drop_stale(), during static destruction.
-PlanCache& cache() {
-  static PlanCache* plans = [] {
-    auto* made = new PlanCache;
-    call_after_unmap([] { cache().drop_stale(); });
-    return made;
-  }();
-  return *plans;
-}
-
-void execute(const Plan& plan, const float* in, float* out, const ConvGeometry& g,
+void execute(const ConvPlan& plan, const float* in, float* out, const ConvGeometry& g,
              const ChannelsDone& done) {
   SingleOpenMpThread one;
   thread_local Scratch src_scratch;
@@ -356,7 +236,7 @@ void execute(const Plan& plan, const float* in, float* out, const ConvGeometry& 
                  [&](std::int64_t begin, std::int64_t end) {
                    SingleOpenMpThread worker;
                    for (std::int64_t b = begin; b < end; ++b) {
-                     const Plan::Band& band = plan.to_src[static_cast<std::size_t>(b)];
+                     const ConvPlan::Band& band = plan.to_src[static_cast<std::size_t>(b)];
                      memory from(band.from, engine(), const_cast<float*>(in));
                      memory to(band.to, engine(), blocked);
                      band.reorder.execute(stream(), from, to);
@@ -405,7 +285,11 @@ bool onednn_conv2d(const float* in, const Bytes& weight_bytes, float* out, const
   const std::int64_t threads = threads_for(work, kMultiplyAddsPerThread);
   const std::int64_t slices =
       std::clamp<std::int64_t>(threads, 1, (g.o + kChannelBlock - 1) / kChannelBlock);
-  std::shared_ptr<const Plan> plan = cache().get(weight_bytes, g, slices);
+  std::shared_ptr<const ConvPlan> plan =
+      weight_plans<ConvPlan>().get(weight_bytes,
+                                   {g.n, g.c, g.h, g.w, g.o, g.cg, g.kh, g.kw, g.oh, g.ow, g.sh,
+                                    g.sw, g.ph, g.pw, g.dh, g.dw, slices},
+                                   [&] { return PlanBuilder::build(weight_bytes, g, slices); });
   if (!plan) return false;
   try {
     execute(*plan, in, out, g, done);
@@ -415,6 +299,6 @@ bool onednn_conv2d(const float* in, const Bytes& weight_bytes, float* out, const
   return true;
 }
 
-std::size_t onednn_conv2d_plans() { return cache().size(); }
+std::size_t onednn_conv2d_plans() { return weight_plans<ConvPlan>().size(); }
 
 }  // namespace symbolite::ops::nn
