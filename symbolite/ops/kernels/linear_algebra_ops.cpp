@@ -12,6 +12,7 @@
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/gemm.h"
+#include "symbolite/ops/cpu/onednn_matmul.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -73,6 +74,15 @@ void gemm(const Tensor& a, const Tensor& b, T alpha, T beta, T* c) {
     BlasMatrix<T> A = blas_matrix<T>(a), B = blas_matrix<T>(b);
     for (std::int64_t dim : {m, n, k, A.ld, B.ld}) blas_int(dim);
     if constexpr (std::is_same_v<T, float>) {
+      // B read-only in the model file (a linear layer's weight): oneDNN's matmul over the
+      // weights reordered once (onednn_matmul.h).
+      const bool dense_b = B.ld == (B.trans ? k : n);
+      if (alpha == 1.0f && !A.trans && dense_b && B.holder.storage().is_view()) {
+        const Bytes b_bytes(B.holder.storage().bytes().owner(),
+                            reinterpret_cast<const std::uint8_t*>(B.data),
+                            static_cast<std::size_t>(k * n) * sizeof(float));
+        if (onednn_matmul(A.data, A.ld, b_bytes, B.trans, m, n, k, beta, c, n)) return;
+      }
       sgemm(A.trans, B.trans, m, n, k, alpha, A.data, A.ld, B.data, B.ld, beta, c, n);
     } else {
       dgemm(A.trans, B.trans, m, n, k, alpha, A.data, A.ld, B.data, B.ld, beta, c, n);

@@ -1,0 +1,73 @@
+// Products by file weights on oneDNN's matmul primitive (onednn_matmul.h), through a model
+// PyTorch 1.13 wrote: tests/fixtures/models/file_linear.ptl (file_linear_defs.py) against
+// what PyTorch's lite interpreter returns (goldens/file_linear.json,
+// make_file_linear_model.py) at one and two threads; which products take the path, the limit
+// on row counts per weight, and that the reordered weights go with the model.
+#include "symbolite/ops/cpu/onednn_matmul.h"
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "symbolite/mobile/loaded_model.h"
+#include "symbolite/runtime/interpreter.h"
+#include "symbolite/support/parallel_for.h"
+#include "tests/test_support/fixtures.h"
+#include "tests/test_support/json_tensor.h"
+#include "tests/test_support/nn_cases.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::Tensor;
+
+nlohmann::json calls() {
+  std::ifstream in(testing::fixture_path("goldens/file_linear.json"));
+  return nlohmann::json::parse(in)["calls"];
+}
+
+mobile::LoadedModel load() {
+  return mobile::LoadedModel::load(testing::fixture_path("models/file_linear.ptl"));
+}
+
+Tensor run(const mobile::LoadedModel& model, const nlohmann::json& call) {
+  runtime::Interpreter interpreter(model);
+  return interpreter.run_method("forward", {IValue(testing::tensor_from_json(call["inputs"][0]))})
+      .to_tensor();
+}
+
+class Threads {
+ public:
+  explicit Threads(int n) { set_intra_op_threads(n); }
+  ~Threads() { set_intra_op_threads(0); }
+  Threads(const Threads&) = delete;
+  Threads& operator=(const Threads&) = delete;
+};
+
+TEST(OnednnMatmul, ResultsAreThoseOfPyTorchAtOneAndTwoThreads) {
+  for (int threads : {1, 2}) {
+    Threads setting(threads);
+    const mobile::LoadedModel model = load();
+    for (const auto& call : calls()) {
+      SCOPED_TRACE(call["name"].get<std::string>() + " at " + std::to_string(threads));
+      testing::nn_expect_close(run(model, call), testing::tensor_from_json(call["output"]));
+    }
+  }
+}
+
+TEST(OnednnMatmul, CompilesAKernelForUpToEightRowCountsPerWeight) {
+  Threads setting(1);
+  const std::size_t before = onednn_matmul_plans();
+  {
+    const mobile::LoadedModel model = load();
+    for (const auto& call : calls()) run(model, call);
+    // Products of at least 2^18 multiply-adds: up (L x 32 x 512) and down at every length but
+    // the ninth distinct one (8 each), proj (L x 32 x 256) from 32 rows on (6 lengths), head
+    // (L x 256 x 40) from 26 rows on (8); head on one row is gemv.h's.
+    EXPECT_EQ(onednn_matmul_plans() - before, 30U);
+  }
+  EXPECT_EQ(onednn_matmul_plans(), before);  // gone with the model's file
+}
+
+}  // namespace
+}  // namespace symbolite::ops
