@@ -8,7 +8,8 @@
 // docs/PERFORMANCE.md. Large float32 products are split into blocks across
 // intra_op_threads() threads (support/parallel_for.h); float64 runs on the calling thread.
 // A float32 product whose A is one row (linear on a batch of one) runs as dot products
-// instead (gemv.h) where the CPU has AVX-512.
+// instead (gemv.h) where the CPU has AVX-512; one whose B is read-only weight bytes of a
+// model file runs on oneDNN's matmul primitive (onednn_matmul.h, chosen by the kernels).
 #pragma once
 
 #include <cstdint>

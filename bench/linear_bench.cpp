@@ -1,0 +1,82 @@
+// The choice for products by file weights (ops/cpu/onednn_matmul.h): oneDNN's matmul
+// primitive over the weights reordered once, taken when the weight is read-only bytes (a model
+// file's), against oneDNN's sgemm, taken for the same weight in a buffer of its own — through
+// `aten::linear` as a model calls it, on the linear shapes of ViT-B/32, Swin-T and ConvNeXt-T
+// (tokens x in -> out). Google Benchmark prints the time per shape; docs/PERFORMANCE.md
+// records a run.
+//
+//   SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_linear_bench --benchmark_min_time=0.2
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "symbolite/ops/registry/kernel_runner.h"
+#include "symbolite/tensor/tensor.h"
+
+namespace {
+
+using symbolite::Bytes;
+using symbolite::ops::IValue;
+using symbolite::tensor::DType;
+using symbolite::tensor::Storage;
+using symbolite::tensor::Tensor;
+
+struct Shape {
+  std::int64_t tokens, in, out;
+};
+
+// ViT-B/32 (50 tokens: MLP, attention in-projection), Swin-T (49-token windows x 64 at
+// 56x56 = 3136 rows; 196 at its third stage), ConvNeXt-T's MLPs (3136 and 196 positions).
+const Shape kShapes[] = {
+    {50, 768, 3072},  {50, 3072, 768},  {50, 768, 2304}, {3136, 96, 384},
+    {196, 384, 1536}, {196, 1536, 384}, {49, 768, 3072}, {784, 192, 768},
+};
+
+Tensor filled(std::vector<std::int64_t> sizes, float step) {
+  Tensor t = Tensor::empty(std::move(sizes), DType::kFloat32);
+  float* p = t.mutable_data<float>();
+  for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = std::sin(step * static_cast<float>(i));
+  return t;
+}
+
+// `t`'s values as a read-only view, as a model file's tensors are.
+Tensor read_only(const Tensor& t) {
+  std::vector<std::uint8_t> bytes(t.nbytes());
+  std::memcpy(bytes.data(), t.raw_data(), bytes.size());
+  return Tensor::from_storage(Storage::view(Bytes::from_vector(std::move(bytes))), t.dtype(),
+                              t.sizes(), t.strides(), 0);
+}
+
+template <bool kFileWeights>
+void BM_linear(benchmark::State& state) {
+  const Shape& s = kShapes[state.range(0)];
+  Tensor x = filled({1, s.tokens, s.in}, 0.37f);
+  Tensor w = filled({s.out, s.in}, 0.11f);
+  Tensor b = filled({s.out}, 0.7f);
+  if constexpr (kFileWeights) {
+    w = read_only(w);
+    b = read_only(b);
+  }
+  for (auto _ : state) {
+    IValue out = symbolite::ops::run_op("aten::linear", {x, w, b});
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetLabel(std::to_string(s.tokens) + " x " + std::to_string(s.in) + " -> " +
+                 std::to_string(s.out));
+}
+
+void shapes(benchmark::internal::Benchmark* b) {
+  for (std::size_t i = 0; i < std::size(kShapes); ++i) b->Arg(static_cast<std::int64_t>(i));
+  b->Unit(benchmark::kMicrosecond);
+}
+
+BENCHMARK(BM_linear<true>)->Name("matmul_primitive")->Apply(shapes);
+BENCHMARK(BM_linear<false>)->Name("sgemm")->Apply(shapes);
+
+}  // namespace
+
+BENCHMARK_MAIN();
