@@ -45,7 +45,7 @@ class LiveMappings {
   }
   bool contains(const void* mapping) {
     std::lock_guard lock(mutex_);
-    return live_.count(mapping) != 0;
+    return live_.contains(mapping);
   }
 
  private:
@@ -125,10 +125,16 @@ void release_mapped_pages(const Bytes& bytes) {
   if (bytes.empty() || !live_mappings().contains(bytes.owner().get())) return;
   const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
   const auto begin = reinterpret_cast<std::uintptr_t>(bytes.data());
-  const std::uintptr_t first = (begin + page - 1) / page * page;
-  const std::uintptr_t last = (begin + bytes.size()) / page * page;
+  // Whole pages only: from the first page boundary at or after the start, up to the last
+  // one at or before the end (pointer arithmetic on the bytes, not an integer cast back).
+  const std::uintptr_t skip = (page - begin % page) % page;
+  if (bytes.size() <= skip) return;
+  const std::size_t length = (bytes.size() - skip) / page * page;
   // Advice only: a failure leaves the pages resident, which is all it can cost.
-  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  if (length > 0) {
+    auto* first = const_cast<std::uint8_t*>(bytes.data() + skip);
+    ::madvise(first, length, MADV_DONTNEED);
+  }
 }
 
 }  // namespace symbolite

@@ -191,7 +191,7 @@ struct PlanBuilder {
       s.src_offset = in_top * g.w * g.c;
       auto pd = describe(g, s.src, g.o, s.rows, in_top - start, end - in_end);
       if (pd.src_desc() != s.src || !onednn::is_jit(pd.impl_info_str())) return nullptr;
-      finish_slice(s, pd, g, weight_bytes, plan->slices.empty() ? nullptr : &plan->slices[0]);
+      finish_slice(s, pd, g, weight_bytes, plan->slices.empty() ? nullptr : plan->slices.data());
       plan->slices.push_back(std::move(s));
     }
     return complete(std::move(plan), weight_bytes, g, slices);
