@@ -6,8 +6,8 @@
 // Default: the machine's hardware threads (as PyTorch uses its cores), or
 // SYMBOLITE_NUM_THREADS when set; `symbolite run|profile|bench --threads N` and the library's
 // set_intra_op_threads change it. Loops split over independent output elements, so results
-// do not depend on the thread count; only oneDNN's convolution primitives, one per block of
-// the output, may round differently (docs/PERFORMANCE.md, "Threads").
+// do not depend on the thread count; only oneDNN's convolution and matmul primitives, one per
+// block of the output, may round differently (docs/PERFORMANCE.md, "Threads").
 //
 // A parallel_for inside another (a kernel called from a worker), or one started while another
 // thread's parallel_for holds the pool (two models run at once), runs inline on its caller:
