@@ -8,21 +8,19 @@
 //   SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_linear_bench --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>
 
-#include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "bench/file_weights.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/tensor/tensor.h"
 
 namespace {
 
-using symbolite::Bytes;
+using symbolite::bench::filled;
+using symbolite::bench::read_only;
 using symbolite::ops::IValue;
-using symbolite::tensor::DType;
-using symbolite::tensor::Storage;
 using symbolite::tensor::Tensor;
 
 struct Shape {
@@ -35,21 +33,6 @@ const Shape kShapes[] = {
     {50, 768, 3072},  {50, 3072, 768},  {50, 768, 2304}, {3136, 96, 384},
     {196, 384, 1536}, {196, 1536, 384}, {49, 768, 3072}, {784, 192, 768},
 };
-
-Tensor filled(std::vector<std::int64_t> sizes, float step) {
-  Tensor t = Tensor::empty(std::move(sizes), DType::kFloat32);
-  float* p = t.mutable_data<float>();
-  for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = std::sin(step * static_cast<float>(i));
-  return t;
-}
-
-// `t`'s values as a read-only view, as a model file's tensors are.
-Tensor read_only(const Tensor& t) {
-  std::vector<std::uint8_t> bytes(t.nbytes());
-  std::memcpy(bytes.data(), t.raw_data(), bytes.size());
-  return Tensor::from_storage(Storage::view(Bytes::from_vector(std::move(bytes))), t.dtype(),
-                              t.sizes(), t.strides(), 0);
-}
 
 template <bool kFileWeights>
 void BM_linear(benchmark::State& state) {

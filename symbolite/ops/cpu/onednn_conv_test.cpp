@@ -13,10 +13,10 @@
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/interpreter.h"
-#include "symbolite/support/parallel_for.h"
 #include "tests/test_support/fixtures.h"
 #include "tests/test_support/json_tensor.h"
 #include "tests/test_support/nn_cases.h"
+#include "tests/test_support/thread_setting.h"
 
 namespace symbolite::ops::nn {
 namespace {
@@ -44,18 +44,10 @@ Tensor run(const mobile::LoadedModel& model, const nlohmann::json& call, bool pr
       .to_tensor();
 }
 
-class Threads {
- public:
-  explicit Threads(int n) { set_intra_op_threads(n); }
-  ~Threads() { set_intra_op_threads(0); }
-  Threads(const Threads&) = delete;
-  Threads& operator=(const Threads&) = delete;
-};
-
 TEST(OnednnConv, ResultsAreThoseOfPyTorchAtOneAndTwoThreads) {
   std::vector<Tensor> one_thread;
   for (int threads : {1, 2}) {
-    Threads setting(threads);
+    testing::ThreadSetting setting(threads);
     const mobile::LoadedModel model = load();
     const std::size_t before = onednn_conv2d_plans();
     std::size_t i = 0;

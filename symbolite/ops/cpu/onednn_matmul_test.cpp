@@ -11,10 +11,10 @@
 
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/runtime/interpreter.h"
-#include "symbolite/support/parallel_for.h"
 #include "tests/test_support/fixtures.h"
 #include "tests/test_support/json_tensor.h"
 #include "tests/test_support/nn_cases.h"
+#include "tests/test_support/thread_setting.h"
 
 namespace symbolite::ops {
 namespace {
@@ -36,17 +36,9 @@ Tensor run(const mobile::LoadedModel& model, const nlohmann::json& call) {
       .to_tensor();
 }
 
-class Threads {
- public:
-  explicit Threads(int n) { set_intra_op_threads(n); }
-  ~Threads() { set_intra_op_threads(0); }
-  Threads(const Threads&) = delete;
-  Threads& operator=(const Threads&) = delete;
-};
-
 TEST(OnednnMatmul, ResultsAreThoseOfPyTorchAtOneAndTwoThreads) {
   for (int threads : {1, 2}) {
-    Threads setting(threads);
+    testing::ThreadSetting setting(threads);
     const mobile::LoadedModel model = load();
     for (const auto& call : calls()) {
       SCOPED_TRACE(call["name"].get<std::string>() + " at " + std::to_string(threads));
@@ -56,7 +48,7 @@ TEST(OnednnMatmul, ResultsAreThoseOfPyTorchAtOneAndTwoThreads) {
 }
 
 TEST(OnednnMatmul, CompilesAKernelForUpToEightRowCountsPerWeight) {
-  Threads setting(1);
+  testing::ThreadSetting setting(1);
   const std::size_t before = onednn_matmul_plans();
   {
     const mobile::LoadedModel model = load();
