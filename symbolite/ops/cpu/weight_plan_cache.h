@@ -7,13 +7,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
-#include <vector>
 
 #include "symbolite/support/bytes.h"
 #include "symbolite/support/mapped_file.h"
@@ -25,12 +25,15 @@ class WeightPlanCache {
  public:
   // Plans kept at most: past it, all are made again.
   static constexpr std::size_t kMaxPlans = 4096;
+  // The shape a plan was made for, unused fields zero: a fixed array, so a lookup (every call
+  // of the kernel) allocates nothing.
+  using Shape = std::array<std::int64_t, 18>;
 
   // The plan for `weight` and `shape`, made by `build` (under the cache's lock) when there is
   // none; a null plan ("not on this path") is remembered too.
-  std::shared_ptr<const Plan> get(const Bytes& weight, std::vector<std::int64_t> shape,
+  std::shared_ptr<const Plan> get(const Bytes& weight, const Shape& shape,
                                   const std::function<std::shared_ptr<const Plan>()>& build) {
-    Key key{weight.data(), std::move(shape)};
+    Key key{weight.data(), shape};
     std::lock_guard lock(mutex_);
     auto it = plans_.find(key);
     // Compared by owner, without taking a reference: a temporary last reference would unmap
@@ -43,7 +46,7 @@ class WeightPlanCache {
     erase_stale();  // the entry at this address, if any, belonged to bytes now gone
     if (plans_.size() >= kMaxPlans) plans_.clear();
     std::shared_ptr<const Plan> plan = build();
-    plans_[std::move(key)] = {weight.owner(), plan};
+    plans_[key] = {weight.owner(), plan};
     return plan;
   }
 
@@ -63,7 +66,7 @@ class WeightPlanCache {
  private:
   struct Key {
     const void* weight;
-    std::vector<std::int64_t> shape;
+    Shape shape;
     bool operator==(const Key& o) const { return weight == o.weight && shape == o.shape; }
   };
   struct KeyHash {
