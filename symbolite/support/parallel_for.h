@@ -26,6 +26,9 @@ void set_intra_op_threads(int threads);
 // The thread count a loop of `n` items in grains of `grain` would use here and now: 1 when
 // nested inside a parallel_for or when the work is too small to split.
 int threads_for(std::int64_t n, std::int64_t grain);
+// The grain that splits `n` items into `pieces` ranges: n / pieces rounded down (at least 1).
+// Rounded up it would not: 49 items in grains of 25 make one range, not two.
+std::int64_t grain_for_pieces(std::int64_t n, int pieces);
 
 // Calls body(begin, end) over disjoint ranges covering [0, n), each at least `grain` long
 // (but the last), on up to intra_op_threads() threads; returns when all are done. The first

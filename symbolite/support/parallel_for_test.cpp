@@ -82,6 +82,29 @@ TEST(ParallelFor, ConcurrentCallersEachFinishTheirOwnWork) {
   EXPECT_EQ(total.load(), 4 * 50 * 10000);
 }
 
+// A loop split in one range per thread — a GEMM in blocks of rows or columns — gets a range
+// per thread even when the length is not a multiple of the count (49 column blocks on two
+// threads ran as one before).
+TEST(ParallelFor, GrainForPiecesGivesEveryThreadARange) {
+  for (int threads : {2, 3, 4}) {
+    ThreadSetting setting(threads);
+    for (std::int64_t n : {49, 101, 1001}) {
+      std::atomic<int> ranges{0};
+      std::atomic<std::int64_t> shortest{n};
+      parallel_for(n, grain_for_pieces(n, threads), [&](std::int64_t begin, std::int64_t end) {
+        ++ranges;
+        std::int64_t now = shortest.load();
+        while (end - begin < now && !shortest.compare_exchange_weak(now, end - begin)) {
+        }
+      });
+      EXPECT_EQ(ranges.load(), threads) << n;
+      EXPECT_GE(shortest.load(), n / threads) << n;
+    }
+  }
+  EXPECT_EQ(grain_for_pieces(5, 0), 5);
+  EXPECT_EQ(grain_for_pieces(1, 4), 1);
+}
+
 TEST(ParallelFor, TheSettingIsClampedAndResets) {
   ThreadSetting setting(1);
   EXPECT_EQ(intra_op_threads(), 1);

@@ -54,7 +54,7 @@ void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int6
   // Blocks of C's rows (with A's) or of its columns (with B's), whichever is longer; each
   // element of C is still one dot product over all of k.
   if (m >= n) {
-    parallel_for(m, (m + threads - 1) / threads, [&](std::int64_t begin, std::int64_t end) {
+    parallel_for(m, grain_for_pieces(m, threads), [&](std::int64_t begin, std::int64_t end) {
       const float* a_block = trans_a ? a + begin : a + begin * lda;
       sgemm_block(trans_a, trans_b, end - begin, n, k, alpha, a_block, lda, b, ldb, beta,
                   c + begin * ldc, ldc);
@@ -62,7 +62,7 @@ void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int6
   } else {
     // Column blocks in multiples of 16 floats, so each block's rows start on a vector.
     const std::int64_t blocks = (n + 15) / 16;
-    parallel_for(blocks, (blocks + threads - 1) / threads,
+    parallel_for(blocks, grain_for_pieces(blocks, threads),
                  [&](std::int64_t begin, std::int64_t end) {
                    const std::int64_t first = begin * 16;
                    const std::int64_t last = std::min(n, end * 16);
