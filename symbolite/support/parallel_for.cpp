@@ -36,7 +36,7 @@ class WorkerPool {
  public:
   explicit WorkerPool(int workers) {
     threads_.reserve(static_cast<std::size_t>(workers));
-    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this, i] { work(i + 1); });
   }
   ~WorkerPool() {
     {
@@ -53,49 +53,77 @@ class WorkerPool {
 
   // Runs chunk(i) for i in [0, chunks) on the workers and the caller.
   void run(int chunks, const std::function<void(int)>& chunk) {
-    auto job = std::make_shared<Job>(chunk, chunks);
+    auto job = std::make_shared<Job>(chunk, chunks, workers() + 1);
+    std::uint64_t generation = 0;
     {
       std::lock_guard lock(mutex_);
       job_ = job;
-      ++generation_;
-      published_.store(generation_, std::memory_order_release);
+      generation = ++generation_;
     }
+    // Announced to watching workers only once the mutex is free: one that saw it while the
+    // caller held the lock would sleep on the mutex and need a futex wake-up (microseconds).
+    published_.store(generation, std::memory_order_release);
     wake_.notify_all();
-    take_chunks(*job);
+    take_chunks(*job, 0);
     // The workers' chunks usually finish within microseconds of the caller's: watch for that
-    // before sleeping, as a futex wake-up of the caller costs more than most chunks.
+    // before sleeping, as a futex wake-up of the caller costs more than most chunks. Seen
+    // done, the caller takes no lock (a worker may still hold it a moment): `job_` stays
+    // until the next run replaces it, every share taken.
     const auto until = std::chrono::steady_clock::now() + kSpin;
     while (job->pending.load(std::memory_order_acquire) != 0 &&
            std::chrono::steady_clock::now() < until) {
-      for (int i = 0; i < 16; ++i) pause();
+      pause();
     }
+    if (job->pending.load() == 0) return;
     std::unique_lock lock(mutex_);
+    job->caller_waiting.store(true);  // before `pending` is read again: no lost wake-up
     done_.wait(lock, [&] { return job->pending.load() == 0; });
-    job_.reset();
   }
 
  private:
-  // One parallel_for's chunks. A worker that wakes late holds the job it woke for, whose
-  // chunks are all taken by then, so it can never run a finished job's function.
+  // One parallel_for's chunks, dealt out in contiguous shares, one per thread (the caller
+  // is thread 0): each thread runs its own share first, in order, then takes what is left of
+  // the others'. So a thread works on the same part of the data from one operator to the
+  // next, which its core's cache holds from the last (an operator reading what another
+  // core's cache holds runs slower on two threads than on one), while a worker that wakes late
+  // still leaves its share to whoever is free. A worker that wakes after the job is done
+  // finds every share taken, so it can never run a finished job's function.
   struct Job {
-    Job(const std::function<void(int)>& f, int n) : chunk(f), chunks(n), pending(n) {}
+    Job(const std::function<void(int)>& f, int n, int threads)
+        : chunk(f), shares(static_cast<std::size_t>(threads)), pending(n) {
+      for (int t = 0; t < threads; ++t) {
+        Share& share = shares[static_cast<std::size_t>(t)];
+        share.next.store(static_cast<int>(std::int64_t{n} * t / threads));
+        share.end = static_cast<int>(std::int64_t{n} * (t + 1) / threads);
+      }
+    }
     const std::function<void(int)>& chunk;
-    const int chunks;
-    std::atomic<int> next{0};
+    struct Share {
+      std::atomic<int> next{0};
+      int end = 0;
+    };
+    std::vector<Share> shares;
     std::atomic<int> pending;
+    std::atomic<bool> caller_waiting{false};
   };
 
-  void take_chunks(Job& job) {
-    for (int i = job.next.fetch_add(1); i < job.chunks; i = job.next.fetch_add(1)) {
-      job.chunk(i);
-      if (job.pending.fetch_sub(1) == 1) {
-        std::lock_guard lock(mutex_);  // the waiter checks `pending` under it: no lost wake-up
-        done_.notify_all();
+  void take_chunks(Job& job, int self) {
+    const auto threads = static_cast<int>(job.shares.size());
+    for (int k = 0; k < threads; ++k) {
+      Job::Share& share = job.shares[static_cast<std::size_t>((self + k) % threads)];
+      for (int i = share.next.fetch_add(1); i < share.end; i = share.next.fetch_add(1)) {
+        job.chunk(i);
+        // The last chunk wakes the caller if it went to sleep; it checks `pending` under the
+        // lock after saying so, and this reads the flag after `pending` changed.
+        if (job.pending.fetch_sub(1) == 1 && job.caller_waiting.load()) {
+          std::lock_guard lock(mutex_);
+          done_.notify_all();
+        }
       }
     }
   }
 
-  void work() {
+  void work(int self) {
     std::uint64_t seen = 0;
     for (;;) {
       // Operators come microseconds apart: a worker that slept would need a futex wake-up
@@ -104,7 +132,7 @@ class WorkerPool {
       const auto until = std::chrono::steady_clock::now() + kSpin;
       while (published_.load(std::memory_order_acquire) == seen &&
              std::chrono::steady_clock::now() < until) {
-        for (int i = 0; i < 64; ++i) pause();
+        pause();
       }
       std::shared_ptr<Job> job;
       {
@@ -114,7 +142,7 @@ class WorkerPool {
         seen = generation_;
         job = job_;
       }
-      if (job) take_chunks(*job);
+      if (job) take_chunks(*job, self);
     }
   }
 
