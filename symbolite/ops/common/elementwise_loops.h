@@ -3,6 +3,7 @@
 // pushing the result of an in-place op.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -56,7 +57,8 @@ tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0,
   std::int64_t ib = st[2].back();
   sizes.back() = 1;
   std::array<const std::int64_t*, 3> strides{st[0].data(), st[1].data(), st[2].data()};
-  for_each_offset<3>(sizes, strides, [&](const std::array<std::int64_t, 3>& o) {
+  // Rows of the inner dimension split across threads (an SE block's x * scale[N, C, 1, 1]).
+  auto row = [&](const std::array<std::int64_t, 3>& o) {
     Out* d = dst + o[0];
     const T* x = pa + o[1];
     const T* y = pb + o[2];
@@ -71,7 +73,11 @@ tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0,
     } else {
       for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i * ia], y[i * ib]);
     }
-  });
+  };
+  parallel_for(out.numel() / inner, std::max<std::int64_t>(1, kElementsPerThread / inner),
+               [&](std::int64_t begin, std::int64_t end) {
+                 for_each_offset_in<3>(sizes, strides, begin, end - begin, row);
+               });
   return out;
 }
 

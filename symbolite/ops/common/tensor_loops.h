@@ -133,6 +133,36 @@ void for_each_offset(std::span<const std::int64_t> sizes,
   }
 }
 
+// Calls `f(offsets)` as for_each_offset does, for the row-major indices [first, first +
+// count) of `sizes` only: a share of the iteration, for one thread of a parallel loop.
+template <std::size_t N, typename F>
+void for_each_offset_in(std::span<const std::int64_t> sizes,
+                        const std::array<const std::int64_t*, N>& strides, std::int64_t first,
+                        std::int64_t count, F&& f) {
+  if (count <= 0) return;
+  const std::size_t dims = sizes.size();
+  std::vector<std::int64_t> index(dims, 0);
+  std::array<std::int64_t, N> off{};
+  std::int64_t rest = first;  // first's index, the last dimension fastest
+  for (std::size_t d = dims; d-- > 0;) {
+    index[d] = rest % sizes[d];
+    rest /= sizes[d];
+    for (std::size_t k = 0; k < N; ++k) off[k] += index[d] * strides[k][d];
+  }
+  for (;;) {
+    f(off);
+    if (--count == 0) return;
+    for (std::size_t d = dims; d-- > 0;) {
+      if (++index[d] < sizes[d]) {
+        for (std::size_t k = 0; k < N; ++k) off[k] += strides[k][d];
+        break;
+      }
+      for (std::size_t k = 0; k < N; ++k) off[k] -= strides[k][d] * (sizes[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
 // Merges adjacent dimensions that every operand walks as one (stride[d] == stride[d+1] *
 // size[d+1]) and drops size-1 dimensions, so loops run over fewer, longer dimensions. Keeps
 // at least one dimension.

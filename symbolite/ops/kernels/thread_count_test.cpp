@@ -2,7 +2,7 @@
 // at every thread count: each output element is computed by one thread, in the same order,
 // whatever the split. Shapes are large enough for every split path to be taken: GEMM by rows
 // and by columns, im2col, depthwise planes, pooling planes, batch-norm planes, elementwise
-// ranges, the vector-math functions.
+// ranges and broadcast rows, the vector-math functions.
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -106,6 +106,17 @@ std::vector<Case> cases() {
       {"mul_broadcast",
        [=] {
          return run_op("aten::mul.Tensor", {x, wave({1, 32, 1, 1}, 1.8f)}).to_tensor();
+       }},
+      // Broadcasts split by rows of their inner dimension, a share starting mid-tensor.
+      {"mul_broadcast_rows",
+       [=] {
+         return run_op("aten::mul.Tensor", {wave({4, 32, 40, 40}, 2.0f), wave({1, 32, 1, 1}, 2.1f)})
+             .to_tensor();
+       }},
+      {"add_broadcast_columns",
+       [=] {
+         return run_op("aten::add.Tensor", {wave({4, 32, 40, 40}, 2.2f), wave({40, 1}, 2.3f)})
+             .to_tensor();
        }},
       {"relu", [=] { return run_op("aten::relu", {x}).to_tensor(); }},
       {"relu_",
