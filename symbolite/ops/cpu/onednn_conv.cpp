@@ -71,13 +71,21 @@ struct PlanBuilder {
     // Threads take blocks of output channels when those split evenly; otherwise (DenseNet's
     // 48 channels on two threads) bands of output rows, each reading its own input rows.
     const std::int64_t blocks = (g.o + kChannelBlock - 1) / kChannelBlock;
-    // Grouped ones (RegNet, ResNeXt) only by rows: a block of channels would cut groups.
+    // Grouped ones (RegNet, ResNeXt) by rows, else by blocks of whole groups: a block of
+    // channels would cut groups.
     const bool by_rows = g.groups > 1 || blocks % slices != 0;
     if (slices > 1 && g.n == 1 && by_rows && g.oh >= 2 * slices) {
       try {
         if (auto plan = build_rows(weight_bytes, g, slices)) return plan;
       } catch (const dnnl::error&) {
         // no primitive for a band here: blocks of channels
+      }
+    }
+    if (slices > 1 && g.n == 1 && g.groups > 1) {
+      try {
+        if (auto plan = build_groups(weight_bytes, g, slices)) return plan;
+      } catch (const dnnl::error&) {
+        // no primitive for a block of groups here: one primitive
       }
     }
     try {
@@ -112,9 +120,11 @@ struct PlanBuilder {
   }
 
   // Completes `s` from its primitive: output reorder, scratchpad; `weights` reordered from
-  // the file unless a band before it left them in the same layout.
+  // the file unless a band before it left them in the same layout. `groups` is the number of
+  // groups the slice's primitive takes (all of them but in build_groups).
   static void finish_slice(Slice& s, const dnnl::convolution_forward::primitive_desc& pd,
-                           const ConvGeometry& g, const Bytes& weight_bytes, const Slice* before) {
+                           const ConvGeometry& g, const Bytes& weight_bytes, const Slice* before,
+                           std::int64_t groups) {
     const auto f32 = memory::data_type::f32;
     s.conv = dnnl::convolution_forward(pd);
     s.dst = pd.dst_desc();
@@ -130,8 +140,12 @@ struct PlanBuilder {
     }
     // The file's weights, read once into the primitive's layout.
     const auto* weight = reinterpret_cast<const float*>(weight_bytes.data());
-    const auto file_layout = g.groups > 1 ? memory::format_tag::goihw : memory::format_tag::oihw;
-    memory file_weights(memory::desc(weight_dims(g, s.count), f32, file_layout), engine(),
+    ConvGeometry part = g;
+    part.groups = groups;
+    part.c = g.cg * groups;
+    part.o = g.o / g.groups * groups;
+    const auto file_layout = part.groups > 1 ? memory::format_tag::goihw : memory::format_tag::oihw;
+    memory file_weights(memory::desc(weight_dims(part, s.count), f32, file_layout), engine(),
                         const_cast<float*>(weight + s.first * g.cg * g.kh * g.kw));
     s.weights = memory(pd.weights_desc(), engine());
     dnnl::reorder(file_weights, s.weights).execute(stream(), file_weights, s.weights);
@@ -162,7 +176,42 @@ struct PlanBuilder {
       if (plan->slices.empty()) plan->src = pd.src_desc();
       if (pd.src_desc() != plan->src || !onednn::is_jit(pd.impl_info_str())) return nullptr;
       s.src = plan->src;
-      finish_slice(s, pd, g, weight_bytes, nullptr);
+      finish_slice(s, pd, g, weight_bytes, nullptr, g.groups);
+      plan->slices.push_back(std::move(s));
+    }
+    return complete(std::move(plan), weight_bytes, g, slices);
+  }
+
+  // Blocks of whole groups (batch 1), each reading its groups' input channels: grouped
+  // convolutions whose bands of rows oneDNN has only reference loops for (16 channels a group
+  // in NHWC). In oneDNN's 16-channel blocks, a block of groups starting on a multiple of 16
+  // channels is a dense tensor of its own.
+  static std::shared_ptr<const ConvPlan> build_groups(const Bytes& weight_bytes,
+                                                      const ConvGeometry& g, std::int64_t slices) {
+    const std::int64_t og = g.o / g.groups;
+    auto group_at = [&](std::int64_t b) { return g.groups * b / slices; };
+    for (std::int64_t b = 0; b < slices; ++b) {
+      if (group_at(b) * g.cg % kChannelBlock != 0 || group_at(b) * og % kChannelBlock != 0)
+        return nullptr;
+    }
+    auto plan = start_plan(g);
+    const auto f32 = memory::data_type::f32;
+    plan->src = memory::desc({g.n, g.c, g.h, g.w}, f32, memory::format_tag::nChw16c);
+    for (std::int64_t b = 0; b < slices; ++b) {
+      ConvGeometry part = g;
+      part.groups = group_at(b + 1) - group_at(b);
+      part.c = part.groups * g.cg;
+      part.o = part.groups * og;
+      if (part.groups == 0) return nullptr;
+      Slice s;
+      s.first = group_at(b) * og;
+      s.count = part.o;
+      s.rows = g.oh;
+      s.src = memory::desc({g.n, part.c, g.h, g.w}, f32, memory::format_tag::nChw16c);
+      s.src_offset = group_at(b) * g.cg * g.h * g.w;
+      auto pd = describe(part, s.src, part.o, g.oh, g.ph, g.ph);
+      if (pd.src_desc() != s.src || !onednn::is_jit(pd.impl_info_str())) return nullptr;
+      finish_slice(s, pd, g, weight_bytes, nullptr, part.groups);
       plan->slices.push_back(std::move(s));
     }
     return complete(std::move(plan), weight_bytes, g, slices);
@@ -191,7 +240,8 @@ struct PlanBuilder {
       s.src_offset = in_top * g.w * g.c;
       auto pd = describe(g, s.src, g.o, s.rows, in_top - start, end - in_end);
       if (pd.src_desc() != s.src || !onednn::is_jit(pd.impl_info_str())) return nullptr;
-      finish_slice(s, pd, g, weight_bytes, plan->slices.empty() ? nullptr : plan->slices.data());
+      finish_slice(s, pd, g, weight_bytes, plan->slices.empty() ? nullptr : plan->slices.data(),
+                   g.groups);
       plan->slices.push_back(std::move(s));
     }
     return complete(std::move(plan), weight_bytes, g, slices);
