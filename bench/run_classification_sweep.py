@@ -10,7 +10,10 @@ the given thread counts, the speed-up (PyTorch / symbolite) and whether their ou
 Options: --models a,b / --exclude a,b (subsets), --threads 1,2 (default 1 and the core count),
 --runs 10, --warmup 2, --rounds 1, --timeout 600 (seconds per child process), --max-params N
 (models with more parameters are listed as skipped), --cache DIR (default
-/tmp/peer-classification), --list (the models and their parameter counts, nothing run).
+/tmp/peer-classification), --list (the models and their parameter counts, nothing run),
+--fma PATH (bench/fma_peak: each model's FLOPs are counted with `symbolite profile --flops`,
+and each row gets both sides' share of this machine's FMA peak and the ceiling: the speed-up
+symbolite would show running at the peak, peak / PyTorch's GFLOP/s).
 
 Each model is built once into --cache, in its own child process (so a failure, an out-of-memory
 kill or a hang costs that model only): torchvision's builder with weights=None, eval,
@@ -230,14 +233,29 @@ def measure(args, entry, meta, thread_counts, work):
     image = os.path.join(args.cache, entry["model"] + ".npy")
     try:
         entry["check"] = peer.compare_outputs(args, meta, image, work)
+        if args.peaks:
+            entry["flops"], entry["uncounted_ops"] = peer.total_flops(args, meta["path"], image)
         for threads in thread_counts:
             row = peer.measure_model(args, meta, image, threads)
+            if entry.get("flops"):
+                add_peak_shares(args, row, entry["flops"])
             entry["rows"].append(row)
             log(f"  x{threads}: symbolite {row['symbolite']['median_ms']:.2f} ms, "
                 f"PyTorch {row['pytorch']['median_ms']:.2f} ms, speed-up {row['speedup']:.2f}x")
     except (RuntimeError, ValueError, subprocess.SubprocessError) as error:
         entry["error"] = describe_failure(args, error)
         log(f"  {entry['error']}")
+
+
+def add_peak_shares(args, row, flops):
+    """Each side's GFLOP/s and share of the FMA peak at the row's thread count, and the
+    ceiling: the speed-up symbolite would show at the peak (peak / PyTorch's GFLOP/s)."""
+    row["peak_gflops"] = args.peaks.get(row["threads"], args.peaks[1] * row["threads"])
+    for side in ("symbolite", "pytorch"):
+        gflops = flops / (row[side]["median_ms"] / 1e3) / 1e9
+        row[side]["gflops"] = gflops
+        row[side]["fraction_of_peak"] = gflops / row["peak_gflops"]
+    row["ceiling"] = row["peak_gflops"] / row["pytorch"]["gflops"]
 
 
 def sweep_model(args, name, params, thread_counts, work):
@@ -272,16 +290,28 @@ def agreement(check):
     return f"**MISMATCH**: {cell(check['what'])}"
 
 
-def model_lines(entry):
+def peak_cells(row):
+    """The --fma columns: GFLOP, both sides' share of the peak, the ceiling."""
+    if "ceiling" not in row:
+        return " - | - | - | - |"
+    s, p = row["symbolite"], row["pytorch"]
+    gflop = s["gflops"] * s["median_ms"] / 1e3
+    return (f" {gflop:.2f} | {100 * s['fraction_of_peak']:.0f} % | {100 * p['fraction_of_peak']:.0f} % | "
+            f"{row['ceiling']:.2f}x |")
+
+
+def model_lines(args, entry):
     params = f"{entry['params'] / 1e6:.1f}"
+    peaks = peak_cells if args.peaks else (lambda row: "")
     lines = []
     for row in entry["rows"]:
         s, p = row["symbolite"], row["pytorch"]
         lines.append(f"| {entry['model']} | {params} | {row['threads']} | {s['median_ms']:.2f} | "
-                     f"{p['median_ms']:.2f} | {row['speedup']:.2f}x | {agreement(entry['check'])} |")
+                     f"{p['median_ms']:.2f} | {row['speedup']:.2f}x |{peaks(row)} {agreement(entry['check'])} |")
     problem = entry.get("skipped") or entry.get("error")
     if problem:
-        lines.append(f"| {entry['model']} | {params} | - | - | - | - | {cell(problem)} |")
+        dashes = " - | - | - | - |" if args.peaks else ""
+        lines.append(f"| {entry['model']} | {params} | - | - | - | - |{dashes} {cell(problem)} |")
     return lines
 
 
@@ -289,15 +319,20 @@ def geometric_mean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def summary_lines(entries, thread_counts):
-    lines = ["| threads | models measured | slower than PyTorch | outputs disagree | geometric mean speed-up |",
-             "|---:|---:|---:|---:|---:|"]
+def summary_lines(args, entries, thread_counts):
+    extra = " geometric mean ceiling |" if args.peaks else ""
+    lines = ["| threads | models measured | slower than PyTorch | outputs disagree | geometric mean speed-up |" + extra,
+             "|---:|---:|---:|---:|---:|" + ("---:|" if args.peaks else "")]
     for threads in thread_counts:
         rows = [(e, row) for e in entries for row in e["rows"] if row["threads"] == threads]
         ups = [row["speedup"] for _, row in rows]
         disagree = sum(1 for e, _ in rows if e["check"]["what"] is not None)
-        lines.append(f"| {threads} | {len(rows)} | {sum(1 for u in ups if u < 1)} | {disagree} | "
-                     f"{f'{geometric_mean(ups):.2f}x' if ups else '-'} |")
+        line = (f"| {threads} | {len(rows)} | {sum(1 for u in ups if u < 1)} | {disagree} | "
+                f"{f'{geometric_mean(ups):.2f}x' if ups else '-'} |")
+        if args.peaks:
+            ceilings = [row["ceiling"] for _, row in rows if "ceiling" in row]
+            line += f" {f'{geometric_mean(ceilings):.2f}x' if ceilings else '-'} |"
+        lines.append(line)
     return lines
 
 
@@ -315,12 +350,14 @@ def note_lines(entries):
 
 
 def report(args, entries, thread_counts, about):
+    peak_heads = " GFLOP | symbolite of peak | PyTorch of peak | ceiling |" if args.peaks else ""
     lines = [about, "",
-             "| model | params (M) | threads | symbolite (ms) | PyTorch (ms) | speed-up | outputs agree (max rel. diff) |",
-             "|---|---:|---:|---:|---:|---:|---|"]
+             "| model | params (M) | threads | symbolite (ms) | PyTorch (ms) | speed-up |" + peak_heads +
+             " outputs agree (max rel. diff) |",
+             "|---|---:|---:|---:|---:|---:|" + ("---:|" * 4 if args.peaks else "") + "---|"]
     for entry in entries:
-        lines += model_lines(entry)
-    lines += [""] + summary_lines(entries, thread_counts)
+        lines += model_lines(args, entry)
+    lines += [""] + summary_lines(args, entries, thread_counts)
     notes = note_lines(entries)
     if notes:
         lines += [""] + notes
@@ -338,7 +375,8 @@ def save(args, entries, thread_counts, about, listing):
             json.dump({"schema_version": 1, "about": about, "torch": listing["torch"],
                        "torchvision": listing["torchvision"], "runs": args.runs, "warmup": args.warmup,
                        "rounds": args.rounds, "threads": thread_counts, "tolerance": peer.TOLERANCE,
-                       "max_params": args.max_params, "models": entries}, f, indent=1)
+                       "max_params": args.max_params, "fma_peak": args.fma_peak, "models": entries},
+                      f, indent=1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -371,6 +409,8 @@ def parse_args():
     parser.add_argument("--json", help="write every figure here")
     parser.add_argument("--markdown", help="write the table here")
     parser.add_argument("--list", action="store_true", help="list the models and their parameter counts")
+    parser.add_argument("--fma", help="bench/fma_peak: add GFLOP, each side's share of the FMA peak and "
+                        "the ceiling (peak / PyTorch's GFLOP/s) to every row")
     return parser, parser.parse_args()
 
 
@@ -391,6 +431,11 @@ def main():
     cores = os.cpu_count() or 1
     thread_counts = [int(t) for t in args.threads.split(",")] if args.threads else sorted({1, cores})
     os.makedirs(args.cache, exist_ok=True)
+    args.fma_peak, args.peaks = None, None
+    if args.fma:
+        args.fma_peak = peer.run_json([args.fma, "--json"])
+        args.peaks = {1: args.fma_peak["gflops_1_thread"],
+                      args.fma_peak["threads_all"]: args.fma_peak["gflops_all_threads"]}
 
     start, load_before = time.time(), os.getloadavg()[0]
     entries = []
