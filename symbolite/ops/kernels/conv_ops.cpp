@@ -162,29 +162,43 @@ void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, const Co
                                         std::max<std::int64_t>(1, g.oh));
   // im2col columns, kept per thread: a fresh buffer this size page-faults on every call.
   thread_local std::vector<T> col;
-  // One image's group: its columns and products, block by block of output rows.
-  auto run_unit = [&](std::int64_t index) {
+  // One image's group, output rows [oh0, oh0 + rows_per_block): its columns and product.
+  auto run_block = [&](std::int64_t index, std::int64_t oh0) {
     const std::int64_t n = index / g.groups;
     const std::int64_t grp = index % g.groups;
     const T* src = in + (n * g.c + grp * g.cg) * g.h * g.w;
     T* dst = out + (n * g.o + grp * og) * out_plane;
     const T* w = weight + grp * og * k;
     if (!direct) col.resize(static_cast<std::size_t>(k * rows_per_block * g.ow));
-    for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += rows_per_block) {
-      const std::int64_t oh1 = std::min(g.oh, oh0 + rows_per_block);
-      const std::int64_t cols = direct ? out_plane : (oh1 - oh0) * g.ow;
-      if (!direct) im2col(src, g, oh0, oh1, col.data());
-      const T* b = direct ? src : col.data();
-      T* c = dst + oh0 * g.ow;
-      if constexpr (std::is_same_v<T, float>) {
-        sgemm(false, false, og, cols, k, 1.0f, w, k, b, cols, 0.0f, c, out_plane);
-      } else {
-        dgemm(false, false, og, cols, k, 1.0, w, k, b, cols, 0.0, c, out_plane);
-      }
-      finish_rows(c, grp * og, og, cols, out_plane, g.o, e);
+    const std::int64_t oh1 = std::min(g.oh, oh0 + rows_per_block);
+    const std::int64_t cols = direct ? out_plane : (oh1 - oh0) * g.ow;
+    if (!direct) im2col(src, g, oh0, oh1, col.data());
+    const T* b = direct ? src : col.data();
+    T* c = dst + oh0 * g.ow;
+    if constexpr (std::is_same_v<T, float>) {
+      sgemm(false, false, og, cols, k, 1.0f, w, k, b, cols, 0.0f, c, out_plane);
+    } else {
+      dgemm(false, false, og, cols, k, 1.0, w, k, b, cols, 0.0, c, out_plane);
     }
+    finish_rows(c, grp * og, og, cols, out_plane, g.o, e);
+  };
+  auto run_unit = [&](std::int64_t index) {
+    for (std::int64_t oh0 = 0; oh0 < g.oh; oh0 += rows_per_block) run_block(index, oh0);
   };
   const std::int64_t units = g.n * g.groups;
+  if (g.groups == 1 && !direct && k <= kMaxBlockedK) {
+    // Few inputs per output (a stem over 3 channels): blocks of rows go to the threads whole,
+    // columns, product and epilogue on one thread. Split inside, every block of a few
+    // microseconds' work would hand out three loops (MobileNet's stem ran slower on two
+    // threads than on one).
+    const std::int64_t blocks = (g.oh + rows_per_block - 1) / rows_per_block;
+    parallel_for(units * blocks, 1, [&](std::int64_t first, std::int64_t last) {
+      for (std::int64_t i = first; i < last; ++i) {
+        run_block(i / blocks, i % blocks * rows_per_block);
+      }
+    });
+    return;
+  }
   if (g.groups == 1) {
     // One product per image, split across threads inside the GEMM.
     for (std::int64_t index = 0; index < units; ++index) run_unit(index);

@@ -1,7 +1,7 @@
 // Kernels that split their work across threads (support/parallel_for.h) give the same bits
 // at every thread count: each output element is computed by one thread, in the same order,
 // whatever the split. Shapes are large enough for every split path to be taken: GEMM by rows
-// and by columns, im2col, depthwise planes, pooling planes, batch-norm planes, elementwise
+// and by columns, im2col (by image and by blocks of rows), depthwise planes, pooling planes, batch-norm planes, elementwise
 // ranges and broadcast rows, the vector-math functions.
 #include <cmath>
 #include <cstring>
@@ -91,6 +91,12 @@ std::vector<Case> cases() {
       {"adaptive_avg_pool2d",
        [=] {
          return run_op("aten::adaptive_avg_pool2d", {x, IValue::list({3, 3})}).to_tensor();
+       }},
+      // Few inputs per output (a stem): blocks of output rows on the threads whole.
+      {"conv_stem",
+       [=] {
+         return conv(wave({1, 3, 224, 224}, 2.4f), wave({16, 3, 3, 3}, 2.5f), wave({16}, 2.6f), 2,
+                     1, 1);
        }},
       {"batch_norm",
        [=] {
