@@ -61,35 +61,32 @@ struct Block {
     }
   }
 
-  // Interleaves the planes `src[0..L)` (h x w each) into the interior of `padded`.
+  // Interleaves rows [py0, py1) of the planes `src[0..L)` (h x w each) zero-padded into
+  // `padded`, a (py1 - py0, cols, L) image.
   [[gnu::always_inline]] static inline void pack(const float* const* src, const ConvGeometry& g,
-                                                 std::int64_t cols, float* padded) {
-    for (std::int64_t y = 0; y < g.h; ++y) {
-      float* row = padded + ((y + g.ph) * cols + g.pw) * L;
+                                                 std::int64_t cols, std::int64_t py0,
+                                                 std::int64_t py1, float* padded) {
+    const Vec zero = {};
+    for (std::int64_t py = py0; py < py1; ++py) {
+      float* row = padded + (py - py0) * cols * L;
+      const std::int64_t y = py - g.ph;
+      if (y < 0 || y >= g.h) {
+        for (std::int64_t x = 0; x < cols; ++x) store(row + x * L, zero);
+        continue;
+      }
+      for (std::int64_t x = 0; x < g.pw; ++x) store(row + x * L, zero);
+      for (std::int64_t x = g.pw + g.w; x < cols; ++x) store(row + x * L, zero);
+      float* interior = row + g.pw * L;
       std::int64_t x = 0;
       for (; x + L <= g.w; x += L) {
         Vec tile[L];
         for (int l = 0; l < L; ++l) tile[l] = load(src[l] + y * g.w + x);
         transpose(tile);
-        for (int i = 0; i < L; ++i) store(row + (x + i) * L, tile[i]);
+        for (int i = 0; i < L; ++i) store(interior + (x + i) * L, tile[i]);
       }
       for (; x < g.w; ++x) {
-        for (int l = 0; l < L; ++l) row[x * L + l] = src[l][y * g.w + x];
+        for (int l = 0; l < L; ++l) interior[x * L + l] = src[l][y * g.w + x];
       }
-    }
-  }
-
-  // Zeroes the padding around the interior of a (rows, cols, L) image.
-  [[gnu::always_inline]] static inline void zero_border(const ConvGeometry& g, std::int64_t rows,
-                                                        std::int64_t cols, float* padded) {
-    const Vec zero = {};
-    for (std::int64_t y = 0; y < rows; ++y) {
-      float* row = padded + y * cols * L;
-      bool inside = y >= g.ph && y < g.ph + g.h;
-      std::int64_t left = inside ? g.pw : cols;
-      for (std::int64_t x = 0; x < left; ++x) store(row + x * L, zero);
-      if (!inside) continue;
-      for (std::int64_t x = g.pw + g.w; x < cols; ++x) store(row + x * L, zero);
     }
   }
 
@@ -98,13 +95,13 @@ struct Block {
   template <int KH, int KW>
   [[gnu::always_inline]] static inline void compute(const float* padded, std::int64_t cols,
                                                     const float* w, Vec bias, const ConvGeometry& g,
-                                                    float* result) {
+                                                    std::int64_t rows, float* result) {
     const std::int64_t kh = KH != 0 ? KH : g.kh;
     const std::int64_t kw = KW != 0 ? KW : g.kw;
     const std::int64_t step = g.sw * L;  // from one output pixel's taps to the next's
     const std::int64_t row_step = g.dh * cols * L;
     const std::int64_t col_step = g.dw * L;
-    for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+    for (std::int64_t oy = 0; oy < rows; ++oy) {
       float* dst = result + oy * g.ow * L;
       const float* top = padded + oy * g.sh * cols * L;
       std::int64_t ox = 0;
@@ -154,29 +151,31 @@ struct Block {
     }
   }
 
-  // Writes output channels [oc0, oc0 + lanes) of image `n`.
+  // Writes output channels [oc0, oc0 + lanes) of image `n`, output rows [oy0, oy1).
   // `out` is written through the plane pointers taken from it (clang-tidy does not follow them).
   [[gnu::always_inline]] static inline void run(
       const float* in, const float* weight, const float* bias,
       float* out,  // NOLINT(readability-non-const-parameter)
-      const ConvGeometry& g, std::int64_t n, std::int64_t oc0, std::int64_t lanes,
-      std::vector<float>& padded, std::vector<float>& result) {
+      const ConvGeometry& g, std::int64_t n, std::int64_t oc0, std::int64_t lanes, std::int64_t oy0,
+      std::int64_t oy1, std::vector<float>& padded, std::vector<float>& result) {
     const std::int64_t mult = g.o / g.c;
     const std::int64_t taps = g.kh * g.kw;
-    const std::int64_t rows = g.h + 2 * g.ph;
+    // The padded input rows those output rows read.
+    const std::int64_t py0 = oy0 * g.sh;
+    const std::int64_t py1 = (oy1 - 1) * g.sh + (g.kh - 1) * g.dh + 1;
     const std::int64_t cols = g.w + 2 * g.pw;
     const std::int64_t plane = g.oh * g.ow;
+    const std::int64_t band = (oy1 - oy0) * g.ow;
     // Lanes past the last channel (in the last block only) repeat its input and are dropped.
     const float* src[L];
     float* dst[L];
     for (std::int64_t l = 0; l < L; ++l) {
       std::int64_t oc = oc0 + std::min<std::int64_t>(l, lanes - 1);
       src[l] = in + (n * g.c + oc / mult) * g.h * g.w;
-      dst[l] = out + (n * g.o + oc) * plane;
+      dst[l] = out + (n * g.o + oc) * plane + oy0 * g.ow;
     }
-    padded.resize(static_cast<std::size_t>(rows * cols * L));
-    zero_border(g, rows, cols, padded.data());
-    pack(src, g, cols, padded.data());
+    padded.resize(static_cast<std::size_t>((py1 - py0) * cols * L));
+    pack(src, g, cols, py0, py1, padded.data());
 
     // Weights and bias interleaved the same way: one vector per tap.
     thread_local std::vector<float> w;
@@ -187,46 +186,43 @@ struct Block {
       if (bias != nullptr) b[l] = bias[oc0 + l];
     }
 
-    result.resize(static_cast<std::size_t>(plane * L));
+    result.resize(static_cast<std::size_t>(band * L));
     if (g.kh == 3 && g.kw == 3) {
-      compute<3, 3>(padded.data(), cols, w.data(), b, g, result.data());
+      compute<3, 3>(padded.data(), cols, w.data(), b, g, oy1 - oy0, result.data());
     } else if (g.kh == 5 && g.kw == 5) {
-      compute<5, 5>(padded.data(), cols, w.data(), b, g, result.data());
+      compute<5, 5>(padded.data(), cols, w.data(), b, g, oy1 - oy0, result.data());
     } else {
-      compute<0, 0>(padded.data(), cols, w.data(), b, g, result.data());
+      compute<0, 0>(padded.data(), cols, w.data(), b, g, oy1 - oy0, result.data());
     }
-    unpack(result.data(), plane, lanes, dst);
+    unpack(result.data(), band, lanes, dst);
   }
 };
 
 using BlockFn = void (*)(const float*, const float*, const float*, float*, const ConvGeometry&,
-                         std::int64_t, std::int64_t, std::int64_t, std::vector<float>&,
-                         std::vector<float>&);
+                         std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                         std::vector<float>&, std::vector<float>&);
 
 // One copy of the block per instruction set, picked at run time. `a += w * x` contracts to
 // an FMA where the target has one (GCC contracts across statements' operands by default).
-__attribute__((target("avx512f"))) void block_avx512(const float* in, const float* weight,
-                                                     const float* bias, float* out,
-                                                     const ConvGeometry& g, std::int64_t n,
-                                                     std::int64_t oc0, std::int64_t lanes,
-                                                     std::vector<float>& padded,
-                                                     std::vector<float>& result) {
-  Block<Vec16>::run(in, weight, bias, out, g, n, oc0, lanes, padded, result);
+__attribute__((target("avx512f"))) void block_avx512(
+    const float* in, const float* weight, const float* bias, float* out, const ConvGeometry& g,
+    std::int64_t n, std::int64_t oc0, std::int64_t lanes, std::int64_t oy0, std::int64_t oy1,
+    std::vector<float>& padded, std::vector<float>& result) {
+  Block<Vec16>::run(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1, padded, result);
 }
 
-__attribute__((target("avx2,fma"))) void block_avx2(const float* in, const float* weight,
-                                                    const float* bias, float* out,
-                                                    const ConvGeometry& g, std::int64_t n,
-                                                    std::int64_t oc0, std::int64_t lanes,
-                                                    std::vector<float>& padded,
-                                                    std::vector<float>& result) {
-  Block<Vec8>::run(in, weight, bias, out, g, n, oc0, lanes, padded, result);
+__attribute__((target("avx2,fma"))) void block_avx2(
+    const float* in, const float* weight, const float* bias, float* out, const ConvGeometry& g,
+    std::int64_t n, std::int64_t oc0, std::int64_t lanes, std::int64_t oy0, std::int64_t oy1,
+    std::vector<float>& padded, std::vector<float>& result) {
+  Block<Vec8>::run(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1, padded, result);
 }
 
 void block_baseline(const float* in, const float* weight, const float* bias, float* out,
                     const ConvGeometry& g, std::int64_t n, std::int64_t oc0, std::int64_t lanes,
-                    std::vector<float>& padded, std::vector<float>& result) {
-  Block<Vec4>::run(in, weight, bias, out, g, n, oc0, lanes, padded, result);
+                    std::int64_t oy0, std::int64_t oy1, std::vector<float>& padded,
+                    std::vector<float>& result) {
+  Block<Vec4>::run(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1, padded, result);
 }
 
 struct Kernel {
@@ -253,21 +249,34 @@ void depthwise_conv2d_interleaved(const float* in, const float* weight, const fl
                                   float* out, const ConvGeometry& g, const Epilogue* fused) {
   const Kernel kernel = best_kernel();
   const std::int64_t blocks = (g.o + kernel.lanes - 1) / kernel.lanes;
-  const std::int64_t work_per_block =
-      std::max<std::int64_t>(1, g.oh * g.ow * g.kh * g.kw * kernel.lanes);
-  parallel_for(g.n * blocks, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / work_per_block),
+  // Fewer blocks of channels than threads (MobileNetV3's 16 channels at 112x112): each block
+  // in bands of output rows too, each band packing just the input rows it reads.
+  const std::int64_t threads = intra_op_threads();
+  const std::int64_t bands =
+      threads == 1 ? 1
+                   : std::clamp<std::int64_t>((2 * threads + g.n * blocks - 1) / (g.n * blocks), 1,
+                                              std::max<std::int64_t>(1, g.oh / 8));
+  const std::int64_t work_per_unit =
+      std::max<std::int64_t>(1, g.oh * g.ow * g.kh * g.kw * kernel.lanes / bands);
+  parallel_for(g.n * blocks * bands,
+               std::max<std::int64_t>(1, (std::int64_t{1} << 16) / work_per_unit),
                [&](std::int64_t first, std::int64_t last) {
                  // Scratch kept per thread: freshly allocated, these buffers (up to a few MiB) come from
                  // mmap and page-fault on every call.
                  thread_local std::vector<float> padded;
                  thread_local std::vector<float> result;
-                 for (std::int64_t index = first; index < last; ++index) {
+                 for (std::int64_t unit = first; unit < last; ++unit) {
+                   const std::int64_t index = unit / bands;
+                   const std::int64_t band = unit % bands;
                    const std::int64_t n = index / blocks;
                    const std::int64_t oc0 = (index % blocks) * kernel.lanes;
                    const std::int64_t lanes = std::min(kernel.lanes, g.o - oc0);
-                   kernel.fn(in, weight, bias, out, g, n, oc0, lanes, padded, result);
+                   const std::int64_t oy0 = g.oh * band / bands;
+                   const std::int64_t oy1 = g.oh * (band + 1) / bands;
+                   kernel.fn(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1, padded, result);
                    for (std::int64_t oc = oc0; oc < oc0 + lanes; ++oc) {
-                     finish_plane(fused, out + (n * g.o + oc) * g.oh * g.ow, g.oh * g.ow, oc);
+                     finish_plane(fused, out + (n * g.o + oc) * g.oh * g.ow + oy0 * g.ow,
+                                  (oy1 - oy0) * g.ow, oc);
                    }
                  }
                });

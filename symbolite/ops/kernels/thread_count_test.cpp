@@ -98,6 +98,16 @@ std::vector<Case> cases() {
          return conv(wave({1, 3, 224, 224}, 2.4f), wave({16, 3, 3, 3}, 2.5f), wave({16}, 2.6f), 2,
                      1, 1);
        }},
+      // Depthwise over fewer 16-channel blocks than threads: bands of output rows too.
+      {"depthwise_few_channels_stride2",
+       [=] {
+         return conv(wave({1, 16, 112, 112}, 2.7f), wave({16, 1, 3, 3}, 2.8f), wave({16}, 2.9f), 2,
+                     1, 16);
+       }},
+      {"depthwise_few_channels_5x5",
+       [=] {
+         return conv(wave({1, 8, 40, 40}, 3.0f), wave({8, 1, 5, 5}, 3.1f), IValue(), 1, 2, 8);
+       }},
       {"batch_norm",
        [=] {
          return run_op("aten::batch_norm",
