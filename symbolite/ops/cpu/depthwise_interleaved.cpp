@@ -17,7 +17,8 @@ namespace {
 // end at 7x7 planes, where loops along a plane's rows spend their time on edges). The output
 // is computed interleaved the same way and written back plane by plane. Interleaving is a
 // lanes x lanes transpose of register tiles. Lanes never mix, so the result does not depend
-// on how channels are blocked or on the thread count.
+// on how channels are blocked or on the thread count. With fewer blocks than threads, a block
+// is also cut into bands of output rows, each packing only the input rows it reads.
 //
 // Every member is inlined into the per-instruction-set functions below, so no vector value
 // crosses a call between code built for different instruction sets (what -Wpsabi warns of).

@@ -102,6 +102,15 @@ struct PlanBuilder {
     return {channels, g.c, g.kh, g.kw};
   }
 
+  // The convolution over `groups` of g's groups (all of them: g).
+  static ConvGeometry some_groups(const ConvGeometry& g, std::int64_t groups) {
+    ConvGeometry part = g;
+    part.groups = groups;
+    part.c = g.cg * groups;
+    part.o = g.o / g.groups * groups;
+    return part;
+  }
+
   static dnnl::convolution_forward::primitive_desc describe(const ConvGeometry& g,
                                                             const memory::desc& src,
                                                             std::int64_t channels,
@@ -140,13 +149,10 @@ struct PlanBuilder {
     }
     // The file's weights, read once into the primitive's layout.
     const auto* weight = reinterpret_cast<const float*>(weight_bytes.data());
-    ConvGeometry part = g;
-    part.groups = groups;
-    part.c = g.cg * groups;
-    part.o = g.o / g.groups * groups;
-    const auto file_layout = part.groups > 1 ? memory::format_tag::goihw : memory::format_tag::oihw;
-    memory file_weights(memory::desc(weight_dims(part, s.count), f32, file_layout), engine(),
-                        const_cast<float*>(weight + s.first * g.cg * g.kh * g.kw));
+    const auto file_layout = groups > 1 ? memory::format_tag::goihw : memory::format_tag::oihw;
+    memory file_weights(
+        memory::desc(weight_dims(some_groups(g, groups), s.count), f32, file_layout), engine(),
+        const_cast<float*>(weight + s.first * g.cg * g.kh * g.kw));
     s.weights = memory(pd.weights_desc(), engine());
     dnnl::reorder(file_weights, s.weights).execute(stream(), file_weights, s.weights);
   }
@@ -198,10 +204,7 @@ struct PlanBuilder {
     const auto f32 = memory::data_type::f32;
     plan->src = memory::desc({g.n, g.c, g.h, g.w}, f32, memory::format_tag::nChw16c);
     for (std::int64_t b = 0; b < slices; ++b) {
-      ConvGeometry part = g;
-      part.groups = group_at(b + 1) - group_at(b);
-      part.c = part.groups * g.cg;
-      part.o = part.groups * og;
+      const ConvGeometry part = some_groups(g, group_at(b + 1) - group_at(b));
       if (part.groups == 0) return nullptr;
       Slice s;
       s.first = group_at(b) * og;
