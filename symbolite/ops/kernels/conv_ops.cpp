@@ -160,10 +160,12 @@ void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, const Co
       direct ? g.oh
              : std::clamp<std::int64_t>(block_elements / std::max<std::int64_t>(1, k * g.ow), 1,
                                         std::max<std::int64_t>(1, g.oh));
-  // im2col columns, kept per thread: a fresh buffer this size page-faults on every call.
-  thread_local std::vector<T> col;
   // One image's group, output rows [oh0, oh0 + rows_per_block): its columns and product.
   auto run_block = [&](std::int64_t index, std::int64_t oh0) {
+    // im2col columns, kept per thread: a fresh buffer this size page-faults on every call.
+    // Declared here, where every thread that uses it passes: a thread_local of the enclosing
+    // function would be used unconstructed (and never freed) by the pool's workers.
+    thread_local std::vector<T> col;
     const std::int64_t n = index / g.groups;
     const std::int64_t grp = index % g.groups;
     const T* src = in + (n * g.c + grp * g.cg) * g.h * g.w;
@@ -192,11 +194,13 @@ void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, const Co
     // microseconds' work would hand out three loops (MobileNet's stem ran slower on two
     // threads than on one).
     const std::int64_t blocks = (g.oh + rows_per_block - 1) / rows_per_block;
-    parallel_for(units * blocks, 1, [&](std::int64_t first, std::int64_t last) {
-      for (std::int64_t i = first; i < last; ++i) {
-        run_block(i / blocks, i % blocks * rows_per_block);
-      }
-    });
+    const std::int64_t work = std::max<std::int64_t>(1, og * rows_per_block * g.ow * k);
+    parallel_for(units * blocks, std::max<std::int64_t>(1, kMultiplyAddsPerGroupChunk / work),
+                 [&](std::int64_t first, std::int64_t last) {
+                   for (std::int64_t i = first; i < last; ++i) {
+                     run_block(i / blocks, i % blocks * rows_per_block);
+                   }
+                 });
     return;
   }
   if (g.groups == 1) {
