@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/file_weights.h"
+#include "bench/shape_args.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/tensor/tensor.h"
 
@@ -53,8 +54,7 @@ void BM_conv(benchmark::State& state) {
 }
 
 void shapes(benchmark::internal::Benchmark* b) {
-  for (std::size_t i = 0; i < std::size(kShapes); ++i) b->Arg(static_cast<std::int64_t>(i));
-  b->Unit(benchmark::kMicrosecond);
+  symbolite::bench::shape_indices(b, std::size(kShapes));
 }
 
 BENCHMARK(BM_conv<true>)->Name("onednn")->Apply(shapes);

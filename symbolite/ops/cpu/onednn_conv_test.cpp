@@ -5,7 +5,6 @@
 #include "symbolite/ops/cpu/onednn_conv.h"
 
 #include <cstring>
-#include <fstream>
 #include <optional>
 
 #include <gtest/gtest.h>
@@ -23,10 +22,7 @@ namespace {
 
 using tensor::Tensor;
 
-nlohmann::json calls() {
-  std::ifstream in(testing::fixture_path("goldens/dense_conv.json"));
-  return nlohmann::json::parse(in)["calls"];
-}
+nlohmann::json calls() { return testing::load_golden("dense_conv")["calls"]; }
 
 mobile::LoadedModel load() {
   return mobile::LoadedModel::load(testing::fixture_path("models/dense_conv.ptl"));

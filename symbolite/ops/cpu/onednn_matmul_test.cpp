@@ -5,8 +5,6 @@
 // on row counts per weight, and that the reordered weights go with the model.
 #include "symbolite/ops/cpu/onednn_matmul.h"
 
-#include <fstream>
-
 #include <gtest/gtest.h>
 
 #include "symbolite/mobile/loaded_model.h"
@@ -21,10 +19,7 @@ namespace {
 
 using tensor::Tensor;
 
-nlohmann::json calls() {
-  std::ifstream in(testing::fixture_path("goldens/file_linear.json"));
-  return nlohmann::json::parse(in)["calls"];
-}
+nlohmann::json calls() { return testing::load_golden("file_linear")["calls"]; }
 
 mobile::LoadedModel load() {
   return mobile::LoadedModel::load(testing::fixture_path("models/file_linear.ptl"));
