@@ -156,6 +156,58 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, gelu_onednn); }
 
+void softmax_row_f32(float* row, std::int64_t n) {
+  if (n <= 0) return;
+  // The tail goes through a lane padded with -inf: it neither raises the maximum nor, as
+  // exp(-inf - max) = 0, changes the sum.
+  const std::int64_t full = n - n % 8;
+  alignas(32) float lane[8];
+  for (float& v : lane) v = -__builtin_inff();
+  for (std::int64_t j = full; j < n; ++j) lane[j - full] = row[j];
+  const auto load = [&](std::int64_t i) {
+    return i < full ? _mm256_loadu_ps(row + i) : _mm256_load_ps(lane);
+  };
+  __m256 top = _mm256_set1_ps(-__builtin_inff());
+  __m256 nan = _mm256_setzero_ps();  // MAXPS drops a NaN: they are tracked apart
+  for (std::int64_t i = 0; i <= n - 1; i += 8) {
+    const __m256 x = load(i);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+    top = _mm256_max_ps(top, x);
+  }
+  alignas(32) float tops[8];
+  _mm256_store_ps(tops, top);
+  float max = tops[0];
+  for (float v : tops) max = v > max ? v : max;
+  if (_mm256_movemask_ps(nan) != 0) max = __builtin_nanf("");
+  const __m256 m = _mm256_set1_ps(max);
+  __m256 sum = _mm256_setzero_ps();
+  for (std::int64_t i = 0; i <= n - 1; i += 8) {
+    const __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(load(i), m));
+    if (i < full) {
+      _mm256_storeu_ps(row + i, e);
+    } else {
+      _mm256_store_ps(lane, e);
+      for (std::int64_t j = full; j < n; ++j) row[j] = lane[j - full];
+    }
+    sum = _mm256_add_ps(sum, e);
+  }
+  float total = 0;
+  if (n < 8) {
+    // ATen adds a short row's lanes in order.
+    _mm256_store_ps(lane, sum);
+    total = lane[0];
+    for (std::int64_t j = 1; j < n; ++j) total += lane[j];
+  } else {
+    // ATen's pairwise fold: halves, pairs, neighbours.
+    sum = _mm256_add_ps(sum, _mm256_permute2f128_ps(sum, sum, 0x1));
+    sum = _mm256_add_ps(sum, _mm256_shuffle_ps(sum, sum, 0x4E));
+    sum = _mm256_add_ps(sum, _mm256_shuffle_ps(sum, sum, 0xB1));
+    total = _mm256_cvtss_f32(sum);
+  }
+  const __m256 inv = _mm256_set1_ps(1.0f / total);
+  map8(row, row, n, [inv](__m256 x) { return _mm256_mul_ps(x, inv); });
+}
+
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {
   const __m256 beta = _mm256_set1_ps(static_cast<float>(kGeluBeta));
   const __m256 kappa = _mm256_set1_ps(static_cast<float>(kGeluKappa));

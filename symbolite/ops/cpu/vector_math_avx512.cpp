@@ -169,6 +169,58 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, gelu_onednn); }
 
+void softmax_row_f32(float* row, std::int64_t n) {
+  if (n <= 0) return;
+  // The tail is read padded with -inf: its lanes neither raise the maximum nor, as
+  // exp(-inf - max) = 0, change the sum.
+  const __m512 minus_inf = _mm512_set1_ps(-__builtin_inff());
+  const std::int64_t full = n - n % 16;
+  const auto tail = static_cast<__mmask16>((1u << (n - full)) - 1u);
+  __m512 top = minus_inf;
+  __mmask16 nan = 0;  // MAXPS drops a NaN: they are tracked apart
+  for (std::int64_t i = 0; i <= n - 1; i += 16) {
+    const __m512 x =
+        i < full ? _mm512_loadu_ps(row + i) : _mm512_mask_loadu_ps(minus_inf, tail, row + i);
+    nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+    top = _mm512_maskz_max_ps(kAll, top, x);
+  }
+  alignas(64) float lane[16];
+  _mm512_store_ps(lane, top);
+  float max = lane[0];
+  for (float v : lane) max = v > max ? v : max;
+  if (nan != 0) max = __builtin_nanf("");
+  const __m512 m = _mm512_set1_ps(max);
+  __m512 sum = _mm512_setzero_ps();
+  for (std::int64_t i = 0; i <= n - 1; i += 16) {
+    const bool whole = i < full;
+    const __m512 x =
+        whole ? _mm512_loadu_ps(row + i) : _mm512_mask_loadu_ps(minus_inf, tail, row + i);
+    const __m512 e = Sleef_expf16_u10avx512f(_mm512_sub_ps(x, m));
+    if (whole) {
+      _mm512_storeu_ps(row + i, e);
+    } else {
+      _mm512_mask_storeu_ps(row + i, tail, e);
+    }
+    sum = _mm512_add_ps(sum, e);
+  }
+  float total = 0;
+  if (n < 16) {
+    // ATen adds a short row's lanes in order.
+    _mm512_store_ps(lane, sum);
+    total = lane[0];
+    for (std::int64_t j = 1; j < n; ++j) total += lane[j];
+  } else {
+    // ATen's pairwise fold: halves, quarters, pairs, neighbours.
+    sum = _mm512_add_ps(sum, _mm512_maskz_shuffle_f32x4(kAll, sum, sum, 0x4E));
+    sum = _mm512_add_ps(sum, _mm512_maskz_shuffle_f32x4(kAll, sum, sum, 0xB1));
+    sum = _mm512_add_ps(sum, _mm512_maskz_shuffle_ps(kAll, sum, sum, 0x4E));
+    sum = _mm512_add_ps(sum, _mm512_maskz_shuffle_ps(kAll, sum, sum, 0xB1));
+    total = _mm512_cvtss_f32(sum);
+  }
+  const __m512 inv = _mm512_set1_ps(1.0f / total);
+  map16(row, row, n, [inv](__m512 x) { return _mm512_mul_ps(x, inv); });
+}
+
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {
   const __m512 beta = _mm512_set1_ps(static_cast<float>(kGeluBeta));
   const __m512 kappa = _mm512_set1_ps(static_cast<float>(kGeluKappa));

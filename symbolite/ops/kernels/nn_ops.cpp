@@ -133,21 +133,6 @@ void alpha_dropout_inplace(Stack& s) { dropout_impl(s, "aten::alpha_dropout_"); 
 void feature_alpha_dropout(Stack& s) { dropout_impl(s, "aten::feature_alpha_dropout"); }
 void feature_alpha_dropout_inplace(Stack& s) { dropout_impl(s, "aten::feature_alpha_dropout_"); }
 
-// softmax of one contiguous float32 row, in place.
-void softmax_row(float* row, std::int64_t len) {
-  float max = -std::numeric_limits<float>::infinity();
-  for (std::int64_t k = 0; k < len; ++k) {
-    const float v = row[k];
-    max = (v > max || std::isnan(v)) ? v : max;
-  }
-  for (std::int64_t k = 0; k < len; ++k) row[k] -= max;
-  vec::exp_f32(row, row, len);
-  float sum = 0;
-  for (std::int64_t k = 0; k < len; ++k) sum += row[k];
-  const float inv = 1.0f / sum;
-  for (std::int64_t k = 0; k < len; ++k) row[k] *= inv;
-}
-
 template <typename T>
 Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool log) {
   Tensor out = Tensor::uninitialized(x.sizes(), out_dtype);  // x is copied in first
@@ -169,11 +154,13 @@ Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool lo
   std::int64_t outer = n / (len * inner);
   if constexpr (std::is_same_v<T, float>) {
     if (!log && inner == 1) {
-      // Over the last dimension (attention scores): rows in parallel, exp in vectors
-      // (SLEEF's, as PyTorch's vectorized softmax uses).
+      // Over the last dimension (attention scores): rows in parallel, each in vectors as
+      // PyTorch's vectorized softmax computes it.
       parallel_for(outer, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, len)),
                    [&](std::int64_t first, std::int64_t last) {
-                     for (std::int64_t o = first; o < last; ++o) softmax_row(y + o * len, len);
+                     for (std::int64_t o = first; o < last; ++o) {
+                       vec::softmax_row_f32(y + o * len, len);
+                     }
                    });
       return out;
     }

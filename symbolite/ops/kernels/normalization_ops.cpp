@@ -13,6 +13,7 @@
 #include "symbolite/ops/common/batch_norm_affine.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/layer_norm_row.h"
 #include "symbolite/ops/cpu/scale_shift.h"
 #include "symbolite/ops/registry/epilogue_kernels.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -362,8 +363,26 @@ void group_norm(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
-// Normalizes each of the x.numel() / m rows of m elements (accumulating in double), then
-// applies the optional elementwise weight and bias; writes into `out`.
+// One float64 row of layer_norm_rows (float32 rows: ops/cpu/layer_norm_row.h).
+void layer_norm_row_f64(const double* row, double* y, std::int64_t m, const double* w,
+                        const double* b, double eps) {
+  double sum = 0;
+  for (std::int64_t i = 0; i < m; ++i) sum += row[i];
+  const double mean = sum / static_cast<double>(m);
+  double sq = 0;
+  for (std::int64_t i = 0; i < m; ++i) sq += (row[i] - mean) * (row[i] - mean);
+  const double rstd = 1.0 / std::sqrt(sq / static_cast<double>(m) + eps);
+  for (std::int64_t i = 0; i < m; ++i) {
+    double v = (row[i] - mean) * rstd;
+    if (w != nullptr) v *= w[i];
+    if (b != nullptr) v += b[i];
+    y[i] = v;
+  }
+}
+
+// Normalizes each of the x.numel() / m rows of m elements (statistics in double), then
+// applies the optional elementwise weight and bias; writes into `out`. Rows are independent:
+// split across threads.
 template <typename T>
 void layer_norm_rows(const Tensor& x, const Tensor* weight, const Tensor* bias, double eps,
                      std::int64_t m, Tensor& out) {
@@ -375,25 +394,16 @@ void layer_norm_rows(const Tensor& x, const Tensor* weight, const Tensor* bias, 
   const T* b = bias == nullptr ? nullptr : bc.data<T>();
   const T* src = x.data<T>();
   T* dst = out.mutable_data<T>();
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const T* row = src + r * m;
-    T* y = dst + r * m;
-    double sum = 0;
-    for (std::int64_t i = 0; i < m; ++i) sum += row[i];
-    double mean = sum / static_cast<double>(m);
-    double sq = 0;
-    for (std::int64_t i = 0; i < m; ++i) {
-      double d = row[i] - mean;
-      sq += d * d;
-    }
-    double rstd = 1.0 / std::sqrt(sq / static_cast<double>(m) + eps);
-    for (std::int64_t i = 0; i < m; ++i) {
-      double v = (row[i] - mean) * rstd;
-      if (w != nullptr) v *= w[i];
-      if (b != nullptr) v += b[i];
-      y[i] = static_cast<T>(v);
-    }
-  }
+  parallel_for(rows, std::max<std::int64_t>(1, 8192 / m),
+               [&](std::int64_t first, std::int64_t last) {
+                 for (std::int64_t r = first; r < last; ++r) {
+                   if constexpr (std::is_same_v<T, float>) {
+                     layer_norm_row_f32(src + r * m, dst + r * m, m, w, b, eps);
+                   } else {
+                     layer_norm_row_f64(src + r * m, dst + r * m, m, w, b, eps);
+                   }
+                 }
+               });
 }
 
 // aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None,
@@ -445,7 +455,7 @@ void layer_norm(Stack& s) {
   std::int64_t m = 1;
   for (auto d : shape) m *= d;
   Tensor x = input.contiguous();
-  Tensor out = Tensor::empty(x.sizes(), x.dtype());
+  Tensor out = Tensor::uninitialized(x.sizes(), x.dtype());  // every row written
   if (x.dtype() == DType::kFloat64) {
     layer_norm_rows<double>(x, weight, bias, eps, m, out);
   } else {

@@ -1,0 +1,86 @@
+#include "symbolite/ops/cpu/layer_norm_row.h"
+
+#include <immintrin.h>
+
+#include <cmath>
+
+#include "symbolite/ops/cpu/cpu_features.h"
+
+namespace symbolite::ops {
+namespace {
+
+// y = (x - mean) * rstd * w + b from element `from` on.
+void finish(const float* x, float* y, std::int64_t from, std::int64_t m, const float* w,
+            const float* b, double mean, double rstd) {
+  for (std::int64_t i = from; i < m; ++i) {
+    double v = (x[i] - mean) * rstd;
+    if (w != nullptr) v *= w[i];
+    if (b != nullptr) v += b[i];
+    y[i] = static_cast<float>(v);
+  }
+}
+
+void row_scalar(const float* x, float* y, std::int64_t m, const float* w, const float* b,
+                double eps) {
+  double sum = 0;
+  for (std::int64_t i = 0; i < m; ++i) sum += x[i];
+  const double mean = sum / static_cast<double>(m);
+  double sq = 0;
+  for (std::int64_t i = 0; i < m; ++i) sq += (x[i] - mean) * (x[i] - mean);
+  finish(x, y, 0, m, w, b, mean, 1.0 / std::sqrt(sq / static_cast<double>(m) + eps));
+}
+
+// Eight floats widened to doubles (the zero-masked form: the unmasked one trips GCC 12's
+// uninitialized-value warning).
+__attribute__((target("avx512f"))) __m512d widen(const float* p) {
+  return _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(p));
+}
+
+__attribute__((target("avx512f"))) double lanes_sum(__m512d v) {
+  alignas(64) double lane[8];
+  _mm512_store_pd(lane, v);
+  double sum = 0;
+  for (double d : lane) sum += d;
+  return sum;
+}
+
+__attribute__((target("avx512f"))) void row_avx512(const float* x, float* y, std::int64_t m,
+                                                   const float* w, const float* b, double eps) {
+  const std::int64_t full = m - m % 8;
+  __m512d acc = _mm512_setzero_pd();
+  for (std::int64_t i = 0; i < full; i += 8) acc = _mm512_add_pd(acc, widen(x + i));
+  double sum = lanes_sum(acc);
+  for (std::int64_t i = full; i < m; ++i) sum += x[i];
+  const double mean = sum / static_cast<double>(m);
+  const __m512d mu = _mm512_set1_pd(mean);
+  acc = _mm512_setzero_pd();
+  for (std::int64_t i = 0; i < full; i += 8) {
+    const __m512d d = _mm512_sub_pd(widen(x + i), mu);
+    acc = _mm512_add_pd(acc, _mm512_mul_pd(d, d));
+  }
+  double sq = lanes_sum(acc);
+  for (std::int64_t i = full; i < m; ++i) sq += (x[i] - mean) * (x[i] - mean);
+  const double rstd = 1.0 / std::sqrt(sq / static_cast<double>(m) + eps);
+  const __m512d rs = _mm512_set1_pd(rstd);
+  for (std::int64_t i = 0; i < full; i += 8) {
+    __m512d v = _mm512_mul_pd(_mm512_sub_pd(widen(x + i), mu), rs);
+    if (w != nullptr) v = _mm512_mul_pd(v, widen(w + i));
+    if (b != nullptr) v = _mm512_add_pd(v, widen(b + i));
+    _mm256_storeu_ps(y + i, _mm512_maskz_cvtpd_ps(0xFF, v));
+  }
+  finish(x, y, full, m, w, b, mean, rstd);
+}
+
+}  // namespace
+
+void layer_norm_row_f32(const float* x, float* y, std::int64_t m, const float* w, const float* b,
+                        double eps) {
+  if (m <= 0) return;
+  if (cpu_has_avx512f()) {
+    row_avx512(x, y, m, w, b, eps);
+  } else {
+    row_scalar(x, y, m, w, b, eps);
+  }
+}
+
+}  // namespace symbolite::ops
