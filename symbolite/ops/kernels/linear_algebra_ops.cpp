@@ -16,6 +16,7 @@
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/support/parallel_for.h"
 #include "symbolite/tensor/broadcast.h"
 
 namespace symbolite::ops {
@@ -197,35 +198,91 @@ Tensor dot_impl(const Tensor& a, const Tensor& b) {
   });
 }
 
-Tensor bmm_impl(const Tensor& a, const Tensor& b) {
-  if (a.dim() != 3) fail("batch1 must be a 3D tensor");
-  if (b.dim() != 3) fail("batch2 must be a 3D tensor");
-  std::int64_t bs = a.sizes()[0], m = a.sizes()[1], k = a.sizes()[2], n = b.sizes()[2];
-  if (b.sizes()[0] != bs || b.sizes()[1] != k) {
+// A batch of matrices inside one tensor, without copying it: item i is the rows x cols
+// matrix at storage offset offsets[i], strides row_stride and col_stride. Broadcast batch
+// dimensions repeat offsets.
+struct MatrixBatch {
+  Tensor base;
+  std::vector<std::int64_t> offsets;
+  std::int64_t rows = 0, cols = 0, row_stride = 0, col_stride = 0;
+
+  Tensor item(std::size_t i) const {
+    return view_as(base, {rows, cols}, {row_stride, col_stride}, offsets[i]);
+  }
+};
+
+// The matrices of `t` (any strides), whose leading `batch_dims` dimensions index them and
+// whose last two (or last one, a column: `rows` x 1) hold each.
+MatrixBatch matrix_batch(const Tensor& t, std::size_t batch_dims) {
+  MatrixBatch m;
+  m.base = t;
+  const Sizes& sizes = t.sizes();
+  const Sizes& strides = t.strides();
+  const bool column = sizes.size() == batch_dims + 1;
+  m.rows = sizes[batch_dims];
+  m.row_stride = strides[batch_dims];
+  m.cols = column ? 1 : sizes[batch_dims + 1];
+  m.col_stride = column ? 1 : strides[batch_dims + 1];
+  m.offsets.assign(1, t.storage_offset());
+  for (std::size_t d = 0; d < batch_dims; ++d) {  // row-major over the batch dimensions
+    std::vector<std::int64_t> next;
+    next.reserve(m.offsets.size() * static_cast<std::size_t>(sizes[d]));
+    for (std::int64_t base : m.offsets) {
+      for (std::int64_t j = 0; j < sizes[d]; ++j) next.push_back(base + j * strides[d]);
+    }
+    m.offsets = std::move(next);
+  }
+  return m;
+}
+
+// C[i] = alpha * A[i]·B[i] + beta * C[i] for each pair of matrices, C contiguous
+// [batch, m, n]. The products are independent: small ones (an attention's per-head q k^T) go
+// to the threads a few at a time, each running inline; a batch of one is split inside the
+// product instead.
+template <typename T>
+void batched_gemm(const MatrixBatch& a, const MatrixBatch& b, T alpha, T beta, T* c) {
+  const auto bs = static_cast<std::int64_t>(a.offsets.size());
+  const std::int64_t m = a.rows, k = a.cols, n = b.cols;
+  constexpr std::int64_t kMultiplyAddsPerChunk = std::int64_t{1} << 18;
+  const std::int64_t work = std::max<std::int64_t>(1, m * n * k);
+  parallel_for(bs, std::max<std::int64_t>(1, kMultiplyAddsPerChunk / work),
+               [&](std::int64_t first, std::int64_t last) {
+                 for (std::int64_t i = first; i < last; ++i) {
+                   const auto item = static_cast<std::size_t>(i);
+                   gemm<T>(a.item(item), b.item(item), alpha, beta, c + i * m * n);
+                 }
+               });
+}
+
+// The product of two batches of matrices, with bmm's checks: [batch, m, n] contiguous.
+Tensor batched_product(const MatrixBatch& a, const MatrixBatch& b, DType a_dtype,
+                       const Tensor& b_tensor) {
+  const auto bs = static_cast<std::int64_t>(a.offsets.size());
+  const auto b_bs = static_cast<std::int64_t>(b.offsets.size());
+  if (b_bs != bs || b.rows != a.cols) {
     fail(
         fmt::format("Expected size for first two dimensions of batch2 tensor to be: [{}, {}] "
                     "but got: [{}, {}].",
-                    bs, k, b.sizes()[0], b.sizes()[1]));
+                    bs, a.cols, b_bs, b.rows));
   }
-  return dispatch_gemm(a.dtype(), "bmm", [&](auto tag) -> Tensor {
+  return dispatch_gemm(a_dtype, "bmm", [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    check_same_dtype(a, b);
-    Tensor out = Tensor::uninitialized({bs, m, n}, a.dtype());
-    T* dst = out.template mutable_data<T>();
-    for (std::int64_t i = 0; i < bs; ++i) {
-      Tensor ai = view_as(a, {m, k}, {a.strides()[1], a.strides()[2]},
-                          a.storage_offset() + i * a.strides()[0]);
-      Tensor bi = view_as(b, {k, n}, {b.strides()[1], b.strides()[2]},
-                          b.storage_offset() + i * b.strides()[0]);
-      gemm<T>(ai, bi, T(1), T(0), dst + i * m * n);
-    }
+    check_same_dtype(a.base, b_tensor);
+    Tensor out = Tensor::uninitialized({bs, a.rows, b.cols}, a_dtype);
+    batched_gemm<T>(a, b, T(1), T(0), out.template mutable_data<T>());
     return out;
   });
 }
 
-// at::expand's check and message, then a new contiguous tensor of `t` expanded to `sizes`
-// (always a copy: addmm writes its result into it).
-Tensor expand_copy(const Tensor& t, const Sizes& sizes) {
+Tensor bmm_impl(const Tensor& a, const Tensor& b) {
+  if (a.dim() != 3) fail("batch1 must be a 3D tensor");
+  if (b.dim() != 3) fail("batch2 must be a 3D tensor");
+  return batched_product(matrix_batch(a, 1), matrix_batch(b, 1), a.dtype(), b);
+}
+
+// at::expand's check and message, then `t` viewed with `sizes` (stride 0 along the
+// dimensions it is repeated over).
+Tensor expanded(const Tensor& t, const Sizes& sizes) {
   if (t.dim() > static_cast<std::int64_t>(sizes.size())) {
     fail(
         fmt::format("expand(torch.{}Tensor{{{}}}, size={}): the number of sizes provided ({}) "
@@ -246,8 +303,13 @@ Tensor expand_copy(const Tensor& t, const Sizes& sizes) {
           want, have, d + shift, tensor::format_sizes(sizes), tensor::format_sizes(t.sizes())));
     }
   }
+  return view_as(t, sizes, strides, t.storage_offset());
+}
+
+// expanded(t, sizes) as a new contiguous tensor (addmm writes its result into it).
+Tensor expand_copy(const Tensor& t, const Sizes& sizes) {
   Tensor out = Tensor::empty(sizes, t.dtype());
-  copy_into(out, view_as(t, sizes, strides, t.storage_offset()));
+  copy_into(out, expanded(t, sizes));
   return out;
 }
 
@@ -299,14 +361,7 @@ Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
     using T = decltype(tag);
     T b = scalar_as<T>(beta), a = scalar_as<T>(alpha);
     Tensor out = b == T(0) ? Tensor::uninitialized(out_sizes, b1.dtype()) : bias;
-    T* dst = out.template mutable_data<T>();
-    for (std::int64_t i = 0; i < bs; ++i) {
-      Tensor ai = view_as(b1, {m, k}, {b1.strides()[1], b1.strides()[2]},
-                          b1.storage_offset() + i * b1.strides()[0]);
-      Tensor bi = view_as(b2, {k, n}, {b2.strides()[1], b2.strides()[2]},
-                          b2.storage_offset() + i * b2.strides()[0]);
-      gemm<T>(ai, bi, a, b, dst + i * m * n);
-    }
+    batched_gemm<T>(matrix_batch(b1, 1), matrix_batch(b2, 1), a, b, out.template mutable_data<T>());
     return out;
   });
 }
@@ -357,20 +412,22 @@ Tensor matmul_impl(const Tensor& t1, const Tensor& t2) {
   std::int64_t p = d2 > 1 ? t2.sizes().back() : 1;
   Sizes batch2(t2.sizes().begin(), t2.sizes().begin() + std::max<std::int64_t>(d2 - 2, 0));
   Sizes out_shape = tensor::broadcast_shapes(batch1, batch2);
-  std::int64_t batch = tensor::checked_numel(out_shape);
+  tensor::checked_numel(out_shape);  // refuses a batch whose size overflows
   Sizes e1 = out_shape;
   e1.insert(e1.end(), {n, m1});
-  Tensor a = reshaped(expand_copy(t1, e1), {batch, n, m1});
   Sizes e2 = out_shape;
   if (d2 == 1) {
     e2.push_back(m2);
   } else {
     e2.insert(e2.end(), {m2, p});
   }
-  Tensor b = reshaped(expand_copy(t2, e2), {batch, m2, p});
+  // The matrices are read where they are (an attention's q, or its k transposed, are views).
+  const std::size_t batch_dims = out_shape.size();
+  MatrixBatch a = matrix_batch(expanded(t1, e1), batch_dims);
+  MatrixBatch b = matrix_batch(expanded(t2, e2), batch_dims);
   if (d1 > 1) out_shape.push_back(n);
   if (d2 > 1) out_shape.push_back(p);
-  return reshaped(bmm_impl(a, b), out_shape);
+  return reshaped(batched_product(a, b, t1.dtype(), t2), out_shape);
 }
 
 // weight.t() (t() accepts at most 2-D; 1-D and 0-D are returned as they are).
