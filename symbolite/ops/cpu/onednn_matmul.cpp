@@ -5,6 +5,7 @@
 #include <bit>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <dnnl.hpp>
@@ -54,9 +55,13 @@ struct MatmulPlan {
   std::vector<Block> blocks;
 };
 
+memory::desc bias_desc(std::int64_t columns) {
+  return memory::desc({1, columns}, memory::data_type::f32, Dims{columns, 1});
+}
+
 dnnl::matmul::primitive_desc describe(std::int64_t m, std::int64_t k, std::int64_t columns,
                                       std::int64_t lda, std::int64_t ldc, float beta,
-                                      const memory::desc& weights) {
+                                      const memory::desc& weights, bool bias = false) {
   const auto f32 = memory::data_type::f32;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -65,9 +70,10 @@ dnnl::matmul::primitive_desc describe(std::int64_t m, std::int64_t k, std::int64
     sum.append_sum(beta);
     attr.set_post_ops(sum);
   }
-  dnnl::matmul::desc desc(memory::desc({m, k}, f32, Dims{lda, 1}), weights,
-                          memory::desc({m, columns}, f32, Dims{ldc, 1}));
-  return {desc, attr, engine()};
+  const memory::desc src({m, k}, f32, Dims{lda, 1});
+  const memory::desc dst({m, columns}, f32, Dims{ldc, 1});
+  if (bias) return {dnnl::matmul::desc(src, weights, bias_desc(columns), dst), attr, engine()};
+  return {dnnl::matmul::desc(src, weights, dst), attr, engine()};
 }
 
 std::shared_ptr<const MatmulWeights> reorder_weights(const Bytes& b, bool b_transposed,
@@ -106,13 +112,14 @@ std::shared_ptr<const MatmulWeights> reorder_weights(const Bytes& b, bool b_tran
 
 std::shared_ptr<const MatmulPlan> make_plan(std::shared_ptr<const MatmulWeights> weights,
                                             std::int64_t m, std::int64_t k, std::int64_t lda,
-                                            std::int64_t ldc, float beta) {
+                                            std::int64_t ldc, float beta, bool bias) {
   if (!weights || weights->row_counts.fetch_add(1) >= kMaxRowCounts) return nullptr;
   SingleOpenMpThread one;
   auto plan = std::make_shared<MatmulPlan>();
   try {
     for (std::size_t i = 0; i < weights->blocks.size(); ++i) {
-      auto pd = describe(m, k, weights->count[i], lda, ldc, beta, weights->blocks[i].get_desc());
+      auto pd =
+          describe(m, k, weights->count[i], lda, ldc, beta, weights->blocks[i].get_desc(), bias);
       if (!onednn::is_jit(pd.impl_info_str()) ||
           pd.weights_desc() != weights->blocks[i].get_desc()) {
         return nullptr;
@@ -129,12 +136,14 @@ std::shared_ptr<const MatmulPlan> make_plan(std::shared_ptr<const MatmulWeights>
 
 }  // namespace
 
+bool onednn_matmul_size(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return m >= 2 && n >= 1 && k >= 1 && m * n * k >= kMinMultiplyAdds;
+}
+
 bool onednn_matmul(const float* a, std::int64_t lda, const Bytes& b, bool b_transposed,
                    std::int64_t m, std::int64_t n, std::int64_t k, float beta, float* c,
-                   std::int64_t ldc) {
-  if (m < 2 || n < 1 || k < 1 || m * n * k < kMinMultiplyAdds || b.owner() == nullptr) {
-    return false;
-  }
+                   std::int64_t ldc, const float* bias) {
+  if (!onednn_matmul_size(m, n, k) || b.owner() == nullptr) return false;
   const std::int64_t slices =
       std::clamp<std::int64_t>(threads_for(m * n * k, kMultiplyAddsPerThread), 1,
                                std::max<std::int64_t>(1, n / kMinColumnsPerThread));
@@ -143,28 +152,35 @@ bool onednn_matmul(const float* a, std::int64_t lda, const Bytes& b, bool b_tran
   });
   if (!weights) return false;
   auto plan = weight_plans<MatmulPlan>().get(
-      b, {b_transposed, n, k, slices, m, lda, ldc, std::bit_cast<std::int32_t>(beta)},
-      [&] { return make_plan(weights, m, k, lda, ldc, beta); });
+      b,
+      {b_transposed, n, k, slices, m, lda, ldc, std::bit_cast<std::int32_t>(beta), bias != nullptr},
+      [&] { return make_plan(weights, m, k, lda, ldc, beta, bias != nullptr); });
   if (!plan) return false;
   try {
-    parallel_for(static_cast<std::int64_t>(plan->blocks.size()), 1,
-                 [&](std::int64_t begin, std::int64_t end) {
-                   SingleOpenMpThread one;
-                   thread_local onednn::Scratch scratch;
-                   for (std::int64_t i = begin; i < end; ++i) {
-                     const auto at = static_cast<std::size_t>(i);
-                     const MatmulPlan::Block& block = plan->blocks[at];
-                     memory src(block.src, engine(), const_cast<float*>(a));
-                     memory dst(block.dst, engine(), c + plan->weights->first[at]);
-                     memory pad(block.scratchpad, engine(),
-                                scratch.get(block.scratchpad.get_size()));
-                     block.product.execute(stream(), {{DNNL_ARG_SRC, src},
-                                                      {DNNL_ARG_WEIGHTS, plan->weights->blocks[at]},
-                                                      {DNNL_ARG_DST, dst},
-                                                      {DNNL_ARG_SCRATCHPAD, pad}});
-                   }
-                   stream().wait();
-                 });
+    parallel_for(
+        static_cast<std::int64_t>(plan->blocks.size()), 1,
+        [&](std::int64_t begin, std::int64_t end) {
+          SingleOpenMpThread one;
+          thread_local onednn::Scratch scratch;
+          for (std::int64_t i = begin; i < end; ++i) {
+            const auto at = static_cast<std::size_t>(i);
+            const MatmulPlan::Block& block = plan->blocks[at];
+            memory src(block.src, engine(), const_cast<float*>(a));
+            memory dst(block.dst, engine(), c + plan->weights->first[at]);
+            memory pad(block.scratchpad, engine(), scratch.get(block.scratchpad.get_size()));
+            std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
+                                                    {DNNL_ARG_WEIGHTS, plan->weights->blocks[at]},
+                                                    {DNNL_ARG_DST, dst},
+                                                    {DNNL_ARG_SCRATCHPAD, pad}};
+            if (bias != nullptr) {
+              args.emplace(DNNL_ARG_BIAS,
+                           memory(bias_desc(plan->weights->count[at]), engine(),
+                                  const_cast<float*>(bias + plan->weights->first[at])));
+            }
+            block.product.execute(stream(), args);
+          }
+          stream().wait();
+        });
   } catch (const dnnl::error& e) {
     throw Error(ErrorKind::kInternal, std::string("oneDNN matmul failed: ") + e.what());
   }

@@ -13,14 +13,19 @@
 
 namespace symbolite::ops {
 
-// c (m x n, rows ldc apart) = a (m x k, rows lda apart) · B + beta * c, where B (k x n) is
-// `b`: stored n x k row-major when `b_transposed` (a linear layer's weight), else k x n. With
-// beta == 0, c is not read. Returns false, having written nothing, when it does not take the
-// product: one row (gemv.h's), small ones, no JIT kernel, or more shapes for this weight than
-// are worth a kernel each.
+// c (m x n, rows ldc apart) = a (m x k, rows lda apart) · B + beta * c [+ bias], where B
+// (k x n) is `b`: stored n x k row-major when `b_transposed` (a linear layer's weight), else
+// k x n; `bias` (n floats, or null) is added to every row after the product, as addmm adds
+// its input. With beta == 0, c is not read. Returns false, having written nothing, when it
+// does not take the product: one row (gemv.h's), small ones, no JIT kernel, or more shapes for
+// this weight than are worth a kernel each.
 bool onednn_matmul(const float* a, std::int64_t lda, const Bytes& b, bool b_transposed,
                    std::int64_t m, std::int64_t n, std::int64_t k, float beta, float* c,
-                   std::int64_t ldc);
+                   std::int64_t ldc, const float* bias = nullptr);
+
+// Whether a product of this size is one onednn_matmul may take (it still declines where
+// oneDNN has no JIT kernel): callers ask before allocating for it.
+bool onednn_matmul_size(std::int64_t m, std::int64_t n, std::int64_t k);
 
 // Primitives kept now (one per product shape seen with a mapped weight): for tests.
 std::size_t onednn_matmul_plans();

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <optional>
 
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
@@ -438,7 +439,38 @@ Tensor t_of(const Tensor& w) {
   return w.dim() < 2 ? w : transpose_last(w);
 }
 
+// A float32 linear by a weight read-only in the model file with a float32 bias: one oneDNN
+// matmul adding the bias in its epilogue, into a new output (no bias copied into it first, no
+// pass to add it after). Empty when that path does not take it.
+std::optional<Tensor> linear_on_file_weight(const Tensor& input, const Tensor& weight,
+                                            const IValue& bias) {
+  if (bias.is_none() || input.dim() < 2 || weight.dim() != 2 || !input.is_contiguous() ||
+      !weight.is_contiguous() || !weight.storage().is_view() || input.dtype() != DType::kFloat32 ||
+      weight.dtype() != DType::kFloat32) {
+    return std::nullopt;
+  }
+  const Tensor& b = bias.to_tensor();
+  const std::int64_t n = weight.sizes()[0], k = weight.sizes()[1];
+  if (b.dtype() != DType::kFloat32 || b.dim() != 1 || b.sizes()[0] != n || !b.is_contiguous() ||
+      input.sizes().back() != k ||
+      !onednn_matmul_size(input.numel() / std::max<std::int64_t>(k, 1), n, k)) {
+    return std::nullopt;
+  }
+  Sizes out_sizes = input.sizes();
+  out_sizes.back() = n;
+  Tensor out = Tensor::uninitialized(out_sizes, DType::kFloat32);
+  const Bytes weight_bytes(weight.storage().bytes().owner(),
+                           reinterpret_cast<const std::uint8_t*>(weight.data<float>()),
+                           static_cast<std::size_t>(n * k) * sizeof(float));
+  if (!onednn_matmul(input.data<float>(), k, weight_bytes, true, input.numel() / k, n, k, 0.0f,
+                     out.mutable_data<float>(), n, b.data<float>())) {
+    return std::nullopt;
+  }
+  return out;
+}
+
 Tensor linear_impl(const Tensor& input, const Tensor& weight, const IValue& bias) {
+  if (std::optional<Tensor> out = linear_on_file_weight(input, weight, bias)) return *out;
   IValue one(std::int64_t{1});
   if (!bias.is_none()) {
     const Tensor& b = bias.to_tensor();
