@@ -235,13 +235,13 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
   split(in, out, n, hardsigmoid_f32_serial);
 }
 void gelu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, gelu_f32_serial); }
-void softmax_row_f32(float* row, std::int64_t n) {
-  if (isa() == Isa::kAvx512) return avx512::softmax_row_f32(row, n);
-  if (isa() == Isa::kAvx2) return avx2::softmax_row_f32(row, n);
+void softmax_row_f32(const float* in, float* row, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::softmax_row_f32(in, row, n);
+  if (isa() == Isa::kAvx2) return avx2::softmax_row_f32(in, row, n);
   if (n <= 0) return;
-  float max = row[0];
-  for (std::int64_t k = 1; k < n; ++k) max = (row[k] > max || std::isnan(row[k])) ? row[k] : max;
-  for (std::int64_t k = 0; k < n; ++k) row[k] -= max;
+  float max = in[0];
+  for (std::int64_t k = 1; k < n; ++k) max = (in[k] > max || std::isnan(in[k])) ? in[k] : max;
+  for (std::int64_t k = 0; k < n; ++k) row[k] = in[k] - max;
   map4(row, row, n, [](__m128 x) { return Sleef_expf4_u10(x); });
   float sum = 0;
   for (std::int64_t k = 0; k < n; ++k) sum += row[k];

@@ -56,10 +56,11 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
 // M_SQRT1_2)) with SLEEF's erf. The tanh forms: ATen's, 0.5 * x * (1 + tanh(sqrt(2 / pi) *
 // (x + 0.044715 * x^3))) on SLEEF's tanh.
 void gelu_f32(const float* in, float* out, std::int64_t n);
-// Softmax of one contiguous row in place, on the calling thread, as PyTorch 1.13's vectorized
-// last-dimension softmax computes it: the maximum (a NaN propagates), exp(x - max), their sum
-// in vector lanes added pairwise at the end (ATen's reduce_all), each times 1 / sum.
-void softmax_row_f32(float* row, std::int64_t n);
+// Softmax of one contiguous row (`in` == `out` for in place), on the calling thread, as PyTorch
+// 1.13's vectorized last-dimension softmax computes it: the maximum (a NaN propagates),
+// exp(x - max), their sum in vector lanes added pairwise at the end (ATen's reduce_all), each
+// times 1 / sum.
+void softmax_row_f32(const float* in, float* out, std::int64_t n);
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
 void gelu_f64(const double* in, double* out, std::int64_t n);
 void gelu_tanh_f64(const double* in, double* out, std::int64_t n);

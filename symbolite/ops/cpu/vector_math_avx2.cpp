@@ -156,16 +156,16 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, gelu_onednn); }
 
-void softmax_row_f32(float* row, std::int64_t n) {
+void softmax_row_f32(const float* in, float* row, std::int64_t n) {
   if (n <= 0) return;
   // The tail goes through a lane padded with -inf: it neither raises the maximum nor, as
   // exp(-inf - max) = 0, changes the sum.
   const std::int64_t full = n - n % 8;
   alignas(32) float lane[8];
   for (float& v : lane) v = -__builtin_inff();
-  for (std::int64_t j = full; j < n; ++j) lane[j - full] = row[j];
+  for (std::int64_t j = full; j < n; ++j) lane[j - full] = in[j];
   const auto load = [&](std::int64_t i) {
-    return i < full ? _mm256_loadu_ps(row + i) : _mm256_load_ps(lane);
+    return i < full ? _mm256_loadu_ps(in + i) : _mm256_load_ps(lane);
   };
   __m256 top = _mm256_set1_ps(-__builtin_inff());
   __m256 nan = _mm256_setzero_ps();  // MAXPS drops a NaN: they are tracked apart

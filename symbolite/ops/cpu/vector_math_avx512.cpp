@@ -169,7 +169,7 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, gelu_onednn); }
 
-void softmax_row_f32(float* row, std::int64_t n) {
+void softmax_row_f32(const float* in, float* row, std::int64_t n) {
   if (n <= 0) return;
   // The tail is read padded with -inf: its lanes neither raise the maximum nor, as
   // exp(-inf - max) = 0, change the sum.
@@ -180,7 +180,7 @@ void softmax_row_f32(float* row, std::int64_t n) {
   __mmask16 nan = 0;  // MAXPS drops a NaN: they are tracked apart
   for (std::int64_t i = 0; i <= n - 1; i += 16) {
     const __m512 x =
-        i < full ? _mm512_loadu_ps(row + i) : _mm512_mask_loadu_ps(minus_inf, tail, row + i);
+        i < full ? _mm512_loadu_ps(in + i) : _mm512_mask_loadu_ps(minus_inf, tail, in + i);
     nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
     top = _mm512_maskz_max_ps(kAll, top, x);
   }
@@ -194,7 +194,7 @@ void softmax_row_f32(float* row, std::int64_t n) {
   for (std::int64_t i = 0; i <= n - 1; i += 16) {
     const bool whole = i < full;
     const __m512 x =
-        whole ? _mm512_loadu_ps(row + i) : _mm512_mask_loadu_ps(minus_inf, tail, row + i);
+        whole ? _mm512_loadu_ps(in + i) : _mm512_mask_loadu_ps(minus_inf, tail, in + i);
     const __m512 e = Sleef_expf16_u10avx512f(_mm512_sub_ps(x, m));
     if (whole) {
       _mm512_storeu_ps(row + i, e);

@@ -23,7 +23,7 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
 void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
                   const float* shift, const Activation* activation);
 void gelu_f32(const float* in, float* out, std::int64_t n);
-void softmax_row_f32(float* row, std::int64_t n);
+void softmax_row_f32(const float* in, float* out, std::int64_t n);
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
 void gelu_f64(const double* in, double* out, std::int64_t n);
 void gelu_tanh_f64(const double* in, double* out, std::int64_t n);
@@ -41,7 +41,7 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
 void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
                   const float* shift, const Activation* activation);
 void gelu_f32(const float* in, float* out, std::int64_t n);
-void softmax_row_f32(float* row, std::int64_t n);
+void softmax_row_f32(const float* in, float* out, std::int64_t n);
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
 void gelu_f64(const double* in, double* out, std::int64_t n);
 void gelu_tanh_f64(const double* in, double* out, std::int64_t n);

@@ -18,7 +18,7 @@
 namespace symbolite::ops::vec {
 namespace {
 
-using RowKernel = void (*)(float*, std::int64_t);
+using RowKernel = void (*)(const float*, float*, std::int64_t);
 
 std::vector<float> floats(const std::string& file) {
   tensor::Tensor t = tensor::read_npy_file(testing::fixture_path("ops/nn/" + file)).contiguous();
@@ -26,16 +26,18 @@ std::vector<float> floats(const std::string& file) {
   return {p, p + t.numel()};
 }
 
-// Runs `kernel` on every row of the case's input (rows of its last dimension) and compares
+// Runs `kernel` on every row of the case's input (rows of its last dimension), into a new
+// array, and compares
 // with PyTorch's output: NaN where PyTorch has NaN, else within 1e-6 relative.
 void expect_rows_of(const std::string& name, std::int64_t len, RowKernel kernel) {
   SCOPED_TRACE(name);
-  std::vector<float> x = floats(name + "_0.npy");
+  const std::vector<float> in = floats(name + "_0.npy");
   const std::vector<float> want = floats(name + "_out.npy");
-  ASSERT_EQ(x.size(), want.size());
-  ASSERT_EQ(x.size() % static_cast<std::size_t>(len), 0u);
+  ASSERT_EQ(in.size(), want.size());
+  ASSERT_EQ(in.size() % static_cast<std::size_t>(len), 0u);
+  std::vector<float> x(in.size());
   for (std::size_t row = 0; row < x.size(); row += static_cast<std::size_t>(len)) {
-    kernel(x.data() + row, len);
+    kernel(in.data() + row, x.data() + row, len);
   }
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (std::isnan(want[i])) {

@@ -159,7 +159,7 @@ std::pair<Tensor, Tensor> attend(const Tensor& query, const Tensor& key, const T
     parallel_for(b * heads * n, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, n)),
                  [&](std::int64_t first, std::int64_t last) {
                    for (std::int64_t row = first; row < last; ++row) {
-                     vec::softmax_row_f32(s + row * n, n);
+                     vec::softmax_row_f32(s + row * n, s + row * n, n);
                    }
                  });
     attn = scores;

@@ -135,10 +135,29 @@ void feature_alpha_dropout_inplace(Stack& s) { dropout_impl(s, "aten::feature_al
 
 template <typename T>
 Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool log) {
-  Tensor out = Tensor::uninitialized(x.sizes(), out_dtype);  // x is copied in first
+  Tensor out = Tensor::uninitialized(x.sizes(), out_dtype);  // every element written
   T* y = out.mutable_data<T>();
   std::int64_t n = x.numel();
   if (n == 0) return out;
+  const auto& sizes = x.sizes();
+  std::int64_t len = sizes.empty() ? 1 : sizes[static_cast<std::size_t>(dim)];
+  std::int64_t inner = 1;
+  for (std::size_t d = static_cast<std::size_t>(dim) + 1; d < sizes.size(); ++d) inner *= sizes[d];
+  std::int64_t outer = n / (len * inner);
+  if constexpr (std::is_same_v<T, float>) {
+    if (!log && inner == 1 && x.dtype() == out_dtype) {
+      // Over the last dimension (attention scores): rows in parallel, each in vectors as
+      // PyTorch's vectorized softmax computes it.
+      const float* src = x.data<float>();
+      parallel_for(outer, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, len)),
+                   [&](std::int64_t first, std::int64_t last) {
+                     for (std::int64_t o = first; o < last; ++o) {
+                       vec::softmax_row_f32(src + o * len, y + o * len, len);
+                     }
+                   });
+      return out;
+    }
+  }
   if (x.dtype() == out_dtype) {
     std::memcpy(y, x.raw_data(), static_cast<std::size_t>(n) * sizeof(T));
   } else {
@@ -146,24 +165,6 @@ Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool lo
       nn::unsupported_dtype("aten::softmax", x.dtype());
     }
     for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(element_as_double(x, i));
-  }
-  const auto& sizes = x.sizes();
-  std::int64_t len = sizes.empty() ? 1 : sizes[static_cast<std::size_t>(dim)];
-  std::int64_t inner = 1;
-  for (std::size_t d = static_cast<std::size_t>(dim) + 1; d < sizes.size(); ++d) inner *= sizes[d];
-  std::int64_t outer = n / (len * inner);
-  if constexpr (std::is_same_v<T, float>) {
-    if (!log && inner == 1) {
-      // Over the last dimension (attention scores): rows in parallel, each in vectors as
-      // PyTorch's vectorized softmax computes it.
-      parallel_for(outer, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, len)),
-                   [&](std::int64_t first, std::int64_t last) {
-                     for (std::int64_t o = first; o < last; ++o) {
-                       vec::softmax_row_f32(y + o * len, len);
-                     }
-                   });
-      return out;
-    }
   }
   for (std::int64_t o = 0; o < outer; ++o) {
     for (std::int64_t i = 0; i < inner; ++i) {
