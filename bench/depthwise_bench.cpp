@@ -1,9 +1,12 @@
 // Chooses between the two depthwise convolution kernels behind ops/cpu/depthwise_conv.h:
-// channel planes one at a time (depthwise_by_plane.h) against channels interleaved in vector
+// channel planes one at a time (grouped_by_plane.h) against channels interleaved in vector
 // lanes (depthwise_interleaved.h), one thread, on the depthwise shapes of MobileNet v2/v3,
 // MNASNet, ShuffleNet and EfficientNet at 224x224 and a few in between. Both give the same
 // bits; depthwise_conv.cpp's `interleave` encodes where each wins. Google Benchmark prints the
-// time per shape; docs/PERFORMANCE.md records a run.
+// time per shape; docs/PERFORMANCE.md records a run. `grouped` runs the plane-by-plane kernel
+// on the grouped 3x3 convolutions of RegNet-Y-400MF (8 channels a group) and ResNeXt-50
+// (4), which conv_ops.cpp sends to it rather than to im2col (measured there through the
+// model: docs/PERFORMANCE.md).
 //
 //   SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_depthwise_bench --benchmark_min_time=0.1
 #include <benchmark/benchmark.h>
@@ -12,8 +15,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "symbolite/ops/cpu/depthwise_by_plane.h"
 #include "symbolite/ops/cpu/depthwise_interleaved.h"
+#include "symbolite/ops/cpu/grouped_by_plane.h"
 
 namespace {
 
@@ -49,8 +52,8 @@ void BM_depthwise(benchmark::State& state) {
       symbolite::ops::nn::depthwise_conv2d_interleaved(in.data(), weight.data(), bias.data(),
                                                        out.data(), g, nullptr);
     } else {
-      symbolite::ops::nn::depthwise_conv2d_by_plane(in.data(), weight.data(), bias.data(),
-                                                    out.data(), g, nullptr);
+      symbolite::ops::nn::grouped_conv2d_by_plane(in.data(), weight.data(), bias.data(), out.data(),
+                                                  g, nullptr);
     }
     benchmark::DoNotOptimize(out.data());
   }
@@ -62,8 +65,31 @@ void shapes(benchmark::internal::Benchmark* b) {
   for (std::size_t i = 0; i < std::size(kShapes); ++i) b->Arg(static_cast<std::int64_t>(i));
 }
 
+// {channels, size, channels a group}: 3x3, stride 1, padding 1, as many outputs as inputs.
+const std::int64_t kGroupedShapes[][3] = {{128, 56, 4}, {256, 28, 8}, {208, 14, 8}, {440, 7, 8}};
+
+void BM_grouped(benchmark::State& state) {
+  const auto& s = kGroupedShapes[state.range(0)];
+  const std::int64_t c = s[0], size = s[1], cg = s[2];
+  ConvGeometry g{1, c, size, size, c, cg, 3, 3, size, size, 1, 1, 1, 1, 1, 1, c / cg};
+  std::vector<float> in(static_cast<std::size_t>(c * size * size));
+  std::vector<float> weight(static_cast<std::size_t>(c * cg * 9));
+  std::vector<float> out(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::sin(0.37f * static_cast<float>(i));
+  for (std::size_t i = 0; i < weight.size(); ++i)
+    weight[i] = std::cos(0.11f * static_cast<float>(i));
+  for (auto _ : state) {
+    symbolite::ops::nn::grouped_conv2d_by_plane(in.data(), weight.data(), nullptr, out.data(), g,
+                                                nullptr);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetLabel(std::to_string(c) + "x" + std::to_string(size) + "^2 k3, " + std::to_string(cg) +
+                 " channels a group");
+}
+
 BENCHMARK(BM_depthwise<false>)->Name("by_plane")->Apply(shapes);
 BENCHMARK(BM_depthwise<true>)->Name("interleaved")->Apply(shapes);
+BENCHMARK(BM_grouped)->Name("grouped")->DenseRange(0, std::size(kGroupedShapes) - 1);
 
 }  // namespace
 

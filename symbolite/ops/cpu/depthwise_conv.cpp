@@ -1,7 +1,7 @@
 #include "symbolite/ops/cpu/depthwise_conv.h"
 
-#include "symbolite/ops/cpu/depthwise_by_plane.h"
 #include "symbolite/ops/cpu/depthwise_interleaved.h"
+#include "symbolite/ops/cpu/grouped_by_plane.h"
 #include "symbolite/ops/cpu/vector_math.h"
 
 namespace symbolite::ops::nn {
@@ -35,7 +35,7 @@ void depthwise_conv2d(const float* in, const float* weight, const float* bias, f
   if (interleave(g)) {
     depthwise_conv2d_interleaved(in, weight, bias, out, g, fused);
   } else {
-    depthwise_conv2d_by_plane(in, weight, bias, out, g, fused);
+    grouped_conv2d_by_plane(in, weight, bias, out, g, fused);
   }
 }
 
