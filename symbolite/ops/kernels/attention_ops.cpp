@@ -218,6 +218,11 @@ void native_multi_head_attention(Stack& s) {
     fail(fmt::format("Trying to create tensor with negative dimension {}: [3, {}, {}, {}, {}]",
                      heads, query.sizes()[0], heads, query.sizes()[1], embed_dim / heads));
   }
+  if (query.numel() == 0) {  // PyTorch returns an empty result and no weights
+    s.emplace_back(Tensor::empty(query.sizes(), query.dtype()));
+    s.emplace_back();
+    return;
+  }
   const tensor::DType dtype = query.dtype();
   if (dtype != tensor::DType::kFloat32 && dtype != tensor::DType::kFloat64) {
     run_op("aten::linear", {query, qkv_w, IValue()});  // PyTorch's error is the product's
