@@ -134,7 +134,80 @@ std::shared_ptr<const MatmulPlan> make_plan(std::shared_ptr<const MatmulWeights>
   return plan;
 }
 
+// The primitives for one product by a file's weight rows: one per block of rows.
+struct RowsPlan {
+  struct Block {
+    std::int64_t first = 0, count = 0;
+    dnnl::matmul product;
+    memory::desc src, weights, dst, scratchpad;
+  };
+  std::vector<Block> blocks;
+};
+
+std::shared_ptr<const RowsPlan> make_rows_plan(std::int64_t m, std::int64_t n, std::int64_t k,
+                                               std::int64_t ldb, std::int64_t ldc,
+                                               std::int64_t slices) {
+  SingleOpenMpThread one;
+  auto plan = std::make_shared<RowsPlan>();
+  const std::int64_t per = (m + slices - 1) / slices;
+  const std::int64_t step = (per + 15) / 16 * 16;
+  const auto f32 = memory::data_type::f32;
+  try {
+    for (std::int64_t first = 0; first < m; first += step) {
+      const std::int64_t count = std::min(step, m - first);
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      const memory::desc src({count, k}, f32, Dims{k, 1});
+      const memory::desc weights({k, n}, f32, Dims{ldb, 1});
+      const memory::desc dst({count, n}, f32, Dims{ldc, 1});
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, weights, dst), attr, engine());
+      if (!onednn::is_jit(pd.impl_info_str())) return nullptr;
+      plan->blocks.push_back(
+          {first, count, dnnl::matmul(pd), src, weights, dst, pd.scratchpad_desc()});
+    }
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+  return plan;
+}
+
 }  // namespace
+
+bool onednn_matmul_by_file_rows(const Bytes& a, const float* b, std::int64_t ldb, std::int64_t m,
+                                std::int64_t n, std::int64_t k, float* c, std::int64_t ldc,
+                                const std::function<void(std::int64_t, std::int64_t)>& done) {
+  if (n > kShortRows || !onednn_matmul_size(m, n, k) || a.owner() == nullptr) return false;
+  const std::int64_t slices = std::clamp<std::int64_t>(
+      threads_for(m * n * k, kMultiplyAddsPerThread), 1, std::max<std::int64_t>(1, m / 16));
+  auto plan = weight_plans<RowsPlan>().get(
+      a, {m, n, k, ldb, ldc, slices}, [&] { return make_rows_plan(m, n, k, ldb, ldc, slices); });
+  if (!plan) return false;
+  const auto* weight = reinterpret_cast<const float*>(a.data());
+  try {
+    parallel_for(static_cast<std::int64_t>(plan->blocks.size()), 1,
+                 [&](std::int64_t begin, std::int64_t end) {
+                   SingleOpenMpThread one;
+                   thread_local onednn::Scratch scratch;
+                   for (std::int64_t i = begin; i < end; ++i) {
+                     const RowsPlan::Block& block = plan->blocks[static_cast<std::size_t>(i)];
+                     memory src(block.src, engine(), const_cast<float*>(weight + block.first * k));
+                     memory wei(block.weights, engine(), const_cast<float*>(b));
+                     memory dst(block.dst, engine(), c + block.first * ldc);
+                     memory pad(block.scratchpad, engine(),
+                                scratch.get(block.scratchpad.get_size()));
+                     block.product.execute(stream(), {{DNNL_ARG_SRC, src},
+                                                      {DNNL_ARG_WEIGHTS, wei},
+                                                      {DNNL_ARG_DST, dst},
+                                                      {DNNL_ARG_SCRATCHPAD, pad}});
+                     stream().wait();
+                     done(block.first, block.count);
+                   }
+                 });
+  } catch (const dnnl::error& e) {
+    throw Error(ErrorKind::kInternal, std::string("oneDNN matmul failed: ") + e.what());
+  }
+  return true;
+}
 
 bool onednn_matmul_size(std::int64_t m, std::int64_t n, std::int64_t k) {
   return m >= 2 && n >= 1 && k >= 1 && m * n * k >= kMinMultiplyAdds;
@@ -187,6 +260,8 @@ bool onednn_matmul(const float* a, std::int64_t lda, const Bytes& b, bool b_tran
   return true;
 }
 
-std::size_t onednn_matmul_plans() { return weight_plans<MatmulPlan>().size(); }
+std::size_t onednn_matmul_plans() {
+  return weight_plans<MatmulPlan>().size() + weight_plans<RowsPlan>().size();
+}
 
 }  // namespace symbolite::ops

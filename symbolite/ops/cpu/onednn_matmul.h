@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "symbolite/support/bytes.h"
 
@@ -26,6 +27,20 @@ bool onednn_matmul(const float* a, std::int64_t lda, const Bytes& b, bool b_tran
 // Whether a product of this size is one onednn_matmul may take (it still declines where
 // oneDNN has no JIT kernel): callers ask before allocating for it.
 bool onednn_matmul_size(std::int64_t m, std::int64_t n, std::int64_t k);
+
+// c (m x n, rows ldc apart) = A · b, where A (m x k, row-major) is `a`, read-only weight
+// bytes of a model file read where they are (a 1x1 convolution's weight, the left side of
+// its product), and b (k x n, rows ldb apart) the activations. For short rows (n up to
+// kShortRows: a 7x7 image) oneDNN's matmul primitive reads the weights in place where sgemm
+// packs them again on every call: 5-18 % faster on MobileNet's, EfficientNet's and ResNet's
+// last-stage 1x1s (docs/PERFORMANCE.md). Rows of c go to the threads in blocks of 16;
+// `done(first, count)` runs on the thread that wrote rows [first, first + count), right after
+// (a convolution's epilogue, while they are in cache). Returns false, having written
+// nothing, when it does not take the product (longer rows, small products, no JIT kernel).
+constexpr std::int64_t kShortRows = 64;
+bool onednn_matmul_by_file_rows(const Bytes& a, const float* b, std::int64_t ldb, std::int64_t m,
+                                std::int64_t n, std::int64_t k, float* c, std::int64_t ldc,
+                                const std::function<void(std::int64_t, std::int64_t)>& done);
 
 // Primitives kept now (one per product shape seen with a mapped weight): for tests.
 std::size_t onednn_matmul_plans();

@@ -2,12 +2,19 @@
 // PyTorch 1.13 wrote: tests/fixtures/models/file_linear.ptl (file_linear_defs.py) against
 // what PyTorch's lite interpreter returns (goldens/file_linear.json,
 // make_file_linear_model.py) at one and two threads; which products take the path, the limit
-// on row counts per weight, and that the reordered weights go with the model.
+// on row counts per weight, and that the reordered weights go with the model. And 1x1
+// convolutions over short images on the primitive reading the file's weights in place
+// (onednn_matmul_by_file_rows): tests/fixtures/models/short_rows.ptl (short_rows_defs.py,
+// goldens/short_rows.json).
 #include "symbolite/ops/cpu/onednn_matmul.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <optional>
+
 #include "symbolite/mobile/loaded_model.h"
+#include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/interpreter.h"
 #include "tests/test_support/fixtures.h"
 #include "tests/test_support/json_tensor.h"
@@ -54,6 +61,50 @@ TEST(OnednnMatmul, CompilesAKernelForUpToEightRowCountsPerWeight) {
     EXPECT_EQ(onednn_matmul_plans() - before, 30U);
   }
   EXPECT_EQ(onednn_matmul_plans(), before);  // gone with the model's file
+}
+
+Tensor run_short_rows(const mobile::LoadedModel& model, const nlohmann::json& call, bool profiled) {
+  runtime::Interpreter interpreter(model);
+  std::optional<profiler::RecordingSink> sink;
+  std::optional<profiler::ProfilingScope> scope;
+  if (profiled) {  // the file's code: no batch norm folded into the convolution's epilogue
+    sink.emplace();
+    scope.emplace(*sink);
+  }
+  return interpreter.run_method("forward", {IValue(testing::tensor_from_json(call["inputs"][0]))})
+      .to_tensor();
+}
+
+TEST(OnednnMatmul, OneByOneConvolutionsOnShortImagesReadTheFilesWeights) {
+  const nlohmann::json short_calls = testing::load_golden("short_rows")["calls"];
+  std::vector<Tensor> one_thread;
+  for (int threads : {1, 2}) {
+    testing::ThreadSetting setting(threads);
+    const std::size_t before = onednn_matmul_plans();
+    {
+      const mobile::LoadedModel model =
+          mobile::LoadedModel::load(testing::fixture_path("models/short_rows.ptl"));
+      std::size_t i = 0;
+      for (const auto& call : short_calls) {
+        SCOPED_TRACE(call["name"].get<std::string>() + " at " + std::to_string(threads));
+        const Tensor out = run_short_rows(model, call, false);
+        testing::nn_expect_close(out, testing::tensor_from_json(call["output"]));
+        // Unfused, the batch norm runs on its own after the product: the same bits.
+        const Tensor unfused = run_short_rows(model, call, true);
+        EXPECT_EQ(std::memcmp(out.raw_data(), unfused.raw_data(), out.nbytes()), 0);
+        if (threads == 1) {
+          one_thread.push_back(out);
+        } else {
+          EXPECT_EQ(std::memcmp(out.raw_data(), one_thread.at(i).raw_data(), out.nbytes()), 0);
+        }
+        ++i;
+      }
+      // expand and project on the 7x7 image, the 6x5 batch and the 8x8 image; the 9x9 one
+      // (81 pixels) is sgemm's.
+      EXPECT_EQ(onednn_matmul_plans() - before, 6U);
+    }
+    EXPECT_EQ(onednn_matmul_plans(), before);  // gone with the model's file
+  }
 }
 
 }  // namespace

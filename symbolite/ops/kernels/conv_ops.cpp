@@ -24,6 +24,7 @@
 #include "symbolite/ops/cpu/gemm.h"
 #include "symbolite/ops/cpu/grouped_by_plane.h"
 #include "symbolite/ops/cpu/onednn_conv.h"
+#include "symbolite/ops/cpu/onednn_matmul.h"
 #include "symbolite/ops/cpu/strided_copy.h"
 #include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/ops/registry/epilogue_kernels.h"
@@ -244,6 +245,23 @@ void run_conv(const Tensor& x, const Tensor& wt, T* out, const Geometry& g,
     if (g.groups > 1 && g.cg * g.kh * g.kw <= kMaxPlaneTaps) {
       grouped_conv2d_by_plane(x.data<float>(), wt.data<float>(), e.bias, out, g, e.fused);
       return;
+    }
+    // A 1x1 convolution over a small image (7x7) by weights read-only in the model file:
+    // oneDNN's matmul reads them where they are, where sgemm packs them again every call.
+    if (g.groups == 1 && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 &&
+        g.pw == 0 && plane <= kShortRows && wt.storage().is_view()) {
+      const Bytes weight_bytes(wt.storage().bytes().owner(), wt.raw_data(), wt.nbytes());
+      bool taken = true;
+      for (std::int64_t n = 0; n < g.n && taken; ++n) {
+        float* image = out + n * g.o * plane;
+        // The first image declines or none does: the same shape, the same plan.
+        taken = onednn_matmul_by_file_rows(
+            weight_bytes, x.data<float>() + n * g.c * plane, plane, g.o, plane, g.c, image, plane,
+            [&](std::int64_t first, std::int64_t count) {
+              finish_rows(image + first * plane, first, count, plane, plane, g.o, e);
+            });
+      }
+      if (taken) return;
     }
     // Weights read-only in the model file: oneDNN's direct convolution, its reordered copy
     // of the weights made once (onednn_conv.h).
