@@ -85,10 +85,11 @@ struct Block {
         transpose(tile);
         for (int i = 0; i < L; ++i) store(interior + (x + i) * L, tile[i]);
       }
-      // The row's last columns (all of a 14-wide row): a whole tile read on while L elements
-      // remain in the plane (the next row's first columns come along and are dropped), so
-      // only a plane's last rows take the scalar loop.
-      if (x < g.w && (g.h - y) * g.w - x >= L) {
+      // The row's last columns, four or more (all of a 14-wide row): a whole tile read on
+      // while L elements remain in the plane (the next row's first columns come along and are
+      // dropped), so only a plane's last rows take the scalar loop; fewer are cheaper moved
+      // one by one than transposed.
+      if (g.w - x >= 4 && (g.h - y) * g.w - x >= L) {
         Vec tile[L];
         for (int l = 0; l < L; ++l) tile[l] = load(src[l] + y * g.w + x);
         transpose(tile);
@@ -148,11 +149,13 @@ struct Block {
     for (std::int64_t oy = 0; oy < rows; ++oy) {
       float* dst = result + oy * g.ow * L;
       const float* top = padded + oy * g.sh * cols * L;
-      // kPixels output pixels from `ox` on.
-      const auto pixels = [&](std::int64_t ox) {
-        if constexpr (KW != 0) {
-          if (step == L && col_step == L) {
-            return unit_stride_pixels<KW>(top + ox * L, w, bias, kh, row_step, dst + ox * L);
+      const bool unit = step == L && col_step == L;
+      std::int64_t ox = 0;
+      for (; ox + kPixels <= g.ow; ox += kPixels) {
+        if constexpr (KW >= 5) {
+          if (unit) {
+            unit_stride_pixels<KW>(top + ox * L, w, bias, kh, row_step, dst + ox * L);
+            continue;
           }
         }
         Vec a0 = bias, a1 = bias, a2 = bias, a3 = bias;
@@ -171,15 +174,16 @@ struct Block {
         store(dst + (ox + 1) * L, a1);
         store(dst + (ox + 2) * L, a2);
         store(dst + (ox + 3) * L, a3);
-      };
-      std::int64_t ox = 0;
-      for (; ox + kPixels <= g.ow; ox += kPixels) pixels(ox);
-      // The row's last pixels as the last kPixels of the row, some computed again (to the
-      // same values): one pixel at a time is one chain of dependent FMAs, and a 7-wide row
-      // has 3 such pixels in 7.
-      if (ox < g.ow && g.ow >= kPixels) {
-        pixels(g.ow - kPixels);
-        ox = g.ow;
+      }
+      // A 5x5 row's last pixels as its last kPixels, some computed again (to the same
+      // values): one pixel at a time is a chain of 25 dependent FMAs, and a 7-wide row has 3
+      // such pixels in 7. (At 3x3 the chain is short: recomputing costs more.)
+      if constexpr (KW >= 5) {
+        if (unit && ox < g.ow && g.ow >= kPixels) {
+          const std::int64_t last = g.ow - kPixels;
+          unit_stride_pixels<KW>(top + last * L, w, bias, kh, row_step, dst + last * L);
+          ox = g.ow;
+        }
       }
       for (; ox < g.ow; ++ox) {
         Vec a = bias;
@@ -195,19 +199,17 @@ struct Block {
   }
 
   // Writes the first `lanes` channels of the interleaved `result` to their planes `dst`.
-  // `result` has L pixels of slack past `plane`: the last pixels go through a whole tile too.
   [[gnu::always_inline]] static inline void unpack(const float* result, std::int64_t plane,
                                                    std::int64_t lanes, float* const* dst) {
-    for (std::int64_t p = 0; p < plane; p += L) {
+    std::int64_t p = 0;
+    for (; p + L <= plane; p += L) {
       Vec tile[L];
       for (int i = 0; i < L; ++i) tile[i] = load(result + (p + i) * L);
       transpose(tile);
-      if (p + L <= plane) {
-        for (std::int64_t l = 0; l < lanes; ++l) store(dst[l] + p, tile[l]);
-      } else {
-        const auto bytes = static_cast<std::size_t>(plane - p) * sizeof(float);
-        for (std::int64_t l = 0; l < lanes; ++l) __builtin_memcpy(dst[l] + p, &tile[l], bytes);
-      }
+      for (std::int64_t l = 0; l < lanes; ++l) store(dst[l] + p, tile[l]);
+    }
+    for (; p < plane; ++p) {
+      for (std::int64_t l = 0; l < lanes; ++l) dst[l][p] = result[p * L + l];
     }
   }
 
@@ -237,31 +239,16 @@ struct Block {
     padded.resize(static_cast<std::size_t>((py1 - py0) * cols * L));
     pack(src, g, cols, py0, py1, padded.data());
 
-    // Weights and bias interleaved the same way: one vector per tap, L taps at a time as a
-    // transposed tile (lanes past the last channel get zeros).
+    // Weights and bias interleaved the same way: one vector per tap.
     thread_local std::vector<float> w;
-    w.resize(static_cast<std::size_t>((taps + L) * L));
-    const float* const weight_end = weight + g.o * taps;
-    for (std::int64_t t0 = 0; t0 < taps; t0 += L) {
-      Vec tile[L];
-      for (int l = 0; l < L; ++l) {
-        const float* row = weight + (oc0 + l) * taps + t0;
-        tile[l] = Vec{};
-        if (l >= lanes) continue;
-        if (row + L <= weight_end) {
-          tile[l] = load(row);  // past the row's last tap: the next channel's, not stored
-        } else {
-          __builtin_memcpy(&tile[l], row,
-                           static_cast<std::size_t>(weight_end - row) * sizeof(float));
-        }
-      }
-      transpose(tile);
-      for (int i = 0; i < L; ++i) store(w.data() + (t0 + i) * L, tile[i]);
-    }
+    w.assign(static_cast<std::size_t>(taps * L), 0.0f);
     Vec b = {};
-    for (std::int64_t l = 0; l < lanes && bias != nullptr; ++l) b[l] = bias[oc0 + l];
+    for (std::int64_t l = 0; l < lanes; ++l) {
+      for (std::int64_t t = 0; t < taps; ++t) w[t * L + l] = weight[(oc0 + l) * taps + t];
+      if (bias != nullptr) b[l] = bias[oc0 + l];
+    }
 
-    result.resize(static_cast<std::size_t>((band + L) * L));  // L pixels of slack for unpack
+    result.resize(static_cast<std::size_t>(band * L));
     if (g.kh == 3 && g.kw == 3) {
       compute<3, 3>(padded.data(), cols, w.data(), b, g, oy1 - oy0, result.data());
     } else if (g.kh == 5 && g.kw == 5) {

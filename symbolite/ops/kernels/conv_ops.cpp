@@ -3,11 +3,14 @@
 // messages (batchify, _convolution, check_shape_forward, then the CPU backends' own checks);
 // conv1d runs as a conv2d of height 1, as PyTorch's CPU path does.
 //
-// Four compute paths: depthwise (groups == in_channels, one input channel per group) in
-// depthwise_conv.cpp, float32 only; 1x1 with stride 1 and no padding as one GEMM per
-// group; other float32 ones over more than 128 inputs per output with weights read-only in
-// the model file on oneDNN's direct convolutions (onednn_conv.h); everything else as im2col + GEMM (gemm.h:
-// oneDNN sgemm for float32, OpenBLAS dgemm for float64). float64 takes the GEMM paths for depthwise too: it is there for
+// Compute paths: depthwise (groups == in_channels, one input channel per group) in
+// depthwise_conv.cpp, float32 only; grouped ones over at most 72 inputs per output plane by
+// plane (grouped_by_plane.h), float32; 1x1 with stride 1 and no padding as one GEMM per
+// group, on oneDNN's matmul primitive reading the file's weights in place for images of at
+// most 64 pixels (onednn_matmul.h); other float32 ones over more than 128 inputs per output
+// with weights read-only in the model file on oneDNN's direct convolutions (onednn_conv.h);
+// everything else as im2col + GEMM (gemm.h: oneDNN sgemm for float32, OpenBLAS dgemm for
+// float64). float64 takes the GEMM paths for depthwise and grouped ones too: it is there for
 // correctness, not speed.
 #include <algorithm>
 #include <cstring>
