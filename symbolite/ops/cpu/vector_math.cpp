@@ -235,18 +235,18 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
   split(in, out, n, hardsigmoid_f32_serial);
 }
 void gelu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, gelu_f32_serial); }
-void softmax_row_f32(const float* in, float* row, std::int64_t n) {
-  if (isa() == Isa::kAvx512) return avx512::softmax_row_f32(in, row, n);
-  if (isa() == Isa::kAvx2) return avx2::softmax_row_f32(in, row, n);
+void softmax_row_f32(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::softmax_row_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::softmax_row_f32(in, out, n);
   if (n <= 0) return;
   float max = in[0];
   for (std::int64_t k = 1; k < n; ++k) max = (in[k] > max || std::isnan(in[k])) ? in[k] : max;
-  for (std::int64_t k = 0; k < n; ++k) row[k] = in[k] - max;
-  map4(row, row, n, [](__m128 x) { return Sleef_expf4_u10(x); });
+  for (std::int64_t k = 0; k < n; ++k) out[k] = in[k] - max;
+  map4(out, out, n, [](__m128 x) { return Sleef_expf4_u10(x); });
   float sum = 0;
-  for (std::int64_t k = 0; k < n; ++k) sum += row[k];
+  for (std::int64_t k = 0; k < n; ++k) sum += out[k];
   const float inv = 1.0f / sum;
-  for (std::int64_t k = 0; k < n; ++k) row[k] *= inv;
+  for (std::int64_t k = 0; k < n; ++k) out[k] *= inv;
 }
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {
   split(in, out, n, gelu_tanh_f32_serial);

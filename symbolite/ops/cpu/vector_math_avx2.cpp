@@ -156,7 +156,7 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, gelu_onednn); }
 
-void softmax_row_f32(const float* in, float* row, std::int64_t n) {
+void softmax_row_f32(const float* in, float* out, std::int64_t n) {
   if (n <= 0) return;
   // The tail goes through a lane padded with -inf: it neither raises the maximum nor, as
   // exp(-inf - max) = 0, changes the sum.
@@ -184,16 +184,16 @@ void softmax_row_f32(const float* in, float* row, std::int64_t n) {
   for (std::int64_t i = 0; i <= n - 1; i += 8) {
     const __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(load(i), m));
     if (i < full) {
-      _mm256_storeu_ps(row + i, e);
+      _mm256_storeu_ps(out + i, e);
     } else {
       _mm256_store_ps(lane, e);
-      for (std::int64_t j = full; j < n; ++j) row[j] = lane[j - full];
+      for (std::int64_t j = full; j < n; ++j) out[j] = lane[j - full];
     }
     sum = _mm256_add_ps(sum, e);
   }
   float total = 0;
   if (n < 8) {
-    // ATen adds a short row's lanes in order.
+    // ATen adds a short out's lanes in order.
     _mm256_store_ps(lane, sum);
     total = lane[0];
     for (std::int64_t j = 1; j < n; ++j) total += lane[j];
@@ -205,7 +205,7 @@ void softmax_row_f32(const float* in, float* row, std::int64_t n) {
     total = _mm256_cvtss_f32(sum);
   }
   const __m256 inv = _mm256_set1_ps(1.0f / total);
-  map8(row, row, n, [inv](__m256 x) { return _mm256_mul_ps(x, inv); });
+  map8(out, out, n, [inv](__m256 x) { return _mm256_mul_ps(x, inv); });
 }
 
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {

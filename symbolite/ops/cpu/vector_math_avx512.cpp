@@ -169,7 +169,7 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, gelu_onednn); }
 
-void softmax_row_f32(const float* in, float* row, std::int64_t n) {
+void softmax_row_f32(const float* in, float* out, std::int64_t n) {
   if (n <= 0) return;
   // The tail is read padded with -inf: its lanes neither raise the maximum nor, as
   // exp(-inf - max) = 0, change the sum.
@@ -197,15 +197,15 @@ void softmax_row_f32(const float* in, float* row, std::int64_t n) {
         whole ? _mm512_loadu_ps(in + i) : _mm512_mask_loadu_ps(minus_inf, tail, in + i);
     const __m512 e = Sleef_expf16_u10avx512f(_mm512_sub_ps(x, m));
     if (whole) {
-      _mm512_storeu_ps(row + i, e);
+      _mm512_storeu_ps(out + i, e);
     } else {
-      _mm512_mask_storeu_ps(row + i, tail, e);
+      _mm512_mask_storeu_ps(out + i, tail, e);
     }
     sum = _mm512_add_ps(sum, e);
   }
   float total = 0;
   if (n < 16) {
-    // ATen adds a short row's lanes in order.
+    // ATen adds a short out's lanes in order.
     _mm512_store_ps(lane, sum);
     total = lane[0];
     for (std::int64_t j = 1; j < n; ++j) total += lane[j];
@@ -218,7 +218,7 @@ void softmax_row_f32(const float* in, float* row, std::int64_t n) {
     total = _mm512_cvtss_f32(sum);
   }
   const __m512 inv = _mm512_set1_ps(1.0f / total);
-  map16(row, row, n, [inv](__m512 x) { return _mm512_mul_ps(x, inv); });
+  map16(out, out, n, [inv](__m512 x) { return _mm512_mul_ps(x, inv); });
 }
 
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {
