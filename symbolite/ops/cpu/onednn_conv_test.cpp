@@ -13,6 +13,7 @@
 #include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/interpreter.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/forward_call.h"
 #include "tests/test_support/json_tensor.h"
 #include "tests/test_support/nn_cases.h"
 #include "tests/test_support/thread_setting.h"
@@ -29,15 +30,7 @@ mobile::LoadedModel load() {
 }
 
 Tensor run(const mobile::LoadedModel& model, const nlohmann::json& call, bool profiled = false) {
-  runtime::Interpreter interpreter(model);
-  std::optional<profiler::RecordingSink> sink;
-  std::optional<profiler::ProfilingScope> scope;
-  if (profiled) {  // the file's code: no batch norm folded into the convolution's epilogue
-    sink.emplace();
-    scope.emplace(*sink);
-  }
-  return interpreter.run_method("forward", {IValue(testing::tensor_from_json(call["inputs"][0]))})
-      .to_tensor();
+  return testing::run_forward_call(model, call, profiled);
 }
 
 TEST(OnednnConv, ResultsAreThoseOfPyTorchAtOneAndTwoThreads) {

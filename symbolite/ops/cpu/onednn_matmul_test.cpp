@@ -11,12 +11,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <optional>
 
 #include "symbolite/mobile/loaded_model.h"
-#include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/interpreter.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/forward_call.h"
 #include "tests/test_support/json_tensor.h"
 #include "tests/test_support/nn_cases.h"
 #include "tests/test_support/thread_setting.h"
@@ -63,18 +62,6 @@ TEST(OnednnMatmul, CompilesAKernelForUpToEightRowCountsPerWeight) {
   EXPECT_EQ(onednn_matmul_plans(), before);  // gone with the model's file
 }
 
-Tensor run_short_rows(const mobile::LoadedModel& model, const nlohmann::json& call, bool profiled) {
-  runtime::Interpreter interpreter(model);
-  std::optional<profiler::RecordingSink> sink;
-  std::optional<profiler::ProfilingScope> scope;
-  if (profiled) {  // the file's code: no batch norm folded into the convolution's epilogue
-    sink.emplace();
-    scope.emplace(*sink);
-  }
-  return interpreter.run_method("forward", {IValue(testing::tensor_from_json(call["inputs"][0]))})
-      .to_tensor();
-}
-
 TEST(OnednnMatmul, OneByOneConvolutionsOnShortImagesReadTheFilesWeights) {
   const nlohmann::json short_calls = testing::load_golden("short_rows")["calls"];
   std::vector<Tensor> one_thread;
@@ -87,10 +74,10 @@ TEST(OnednnMatmul, OneByOneConvolutionsOnShortImagesReadTheFilesWeights) {
       std::size_t i = 0;
       for (const auto& call : short_calls) {
         SCOPED_TRACE(call["name"].get<std::string>() + " at " + std::to_string(threads));
-        const Tensor out = run_short_rows(model, call, false);
+        const Tensor out = testing::run_forward_call(model, call);
         testing::nn_expect_close(out, testing::tensor_from_json(call["output"]));
         // Unfused, the batch norm runs on its own after the product: the same bits.
-        const Tensor unfused = run_short_rows(model, call, true);
+        const Tensor unfused = testing::run_forward_call(model, call, /*profiled=*/true);
         EXPECT_EQ(std::memcmp(out.raw_data(), unfused.raw_data(), out.nbytes()), 0);
         if (threads == 1) {
           one_thread.push_back(out);
