@@ -9,19 +9,21 @@
 namespace symbolite::ops {
 namespace {
 
-// y = (x - mean) * rstd * w + b from element `from` on.
-void finish(const float* x, float* y, std::int64_t from, std::int64_t m, const float* w,
-            const float* b, double mean, double rstd) {
+// y = (x - mean) * rstd * w + b from element `from` on, in double.
+template <typename T>
+void finish(const T* x, T* y, std::int64_t from, std::int64_t m, const T* w, const T* b,
+            double mean, double rstd) {
   for (std::int64_t i = from; i < m; ++i) {
     double v = (x[i] - mean) * rstd;
     if (w != nullptr) v *= w[i];
     if (b != nullptr) v += b[i];
-    y[i] = static_cast<float>(v);
+    y[i] = static_cast<T>(v);
   }
 }
 
-void row_scalar(const float* x, float* y, std::int64_t m, const float* w, const float* b,
-                double eps) {
+// The plain loops: float32 without AVX-512, and float64.
+template <typename T>
+void row_scalar(const T* x, T* y, std::int64_t m, const T* w, const T* b, double eps) {
   double sum = 0;
   for (std::int64_t i = 0; i < m; ++i) sum += x[i];
   const double mean = sum / static_cast<double>(m);
@@ -81,6 +83,11 @@ void layer_norm_row_f32(const float* x, float* y, std::int64_t m, const float* w
   } else {
     row_scalar(x, y, m, w, b, eps);
   }
+}
+
+void layer_norm_row_f64(const double* x, double* y, std::int64_t m, const double* w,
+                        const double* b, double eps) {
+  if (m > 0) row_scalar(x, y, m, w, b, eps);
 }
 
 }  // namespace symbolite::ops

@@ -11,5 +11,8 @@ namespace symbolite::ops {
 
 void layer_norm_row_f32(const float* x, float* y, std::int64_t m, const float* w, const float* b,
                         double eps);
+// The same over float64, in plain loops (float64 activations are there for correctness).
+void layer_norm_row_f64(const double* x, double* y, std::int64_t m, const double* w,
+                        const double* b, double eps);
 
 }  // namespace symbolite::ops

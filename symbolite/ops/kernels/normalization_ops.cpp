@@ -363,23 +363,6 @@ void group_norm(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
-// One float64 row of layer_norm_rows (float32 rows: ops/cpu/layer_norm_row.h).
-void layer_norm_row_f64(const double* row, double* y, std::int64_t m, const double* w,
-                        const double* b, double eps) {
-  double sum = 0;
-  for (std::int64_t i = 0; i < m; ++i) sum += row[i];
-  const double mean = sum / static_cast<double>(m);
-  double sq = 0;
-  for (std::int64_t i = 0; i < m; ++i) sq += (row[i] - mean) * (row[i] - mean);
-  const double rstd = 1.0 / std::sqrt(sq / static_cast<double>(m) + eps);
-  for (std::int64_t i = 0; i < m; ++i) {
-    double v = (row[i] - mean) * rstd;
-    if (w != nullptr) v *= w[i];
-    if (b != nullptr) v += b[i];
-    y[i] = v;
-  }
-}
-
 // Normalizes each of the x.numel() / m rows of m elements (statistics in double), then
 // applies the optional elementwise weight and bias; writes into `out`. Rows are independent:
 // split across threads.
