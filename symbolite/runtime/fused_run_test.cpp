@@ -116,6 +116,16 @@ TEST(OperatorFusion, FoldsEachEvalBatchNormIntoTheConvolutionBeforeIt) {
       "fold aten::conv2d", "identity", "fold aten::conv2d", "identity"};
   EXPECT_EQ(rewrites("fused"), expected);
   EXPECT_TRUE(model("fused").method("forward")->fused_assumes_root);
+  // Depthwise blocks fold as dense ones do; the last has its own bias and no batch norm.
+  EXPECT_EQ(rewrites("fused_depthwise"),
+            (std::vector<std::string>{
+                "fold aten::conv2d +act", "identity", "skip aten::hardswish_",    //
+                "fold aten::conv2d +act", "identity", "skip aten::silu_",         //
+                "fold aten::conv2d +act", "identity", "skip", "skip",             //
+                "skip aten::hardtanh_",                                           //
+                "fold aten::conv2d +act", "identity", "skip aten::hardsigmoid_",  //
+                "fold aten::conv2d +act", "identity", "skip aten::relu_",         //
+                "fold aten::conv2d", "identity", "aten::conv2d +act", "skip aten::hardswish_"}));
 }
 
 TEST(OperatorFusion, FusesActivationsWhereNothingFolds) {
@@ -156,8 +166,8 @@ TEST(OperatorFusion, ResultsAreThoseOfTheUnfusedCodeAndPyTorchs) {
     ++checked;
   }
   // fused at batch 1 and 2, fused64, fused_peephole, fused_sets_attribute, fused_unbatched
-  // unbatched and batched
-  EXPECT_EQ(checked, 7);
+  // unbatched and batched, fused_depthwise at batch 1 and 2
+  EXPECT_EQ(checked, 9);
 }
 
 TEST(OperatorFusion, LeavesTheCallersInputAsItWas) {

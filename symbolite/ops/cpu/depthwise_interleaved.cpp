@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "symbolite/ops/cpu/depthwise_conv.h"
+#include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops::nn {
@@ -213,13 +214,33 @@ struct Block {
     }
   }
 
-  // Writes output channels [oc0, oc0 + lanes) of image `n`, output rows [oy0, oy1).
-  // `out` is written through the plane pointers taken from it (clang-tidy does not follow them).
+  // `fused` on the interleaved `result` (`values` floats) of channels [oc0, oc0 + lanes):
+  // each lane's own scale and shift, one call for the whole block however small its planes.
+  [[gnu::always_inline]] static inline void finish(const Epilogue& fused, std::int64_t oc0,
+                                                   std::int64_t lanes, float* result,
+                                                   std::int64_t values) {
+    const bool affine = !fused.scale.empty();
+    float scale[L];
+    float shift[L];
+    for (std::int64_t l = 0; l < L; ++l) {
+      const auto c = static_cast<std::size_t>(oc0 + std::min<std::int64_t>(l, lanes - 1));
+      scale[l] = affine ? fused.scale[c] : 1.0f;
+      shift[l] = affine ? fused.shift[c] : 0.0f;
+    }
+    vec::epilogue_interleaved_f32(result, values, affine ? scale : nullptr,
+                                  affine ? shift : nullptr,
+                                  fused.activation ? &*fused.activation : nullptr);
+  }
+
+  // Writes output channels [oc0, oc0 + lanes) of image `n`, output rows [oy0, oy1), then
+  // `fused` when given. `out` is written through the plane pointers taken from it (clang-tidy
+  // does not follow them).
   [[gnu::always_inline]] static inline void run(
       const float* in, const float* weight, const float* bias,
       float* out,  // NOLINT(readability-non-const-parameter)
       const ConvGeometry& g, std::int64_t n, std::int64_t oc0, std::int64_t lanes, std::int64_t oy0,
-      std::int64_t oy1, std::vector<float>& padded, std::vector<float>& result) {
+      std::int64_t oy1, const Epilogue* fused, std::vector<float>& padded,
+      std::vector<float>& result) {
     const std::int64_t mult = g.o / g.c;
     const std::int64_t taps = g.kh * g.kw;
     // The padded input rows those output rows read.
@@ -256,35 +277,36 @@ struct Block {
     } else {
       compute<0, 0>(padded.data(), cols, w.data(), b, g, oy1 - oy0, result.data());
     }
+    if (fused != nullptr) finish(*fused, oc0, lanes, result.data(), band * L);
     unpack(result.data(), band, lanes, dst);
   }
 };
 
 using BlockFn = void (*)(const float*, const float*, const float*, float*, const ConvGeometry&,
                          std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                         std::vector<float>&, std::vector<float>&);
+                         const Epilogue*, std::vector<float>&, std::vector<float>&);
 
 // One copy of the block per instruction set, picked at run time. `a += w * x` contracts to
 // an FMA where the target has one (GCC contracts across statements' operands by default).
 __attribute__((target("avx512f"))) void block_avx512(
     const float* in, const float* weight, const float* bias, float* out, const ConvGeometry& g,
     std::int64_t n, std::int64_t oc0, std::int64_t lanes, std::int64_t oy0, std::int64_t oy1,
-    std::vector<float>& padded, std::vector<float>& result) {
-  Block<Vec16>::run(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1, padded, result);
+    const Epilogue* fused, std::vector<float>& padded, std::vector<float>& result) {
+  Block<Vec16>::run(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1, fused, padded, result);
 }
 
 __attribute__((target("avx2,fma"))) void block_avx2(
     const float* in, const float* weight, const float* bias, float* out, const ConvGeometry& g,
     std::int64_t n, std::int64_t oc0, std::int64_t lanes, std::int64_t oy0, std::int64_t oy1,
-    std::vector<float>& padded, std::vector<float>& result) {
-  Block<Vec8>::run(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1, padded, result);
+    const Epilogue* fused, std::vector<float>& padded, std::vector<float>& result) {
+  Block<Vec8>::run(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1, fused, padded, result);
 }
 
 void block_baseline(const float* in, const float* weight, const float* bias, float* out,
                     const ConvGeometry& g, std::int64_t n, std::int64_t oc0, std::int64_t lanes,
-                    std::int64_t oy0, std::int64_t oy1, std::vector<float>& padded,
-                    std::vector<float>& result) {
-  Block<Vec4>::run(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1, padded, result);
+                    std::int64_t oy0, std::int64_t oy1, const Epilogue* fused,
+                    std::vector<float>& padded, std::vector<float>& result) {
+  Block<Vec4>::run(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1, fused, padded, result);
 }
 
 struct Kernel {
@@ -311,6 +333,9 @@ void depthwise_conv2d_interleaved(const float* in, const float* weight, const fl
                                   float* out, const ConvGeometry& g, const Epilogue* fused) {
   const Kernel kernel = best_kernel();
   const std::int64_t blocks = (g.o + kernel.lanes - 1) / kernel.lanes;
+  // The epilogue on the interleaved result where vector_math's vectors are the block's (one
+  // call a block; plane by plane, a 7x7 plane is a call for three vectors and a tail).
+  const bool in_lanes = fused != nullptr && kernel.lanes == vec::lanes_f32();
   // Fewer blocks of channels than threads (MobileNetV3's 16 channels at 112x112): each block
   // in bands of output rows too, each band packing just the input rows it reads.
   const std::int64_t threads = intra_op_threads();
@@ -335,7 +360,9 @@ void depthwise_conv2d_interleaved(const float* in, const float* weight, const fl
                    const std::int64_t lanes = std::min(kernel.lanes, g.o - oc0);
                    const std::int64_t oy0 = g.oh * band / bands;
                    const std::int64_t oy1 = g.oh * (band + 1) / bands;
-                   kernel.fn(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1, padded, result);
+                   kernel.fn(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1,
+                             in_lanes ? fused : nullptr, padded, result);
+                   if (in_lanes) continue;
                    for (std::int64_t oc = oc0; oc < oc0 + lanes; ++oc) {
                      finish_plane(fused, out + (n * g.o + oc) * g.oh * g.ow + oy0 * g.ow,
                                   (oy1 - oy0) * g.ow, oc);

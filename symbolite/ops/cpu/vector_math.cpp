@@ -113,17 +113,34 @@ void hardsigmoid_f32_serial(const float* in, float* out, std::int64_t n) {
 }
 
 // epilogue_f32 with the activation `f`, 4 lanes at a time.
+// epilogue_f32 with the activation `f`, 4 lanes at a time. The scale and shift are vectors:
+// one channel's broadcast, or 4 interleaved channels' own.
 template <typename F>
-void epilogue4(float* p, std::int64_t n, const float* bias, const float* scale, const float* shift,
-               F f) {
+void epilogue4(float* p, std::int64_t n, const float* bias, bool affine, __m128 s, __m128 t, F f) {
   const __m128 b = _mm_set1_ps(bias == nullptr ? 0.0f : *bias);
-  const __m128 s = _mm_set1_ps(scale == nullptr ? 1.0f : *scale);
-  const __m128 t = _mm_set1_ps(shift == nullptr ? 0.0f : *shift);
   map4(p, p, n, [&](__m128 x) {
     if (bias != nullptr) x = _mm_add_ps(x, b);
-    if (scale != nullptr) x = _mm_add_ps(_mm_mul_ps(x, s), t);
+    if (affine) x = _mm_add_ps(_mm_mul_ps(x, s), t);
     return f(x);
   });
+}
+
+// run(f) with the vector function of `activation` (the identity for none).
+template <typename Run>
+void with_activation(const Activation* activation, Run run) {
+  if (activation == nullptr) return run([](__m128 x) { return x; });
+  switch (*activation) {
+    case Activation::kRelu:
+      return run(relu4);
+    case Activation::kRelu6:
+      return run(relu6_4);
+    case Activation::kHardswish:
+      return run(hardswish4);
+    case Activation::kHardsigmoid:
+      return run(hardsigmoid4);
+    case Activation::kSilu:
+      return run(silu4);
+  }
 }
 
 // Without AVX2 the same operations one element at a time (std::fma for the fused ones).
@@ -213,21 +230,23 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
                   const float* shift, const Activation* activation) {
   if (isa() == Isa::kAvx512) return avx512::epilogue_f32(p, n, bias, scale, shift, activation);
   if (isa() == Isa::kAvx2) return avx2::epilogue_f32(p, n, bias, scale, shift, activation);
-  if (activation == nullptr) {
-    return epilogue4(p, n, bias, scale, shift, [](__m128 x) { return x; });
+  const __m128 s = _mm_set1_ps(scale == nullptr ? 1.0f : *scale);
+  const __m128 t = _mm_set1_ps(shift == nullptr ? 0.0f : *shift);
+  with_activation(activation, [&](auto f) { epilogue4(p, n, bias, scale != nullptr, s, t, f); });
+}
+std::int64_t lanes_f32() {
+  return isa() == Isa::kAvx512 ? 16 : isa() == Isa::kAvx2 ? 8 : 4;
+}
+void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
+                              const Activation* activation) {
+  if (isa() == Isa::kAvx512) {
+    return avx512::epilogue_interleaved_f32(p, n, scale, shift, activation);
   }
-  switch (*activation) {
-    case Activation::kRelu:
-      return epilogue4(p, n, bias, scale, shift, relu4);
-    case Activation::kRelu6:
-      return epilogue4(p, n, bias, scale, shift, relu6_4);
-    case Activation::kHardswish:
-      return epilogue4(p, n, bias, scale, shift, hardswish4);
-    case Activation::kHardsigmoid:
-      return epilogue4(p, n, bias, scale, shift, hardsigmoid4);
-    case Activation::kSilu:
-      return epilogue4(p, n, bias, scale, shift, silu4);
-  }
+  if (isa() == Isa::kAvx2) return avx2::epilogue_interleaved_f32(p, n, scale, shift, activation);
+  const __m128 s = scale == nullptr ? _mm_set1_ps(1.0f) : _mm_loadu_ps(scale);
+  const __m128 t = shift == nullptr ? _mm_setzero_ps() : _mm_loadu_ps(shift);
+  with_activation(activation,
+                  [&](auto f) { epilogue4(p, n, nullptr, scale != nullptr, s, t, f); });
 }
 void relu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, relu_f32_serial); }
 void relu6_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, relu6_f32_serial); }

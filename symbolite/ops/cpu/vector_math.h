@@ -49,6 +49,14 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
 // would turn -0.0 into 0.0).
 void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
                   const float* shift, const Activation* activation);
+// The float32 lanes of this CPU's vectors here: 16 (AVX-512), 8 (AVX2) or 4.
+std::int64_t lanes_f32();
+// epilogue_f32 without a bias on channels interleaved into vector lanes (ops/cpu/
+// depthwise_interleaved.h): element i is channel i % lanes_f32(), with scale and shift
+// (lanes_f32() values each, or null for none) at that index. The same bits as epilogue_f32
+// on the channels' planes; n is a multiple of lanes_f32().
+void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
+                              const Activation* activation);
 // GELU as PyTorch 1.13 computes it on a contiguous tensor (see elementwise_ops.cpp for the
 // elements it leaves to a scalar loop). gelu_f32: oneDNN's eltwise gelu_erf, which PyTorch
 // calls for float32 (Abramowitz and Stegun's erf of s / sqrt(2) on oneDNN's own exp, then

@@ -94,18 +94,34 @@ __m256 silu8(__m256 x) {
   return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
 }
 
-// epilogue_f32 with the activation `f`, 8 lanes at a time.
+// epilogue_f32 with the activation `f`, 8 lanes at a time. The scale and shift are vectors:
+// one channel's broadcast, or 8 interleaved channels' own.
 template <typename F>
-void epilogue8(float* p, std::int64_t n, const float* bias, const float* scale, const float* shift,
-               F f) {
+void epilogue8(float* p, std::int64_t n, const float* bias, bool affine, __m256 s, __m256 t, F f) {
   const __m256 b = _mm256_set1_ps(bias == nullptr ? 0.0f : *bias);
-  const __m256 s = _mm256_set1_ps(scale == nullptr ? 1.0f : *scale);
-  const __m256 t = _mm256_set1_ps(shift == nullptr ? 0.0f : *shift);
   map8(p, p, n, [&](__m256 x) {
     if (bias != nullptr) x = _mm256_add_ps(x, b);
-    if (scale != nullptr) x = _mm256_add_ps(_mm256_mul_ps(x, s), t);
+    if (affine) x = _mm256_add_ps(_mm256_mul_ps(x, s), t);
     return f(x);
   });
+}
+
+// run(f) with the vector function of `activation` (the identity for none).
+template <typename Run>
+void with_activation(const Activation* activation, Run run) {
+  if (activation == nullptr) return run([](__m256 x) { return x; });
+  switch (*activation) {
+    case Activation::kRelu:
+      return run(relu8);
+    case Activation::kRelu6:
+      return run(relu6_8);
+    case Activation::kHardswish:
+      return run(hardswish8);
+    case Activation::kHardsigmoid:
+      return run(hardsigmoid8);
+    case Activation::kSilu:
+      return run(silu8);
+  }
 }
 
 }  // namespace
@@ -137,21 +153,17 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
 
 void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
                   const float* shift, const Activation* activation) {
-  if (activation == nullptr) {
-    return epilogue8(p, n, bias, scale, shift, [](__m256 x) { return x; });
-  }
-  switch (*activation) {
-    case Activation::kRelu:
-      return epilogue8(p, n, bias, scale, shift, relu8);
-    case Activation::kRelu6:
-      return epilogue8(p, n, bias, scale, shift, relu6_8);
-    case Activation::kHardswish:
-      return epilogue8(p, n, bias, scale, shift, hardswish8);
-    case Activation::kHardsigmoid:
-      return epilogue8(p, n, bias, scale, shift, hardsigmoid8);
-    case Activation::kSilu:
-      return epilogue8(p, n, bias, scale, shift, silu8);
-  }
+  const __m256 s = _mm256_set1_ps(scale == nullptr ? 1.0f : *scale);
+  const __m256 t = _mm256_set1_ps(shift == nullptr ? 0.0f : *shift);
+  with_activation(activation, [&](auto f) { epilogue8(p, n, bias, scale != nullptr, s, t, f); });
+}
+
+void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
+                              const Activation* activation) {
+  const __m256 s = scale == nullptr ? _mm256_set1_ps(1.0f) : _mm256_loadu_ps(scale);
+  const __m256 t = shift == nullptr ? _mm256_setzero_ps() : _mm256_loadu_ps(shift);
+  with_activation(activation,
+                  [&](auto f) { epilogue8(p, n, nullptr, scale != nullptr, s, t, f); });
 }
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, gelu_onednn); }

@@ -105,19 +105,35 @@ __m512 silu16(__m512 x) {
   return _mm512_div_ps(x, _mm512_add_ps(one, e));
 }
 
-// epilogue_f32 with the activation `f`, 16 lanes at a time; the tail in masked lanes.
+// epilogue_f32 with the activation `f`, 16 lanes at a time; the tail in masked lanes. The
+// scale and shift are vectors: one channel's broadcast, or 16 interleaved channels' own.
 template <typename F>
-void epilogue16(float* p, std::int64_t n, const float* bias, const float* scale, const float* shift,
-                F f) {
+void epilogue16(float* p, std::int64_t n, const float* bias, bool affine, __m512 s, __m512 t, F f) {
   const __m512 b = _mm512_set1_ps(bias == nullptr ? 0.0f : *bias);
-  const __m512 s = _mm512_set1_ps(scale == nullptr ? 1.0f : *scale);
-  const __m512 t = _mm512_set1_ps(shift == nullptr ? 0.0f : *shift);
   for (std::int64_t i = 0; i < n; i += 16) {
     const __mmask16 lanes = n - i >= 16 ? kAll : static_cast<__mmask16>((1u << (n - i)) - 1);
     __m512 x = _mm512_maskz_loadu_ps(lanes, p + i);
     if (bias != nullptr) x = _mm512_add_ps(x, b);
-    if (scale != nullptr) x = _mm512_add_ps(_mm512_mul_ps(x, s), t);
+    if (affine) x = _mm512_add_ps(_mm512_mul_ps(x, s), t);
     _mm512_mask_storeu_ps(p + i, lanes, f(x));
+  }
+}
+
+// run(f) with the vector function of `activation` (the identity for none).
+template <typename Run>
+void with_activation(const Activation* activation, Run run) {
+  if (activation == nullptr) return run([](__m512 x) { return x; });
+  switch (*activation) {
+    case Activation::kRelu:
+      return run(relu16);
+    case Activation::kRelu6:
+      return run(relu6_16);
+    case Activation::kHardswish:
+      return run(hardswish16);
+    case Activation::kHardsigmoid:
+      return run(hardsigmoid16);
+    case Activation::kSilu:
+      return run(silu16);
   }
 }
 
@@ -150,21 +166,18 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
 
 void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
                   const float* shift, const Activation* activation) {
-  if (activation == nullptr) {
-    return epilogue16(p, n, bias, scale, shift, [](__m512 x) { return x; });
-  }
-  switch (*activation) {
-    case Activation::kRelu:
-      return epilogue16(p, n, bias, scale, shift, relu16);
-    case Activation::kRelu6:
-      return epilogue16(p, n, bias, scale, shift, relu6_16);
-    case Activation::kHardswish:
-      return epilogue16(p, n, bias, scale, shift, hardswish16);
-    case Activation::kHardsigmoid:
-      return epilogue16(p, n, bias, scale, shift, hardsigmoid16);
-    case Activation::kSilu:
-      return epilogue16(p, n, bias, scale, shift, silu16);
-  }
+  const __m512 s = _mm512_set1_ps(scale == nullptr ? 1.0f : *scale);
+  const __m512 t = _mm512_set1_ps(shift == nullptr ? 0.0f : *shift);
+  with_activation(activation,
+                  [&](auto f) { epilogue16(p, n, bias, scale != nullptr, s, t, f); });
+}
+
+void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
+                              const Activation* activation) {
+  const __m512 s = scale == nullptr ? _mm512_set1_ps(1.0f) : _mm512_loadu_ps(scale);
+  const __m512 t = shift == nullptr ? _mm512_setzero_ps() : _mm512_loadu_ps(shift);
+  with_activation(activation,
+                  [&](auto f) { epilogue16(p, n, nullptr, scale != nullptr, s, t, f); });
 }
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, gelu_onednn); }

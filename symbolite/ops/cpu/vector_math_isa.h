@@ -22,6 +22,8 @@ void relu6_f32(const float* in, float* out, std::int64_t n);
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
 void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
                   const float* shift, const Activation* activation);
+void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
+                              const Activation* activation);
 void gelu_f32(const float* in, float* out, std::int64_t n);
 void softmax_row_f32(const float* in, float* out, std::int64_t n);
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
@@ -40,6 +42,8 @@ void relu6_f32(const float* in, float* out, std::int64_t n);
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
 void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
                   const float* shift, const Activation* activation);
+void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
+                              const Activation* activation);
 void gelu_f32(const float* in, float* out, std::int64_t n);
 void softmax_row_f32(const float* in, float* out, std::int64_t n);
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
