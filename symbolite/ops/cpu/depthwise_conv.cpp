@@ -19,11 +19,21 @@ bool interleave(const ConvGeometry& g) {
 
 void finish_plane(const Epilogue* fused, float* plane, std::int64_t n, std::int64_t channel) {
   if (fused == nullptr) return;
+  finish_plane_from(fused, plane, n, plane, 1, n, channel);
+}
+
+void finish_plane_from(const Epilogue* fused, const float* wide, std::int64_t pitch, float* plane,
+                       std::int64_t rows, std::int64_t cols, std::int64_t channel) {
+  const vec::Rows moved{wide, pitch, plane, cols, rows, cols};
+  if (fused == nullptr) {
+    vec::epilogue_rows_f32(moved, nullptr, nullptr, nullptr, nullptr);
+    return;
+  }
   const auto c = static_cast<std::size_t>(channel);
   const bool affine = !fused->scale.empty();
-  vec::epilogue_f32(plane, n, nullptr, affine ? &fused->scale[c] : nullptr,
-                    affine ? &fused->shift[c] : nullptr,
-                    fused->activation ? &*fused->activation : nullptr);
+  vec::epilogue_rows_f32(moved, nullptr, affine ? &fused->scale[c] : nullptr,
+                         affine ? &fused->shift[c] : nullptr,
+                         fused->activation ? &*fused->activation : nullptr);
 }
 
 void depthwise_conv2d(const float* in, const float* weight, const float* bias, float* out,

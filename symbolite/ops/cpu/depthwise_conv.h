@@ -18,4 +18,9 @@ void depthwise_conv2d(const float* in, const float* weight, const float* bias, f
 // `fused` on the output plane of channel `channel` (n elements); nothing without it.
 void finish_plane(const Epilogue* fused, float* plane, std::int64_t n, std::int64_t channel);
 
+// The output plane of channel `channel` (rows x cols) from `wide`, where it was computed with
+// rows `pitch` floats apart, and `fused` on it in the same pass.
+void finish_plane_from(const Epilogue* fused, const float* wide, std::int64_t pitch, float* plane,
+                       std::int64_t rows, std::int64_t cols, std::int64_t channel);
+
 }  // namespace symbolite::ops::nn

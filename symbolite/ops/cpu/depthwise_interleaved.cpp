@@ -25,6 +25,11 @@ namespace {
 // crosses a call between code built for different instruction sets (what -Wpsabi warns of).
 #pragma GCC diagnostic ignored "-Wpsabi"  // to the end of the file: GCC checks at instantiation
 using Vec16 = float __attribute__((vector_size(64)));
+
+void grow(std::vector<float>& scratch, std::int64_t size) {
+  if (scratch.size() < static_cast<std::size_t>(size)) scratch.resize(static_cast<std::size_t>(size));
+}
+
 using Vec8 = float __attribute__((vector_size(32)));
 using Vec4 = float __attribute__((vector_size(16)));
 
@@ -257,7 +262,9 @@ struct Block {
       src[l] = in + (n * g.c + oc / mult) * g.h * g.w;
       dst[l] = out + (n * g.o + oc) * plane + oy0 * g.ow;
     }
-    padded.resize(static_cast<std::size_t>((py1 - py0) * cols * L));
+    // Scratch only grows: every cell used is written first, and resizing a shrunk vector up
+    // again would zero what grows back on every call.
+    grow(padded, (py1 - py0) * cols * L);
     pack(src, g, cols, py0, py1, padded.data());
 
     // Weights and bias interleaved the same way: one vector per tap.
@@ -269,7 +276,7 @@ struct Block {
       if (bias != nullptr) b[l] = bias[oc0 + l];
     }
 
-    result.resize(static_cast<std::size_t>(band * L));
+    grow(result, band * L);
     if (g.kh == 3 && g.kw == 3) {
       compute<3, 3>(padded.data(), cols, w.data(), b, g, oy1 - oy0, result.data());
     } else if (g.kh == 5 && g.kw == 5) {

@@ -333,13 +333,12 @@ void grouped_conv2d_by_plane(const float* in, const float* weight, const float* 
                      const TapSum sum = pair == 4 ? sums.four : pair == 2 ? sums.two : sums.one;
                      sum(target, tap.data(), w, b, span, taps);
                      for (int i = 0; i < pair; ++i) {
-                       if (!direct) {
-                         for (std::int64_t oy = 0; oy < g.oh; ++oy) {
-                           std::memcpy(dst[i] + oy * g.ow, target[i] + oy * phases.cols,
-                                       static_cast<std::size_t>(g.ow) * sizeof(float));
-                         }
+                       if (direct) {
+                         finish_plane(fused, dst[i], g.oh * g.ow, oc + i);
+                       } else {
+                         finish_plane_from(fused, target[i], phases.cols, dst[i], g.oh, g.ow,
+                                           oc + i);
                        }
-                       finish_plane(fused, dst[i], g.oh * g.ow, oc + i);
                      }
                      m += pair;
                    }

@@ -112,17 +112,18 @@ void hardsigmoid_f32_serial(const float* in, float* out, std::int64_t n) {
   map4(in, out, n, hardsigmoid4);
 }
 
-// epilogue_f32 with the activation `f`, 4 lanes at a time.
-// epilogue_f32 with the activation `f`, 4 lanes at a time. The scale and shift are vectors:
-// one channel's broadcast, or 4 interleaved channels' own.
+// epilogue_rows_f32 with the activation `f`, 4 lanes at a time. The scale and shift are
+// vectors: one channel's broadcast, or 4 interleaved channels' own.
 template <typename F>
-void epilogue4(float* p, std::int64_t n, const float* bias, bool affine, __m128 s, __m128 t, F f) {
+void epilogue4(const Rows& r, const float* bias, bool affine, __m128 s, __m128 t, F f) {
   const __m128 b = _mm_set1_ps(bias == nullptr ? 0.0f : *bias);
-  map4(p, p, n, [&](__m128 x) {
-    if (bias != nullptr) x = _mm_add_ps(x, b);
-    if (affine) x = _mm_add_ps(_mm_mul_ps(x, s), t);
-    return f(x);
-  });
+  for (std::int64_t row = 0; row < r.rows; ++row) {
+    map4(r.in + row * r.in_pitch, r.out + row * r.out_pitch, r.cols, [&](__m128 x) {
+      if (bias != nullptr) x = _mm_add_ps(x, b);
+      if (affine) x = _mm_add_ps(_mm_mul_ps(x, s), t);
+      return f(x);
+    });
+  }
 }
 
 // run(f) with the vector function of `activation` (the identity for none).
@@ -226,13 +227,18 @@ void tanh_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, t
 void hardswish_f32(const float* in, float* out, std::int64_t n) {
   split(in, out, n, hardswish_f32_serial);
 }
-void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
-                  const float* shift, const Activation* activation) {
-  if (isa() == Isa::kAvx512) return avx512::epilogue_f32(p, n, bias, scale, shift, activation);
-  if (isa() == Isa::kAvx2) return avx2::epilogue_f32(p, n, bias, scale, shift, activation);
+void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, const float* shift,
+                       const Activation* activation) {
+  if (isa() == Isa::kAvx512) return avx512::epilogue_rows_f32(rows, bias, scale, shift, activation);
+  if (isa() == Isa::kAvx2) return avx2::epilogue_rows_f32(rows, bias, scale, shift, activation);
   const __m128 s = _mm_set1_ps(scale == nullptr ? 1.0f : *scale);
   const __m128 t = _mm_set1_ps(shift == nullptr ? 0.0f : *shift);
-  with_activation(activation, [&](auto f) { epilogue4(p, n, bias, scale != nullptr, s, t, f); });
+  with_activation(activation,
+                  [&](auto f) { epilogue4(rows, bias, scale != nullptr, s, t, f); });
+}
+void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
+                  const float* shift, const Activation* activation) {
+  epilogue_rows_f32({p, n, p, n, 1, n}, bias, scale, shift, activation);
 }
 std::int64_t lanes_f32() {
   return isa() == Isa::kAvx512 ? 16 : isa() == Isa::kAvx2 ? 8 : 4;
@@ -246,7 +252,7 @@ void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, cons
   const __m128 s = scale == nullptr ? _mm_set1_ps(1.0f) : _mm_loadu_ps(scale);
   const __m128 t = shift == nullptr ? _mm_setzero_ps() : _mm_loadu_ps(shift);
   with_activation(activation,
-                  [&](auto f) { epilogue4(p, n, nullptr, scale != nullptr, s, t, f); });
+                  [&](auto f) { epilogue4({p, n, p, n, 1, n}, nullptr, scale != nullptr, s, t, f); });
 }
 void relu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, relu_f32_serial); }
 void relu6_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, relu6_f32_serial); }

@@ -49,6 +49,20 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
 // would turn -0.0 into 0.0).
 void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
                   const float* shift, const Activation* activation);
+// `rows` rows of `cols` floats, `in_pitch` floats apart from `in` and `out_pitch` apart from
+// `out` (`in` == `out` with equal pitches for in place).
+struct Rows {
+  const float* in;
+  std::int64_t in_pitch;
+  float* out;
+  std::int64_t out_pitch;
+  std::int64_t rows;
+  std::int64_t cols;
+};
+// epilogue_f32 from rows.in to rows.out in one pass: a plane computed with a wider row pitch
+// than its tensor's, moved into place and finished (ops/cpu/grouped_by_plane.h).
+void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, const float* shift,
+                       const Activation* activation);
 // The float32 lanes of this CPU's vectors here: 16 (AVX-512), 8 (AVX2) or 4.
 std::int64_t lanes_f32();
 // epilogue_f32 without a bias on channels interleaved into vector lanes (ops/cpu/

@@ -94,16 +94,18 @@ __m256 silu8(__m256 x) {
   return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
 }
 
-// epilogue_f32 with the activation `f`, 8 lanes at a time. The scale and shift are vectors:
-// one channel's broadcast, or 8 interleaved channels' own.
+// epilogue_rows_f32 with the activation `f`, 8 lanes at a time. The scale and shift are
+// vectors: one channel's broadcast, or 8 interleaved channels' own.
 template <typename F>
-void epilogue8(float* p, std::int64_t n, const float* bias, bool affine, __m256 s, __m256 t, F f) {
+void epilogue8(const Rows& r, const float* bias, bool affine, __m256 s, __m256 t, F f) {
   const __m256 b = _mm256_set1_ps(bias == nullptr ? 0.0f : *bias);
-  map8(p, p, n, [&](__m256 x) {
-    if (bias != nullptr) x = _mm256_add_ps(x, b);
-    if (affine) x = _mm256_add_ps(_mm256_mul_ps(x, s), t);
-    return f(x);
-  });
+  for (std::int64_t row = 0; row < r.rows; ++row) {
+    map8(r.in + row * r.in_pitch, r.out + row * r.out_pitch, r.cols, [&](__m256 x) {
+      if (bias != nullptr) x = _mm256_add_ps(x, b);
+      if (affine) x = _mm256_add_ps(_mm256_mul_ps(x, s), t);
+      return f(x);
+    });
+  }
 }
 
 // run(f) with the vector function of `activation` (the identity for none).
@@ -151,11 +153,12 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
   map8(in, out, n, hardsigmoid8);
 }
 
-void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
-                  const float* shift, const Activation* activation) {
+void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, const float* shift,
+                       const Activation* activation) {
   const __m256 s = _mm256_set1_ps(scale == nullptr ? 1.0f : *scale);
   const __m256 t = _mm256_set1_ps(shift == nullptr ? 0.0f : *shift);
-  with_activation(activation, [&](auto f) { epilogue8(p, n, bias, scale != nullptr, s, t, f); });
+  with_activation(activation,
+                  [&](auto f) { epilogue8(rows, bias, scale != nullptr, s, t, f); });
 }
 
 void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
@@ -163,7 +166,7 @@ void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, cons
   const __m256 s = scale == nullptr ? _mm256_set1_ps(1.0f) : _mm256_loadu_ps(scale);
   const __m256 t = shift == nullptr ? _mm256_setzero_ps() : _mm256_loadu_ps(shift);
   with_activation(activation,
-                  [&](auto f) { epilogue8(p, n, nullptr, scale != nullptr, s, t, f); });
+                  [&](auto f) { epilogue8({p, n, p, n, 1, n}, nullptr, scale != nullptr, s, t, f); });
 }
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, gelu_onednn); }

@@ -105,17 +105,23 @@ __m512 silu16(__m512 x) {
   return _mm512_div_ps(x, _mm512_add_ps(one, e));
 }
 
-// epilogue_f32 with the activation `f`, 16 lanes at a time; the tail in masked lanes. The
-// scale and shift are vectors: one channel's broadcast, or 16 interleaved channels' own.
+// epilogue_rows_f32 with the activation `f`, 16 lanes at a time; a row's tail in masked
+// lanes. The scale and shift are vectors: one channel's broadcast, or 16 interleaved
+// channels' own.
 template <typename F>
-void epilogue16(float* p, std::int64_t n, const float* bias, bool affine, __m512 s, __m512 t, F f) {
+void epilogue16(const Rows& r, const float* bias, bool affine, __m512 s, __m512 t, F f) {
   const __m512 b = _mm512_set1_ps(bias == nullptr ? 0.0f : *bias);
-  for (std::int64_t i = 0; i < n; i += 16) {
-    const __mmask16 lanes = n - i >= 16 ? kAll : static_cast<__mmask16>((1u << (n - i)) - 1);
-    __m512 x = _mm512_maskz_loadu_ps(lanes, p + i);
-    if (bias != nullptr) x = _mm512_add_ps(x, b);
-    if (affine) x = _mm512_add_ps(_mm512_mul_ps(x, s), t);
-    _mm512_mask_storeu_ps(p + i, lanes, f(x));
+  const std::int64_t n = r.cols;
+  for (std::int64_t row = 0; row < r.rows; ++row) {
+    const float* in = r.in + row * r.in_pitch;
+    float* out = r.out + row * r.out_pitch;
+    for (std::int64_t i = 0; i < n; i += 16) {
+      const __mmask16 lanes = n - i >= 16 ? kAll : static_cast<__mmask16>((1u << (n - i)) - 1);
+      __m512 x = _mm512_maskz_loadu_ps(lanes, in + i);
+      if (bias != nullptr) x = _mm512_add_ps(x, b);
+      if (affine) x = _mm512_add_ps(_mm512_mul_ps(x, s), t);
+      _mm512_mask_storeu_ps(out + i, lanes, f(x));
+    }
   }
 }
 
@@ -164,12 +170,12 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n) {
   map16(in, out, n, hardsigmoid16);
 }
 
-void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
-                  const float* shift, const Activation* activation) {
+void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, const float* shift,
+                       const Activation* activation) {
   const __m512 s = _mm512_set1_ps(scale == nullptr ? 1.0f : *scale);
   const __m512 t = _mm512_set1_ps(shift == nullptr ? 0.0f : *shift);
   with_activation(activation,
-                  [&](auto f) { epilogue16(p, n, bias, scale != nullptr, s, t, f); });
+                  [&](auto f) { epilogue16(rows, bias, scale != nullptr, s, t, f); });
 }
 
 void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
@@ -177,7 +183,7 @@ void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, cons
   const __m512 s = scale == nullptr ? _mm512_set1_ps(1.0f) : _mm512_loadu_ps(scale);
   const __m512 t = shift == nullptr ? _mm512_setzero_ps() : _mm512_loadu_ps(shift);
   with_activation(activation,
-                  [&](auto f) { epilogue16(p, n, nullptr, scale != nullptr, s, t, f); });
+                  [&](auto f) { epilogue16({p, n, p, n, 1, n}, nullptr, scale != nullptr, s, t, f); });
 }
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, gelu_onednn); }

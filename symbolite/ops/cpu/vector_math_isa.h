@@ -20,8 +20,8 @@ void hardswish_f32(const float* in, float* out, std::int64_t n);
 void relu_f32(const float* in, float* out, std::int64_t n);
 void relu6_f32(const float* in, float* out, std::int64_t n);
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
-void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
-                  const float* shift, const Activation* activation);
+void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, const float* shift,
+                       const Activation* activation);
 void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
                               const Activation* activation);
 void gelu_f32(const float* in, float* out, std::int64_t n);
@@ -40,8 +40,8 @@ void hardswish_f32(const float* in, float* out, std::int64_t n);
 void relu_f32(const float* in, float* out, std::int64_t n);
 void relu6_f32(const float* in, float* out, std::int64_t n);
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
-void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
-                  const float* shift, const Activation* activation);
+void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, const float* shift,
+                       const Activation* activation);
 void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
                               const Activation* activation);
 void gelu_f32(const float* in, float* out, std::int64_t n);
