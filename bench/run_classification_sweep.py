@@ -307,7 +307,7 @@ def model_lines(args, entry):
     for row in entry["rows"]:
         s, p = row["symbolite"], row["pytorch"]
         lines.append(f"| {entry['model']} | {params} | {row['threads']} | {s['median_ms']:.2f} | "
-                     f"{p['median_ms']:.2f} | {row['speedup']:.2f}x |{peaks(row)} {agreement(entry['check'])} |")
+                     f"{p['median_ms']:.2f} | {peer.speedup_cell(row)} |{peaks(row)} {agreement(entry['check'])} |")
     problem = entry.get("skipped") or entry.get("error")
     if problem:
         dashes = " - | - | - | - |" if args.peaks else ""
@@ -386,7 +386,7 @@ def describe_run(args, listing, cores, start, load_before, total, done=None):
     return (f"symbolite vs PyTorch {listing['torch']}'s lite interpreter on torchvision {listing['torchvision']} "
             f"classification models{progress}: {args.rounds} interleaved round(s) of {args.warmup} warm-up + "
             f"{args.runs} timed runs per side; figures are medians over rounds; speed-up is PyTorch / symbolite "
-            f"(above 1: symbolite is faster). Outputs compared at one thread, PyTorch's the reference "
+            f"(above 1: symbolite is faster), in brackets the lowest and highest of the rounds' own. Outputs compared at one thread, PyTorch's the reference "
             f"(tolerance {peer.TOLERANCE} x its largest magnitude). Load average {load_before:.2f} before, "
             f"{os.getloadavg()[0]:.2f} after on {cores} hardware threads; {time.time() - start:.0f} s in all.")
 

@@ -261,6 +261,13 @@ def error_summary(error):
     return (lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1]}")[:300]
 
 
+def speedup_cell(row):
+    """The speed-up, and with more than one round the lowest and highest of the rounds' own."""
+    ups = row.get("round_speedups", [])
+    spread = f" ({min(ups):.2f}-{max(ups):.2f})" if len(ups) > 1 else ""
+    return f"{row['speedup']:.2f}x{spread}"
+
+
 def measure_model(args, meta, image, threads):
     rounds = {"symbolite": [], "pytorch": []}
     for r in range(args.rounds):
@@ -281,6 +288,10 @@ def measure_model(args, meta, image, threads):
         row[side]["reported_threads"] = results[0].get("intra_op_threads", results[0]["threads"])
     s, p = row["symbolite"], row["pytorch"]
     row["speedup"] = p["median_ms"] / s["median_ms"]
+    # Each round's own speed-up (its two medians, measured minutes apart at most): how far the
+    # machine's noise moves the figure.
+    row["round_speedups"] = [pr["median_ms"] / sr["median_ms"]
+                             for sr, pr in zip(rounds["symbolite"], rounds["pytorch"])]
     row["load_ratio"] = p["load_ms"] / s["load_ms"]
     row["rss_ratio"] = p["peak_rss_mib"] / s["peak_rss_mib"]
     if meta.get("flops"):
@@ -361,7 +372,8 @@ def main():
 
     print(f"Peak float32 FMA throughput ({fma['isa']}): {fma['gflops_1_thread']:.1f} GFLOP/s on 1 thread, "
           f"{fma['gflops_all_threads']:.1f} GFLOP/s on {fma['threads_all']}. {args.rounds} interleaved rounds of "
-          f"{args.warmup} warm-up + {args.runs} timed runs per side; figures are medians over rounds. "
+          f"{args.warmup} warm-up + {args.runs} timed runs per side; figures are medians over rounds; in "
+          f"brackets after a speed-up, the lowest and highest of the rounds' own speed-ups. "
           f"Ratios are PyTorch / symbolite (above 1: symbolite is faster or smaller). Load average "
           f"{load_before[0]:.2f} before, {load_after[0]:.2f} after on {cores} hardware threads (other work on the "
           f"machine slows the all-core rows most, PyTorch's OpenMP ones by far the most).")
@@ -380,7 +392,7 @@ def main():
         rate = f"{s['gflops']:.1f}" if "gflops" in s else "-"
         share = f"{100 * s['fraction_of_peak']:.1f}%" if "fraction_of_peak" in s else "-"
         print(f"| {row['model']} | {row['threads']} | {s['median_ms']:.2f} | {p['median_ms']:.2f} | "
-              f"{row['speedup']:.2f}x | {s['load_ms']:.1f} | {p['load_ms']:.1f} | {row['load_ratio']:.2f}x | "
+              f"{speedup_cell(row)} | {s['load_ms']:.1f} | {p['load_ms']:.1f} | {row['load_ratio']:.2f}x | "
               f"{s['peak_rss_mib']:.0f} | {p['peak_rss_mib']:.0f} | {row['rss_ratio']:.2f}x | {gf} | {rate} | "
               f"{share} | {agree} |")
     for name, meta in metas.items():
