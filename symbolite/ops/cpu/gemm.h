@@ -25,4 +25,16 @@ void dgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int6
            const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
            double* c, std::int64_t ldc);
 
+// sgemm or dgemm by the element type, for kernels templated on it.
+inline void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                 float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+                 float beta, float* c, std::int64_t ldc) {
+  sgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                 double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
+                 double beta, double* c, std::int64_t ldc) {
+  dgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 }  // namespace symbolite::ops

@@ -94,16 +94,6 @@ void split_qkv(const T* const src[3], std::int64_t pitch, const T* bias, std::in
                });
 }
 
-template <typename T>
-void gemm(bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-          std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
-  if constexpr (std::is_same_v<T, float>) {
-    sgemm(false, trans_b, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-  } else {
-    dgemm(false, trans_b, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
-  }
-}
-
 // The attention itself, as PyTorch's native_multi_head_attention_cpu computes it: q, k, v
 // projected (one product when query, key and value are one tensor, else one per third of the
 // weight) without bias, then split_qkv; per head q k^T, the softmax over keys (masked keys
@@ -149,7 +139,8 @@ std::pair<Tensor, Tensor> attend(const Tensor& query, const Tensor& key, const T
   // Heads are independent: each on one thread (the products inside run inline).
   parallel_for(b * heads, 1, [&](std::int64_t first, std::int64_t last) {
     for (std::int64_t bh = first; bh < last; ++bh) {
-      gemm<T>(true, n, n, dh, dst[0] + bh * plane, dh, dst[1] + bh * plane, dh, s + bh * square, n);
+      gemm(false, true, n, n, dh, T(1), dst[0] + bh * plane, dh, dst[1] + bh * plane, dh, T(0),
+           s + bh * square, n);
     }
   });
   Tensor attn;
@@ -172,8 +163,8 @@ std::pair<Tensor, Tensor> attend(const Tensor& query, const Tensor& key, const T
   parallel_for(b * heads, 1, [&](std::int64_t first, std::int64_t last) {
     for (std::int64_t bh = first; bh < last; ++bh) {
       const std::int64_t batch = bh / heads, h = bh % heads;
-      gemm<T>(false, n, dh, n, weights + bh * square, n, dst[2] + bh * plane, dh,
-              c + batch * n * d + h * dh, d);
+      gemm(false, false, n, dh, n, T(1), weights + bh * square, n, dst[2] + bh * plane, dh, T(0),
+           c + batch * n * d + h * dh, d);
     }
   });
   return {ctx, attn};

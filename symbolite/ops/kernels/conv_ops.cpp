@@ -188,11 +188,7 @@ void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, const Co
     if (!direct) im2col(src, g, oh0, oh1, col.data());
     const T* b = direct ? src : col.data();
     T* c = dst + oh0 * g.ow;
-    if constexpr (std::is_same_v<T, float>) {
-      sgemm(false, false, og, cols, k, 1.0f, w, k, b, cols, 0.0f, c, out_plane);
-    } else {
-      dgemm(false, false, og, cols, k, 1.0, w, k, b, cols, 0.0, c, out_plane);
-    }
+    gemm(false, false, og, cols, k, T(1), w, k, b, cols, T(0), c, out_plane);
     finish_rows(c, grp * og, og, cols, out_plane, g.o, e);
   };
   auto run_unit = [&](std::int64_t index) {

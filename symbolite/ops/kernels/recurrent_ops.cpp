@@ -31,15 +31,11 @@ struct CellParams {
   bool projected = false;
 };
 
-// gemm.h's product for float or double: C (m x n) = A (m x k) * B^T + beta * C, where B is
-// an n x k row-major matrix (a weight as nn.Linear stores it).
+// C (m x n) = A (m x k) * B^T + beta * C, where B is an n x k row-major matrix (a weight as
+// nn.Linear stores it).
 template <typename T>
 void gemm_bt(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, const T* b, T beta, T* c) {
-  if constexpr (std::is_same_v<T, float>) {
-    sgemm(false, true, m, n, k, 1.0f, a, k, b, k, beta, c, n);
-  } else {
-    dgemm(false, true, m, n, k, 1.0, a, k, b, k, beta, c, n);
-  }
+  gemm(false, true, m, n, k, T(1), a, k, b, k, beta, c, n);
 }
 
 template <typename T>
