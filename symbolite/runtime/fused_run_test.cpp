@@ -116,16 +116,16 @@ TEST(OperatorFusion, FoldsEachEvalBatchNormIntoTheConvolutionBeforeIt) {
       "fold aten::conv2d", "identity", "fold aten::conv2d", "identity"};
   EXPECT_EQ(rewrites("fused"), expected);
   EXPECT_TRUE(model("fused").method("forward")->fused_assumes_root);
-  // Depthwise blocks fold as dense ones do; the last has its own bias and no batch norm.
-  EXPECT_EQ(rewrites("fused_depthwise"),
-            (std::vector<std::string>{
-                "fold aten::conv2d +act", "identity", "skip aten::hardswish_",    //
-                "fold aten::conv2d +act", "identity", "skip aten::silu_",         //
-                "fold aten::conv2d +act", "identity", "skip", "skip",             //
-                "skip aten::hardtanh_",                                           //
-                "fold aten::conv2d +act", "identity", "skip aten::hardsigmoid_",  //
-                "fold aten::conv2d +act", "identity", "skip aten::relu_",         //
-                "fold aten::conv2d", "identity", "aten::conv2d +act", "skip aten::hardswish_"}));
+  const std::vector<std::string> depthwise = {
+      // a to e: the batch norm folded, the activation in the convolution's epilogue.
+      "fold aten::conv2d +act", "identity", "skip aten::hardswish_",                 //
+      "fold aten::conv2d +act", "identity", "skip aten::silu_",                      //
+      "fold aten::conv2d +act", "identity", "skip", "skip", "skip aten::hardtanh_",  //
+      "fold aten::conv2d +act", "identity", "skip aten::hardsigmoid_",               //
+      "fold aten::conv2d +act", "identity", "skip aten::relu_",                      //
+      // f: folded, no activation; g: the convolution's own bias, then its activation.
+      "fold aten::conv2d", "identity", "aten::conv2d +act", "skip aten::hardswish_"};
+  EXPECT_EQ(rewrites("fused_depthwise"), depthwise);
 }
 
 TEST(OperatorFusion, FusesActivationsWhereNothingFolds) {

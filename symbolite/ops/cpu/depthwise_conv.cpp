@@ -22,7 +22,9 @@ void finish_plane(const Epilogue* fused, float* plane, std::int64_t n, std::int6
   finish_plane_from(fused, plane, n, plane, 1, n, channel);
 }
 
-void finish_plane_from(const Epilogue* fused, const float* wide, std::int64_t pitch, float* plane,
+// `plane` is written through `moved` (clang-tidy does not follow it).
+void finish_plane_from(const Epilogue* fused, const float* wide, std::int64_t pitch,
+                       float* plane,  // NOLINT(readability-non-const-parameter)
                        std::int64_t rows, std::int64_t cols, std::int64_t channel) {
   const vec::Rows moved{wide, pitch, plane, cols, rows, cols};
   if (fused == nullptr) {

@@ -25,13 +25,16 @@ namespace {
 // crosses a call between code built for different instruction sets (what -Wpsabi warns of).
 #pragma GCC diagnostic ignored "-Wpsabi"  // to the end of the file: GCC checks at instantiation
 using Vec16 = float __attribute__((vector_size(64)));
-
-void grow(std::vector<float>& scratch, std::int64_t size) {
-  if (scratch.size() < static_cast<std::size_t>(size)) scratch.resize(static_cast<std::size_t>(size));
-}
-
 using Vec8 = float __attribute__((vector_size(32)));
 using Vec4 = float __attribute__((vector_size(16)));
+
+// Scratch only grows: every cell used is written first, and resizing a shrunk vector up again
+// would zero what grows back on every call.
+void grow(std::vector<float>& scratch, std::int64_t size) {
+  if (scratch.size() < static_cast<std::size_t>(size)) {
+    scratch.resize(static_cast<std::size_t>(size));
+  }
+}
 
 template <typename Vec>
 struct Block {
@@ -262,8 +265,6 @@ struct Block {
       src[l] = in + (n * g.c + oc / mult) * g.h * g.w;
       dst[l] = out + (n * g.o + oc) * plane + oy0 * g.ow;
     }
-    // Scratch only grows: every cell used is written first, and resizing a shrunk vector up
-    // again would zero what grows back on every call.
     grow(padded, (py1 - py0) * cols * L);
     pack(src, g, cols, py0, py1, padded.data());
 

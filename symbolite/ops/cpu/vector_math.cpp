@@ -233,16 +233,13 @@ void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, 
   if (isa() == Isa::kAvx2) return avx2::epilogue_rows_f32(rows, bias, scale, shift, activation);
   const __m128 s = _mm_set1_ps(scale == nullptr ? 1.0f : *scale);
   const __m128 t = _mm_set1_ps(shift == nullptr ? 0.0f : *shift);
-  with_activation(activation,
-                  [&](auto f) { epilogue4(rows, bias, scale != nullptr, s, t, f); });
+  with_activation(activation, [&](auto f) { epilogue4(rows, bias, scale != nullptr, s, t, f); });
 }
 void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
                   const float* shift, const Activation* activation) {
   epilogue_rows_f32({p, n, p, n, 1, n}, bias, scale, shift, activation);
 }
-std::int64_t lanes_f32() {
-  return isa() == Isa::kAvx512 ? 16 : isa() == Isa::kAvx2 ? 8 : 4;
-}
+std::int64_t lanes_f32() { return isa() == Isa::kAvx512 ? 16 : isa() == Isa::kAvx2 ? 8 : 4; }
 void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
                               const Activation* activation) {
   if (isa() == Isa::kAvx512) {
@@ -251,8 +248,9 @@ void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, cons
   if (isa() == Isa::kAvx2) return avx2::epilogue_interleaved_f32(p, n, scale, shift, activation);
   const __m128 s = scale == nullptr ? _mm_set1_ps(1.0f) : _mm_loadu_ps(scale);
   const __m128 t = shift == nullptr ? _mm_setzero_ps() : _mm_loadu_ps(shift);
-  with_activation(activation,
-                  [&](auto f) { epilogue4({p, n, p, n, 1, n}, nullptr, scale != nullptr, s, t, f); });
+  with_activation(activation, [&](auto f) {
+    epilogue4({p, n, p, n, 1, n}, nullptr, scale != nullptr, s, t, f);
+  });
 }
 void relu_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, relu_f32_serial); }
 void relu6_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, relu6_f32_serial); }

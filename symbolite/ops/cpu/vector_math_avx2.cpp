@@ -157,16 +157,16 @@ void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, 
                        const Activation* activation) {
   const __m256 s = _mm256_set1_ps(scale == nullptr ? 1.0f : *scale);
   const __m256 t = _mm256_set1_ps(shift == nullptr ? 0.0f : *shift);
-  with_activation(activation,
-                  [&](auto f) { epilogue8(rows, bias, scale != nullptr, s, t, f); });
+  with_activation(activation, [&](auto f) { epilogue8(rows, bias, scale != nullptr, s, t, f); });
 }
 
 void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
                               const Activation* activation) {
   const __m256 s = scale == nullptr ? _mm256_set1_ps(1.0f) : _mm256_loadu_ps(scale);
   const __m256 t = shift == nullptr ? _mm256_setzero_ps() : _mm256_loadu_ps(shift);
-  with_activation(activation,
-                  [&](auto f) { epilogue8({p, n, p, n, 1, n}, nullptr, scale != nullptr, s, t, f); });
+  with_activation(activation, [&](auto f) {
+    epilogue8({p, n, p, n, 1, n}, nullptr, scale != nullptr, s, t, f);
+  });
 }
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, gelu_onednn); }

@@ -174,16 +174,16 @@ void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, 
                        const Activation* activation) {
   const __m512 s = _mm512_set1_ps(scale == nullptr ? 1.0f : *scale);
   const __m512 t = _mm512_set1_ps(shift == nullptr ? 0.0f : *shift);
-  with_activation(activation,
-                  [&](auto f) { epilogue16(rows, bias, scale != nullptr, s, t, f); });
+  with_activation(activation, [&](auto f) { epilogue16(rows, bias, scale != nullptr, s, t, f); });
 }
 
 void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
                               const Activation* activation) {
   const __m512 s = scale == nullptr ? _mm512_set1_ps(1.0f) : _mm512_loadu_ps(scale);
   const __m512 t = shift == nullptr ? _mm512_setzero_ps() : _mm512_loadu_ps(shift);
-  with_activation(activation,
-                  [&](auto f) { epilogue16({p, n, p, n, 1, n}, nullptr, scale != nullptr, s, t, f); });
+  with_activation(activation, [&](auto f) {
+    epilogue16({p, n, p, n, 1, n}, nullptr, scale != nullptr, s, t, f);
+  });
 }
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, gelu_onednn); }

@@ -1,11 +1,16 @@
-// The instruction-set builds of vector_math.h's softmax row (vector_math_isa.h), each on its
-// own: the dispatcher picks only the widest one this CPU has, so the nn reference cases reach
-// that one alone. Each is held to PyTorch 1.13's outputs for the softmax_rows_* cases of
-// tests/fixtures/ops/nn_cases.json (make_nn_refs.py): long rows with a tail, rows shorter
-// than a vector, and rows with NaN and infinities.
+// The instruction-set builds of vector_math.h (vector_math_isa.h), each on its own: the
+// dispatcher picks only the widest one this CPU has, so the model and nn reference cases
+// reach that one alone. The softmax row is held to PyTorch 1.13's outputs for the
+// softmax_rows_* cases of tests/fixtures/ops/nn_cases.json (make_nn_refs.py): long rows with a
+// tail, rows shorter than a vector, and rows with NaN and infinities. The convolution
+// epilogue's interleaved and row-moving forms are held to the plane epilogue's bits (which the
+// fused models' tests hold to PyTorch's outputs).
 #include "symbolite/ops/cpu/vector_math.h"
 
 #include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +66,90 @@ TEST(VectorMath, SoftmaxRowIsPyTorchsOnEveryInstructionSet) {
     expect_pytorch_softmax(&avx2::softmax_row_f32);
   }
   if (__builtin_cpu_supports("avx512f")) expect_pytorch_softmax(&avx512::softmax_row_f32);
+}
+
+// One instruction set's epilogue entry points.
+struct EpilogueKernels {
+  std::int64_t lanes;
+  void (*rows)(const Rows&, const float*, const float*, const float*, const Activation*);
+  void (*interleaved)(float*, std::int64_t, const float*, const float*, const Activation*);
+};
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+// Every activation, with and without a scale and shift, on `lanes` channels of 13 pixels
+// spanning the activations' kinks, with NaN, infinities and -0.0: the interleaved form and the
+// row-moving form give the plane epilogue's bits.
+void expect_epilogue_forms_agree(const EpilogueKernels& k) {
+  SCOPED_TRACE(k.lanes);
+  constexpr std::int64_t kPixels = 13;
+  const auto lanes = static_cast<std::size_t>(k.lanes);
+  std::vector<float> planes(lanes * kPixels);
+  for (std::size_t i = 0; i < planes.size(); ++i) {
+    planes[i] = static_cast<float>(static_cast<int>(i * 7 % 29) - 14) * 0.37f;
+  }
+  planes[3] = std::numeric_limits<float>::quiet_NaN();
+  planes[kPixels + 2] = std::numeric_limits<float>::infinity();
+  planes[2 * kPixels + 5] = -std::numeric_limits<float>::infinity();
+  planes[3 * kPixels + 1] = -0.0f;
+  std::vector<float> scale(lanes), shift(lanes);
+  for (std::size_t c = 0; c < lanes; ++c) {
+    scale[c] = 0.5f + 0.13f * static_cast<float>(c);
+    shift[c] = -1.1f + 0.29f * static_cast<float>(c);
+  }
+  const std::optional<Activation> activations[] = {
+      std::nullopt,           Activation::kRelu,        Activation::kRelu6,
+      Activation::kHardswish, Activation::kHardsigmoid, Activation::kSilu};
+  for (const auto& activation : activations) {
+    for (const bool affine : {false, true}) {
+      SCOPED_TRACE(activation ? static_cast<int>(*activation) : -1);
+      SCOPED_TRACE(affine);
+      const Activation* act = activation ? &*activation : nullptr;
+      // The reference: each channel's plane in place.
+      std::vector<float> want = planes;
+      for (std::size_t c = 0; c < lanes; ++c) {
+        float* p = want.data() + c * kPixels;
+        k.rows({p, kPixels, p, kPixels, 1, kPixels}, nullptr, affine ? &scale[c] : nullptr,
+               affine ? &shift[c] : nullptr, act);
+      }
+      // Interleaved: pixel-major, one lane a channel.
+      std::vector<float> lanes_of(planes.size());
+      for (std::size_t c = 0; c < lanes; ++c) {
+        for (std::size_t x = 0; x < kPixels; ++x) lanes_of[x * lanes + c] = planes[c * kPixels + x];
+      }
+      k.interleaved(lanes_of.data(), static_cast<std::int64_t>(lanes_of.size()),
+                    affine ? scale.data() : nullptr, affine ? shift.data() : nullptr, act);
+      std::vector<float> got(planes.size());
+      for (std::size_t c = 0; c < lanes; ++c) {
+        for (std::size_t x = 0; x < kPixels; ++x) got[c * kPixels + x] = lanes_of[x * lanes + c];
+      }
+      EXPECT_TRUE(same_bits(got, want));
+      // Moved: each plane as 13 rows of one pixel at a pitch of 3 (two slack floats a row)
+      // into rows of one.
+      std::vector<float> moved(planes.size());
+      for (std::size_t c = 0; c < lanes; ++c) {
+        std::vector<float> wide(3 * kPixels, 99.0f);
+        for (std::size_t x = 0; x < kPixels; ++x) wide[3 * x] = planes[c * kPixels + x];
+        k.rows({wide.data(), 3, moved.data() + c * kPixels, 1, kPixels, 1}, nullptr,
+               affine ? &scale[c] : nullptr, affine ? &shift[c] : nullptr, act);
+      }
+      EXPECT_TRUE(same_bits(moved, want));
+    }
+  }
+}
+
+TEST(VectorMath, EpilogueFormsGiveThePlaneEpiloguesBitsOnEveryInstructionSet) {
+  expect_epilogue_forms_agree({lanes_f32(), &epilogue_rows_f32, &epilogue_interleaved_f32});
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    expect_epilogue_forms_agree({8, &avx2::epilogue_rows_f32, &avx2::epilogue_interleaved_f32});
+  }
+  if (__builtin_cpu_supports("avx512f")) {
+    expect_epilogue_forms_agree(
+        {16, &avx512::epilogue_rows_f32, &avx512::epilogue_interleaved_f32});
+  }
 }
 
 }  // namespace
