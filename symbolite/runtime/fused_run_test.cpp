@@ -11,10 +11,10 @@
 #include <gtest/gtest.h>
 
 #include "symbolite/mobile/loaded_model.h"
-#include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/runtime/run_error.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/forward_call.h"
 #include "tests/test_support/json_tensor.h"
 #include "tests/test_support/nn_cases.h"
 
@@ -44,13 +44,7 @@ nlohmann::json calls() {
 // Runs forward on fresh copies of the call's inputs: with the fused code, or under a
 // profiler, which runs the file's code.
 IValue run(const std::string& model_name, const nlohmann::json& call, bool fused) {
-  Interpreter interpreter(model(model_name));
-  std::vector<IValue> inputs;
-  for (const auto& input : call["inputs"]) inputs.emplace_back(testing::tensor_from_json(input));
-  if (fused) return interpreter.run_method("forward", std::move(inputs));
-  profiler::RecordingSink sink;
-  profiler::ProfilingScope scope(sink);
-  return interpreter.run_method("forward", std::move(inputs));
+  return testing::run_forward_call(model(model_name), call, /*profiled=*/!fused);
 }
 
 RunErrorDetails failure(const std::string& model_name, const nlohmann::json& call, bool fused) {

@@ -30,7 +30,7 @@ mobile::LoadedModel load() {
 }
 
 Tensor run(const mobile::LoadedModel& model, const nlohmann::json& call, bool profiled = false) {
-  return testing::run_forward_call(model, call, profiled);
+  return testing::run_forward_call(model, call, profiled).to_tensor();
 }
 
 TEST(OnednnConv, ResultsAreThoseOfPyTorchAtOneAndTwoThreads) {

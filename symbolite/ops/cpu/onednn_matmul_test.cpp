@@ -74,10 +74,11 @@ TEST(OnednnMatmul, OneByOneConvolutionsOnShortImagesReadTheFilesWeights) {
       std::size_t i = 0;
       for (const auto& call : short_calls) {
         SCOPED_TRACE(call["name"].get<std::string>() + " at " + std::to_string(threads));
-        const Tensor out = testing::run_forward_call(model, call);
+        const Tensor out = testing::run_forward_call(model, call).to_tensor();
         testing::nn_expect_close(out, testing::tensor_from_json(call["output"]));
         // Unfused, the batch norm runs on its own after the product: the same bits.
-        const Tensor unfused = testing::run_forward_call(model, call, /*profiled=*/true);
+        const Tensor unfused =
+            testing::run_forward_call(model, call, /*profiled=*/true).to_tensor();
         EXPECT_EQ(std::memcmp(out.raw_data(), unfused.raw_data(), out.nbytes()), 0);
         if (threads == 1) {
           one_thread.push_back(out);
