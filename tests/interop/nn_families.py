@@ -501,6 +501,12 @@ class LSTMCellWithState(nn.Module):
 
 
 case("rnn/LSTMCell_state", lambda: ev(LSTMCellWithState()), lambda: (r(2, 4), r(2, 6), r(2, 6)))
+# 37 units: whole vectors and a partial one of the float gates' SLEEF sigmoid and tanh
+# (symbolite/ops/cpu/recurrent_gates.h), at 16 lanes and at 8.
+case("rnn/LSTM_37_units", lambda: ev(Seq(nn.LSTM(24, 37, num_layers=2))), lambda: (r(9, 2, 24, scale=3.0),))
+case("rnn/GRU_37_units", lambda: ev(Seq(nn.GRU(24, 37, bidirectional=True))), lambda: (r(9, 2, 24, scale=3.0),))
+case("rnn/RNN_tanh_37_units", lambda: ev(Seq(nn.RNN(24, 37))), lambda: (r(9, 2, 24, scale=3.0),))
+case("rnn/LSTMCell_37_units", lambda: ev(nn.LSTMCell(24, 37)), lambda: (r(3, 24, scale=3.0),))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@
 // input projection of every step is one linear over the whole sequence, then each step adds
 // h @ W_hh^T + b_hh and applies the gates. Checks run in its order with its messages.
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/gemm.h"
+#include "symbolite/ops/cpu/recurrent_gates.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
 
@@ -36,11 +36,6 @@ struct CellParams {
 template <typename T>
 void gemm_bt(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, const T* b, T beta, T* c) {
   gemm(false, true, m, n, k, T(1), a, k, b, k, beta, c, n);
-}
-
-template <typename T>
-T sigmoid(T x) {
-  return T(1) / (T(1) + std::exp(-x));
 }
 
 // The shape checks PyTorch's LSTMCell hits on its first step: `linear_hh(hx)` (through
@@ -133,18 +128,8 @@ void run_direction(const Tensor& xw, const Tensor& hx, const Tensor& cx, const C
     }
     const T* xt = x + t * batch * g4;
     for (std::int64_t b = 0; b < batch; ++b) {
-      const T* gx = xt + b * g4;
-      T* g = gates.data() + b * g4;
-      T* cb = c.data() + b * hidden;
-      T* hb = h_full.data() + b * hidden;
-      for (std::int64_t j = 0; j < hidden; ++j) {
-        T in_gate = sigmoid(g[j] + gx[j]);
-        T forget_gate = sigmoid(g[hidden + j] + gx[hidden + j]);
-        T cell_gate = std::tanh(g[2 * hidden + j] + gx[2 * hidden + j]);
-        T out_gate = sigmoid(g[3 * hidden + j] + gx[3 * hidden + j]);
-        cb[j] = forget_gate * cb[j] + in_gate * cell_gate;
-        hb[j] = out_gate * std::tanh(cb[j]);
-      }
+      lstm_gates(gates.data() + b * g4, xt + b * g4, c.data() + b * hidden,
+                 h_full.data() + b * hidden, hidden);
     }
     if (projected) {
       gemm_bt<T>(batch, proj, hidden, h_full.data(), w_hr.data<T>(), T(0), h.data());

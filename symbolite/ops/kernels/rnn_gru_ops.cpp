@@ -7,7 +7,6 @@
 //         h' = n + z * (h - n)
 //   lstm: i, f, g, o; c' = f c + i g; h' = o tanh(c')
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -17,6 +16,8 @@
 
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tensor_args.h"
+#include "symbolite/ops/cpu/gemm.h"
+#include "symbolite/ops/cpu/recurrent_gates.h"
 #include "symbolite/ops/registry/op_error.h"
 
 namespace symbolite::ops::nn {
@@ -35,27 +36,22 @@ struct Weights {
   bool has_bias = false;
 };
 
-template <typename T>
-T sigmoid(T x) {
-  return T(1) / (T(1) + std::exp(-x));
-}
-
-// out (B x G) = x (B x K) W^T (W: G x K) + b
+// out (B x G) = x (B x K) W^T (W: G x K, contiguous) + b
 template <typename T>
 void linear(const T* x, const Tensor& w, const Tensor& b, bool has_bias, std::int64_t batch,
             T* out) {
   const std::int64_t g = w.sizes()[0], k = w.sizes()[1];
-  const T* wd = w.data<T>();
   const T* bd = has_bias ? b.data<T>() : nullptr;
   for (std::int64_t r = 0; r < batch; ++r) {
-    for (std::int64_t j = 0; j < g; ++j) {
-      T acc = bd != nullptr ? bd[j] : T(0);
-      const T* wr = wd + j * k;
-      const T* xr = x + r * k;
-      for (std::int64_t i = 0; i < k; ++i) acc += xr[i] * wr[i];
-      out[r * g + j] = acc;
+    if (bd != nullptr) {
+      std::copy_n(bd, g, out + r * g);
+    } else {
+      std::fill_n(out + r * g, g, T(0));
     }
   }
+  // (BLAS rejects empty operands' leading dimensions)
+  if (batch > 0 && g > 0 && k > 0)
+    gemm(false, true, batch, g, k, T(1), x, k, w.data<T>(), k, T(1), out, g);
 }
 
 // One step for a batch: h (B x H) and, for lstm, c (B x H) updated in place.
@@ -68,34 +64,21 @@ void step(Kind kind, const T* x, const Weights& w, std::int64_t batch, std::int6
   linear<T>(h, w.w_hh, w.b_hh, w.has_bias, batch, gh.data());
   for (std::int64_t b = 0; b < batch; ++b) {
     const T* a = gi.data() + b * g;
-    const T* r = gh.data() + b * g;
+    T* r = gh.data() + b * g;
     T* hb = h + b * hidden;
-    for (std::int64_t j = 0; j < hidden; ++j) {
-      switch (kind) {
-        case Kind::kTanh:
-          hb[j] = std::tanh(a[j] + r[j]);
-          break;
-        case Kind::kRelu:
-          hb[j] = std::max(a[j] + r[j], T(0));
-          break;
-        case Kind::kGru: {
-          const T reset = sigmoid(a[j] + r[j]);
-          const T update = sigmoid(a[hidden + j] + r[hidden + j]);
-          const T n = std::tanh(a[2 * hidden + j] + reset * r[2 * hidden + j]);
-          hb[j] = n + update * (hb[j] - n);
-          break;
-        }
-        case Kind::kLstm: {
-          T* cb = c + b * hidden;
-          const T ig = sigmoid(a[j] + r[j]);
-          const T fg = sigmoid(a[hidden + j] + r[hidden + j]);
-          const T cg = std::tanh(a[2 * hidden + j] + r[2 * hidden + j]);
-          const T og = sigmoid(a[3 * hidden + j] + r[3 * hidden + j]);
-          cb[j] = fg * cb[j] + ig * cg;
-          hb[j] = og * std::tanh(cb[j]);
-          break;
-        }
-      }
+    switch (kind) {
+      case Kind::kTanh:
+        tanh_gate(a, r, hb, hidden);
+        break;
+      case Kind::kRelu:
+        for (std::int64_t j = 0; j < hidden; ++j) hb[j] = std::max(a[j] + r[j], T(0));
+        break;
+      case Kind::kGru:
+        gru_gates(a, r, hb, hidden);
+        break;
+      case Kind::kLstm:
+        lstm_gates(r, a, c + b * hidden, hb, hidden);
+        break;
     }
   }
 }
