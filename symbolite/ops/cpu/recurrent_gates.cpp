@@ -26,13 +26,12 @@ void lstm_gates(float* gates, const float* gx, float* c, float* h, std::int64_t 
   for (std::int64_t j = 0; j < hidden; ++j) h[j] = out[j] * h[j];
 }
 
-void lstm_gates(double* gates, const double* gx, double* c, double* h, std::int64_t hidden) {
-  const double* g = gates;
+void lstm_gates(const double* gates, const double* gx, double* c, double* h, std::int64_t hidden) {
   for (std::int64_t j = 0; j < hidden; ++j) {
-    const double in = sigmoid(g[j] + gx[j]);
-    const double forget = sigmoid(g[hidden + j] + gx[hidden + j]);
-    const double cell = std::tanh(g[2 * hidden + j] + gx[2 * hidden + j]);
-    const double out = sigmoid(g[3 * hidden + j] + gx[3 * hidden + j]);
+    const double in = sigmoid(gates[j] + gx[j]);
+    const double forget = sigmoid(gates[hidden + j] + gx[hidden + j]);
+    const double cell = std::tanh(gates[2 * hidden + j] + gx[2 * hidden + j]);
+    const double out = sigmoid(gates[3 * hidden + j] + gx[3 * hidden + j]);
     c[j] = forget * c[j] + in * cell;
     h[j] = out * std::tanh(c[j]);
   }
@@ -49,7 +48,7 @@ void gru_gates(const float* a, float* r, float* h, std::int64_t hidden) {
   for (std::int64_t j = 0; j < hidden; ++j) h[j] = n[j] + update[j] * (h[j] - n[j]);
 }
 
-void gru_gates(const double* a, double* r, double* h, std::int64_t hidden) {
+void gru_gates(const double* a, const double* r, double* h, std::int64_t hidden) {
   for (std::int64_t j = 0; j < hidden; ++j) {
     const double reset = sigmoid(a[j] + r[j]);
     const double update = sigmoid(a[hidden + j] + r[hidden + j]);

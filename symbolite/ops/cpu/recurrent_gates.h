@@ -11,15 +11,16 @@ namespace symbolite::ops {
 
 // LSTM: gates (4H) holds the hidden state's product and bias, gx (4H) the input's; with
 // i, f, g, o the four quarters of their sum, c' = sigmoid(f) c + sigmoid(i) tanh(g) and
-// h' = sigmoid(o) tanh(c'). Writes c (H) in place and h (H); gates is overwritten.
+// h' = sigmoid(o) tanh(c'). Writes c (H) in place and h (H); the float32 form uses gates
+// as scratch.
 void lstm_gates(float* gates, const float* gx, float* c, float* h, std::int64_t hidden);
-void lstm_gates(double* gates, const double* gx, double* c, double* h, std::int64_t hidden);
+void lstm_gates(const double* gates, const double* gx, double* c, double* h, std::int64_t hidden);
 
 // GRU: a (3H) is the input's product and bias, r (3H) the hidden state's; reset and update
 // are the sigmoids of a + r's first two thirds, n = tanh(a_n + reset * r_n) and
-// h' = n + update * (h - n), written over h (H). r is overwritten.
+// h' = n + update * (h - n), written over h (H); the float32 form uses r as scratch.
 void gru_gates(const float* a, float* r, float* h, std::int64_t hidden);
-void gru_gates(const double* a, double* r, double* h, std::int64_t hidden);
+void gru_gates(const double* a, const double* r, double* h, std::int64_t hidden);
 
 // Elman RNN with tanh: h' = tanh(a + r), over h (H).
 void tanh_gate(const float* a, const float* r, float* h, std::int64_t hidden);
