@@ -9,8 +9,8 @@ this machine's measured peak (bench/fma_peak).
       [--models a,b] [--runs 20] [--warmup 3] [--rounds 3] [--cache DIR] [--json PATH]
 
 The zoo is built once into --cache (torchvision 0.14 models with weights=None, eval,
-torch.jit.script, saved for the lite interpreter with debug info; an LSTM and a transformer
-encoder layer; a seeded float32 input per model). Each model and thread count is measured in
+torch.jit.script, saved for the lite interpreter with debug info; an LSTM, a GRU and a
+transformer encoder layer; a seeded float32 input per model). Each model and thread count is measured in
 --rounds interleaved rounds (symbolite then PyTorch, then the other way round, each in its own
 process); a figure is the median over rounds of each round's figure (median of medians).
 Outputs are compared once per model: a mismatch (a tensor differing by more than 1e-4 x the
@@ -29,12 +29,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 TORCHVISION = ["mobilenet_v3_small", "shufflenet_v2_x0_5", "squeezenet1_1", "mnasnet0_5", "resnet18",
                "efficientnet_b0", "mobilenet_v2"]
-OTHERS = ["lstm", "transformer_encoder"]
+OTHERS = ["lstm", "gru", "transformer_encoder"]
 MODELS = TORCHVISION + OTHERS
 # The lstm model's aten::lstm, which the profiler has no formula for: per time step and layer,
 # the gates' products x @ W_ih^T and h @ W_hh^T, 2 x 4H x (I + H) FLOPs (T = 50; layers 64->128
 # and 128->128); the elementwise gate arithmetic is left out, as elsewhere.
 LSTM_FLOPS = 50 * (2 * 4 * 128 * (64 + 128) + 2 * 4 * 128 * (128 + 128))
+# The same for the gru model's aten::gru: three gates instead of four.
+GRU_FLOPS = 50 * (2 * 3 * 128 * (64 + 128) + 2 * 3 * 128 * (128 + 128))
+# Operators the profiler has no formula for, with the FLOPs counted above.
+HAND_COUNTED = {"lstm": ("aten::lstm.input", LSTM_FLOPS), "gru": ("aten::gru.input", GRU_FLOPS)}
 TOLERANCE = 1e-4  # relative to the reference's largest magnitude
 
 
@@ -57,6 +61,23 @@ def lstm_model():
             return out, h, c
 
     return Lstm()
+
+
+def gru_model():
+    """nn.GRU(64, 128, 2) behind a forward that takes one tensor (as lstm_model, for the same
+    reason)."""
+    import torch
+
+    class Gru(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gru = torch.nn.GRU(64, 128, 2)
+
+        def forward(self, x):
+            out, h = self.gru(x)
+            return out, h
+
+    return Gru()
 
 
 def encoder_model():
@@ -125,6 +146,10 @@ def build_model(cache, name):
         module = lstm_model()
         example = torch.randn(50, 1, 64)
         about = "nn.LSTM(64, 128, 2) in a wrapper; input [T=50, B=1, 64]; outputs (out, h, c)"
+    elif name == "gru":
+        module = gru_model()
+        example = torch.randn(50, 1, 64)
+        about = "nn.GRU(64, 128, 2) in a wrapper; input [T=50, B=1, 64]; outputs (out, h)"
     elif name == "transformer_encoder":
         module = encoder_model()
         example = torch.randn(50, 1, 256)
@@ -340,11 +365,13 @@ def main():
             try:
                 meta["flops"], meta["uncounted_ops"] = total_flops(args, meta["path"], image)
                 meta["flops_source"] = "symbolite profile --flops"
-                if name == "lstm" and "aten::lstm.input" in meta["uncounted_ops"]:
-                    # The profiler has no formula for aten::lstm: count its gate products here.
-                    meta["flops"] += LSTM_FLOPS
-                    meta["uncounted_ops"].remove("aten::lstm.input")
-                    meta["flops_source"] += " + aten::lstm's gate products counted by hand"
+                op, flops = HAND_COUNTED.get(name, (None, 0))
+                if op in meta["uncounted_ops"]:
+                    # The profiler has no formula for the recurrent layers: their gate
+                    # products are counted here.
+                    meta["flops"] += flops
+                    meta["uncounted_ops"].remove(op)
+                    meta["flops_source"] += f" + {op.split('.')[0]}'s gate products counted by hand"
                 model_work = os.path.join(work, name)
                 os.makedirs(model_work)
                 meta["check"] = compare_outputs(args, meta, image, model_work)
