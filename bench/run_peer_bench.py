@@ -10,8 +10,8 @@ this machine's measured peak (bench/fma_peak).
 
 The zoo is built once into --cache (torchvision 0.14 models with weights=None, eval,
 torch.jit.script, saved for the lite interpreter with debug info; an LSTM, a GRU and a
-transformer encoder layer; a seeded float32 input per model). Each model and thread count is measured in
---rounds interleaved rounds (symbolite then PyTorch, then the other way round, each in its own
+transformer encoder layer; a seeded float32 input per model). Each model and thread count is
+measured in --rounds interleaved rounds (symbolite then PyTorch, then the other way round, each in its own
 process); a figure is the median over rounds of each round's figure (median of medians).
 Outputs are compared once per model: a mismatch (a tensor differing by more than 1e-4 x the
 reference's largest magnitude, or a different count or shape) is marked in the table.
