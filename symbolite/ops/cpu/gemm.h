@@ -12,6 +12,7 @@
 // model file runs on oneDNN's matmul primitive (onednn_matmul.h, chosen by the kernels).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace symbolite::ops {
@@ -35,6 +36,23 @@ inline void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std
                  double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
                  double beta, double* c, std::int64_t ldc) {
   dgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+// out (m x n) = x (m x k) W^T + bias, W (n x k) row-major as nn.Linear stores it, bias (n)
+// or null: the bias rows first, then the product added to them (the recurrent layers' step,
+// as PyTorch's linear computes it). With an empty operand, out is the bias rows alone (BLAS
+// rejects empty operands' leading dimensions).
+template <typename T>
+void linear_rows(std::int64_t m, std::int64_t n, std::int64_t k, const T* x, const T* w,
+                 const T* bias, T* out) {
+  for (std::int64_t r = 0; r < m; ++r) {
+    if (bias != nullptr) {
+      std::copy_n(bias, n, out + r * n);
+    } else {
+      std::fill_n(out + r * n, n, T(0));
+    }
+  }
+  if (m > 0 && n > 0 && k > 0) gemm(false, true, m, n, k, T(1), x, k, w, k, T(1), out, n);
 }
 
 }  // namespace symbolite::ops

@@ -116,15 +116,7 @@ void run_direction(const Tensor& xw, const Tensor& hx, const Tensor& cx, const C
     if (step == 0) {
       std::copy_n(hh0.data<T>(), gates.size(), gates.begin());
     } else {
-      for (std::int64_t b = 0; b < batch; ++b) {
-        T* row = gates.data() + b * g4;
-        if (bias != nullptr) {
-          std::copy_n(bias, g4, row);
-        } else {
-          std::fill_n(row, g4, T(0));
-        }
-      }
-      gemm_bt<T>(batch, g4, proj, h.data(), w_hh.data<T>(), T(1), gates.data());
+      linear_rows(batch, g4, proj, h.data(), w_hh.data<T>(), bias, gates.data());
     }
     const T* xt = x + t * batch * g4;
     for (std::int64_t b = 0; b < batch; ++b) {

@@ -40,18 +40,8 @@ struct Weights {
 template <typename T>
 void linear(const T* x, const Tensor& w, const Tensor& b, bool has_bias, std::int64_t batch,
             T* out) {
-  const std::int64_t g = w.sizes()[0], k = w.sizes()[1];
-  const T* bd = has_bias ? b.data<T>() : nullptr;
-  for (std::int64_t r = 0; r < batch; ++r) {
-    if (bd != nullptr) {
-      std::copy_n(bd, g, out + r * g);
-    } else {
-      std::fill_n(out + r * g, g, T(0));
-    }
-  }
-  // (BLAS rejects empty operands' leading dimensions)
-  if (batch > 0 && g > 0 && k > 0)
-    gemm(false, true, batch, g, k, T(1), x, k, w.data<T>(), k, T(1), out, g);
+  linear_rows(batch, w.sizes()[0], w.sizes()[1], x, w.data<T>(), has_bias ? b.data<T>() : nullptr,
+              out);
 }
 
 // One step for a batch: h (B x H) and, for lstm, c (B x H) updated in place.
