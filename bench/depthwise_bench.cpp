@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "symbolite/ops/cpu/depthwise_direct.h"
 #include "symbolite/ops/cpu/depthwise_interleaved.h"
 #include "symbolite/ops/cpu/grouped_by_plane.h"
 
@@ -30,10 +31,13 @@ const Shape kShapes[] = {
     {16, 112, 3, 2}, {32, 112, 3, 1}, {72, 56, 3, 2},  {144, 56, 3, 1}, {88, 28, 3, 1},
     {32, 28, 3, 1},  {64, 24, 3, 1},  {64, 24, 5, 1},  {128, 17, 3, 1}, {96, 28, 5, 1},
     {128, 35, 3, 1}, {128, 35, 5, 1}, {240, 20, 3, 1}, {240, 20, 5, 1}, {240, 14, 5, 1},
-    {288, 14, 5, 2}, {576, 7, 5, 1},  {960, 7, 3, 1},
+    {288, 14, 5, 2}, {576, 7, 5, 1},  {960, 7, 3, 1},  {96, 112, 3, 2}, {144, 56, 5, 2},
+    {240, 28, 5, 1}, {96, 56, 7, 1},  {384, 14, 7, 1}, {144, 56, 3, 2},
 };
 
-template <bool kInterleaved>
+enum class Kernel { kByPlane, kInterleaved, kDirect };
+
+template <Kernel kKernel>
 void BM_depthwise(benchmark::State& state) {
   const Shape& s = kShapes[state.range(0)];
   const std::int64_t pad = s.kernel / 2;
@@ -48,9 +52,12 @@ void BM_depthwise(benchmark::State& state) {
   for (std::size_t i = 0; i < weight.size(); ++i)
     weight[i] = std::cos(0.11f * static_cast<float>(i));
   for (auto _ : state) {
-    if constexpr (kInterleaved) {
+    if constexpr (kKernel == Kernel::kInterleaved) {
       symbolite::ops::nn::depthwise_conv2d_interleaved(in.data(), weight.data(), bias.data(),
                                                        out.data(), g, nullptr);
+    } else if constexpr (kKernel == Kernel::kDirect) {
+      symbolite::ops::nn::depthwise_conv2d_direct(in.data(), weight.data(), bias.data(),
+                                                  out.data(), g, nullptr);
     } else {
       symbolite::ops::nn::grouped_conv2d_by_plane(in.data(), weight.data(), bias.data(), out.data(),
                                                   g, nullptr);
@@ -87,8 +94,9 @@ void BM_grouped(benchmark::State& state) {
                  " channels a group");
 }
 
-BENCHMARK(BM_depthwise<false>)->Name("by_plane")->Apply(shapes);
-BENCHMARK(BM_depthwise<true>)->Name("interleaved")->Apply(shapes);
+BENCHMARK(BM_depthwise<Kernel::kByPlane>)->Name("by_plane")->Apply(shapes);
+BENCHMARK(BM_depthwise<Kernel::kInterleaved>)->Name("interleaved")->Apply(shapes);
+BENCHMARK(BM_depthwise<Kernel::kDirect>)->Name("direct")->Apply(shapes);
 BENCHMARK(BM_grouped)->Name("grouped")->DenseRange(0, std::size(kGroupedShapes) - 1);
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "symbolite/ops/cpu/depthwise_conv.h"
 
+#include "symbolite/ops/cpu/depthwise_direct.h"
 #include "symbolite/ops/cpu/depthwise_interleaved.h"
 #include "symbolite/ops/cpu/grouped_by_plane.h"
 #include "symbolite/ops/cpu/vector_math.h"
@@ -7,12 +8,17 @@
 namespace symbolite::ops::nn {
 namespace {
 
-// Where interleaving pays at stride 1 (bench/depthwise_bench.cpp, table in
-// docs/PERFORMANCE.md): output planes up to 40x40; from 56x56 on the two are even or the
-// plane-wise loop wins.
-bool interleave(const ConvGeometry& g) {
-  if (g.sh > 1 || g.sw > 1) return true;
-  return g.oh * g.ow <= 40 * 40;
+// Which kernel, by bench/depthwise_bench.cpp (figures in docs/PERFORMANCE.md). Interleaving
+// costs two transposes per element, repaid where plane-wise loops waste work: strided taps,
+// and planes so small that their edges dominate (up to 40x40). Above that, at stride 1, row
+// by row (1.3-2.1x faster than plane by plane at 56x56 and 112x112); plane by plane for the
+// dilated ones it does not take. At stride 2 on 112-wide images row by row and interleaved
+// are even, and interleaved stays.
+enum class Kernel { kDirect, kInterleaved, kByPlane };
+
+Kernel choose(const ConvGeometry& g) {
+  if (g.sh > 1 || g.sw > 1 || g.oh * g.ow <= 40 * 40) return Kernel::kInterleaved;
+  return depthwise_direct_shape(g) ? Kernel::kDirect : Kernel::kByPlane;
 }
 
 }  // namespace
@@ -40,14 +46,15 @@ void finish_plane_from(const Epilogue* fused, const float* wide, std::int64_t pi
 
 void depthwise_conv2d(const float* in, const float* weight, const float* bias, float* out,
                       const ConvGeometry& g, const Epilogue* fused) {
-  // Both add the bias and then the taps in the same order with FMAs, so the choice changes
-  // speed only. Interleaving costs two transposes per element, repaid where plane-wise loops
-  // waste work: strided taps, and planes so small that their edges dominate (measured on
-  // MobileNet and EfficientNet shapes).
-  if (interleave(g)) {
-    depthwise_conv2d_interleaved(in, weight, bias, out, g, fused);
-  } else {
-    grouped_conv2d_by_plane(in, weight, bias, out, g, fused);
+  // All three add the bias and then the taps in the same order with FMAs, so the choice
+  // changes speed only.
+  switch (choose(g)) {
+    case Kernel::kDirect:
+      return depthwise_conv2d_direct(in, weight, bias, out, g, fused);
+    case Kernel::kInterleaved:
+      return depthwise_conv2d_interleaved(in, weight, bias, out, g, fused);
+    case Kernel::kByPlane:
+      return grouped_conv2d_by_plane(in, weight, bias, out, g, fused);
   }
 }
 

@@ -1,0 +1,313 @@
+#include "symbolite/ops/cpu/depthwise_direct.h"
+
+#include <algorithm>
+#include <utility>
+#include <cstdint>
+#include <vector>
+
+#include "symbolite/ops/cpu/depthwise_conv.h"
+#include "symbolite/support/parallel_for.h"
+
+namespace symbolite::ops::nn {
+namespace {
+
+// Each output plane is computed a row at a time, a vector of consecutive output pixels per
+// load: tap (ky, kx) of pixels [ox, ox + L) reads input pixels ox * s + kx, which for stride
+// s = 2 are every other pixel. So the input rows a band of output rows reads are first copied
+// zero-padded into scratch, each split into s phase rows (phase q holds padded columns q,
+// q + s, q + 2s, ...): every tap is then one unaligned vector load and one FMA, with no
+// shuffles (the interleaved kernel transposes every input and output element). Padding rows
+// above and below the image all point at one row of zeros. Each pixel's sum starts from the
+// bias and adds its taps in kernel order, as the other depthwise kernels do: the same bits,
+// whatever the blocking or thread count.
+//
+// Every member is inlined into the per-instruction-set functions below, so no vector value
+// crosses a call between code built for different instruction sets (what -Wpsabi warns of).
+#pragma GCC diagnostic ignored "-Wpsabi"  // to the end of the file: GCC checks at instantiation
+using Vec16 = float __attribute__((vector_size(64)));
+using Vec8 = float __attribute__((vector_size(32)));
+using Vec4 = float __attribute__((vector_size(16)));
+
+// Scratch only grows: every cell read is written first (see Plane::pack).
+void grow(std::vector<float>& scratch, std::int64_t size) {
+  if (scratch.size() < static_cast<std::size_t>(size)) {
+    scratch.resize(static_cast<std::size_t>(size));
+  }
+}
+
+template <typename Vec>
+struct Plane {
+  static constexpr int L = sizeof(Vec) / sizeof(float);
+  static constexpr int kVectors = 4;  // output vectors computed together, to hide FMA latency
+
+  [[gnu::always_inline]] static inline Vec load(const float* p) {
+    Vec v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+  }
+  [[gnu::always_inline]] static inline void store(float* p, Vec v) {
+    __builtin_memcpy(p, &v, sizeof v);
+  }
+  // Lanes 0, 2, 4, ... of a followed by b's.
+  template <int... K>
+  [[gnu::always_inline]] static inline Vec even_lanes(Vec a, Vec b,
+                                                      std::integer_sequence<int, K...>) {
+    return __builtin_shufflevector(a, b, (2 * K)...);
+  }
+  [[gnu::always_inline]] static inline Vec splat(float x) { return Vec{} + x; }
+
+  // Where a padded input row's phase rows sit in scratch. Phase q's column j (padded column
+  // q + s * j) is at q * stride + shift + j: `width` columns cover every output vector's taps,
+  // and `shift` puts phase 0's first image column on a vector boundary, so the copy's stores
+  // each write one cache line.
+  struct Layout {
+    std::int64_t width, shift, stride;
+
+    [[gnu::always_inline]] inline explicit Layout(const ConvGeometry& g)
+        : width((g.ow + L - 1) / L * L + (g.kw - 1) / g.sw + 1),
+          shift((L - (g.pw + g.sw - 1) / g.sw % L) % L),
+          stride((shift + width + L - 1) / L * L) {}
+    // Floats a packed row takes.
+    [[gnu::always_inline]] inline std::int64_t row_floats(const ConvGeometry& g) const {
+      return g.sw * stride;
+    }
+  };
+
+  // Input row y of `plane` as the sw phase rows of its zero-padded copy, into `dst` (placed as
+  // `at` says).
+  [[gnu::always_inline]] static inline void pack(const float* plane, std::int64_t y,
+                                                 const ConvGeometry& g, const Layout& at,
+                                                 float* dst) {
+    const float* src = plane + y * g.w;
+    for (std::int64_t q = 0; q < g.sw; ++q) {
+      float* row = dst + q * at.stride + at.shift;
+      const std::int64_t width = at.width;
+      // Phase column j is padded column q + sw * j, input column q + sw * j - pw: those in
+      // [0, w) are the image's, [first, last).
+      const std::int64_t first = std::clamp<std::int64_t>(
+          g.pw - q <= 0 ? 0 : (g.pw - q + g.sw - 1) / g.sw, 0, width);
+      const std::int64_t last = std::clamp<std::int64_t>(
+          g.w - 1 + g.pw - q < 0 ? 0 : (g.w - 1 + g.pw - q) / g.sw + 1, first, width);
+      // Loops rather than memcpy / memset: rows are a few hundred bytes, where the library
+      // calls cost more than the copy.
+      for (std::int64_t j = 0; j < first; ++j) row[j] = 0.0f;
+      const float* from = src + q + g.sw * first - g.pw;
+      if (g.sw == 1) {
+        std::int64_t j = first;
+        for (; j + L <= last; j += L) store(row + j, load(from + (j - first)));
+        for (; j < last; ++j) row[j] = from[j - first];
+      } else {
+        // Every other column: the even lanes of two vectors.
+        constexpr auto evens = std::make_integer_sequence<int, L>{};
+        std::int64_t j = first;
+        for (; j + L <= last && 2 * (j - first) + 2 * L <= g.w - (q + 2 * first - g.pw); j += L) {
+          const float* f = from + 2 * (j - first);
+          store(row + j, even_lanes(load(f), load(f + L), evens));
+        }
+        for (; j < last; ++j) row[j] = from[2 * (j - first)];
+      }
+      for (std::int64_t j = last; j < width; ++j) row[j] = 0.0f;
+    }
+  }
+
+  // `count` (1 to kVectors) vectors of output pixels from `dst`, rows[ky] the phase rows of
+  // the padded input row tap row ky reads; the last vector keeps only `tail` pixels (1 to L).
+  // KH, KW, S: the kernel and stride when known at compile time (0 for a kernel read from g).
+  template <int KH, int KW, int S, int count>
+  [[gnu::always_inline]] static inline void pixels(const float* const* rows, std::int64_t stride,
+                                                   const Vec* taps, const float* w, Vec bias,
+                                                   const ConvGeometry& g, std::int64_t ox,
+                                                   std::int64_t tail, float* dst) {
+    const std::int64_t kh = KH != 0 ? KH : g.kh;
+    const std::int64_t kw = KW != 0 ? KW : g.kw;
+    const std::int64_t s = S;
+    Vec a0 = bias, a1 = bias, a2 = bias, a3 = bias;
+    for (std::int64_t ky = 0; ky < kh; ++ky) {
+      for (std::int64_t kx = 0; kx < kw; ++kx) {
+        const Vec wt = KW != 0 ? taps[ky * kw + kx] : splat(w[ky * kw + kx]);
+        const float* p = rows[ky] + (kx % s) * stride + kx / s + ox;
+        a0 += wt * load(p);
+        if constexpr (count > 1) a1 += wt * load(p + L);
+        if constexpr (count > 2) a2 += wt * load(p + 2 * L);
+        if constexpr (count > 3) a3 += wt * load(p + 3 * L);
+      }
+    }
+    const Vec acc[kVectors] = {a0, a1, a2, a3};
+    for (int i = 0; i + 1 < count; ++i) __builtin_memcpy(dst + i * L, &acc[i], sizeof(Vec));
+    __builtin_memcpy(dst + (count - 1) * L, &acc[count - 1],
+                     static_cast<std::size_t>(tail) * sizeof(float));
+  }
+
+  // Output row `dst` (ow pixels), rows[ky] the phase rows of the padded input row its tap
+  // row ky reads; `taps` the weights splatted when KH and KW are known.
+  template <int KH, int KW, int S>
+  [[gnu::always_inline]] static inline void row(const float* const* rows, std::int64_t stride,
+                                                const Vec* taps, const float* w, Vec bias,
+                                                const ConvGeometry& g, float* dst) {
+    const std::int64_t chunk = kVectors * L;
+    std::int64_t ox = 0;
+    for (; ox + chunk <= g.ow; ox += chunk) {
+      pixels<KH, KW, S, kVectors>(rows, stride, taps, w, bias, g, ox, L, dst + ox);
+    }
+    const std::int64_t left = g.ow - ox;
+    const std::int64_t tail = left - (left - 1) / L * L;
+    switch ((left + L - 1) / L) {
+      case 1:
+        return pixels<KH, KW, S, 1>(rows, stride, taps, w, bias, g, ox, tail, dst + ox);
+      case 2:
+        return pixels<KH, KW, S, 2>(rows, stride, taps, w, bias, g, ox, tail, dst + ox);
+      case 3:
+        return pixels<KH, KW, S, 3>(rows, stride, taps, w, bias, g, ox, tail, dst + ox);
+      case 4:
+        return pixels<KH, KW, S, 4>(rows, stride, taps, w, bias, g, ox, tail, dst + ox);
+      default:  // none left
+        return;
+    }
+  }
+
+  // Output rows [oy0, oy1) of the plane `dst` (oh x ow) from the input plane `plane`. The
+  // padded input rows are packed as the rows reach them, into a ring of kh rows (a band's
+  // whole input overflows L1 at 112x112); padding rows all read one row of zeros.
+  template <int KH, int KW, int S>
+  [[gnu::always_inline]] static inline void band(const float* plane, const float* w, Vec bias,
+                                                 const ConvGeometry& g, std::int64_t oy0,
+                                                 std::int64_t oy1, float* dst,
+                                                 std::vector<float>& scratch) {
+    Vec taps[KH * KW > 0 ? KH * KW : 1];
+    if constexpr (KH * KW > 0) {
+      for (int t = 0; t < KH * KW; ++t) taps[t] = splat(w[t]);
+    }
+    const std::int64_t kh = KH != 0 ? KH : g.kh;
+    const Layout at(g);
+    const std::int64_t row_floats = at.row_floats(g);
+    // Rows are packed `ahead` output rows before they are read: read at once, the copy's
+    // stores would still be in flight, and a load straddling two of them waits for both.
+    const std::int64_t ahead = 2 * S;
+    const std::int64_t ring = kh + ahead;
+    grow(scratch, (ring + 1) * row_floats + L);
+    float* base = scratch.data() + (L - reinterpret_cast<std::uintptr_t>(scratch.data()) /
+                                            sizeof(float) % L) % L;  // on a vector boundary
+    float* zeros = base + ring * row_floats;
+    for (std::int64_t j = 0; j < row_floats; ++j) zeros[j] = 0.0f;
+    thread_local std::vector<const float*> rows;
+    rows.resize(static_cast<std::size_t>(kh));
+    const std::int64_t end = (oy1 - 1) * S + kh;  // past the last padded row read
+    std::int64_t next = oy0 * S;                  // the next padded row to pack
+    for (std::int64_t oy = oy0; oy < oy1; ++oy) {
+      const std::int64_t top = oy * S;
+      for (; next < std::min(end, top + kh + ahead); ++next) {
+        const std::int64_t y = next - g.ph;
+        if (y >= 0 && y < g.h) pack(plane, y, g, at, base + next % ring * row_floats);
+      }
+      for (std::int64_t ky = 0; ky < kh; ++ky) {
+        const std::int64_t y = top + ky - g.ph;
+        rows[static_cast<std::size_t>(ky)] =
+            (y >= 0 && y < g.h ? base + (top + ky) % ring * row_floats : zeros) + at.shift;
+      }
+      row<KH, KW, S>(rows.data(), at.stride, taps, w, bias, g, dst + oy * g.ow);
+    }
+  }
+
+  // Output channel oc of image n, output rows [oy0, oy1), then `fused`.
+  [[gnu::always_inline]] static inline void run(const float* in, const float* weight,
+                                                const float* bias, float* out,
+                                                const ConvGeometry& g, std::int64_t n,
+                                                std::int64_t oc, std::int64_t oy0,
+                                                std::int64_t oy1, const Epilogue* fused,
+                                                std::vector<float>& scratch) {
+    const float* plane = in + (n * g.c + oc / (g.o / g.c)) * g.h * g.w;
+    float* dst = out + (n * g.o + oc) * g.oh * g.ow;
+    const float* w = weight + oc * g.kh * g.kw;
+    const Vec b = splat(bias == nullptr ? 0.0f : bias[oc]);
+    const bool s2 = g.sw == 2;
+    if (g.kh == 3 && g.kw == 3) {
+      s2 ? band<3, 3, 2>(plane, w, b, g, oy0, oy1, dst, scratch)
+         : band<3, 3, 1>(plane, w, b, g, oy0, oy1, dst, scratch);
+    } else if (g.kh == 5 && g.kw == 5) {
+      s2 ? band<5, 5, 2>(plane, w, b, g, oy0, oy1, dst, scratch)
+         : band<5, 5, 1>(plane, w, b, g, oy0, oy1, dst, scratch);
+    } else if (g.kh == 7 && g.kw == 7) {
+      s2 ? band<7, 7, 2>(plane, w, b, g, oy0, oy1, dst, scratch)
+         : band<7, 7, 1>(plane, w, b, g, oy0, oy1, dst, scratch);
+    } else {
+      s2 ? band<0, 0, 2>(plane, w, b, g, oy0, oy1, dst, scratch)
+         : band<0, 0, 1>(plane, w, b, g, oy0, oy1, dst, scratch);
+    }
+    finish_plane(fused, dst + oy0 * g.ow, (oy1 - oy0) * g.ow, oc);
+  }
+};
+
+using BandFn = void (*)(const float*, const float*, const float*, float*, const ConvGeometry&,
+                        std::int64_t, std::int64_t, std::int64_t, std::int64_t, const Epilogue*,
+                        std::vector<float>&);
+
+// One copy per instruction set, picked at run time. `a += w * x` contracts to an FMA where
+// the target has one (GCC contracts across statements' operands by default).
+__attribute__((target("avx512f"))) void band_avx512(const float* in, const float* weight,
+                                                    const float* bias, float* out,
+                                                    const ConvGeometry& g, std::int64_t n,
+                                                    std::int64_t oc, std::int64_t oy0,
+                                                    std::int64_t oy1, const Epilogue* fused,
+                                                    std::vector<float>& scratch) {
+  Plane<Vec16>::run(in, weight, bias, out, g, n, oc, oy0, oy1, fused, scratch);
+}
+
+__attribute__((target("avx2,fma"))) void band_avx2(const float* in, const float* weight,
+                                                   const float* bias, float* out,
+                                                   const ConvGeometry& g, std::int64_t n,
+                                                   std::int64_t oc, std::int64_t oy0,
+                                                   std::int64_t oy1, const Epilogue* fused,
+                                                   std::vector<float>& scratch) {
+  Plane<Vec8>::run(in, weight, bias, out, g, n, oc, oy0, oy1, fused, scratch);
+}
+
+void band_baseline(const float* in, const float* weight, const float* bias, float* out,
+                   const ConvGeometry& g, std::int64_t n, std::int64_t oc, std::int64_t oy0,
+                   std::int64_t oy1, const Epilogue* fused, std::vector<float>& scratch) {
+  Plane<Vec4>::run(in, weight, bias, out, g, n, oc, oy0, oy1, fused, scratch);
+}
+
+// The widest version this CPU runs, chosen once.
+BandFn best_band() {
+  static const BandFn best = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return &band_avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &band_avx2;
+    return &band_baseline;
+  }();
+  return best;
+}
+
+}  // namespace
+
+bool depthwise_direct_shape(const ConvGeometry& g) {
+  return g.sh == g.sw && (g.sw == 1 || g.sw == 2) && g.dh == 1 && g.dw == 1;
+}
+
+void depthwise_conv2d_direct(const float* in, const float* weight, const float* bias, float* out,
+                             const ConvGeometry& g, const Epilogue* fused) {
+  const BandFn band = best_band();
+  const std::int64_t planes = g.n * g.o;
+  // Fewer planes than threads twice over (a batch of one with few channels): planes in bands
+  // of output rows too.
+  const std::int64_t threads = intra_op_threads();
+  const std::int64_t bands =
+      threads == 1 ? 1
+                   : std::clamp<std::int64_t>((2 * threads + planes - 1) / planes, 1,
+                                              std::max<std::int64_t>(1, g.oh / 4));
+  const std::int64_t work_per_unit =
+      std::max<std::int64_t>(1, g.oh * g.ow * g.kh * g.kw / bands);
+  parallel_for(planes * bands, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / work_per_unit),
+               [&](std::int64_t first, std::int64_t last) {
+                 // Kept per thread: a fresh buffer page-faults on every call.
+                 thread_local std::vector<float> scratch;
+                 for (std::int64_t unit = first; unit < last; ++unit) {
+                   const std::int64_t plane = unit / bands;
+                   const std::int64_t part = unit % bands;
+                   band(in, weight, bias, out, g, plane / g.o, plane % g.o, g.oh * part / bands,
+                        g.oh * (part + 1) / bands, fused, scratch);
+                 }
+               });
+}
+
+}  // namespace symbolite::ops::nn
