@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "symbolite/ops/common/tensor_loops.h"
@@ -22,15 +23,50 @@ namespace symbolite::ops {
 // the thread count.
 inline constexpr std::int64_t kElementsPerThread = 65536;
 
+// Whether `a op= b` can be computed into a's own elements in one pass: a writable, contiguous,
+// of the result's dtype T; b of dtype T, either a's shape and contiguous or one element with
+// no more dimensions (so the result has a's shape); and b not another view of a's memory (a itself is fine: each
+// element reads only its own). Else in-place operators compute a new result and copy it in.
+template <typename T>
+bool writes_into_self(const tensor::Tensor& a, const tensor::Tensor& b) {
+  constexpr tensor::DType dtype = tensor::dtype_of<T>;
+  if (a.dtype() != dtype || b.dtype() != dtype || !a.is_contiguous() || a.storage().is_view()) {
+    return false;
+  }
+  const bool same_shape = b.sizes() == a.sizes() && b.is_contiguous();
+  // One element broadcasts to a's shape only with no more dimensions than a.
+  if (!same_shape && (b.numel() != 1 || b.dim() > a.dim())) return false;
+  if (b.storage().data() != a.storage().data()) return true;
+  return same_shape && b.storage_offset() == a.storage_offset();
+}
+
 // out[i] = op(a[i], b[i]) over the broadcast shape, computing in T (a and b are converted
 // first when their dtype differs); the result's dtype is that of op's return type. Callers
 // dispatch on the dtype once and name T: a dispatch in here too would compile the loops for
-// every pair of dtypes.
+// every pair of dtypes. With `in_place` (an in-place operator: `a op= b`), the result is
+// written into a and a returned where writes_into_self allows it.
 template <typename T, typename Op>
-tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0, Op&& op) {
+tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0, Op&& op,
+                             bool in_place = false) {
   using tensor::Tensor;
   using Out = decltype(op(T{}, T{}));
   constexpr tensor::DType compute = tensor::dtype_of<T>;
+  if constexpr (std::is_same_v<Out, T>) {
+    if (in_place && writes_into_self<T>(a0, b0)) {
+      T* self = a0.template mutable_data<T>();
+      const T* other = b0.template data<T>();
+      const bool one = b0.sizes() != a0.sizes();
+      parallel_for(a0.numel(), kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+        if (one) {
+          const T y = *other;
+          for (std::int64_t i = begin; i < end; ++i) self[i] = op(self[i], y);
+        } else {
+          for (std::int64_t i = begin; i < end; ++i) self[i] = op(self[i], other[i]);
+        }
+      });
+      return a0;
+    }
+  }
   std::vector<std::int64_t> shape = tensor::broadcast_shapes(a0.sizes(), b0.sizes());
   Tensor a = a0.dtype() == compute ? a0 : to_dtype(a0, compute);
   Tensor b = b0.dtype() == compute ? b0 : to_dtype(b0, compute);

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <numeric>
+#include <vector>
 
 #include "symbolite/ops/registry/op_error.h"
 
@@ -92,6 +95,44 @@ void check_no_internal_overlap(const Tensor& self) {
           "single memory location. Please clone() the tensor before performing the "
           "operation.");
     }
+  }
+}
+
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  const std::vector<std::int64_t>& sizes = t.sizes();
+  const std::vector<std::int64_t>& strides = t.strides();
+  std::size_t n = sizes.size();
+  if (n == 1) return sizes[0] < 2 || strides[0] == 1;
+  std::vector<std::size_t> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t b) {
+    if (sizes[a] < 2) return false;
+    if (sizes[b] < 2) return true;
+    return strides[a] < strides[b];
+  });
+  std::int64_t required = 1;
+  for (std::size_t d : perm) {
+    if (sizes[d] < 2) return true;
+    if (strides[d] != required) return false;
+    required *= sizes[d];
+  }
+  return true;
+}
+
+void check_no_partial_overlap(const Tensor& self, const Tensor& other) {
+  if (self.numel() == 0 || other.numel() == 0) return;
+  if (self.storage().data() != other.storage().data()) return;
+  if (!is_non_overlapping_and_dense(self) || !is_non_overlapping_and_dense(other)) return;
+  const std::uint8_t* a = self.raw_data();
+  const std::uint8_t* b = other.raw_data();
+  const std::uint8_t* a_end = a + self.nbytes();
+  const std::uint8_t* b_end = b + other.nbytes();
+  const bool same = a == b && a_end == b_end && self.strides() == other.strides();
+  if (!same && a < b_end && b < a_end) {
+    fail(
+        "unsupported operation: some elements of the input tensor and the written-to tensor "
+        "refer to a single memory location. Please clone() the tensor before performing the "
+        "operation.");
   }
 }
 

@@ -218,6 +218,17 @@ tensor::Tensor assign_in_place(const tensor::Tensor& self, const tensor::Tensor&
 // clone() the tensor before performing the operation." for expanded tensors.
 void check_no_internal_overlap(const tensor::Tensor& self);
 
+// TensorImpl::compute_non_overlapping_and_dense: some permutation of the dimensions is
+// contiguous (size-0/1 dimensions are ignored).
+bool is_non_overlapping_and_dense(const tensor::Tensor& t);
+
+// PyTorch's assert_no_partial_overlap before writing into `self` from `other`: RuntimeError
+// "unsupported operation: some elements of the input tensor and the written-to tensor refer
+// to a single memory location. ..." when both are dense views of one storage whose bytes
+// overlap without being the same elements (x[1:].add_(x[:-1])). Tensors it cannot judge
+// cheaply (not dense) pass, as in PyTorch.
+void check_no_partial_overlap(const tensor::Tensor& self, const tensor::Tensor& other);
+
 // Element i (row-major) of a contiguous tensor of a real dtype as a double; bool is 0 or 1.
 // float16/bfloat16 fail as dispatch_all does.
 double element_as_double(const tensor::Tensor& contiguous, std::int64_t i);

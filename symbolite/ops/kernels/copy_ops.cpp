@@ -28,29 +28,6 @@ constexpr std::int64_t kPreserveFormat = 1;
 constexpr std::int64_t kChannelsLast = 2;
 constexpr std::int64_t kChannelsLast3d = 3;
 
-// TensorImpl::compute_non_overlapping_and_dense: some permutation of the dimensions is
-// contiguous (size-0/1 dimensions are ignored).
-bool is_non_overlapping_and_dense(const Tensor& t) {
-  const Sizes& sizes = t.sizes();
-  const Sizes& strides = t.strides();
-  std::size_t n = sizes.size();
-  if (n == 1) return sizes[0] < 2 || strides[0] == 1;
-  std::vector<std::size_t> perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::stable_sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t b) {
-    if (sizes[a] < 2) return false;
-    if (sizes[b] < 2) return true;
-    return strides[a] < strides[b];
-  });
-  std::int64_t required = 1;
-  for (std::size_t d : perm) {
-    if (sizes[d] < 2) return true;
-    if (strides[d] != required) return false;
-    required *= sizes[d];
-  }
-  return true;
-}
-
 // at::infer_dense_strides: dense strides keeping the order of `t`'s strides (an insertion
 // sort from the last dimension, as TensorIterator orders them; stride-0 dimensions stay put).
 Sizes infer_dense_strides(const Tensor& t) {

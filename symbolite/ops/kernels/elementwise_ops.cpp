@@ -57,8 +57,10 @@ void check_sub(DType a, DType b) {
   }
 }
 
-// a + alpha * b in `common`; `negate` for sub (a - alpha * b).
-Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& alpha, bool negate) {
+// a + alpha * b in `common`; `negate` for sub (a - alpha * b); `in_place` for a += alpha * b
+// (binary_kernel).
+Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& alpha, bool negate,
+                bool in_place) {
   std::vector<std::int64_t> shape = tensor::broadcast_shapes(a.sizes(), b.sizes());
   (void)shape;
   check_alpha(common, alpha);
@@ -71,9 +73,11 @@ Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& al
       T al = scalar_as<T>(alpha);
       if (negate) al = static_cast<T>(-al);
       if (al == T{1}) {
-        return binary_kernel<T>(a, b, [](T x, T y) -> T { return static_cast<T>(x + y); });
+        return binary_kernel<T>(
+            a, b, [](T x, T y) -> T { return static_cast<T>(x + y); }, in_place);
       }
-      return binary_kernel<T>(a, b, [al](T x, T y) -> T { return static_cast<T>(x + al * y); });
+      return binary_kernel<T>(
+          a, b, [al](T x, T y) -> T { return static_cast<T>(x + al * y); }, in_place);
     }
   });
 }
@@ -97,32 +101,34 @@ Operands scalar_operands(const IValue& self, const IValue& other) {
   return {a, scalar_tensor(other, common), common};
 }
 
-Tensor add_op(const Operands& o, const IValue& alpha) {
-  return add_impl(o.a, o.b, o.common, alpha, false);
+// The operators below: with `in_place`, o.a op= o.b (binary_kernel).
+Tensor add_op(const Operands& o, const IValue& alpha, bool in_place = false) {
+  return add_impl(o.a, o.b, o.common, alpha, false, in_place);
 }
 
-Tensor sub_op(const Operands& o, DType other_dtype, const IValue& alpha) {
+Tensor sub_op(const Operands& o, DType other_dtype, const IValue& alpha, bool in_place = false) {
   check_sub(o.a.dtype(), other_dtype);
-  return add_impl(o.a, o.b, o.common, alpha, true);
+  return add_impl(o.a, o.b, o.common, alpha, true, in_place);
 }
 
-Tensor mul_op(const Operands& o) {
+Tensor mul_op(const Operands& o, bool in_place = false) {
   return dispatch_all(o.common, "mul", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
       return binary_kernel<T>(o.a, o.b, [](bool x, bool y) { return x && y; });
     } else {
-      return binary_kernel<T>(o.a, o.b, [](T x, T y) -> T { return static_cast<T>(x * y); });
+      return binary_kernel<T>(
+          o.a, o.b, [](T x, T y) -> T { return static_cast<T>(x * y); }, in_place);
     }
   });
 }
 
 // True division: integral and bool operands compute in the default float dtype.
-Tensor div_op(const Operands& o) {
+Tensor div_op(const Operands& o, bool in_place = false) {
   DType compute = is_floating(o.common) ? o.common : DType::kFloat32;
   return dispatch_floating(compute, "div_true_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    return binary_kernel<T>(o.a, o.b, [](T x, T y) -> T { return x / y; });
+    return binary_kernel<T>(o.a, o.b, [](T x, T y) -> T { return x / y; }, in_place);
   });
 }
 
@@ -161,7 +167,7 @@ void rsub_scalar(Stack& s) {
   IValue alpha = pop(s), other = pop(s), self = pop(s);
   Operands o = scalar_operands(self, other);
   check_sub(scalar_dtype(other), o.a.dtype());
-  s.emplace_back(add_impl(o.b, o.a, o.common, alpha, true));
+  s.emplace_back(add_impl(o.b, o.a, o.common, alpha, true, false));
 }
 void mul_tensor(Stack& s) {
   IValue other = pop(s), self = pop(s);
@@ -180,47 +186,52 @@ void div_scalar(Stack& s) {
   s.emplace_back(div_op(scalar_operands(self, other)));
 }
 
-// In place: PyTorch checks the written-to tensor for internal overlap first, then shapes and
-// the cast (push_in_place).
+// In place: PyTorch checks the written-to tensor for internal overlap first, then for partial
+// overlap with the other operand, then shapes and the cast (push_in_place).
 void add__tensor(Stack& s) {
   IValue alpha = pop(s), other = pop(s), self = pop(s);
   check_no_internal_overlap(self.to_tensor());
-  push_in_place(s, self, add_op(tensor_operands(self, other), alpha));
+  check_no_partial_overlap(self.to_tensor(), other.to_tensor());
+  push_in_place(s, self, add_op(tensor_operands(self, other), alpha, true));
 }
 void add__scalar(Stack& s) {
   IValue alpha = pop(s), other = pop(s), self = pop(s);
   check_no_internal_overlap(self.to_tensor());
-  push_in_place(s, self, add_op(scalar_operands(self, other), alpha));
+  push_in_place(s, self, add_op(scalar_operands(self, other), alpha, true));
 }
 void sub__tensor(Stack& s) {
   IValue alpha = pop(s), other = pop(s), self = pop(s);
   check_no_internal_overlap(self.to_tensor());
-  push_in_place(s, self, sub_op(tensor_operands(self, other), other.to_tensor().dtype(), alpha));
+  check_no_partial_overlap(self.to_tensor(), other.to_tensor());
+  push_in_place(s, self,
+                sub_op(tensor_operands(self, other), other.to_tensor().dtype(), alpha, true));
 }
 void sub__scalar(Stack& s) {
   IValue alpha = pop(s), other = pop(s), self = pop(s);
   check_no_internal_overlap(self.to_tensor());
-  push_in_place(s, self, sub_op(scalar_operands(self, other), scalar_dtype(other), alpha));
+  push_in_place(s, self, sub_op(scalar_operands(self, other), scalar_dtype(other), alpha, true));
 }
 void mul__tensor(Stack& s) {
   IValue other = pop(s), self = pop(s);
   check_no_internal_overlap(self.to_tensor());
-  push_in_place(s, self, mul_op(tensor_operands(self, other)));
+  check_no_partial_overlap(self.to_tensor(), other.to_tensor());
+  push_in_place(s, self, mul_op(tensor_operands(self, other), true));
 }
 void mul__scalar(Stack& s) {
   IValue other = pop(s), self = pop(s);
   check_no_internal_overlap(self.to_tensor());
-  push_in_place(s, self, mul_op(scalar_operands(self, other)));
+  push_in_place(s, self, mul_op(scalar_operands(self, other), true));
 }
 void div__tensor(Stack& s) {
   IValue other = pop(s), self = pop(s);
   check_no_internal_overlap(self.to_tensor());
-  push_in_place(s, self, div_op(tensor_operands(self, other)));
+  check_no_partial_overlap(self.to_tensor(), other.to_tensor());
+  push_in_place(s, self, div_op(tensor_operands(self, other), true));
 }
 void div__scalar(Stack& s) {
   IValue other = pop(s), self = pop(s);
   check_no_internal_overlap(self.to_tensor());
-  push_in_place(s, self, div_op(scalar_operands(self, other)));
+  push_in_place(s, self, div_op(scalar_operands(self, other), true));
 }
 
 template <typename Cmp, const char* kKernel>

@@ -39,6 +39,52 @@ TEST(ElementwiseOps, InPlaceWritesIntoSelfAndItsBase) {
   EXPECT_EQ(p[5], 15.0f);
 }
 
+// add_, sub_, mul_, div_ on a writable contiguous self compute into it in one pass
+// (binary_kernel's `in_place`); every other case computes a result and copies it in. Both
+// give PyTorch's values and errors.
+TEST(ElementwiseOps, InPlaceArithmeticComputesIntoSelf) {
+  IValue x(arange(4));  // 0 1 2 3
+  const void* storage = x.to_tensor().storage().data();
+  Tensor out = run_op("aten::add_.Tensor", {x, arange(4), 2}).to_tensor();  // x += 2 * x
+  EXPECT_EQ(out.storage().data(), storage);
+  EXPECT_EQ(x.to_tensor().data<float>()[3], 9.0f);
+  run_op("aten::mul_.Tensor", {x, x});  // x *= x: self as the other operand
+  EXPECT_EQ(x.to_tensor().data<float>()[3], 81.0f);
+  run_op("aten::sub_.Scalar", {x, 1, 1});
+  run_op("aten::div_.Tensor", {x, run_op("aten::view", {arange(1), IValue::list({1})})});
+  EXPECT_EQ(x.to_tensor().data<float>()[1], 8.0f / 0.0f);  // 9 - 1 over the element 0
+  EXPECT_EQ(x.to_tensor().storage().data(), storage);
+
+  // One element with more dimensions than self broadcasts beyond it: PyTorch's error.
+  Tensor one = run_op("aten::view", {arange(1), IValue::list({1, 1})}).to_tensor();
+  try {
+    run_op("aten::add_.Tensor", {IValue(arange(3)), one, 1});
+    FAIL() << "no error";
+  } catch (const OpError& e) {
+    EXPECT_STREQ(e.what(), "output with shape [3] doesn't match the broadcast shape [1, 3]");
+  }
+  // Another view of self's memory, shifted: PyTorch's partial-overlap error, nothing written.
+  IValue base(arange(4));
+  IValue tail = run_op("aten::slice.Tensor", {base, 0, 1, 4, 1});
+  IValue head = run_op("aten::slice.Tensor", {base, 0, 0, 3, 1});
+  try {
+    run_op("aten::add_.Tensor", {tail, head, 1});
+    FAIL() << "no error";
+  } catch (const OpError& e) {
+    EXPECT_STREQ(e.what(),
+                 "unsupported operation: some elements of the input tensor and the written-to "
+                 "tensor refer to a single memory location. Please clone() the tensor before "
+                 "performing the operation.");
+  }
+  EXPECT_EQ(base.to_tensor().data<float>()[3], 3.0f);
+  // Disjoint views of one storage are fine.
+  IValue first = run_op("aten::slice.Tensor", {base, 0, 0, 2, 1});
+  IValue last = run_op("aten::slice.Tensor", {base, 0, 2, 4, 1});
+  run_op("aten::mul_.Tensor", {last, first});
+  EXPECT_EQ(base.to_tensor().data<float>()[3], 3.0f);
+  EXPECT_EQ(base.to_tensor().data<float>()[2], 0.0f);
+}
+
 TEST(ElementwiseOps, InPlaceReturnsTheSameValue) {
   IValue self(arange(3));
   Stack s{self};
