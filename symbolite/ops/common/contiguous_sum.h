@@ -1,6 +1,8 @@
 // The sum of n contiguous elements in double, over 8 partial sums: one running sum waits on
 // each addition's latency; eight independent ones vectorize. Global average pooling and
-// sum / mean over trailing dims (a classifier head's mean over H and W) use it.
+// sum / mean over trailing dims (a classifier head's mean over H and W) use it. float32 has
+// its own: 16 partial sums in two AVX-512 registers where the CPU has them (the template
+// compiles for the x86-64 baseline, 2 doubles a vector: a 7x7 plane took 15 ns).
 #pragma once
 
 #include <cstdint>
@@ -20,5 +22,7 @@ double contiguous_sum(const T* in, std::int64_t n) {
   for (; i < n; ++i) sum += static_cast<double>(in[i]);
   return sum;
 }
+
+double contiguous_sum(const float* in, std::int64_t n);
 
 }  // namespace symbolite::ops

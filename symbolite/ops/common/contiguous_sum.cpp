@@ -1,0 +1,39 @@
+#include "symbolite/ops/common/contiguous_sum.h"
+
+#include <immintrin.h>
+
+#include "symbolite/ops/cpu/cpu_features.h"
+
+namespace symbolite::ops {
+namespace {
+
+// Element i goes to partial sum i % 16 (lanes 0-7 of `lo`, 8-15 of `hi`); the partials are
+// added in a fixed tree, then the tail one by one: the same order for every call.
+__attribute__((target("avx512f"))) double sum_avx512(const float* in, std::int64_t n) {
+  __m512d lo = _mm512_setzero_pd();
+  __m512d hi = _mm512_setzero_pd();
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    lo = _mm512_add_pd(lo, _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(in + i)));
+    hi = _mm512_add_pd(hi, _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(in + i + 8)));
+  }
+  // Halves, quarters, then the last two lanes (the zero-masked extract: GCC 12 warns of the
+  // unmasked forms' undefined pass-through operand, and of _mm512_reduce_add_pd's).
+  const __m512d both = _mm512_add_pd(lo, hi);
+  const __m256d half = _mm256_add_pd(_mm512_maskz_extractf64x4_pd(0xF, both, 0),
+                                     _mm512_maskz_extractf64x4_pd(0xF, both, 1));
+  const __m128d quarter =
+      _mm_add_pd(_mm256_castpd256_pd128(half), _mm256_extractf128_pd(half, 1));
+  double sum = _mm_cvtsd_f64(quarter) + _mm_cvtsd_f64(_mm_unpackhi_pd(quarter, quarter));
+  for (; i < n; ++i) sum += static_cast<double>(in[i]);
+  return sum;
+}
+
+}  // namespace
+
+double contiguous_sum(const float* in, std::int64_t n) {
+  static const bool avx512 = cpu_has_avx512f();
+  return avx512 ? sum_avx512(in, n) : contiguous_sum<float>(in, n);
+}
+
+}  // namespace symbolite::ops
