@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
@@ -85,6 +86,25 @@ tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0,
   std::vector<std::int64_t> sizes = shape;
   std::array<std::vector<std::int64_t>, 3> st{so, broadcast_strides(a, shape),
                                               broadcast_strides(b, shape)};
+  // An operand read across its contiguous dimension (x * scale on x.permute(0, 3, 1, 2): the
+  // result's rows run along W, x's along C): that dimension moves just outside the innermost,
+  // so the cache lines one row gathers from are those the next rows read too.
+  const std::size_t inner_dim = sizes.size() - 1;
+  for (std::size_t k = 1; k < 3 && sizes.size() > 2; ++k) {
+    if (st[k][inner_dim] == 0 || st[k][inner_dim] == 1) continue;
+    for (std::size_t d = 0; d + 1 < inner_dim; ++d) {
+      if (st[k][d] != 1 || sizes[d] == 1) continue;
+      const auto move = [&](std::vector<std::int64_t>& v) {
+        const std::int64_t value = v[d];
+        v.erase(v.begin() + static_cast<std::ptrdiff_t>(d));
+        v.insert(v.begin() + static_cast<std::ptrdiff_t>(inner_dim - 1), value);
+      };
+      move(sizes);
+      for (auto& strides : st) move(strides);
+      break;
+    }
+    break;
+  }
   coalesce_dims<3>(sizes, st);
   // The innermost dimension as a plain loop (vectorizable when an operand is contiguous in
   // it or constant along it, as in x * scale[N, C, 1, 1]); the outer ones strided.

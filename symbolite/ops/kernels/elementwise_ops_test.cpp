@@ -85,6 +85,35 @@ TEST(ElementwiseOps, InPlaceArithmeticComputesIntoSelf) {
   EXPECT_EQ(base.to_tensor().data<float>()[2], 0.0f);
 }
 
+// An operand read across its contiguous dimension (a channels-last view times a per-channel
+// scale, as ConvNeXt's layer scale): binary_kernel reorders its loops for it; every element
+// is still x[n, c, h, w] * g[c].
+TEST(ElementwiseOps, BroadcastOverAPermutedOperand) {
+  Tensor base = run_op("aten::view", {arange(2 * 4 * 3 * 5), IValue::list({2, 4, 3, 5})})
+                    .to_tensor();  // N H W C
+  IValue x = run_op("aten::permute", {base, IValue::list({0, 3, 1, 2})});  // N C H W
+  Tensor g = run_op("aten::view", {arange(5), IValue::list({5, 1, 1})}).to_tensor();
+  for (const bool scale_first : {true, false}) {
+    const Tensor r = (scale_first ? run_op("aten::mul.Tensor", {g, x})
+                                  : run_op("aten::sub.Tensor", {x, g, 1}))
+                         .to_tensor();
+    ASSERT_EQ(r.sizes(), (std::vector<std::int64_t>{2, 5, 4, 3}));
+    const Tensor flat = r.contiguous();
+    for (std::int64_t n = 0; n < 2; ++n) {
+      for (std::int64_t c = 0; c < 5; ++c) {
+        for (std::int64_t h = 0; h < 4; ++h) {
+          for (std::int64_t w = 0; w < 3; ++w) {
+            const float v = static_cast<float>(((n * 4 + h) * 3 + w) * 5 + c);
+            const float want = scale_first ? v * static_cast<float>(c) : v - static_cast<float>(c);
+            ASSERT_EQ(flat.data<float>()[((n * 5 + c) * 4 + h) * 3 + w], want)
+                << n << " " << c << " " << h << " " << w;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(ElementwiseOps, InPlaceReturnsTheSameValue) {
   IValue self(arange(3));
   Stack s{self};
