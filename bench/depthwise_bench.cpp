@@ -56,8 +56,8 @@ void BM_depthwise(benchmark::State& state) {
       symbolite::ops::nn::depthwise_conv2d_interleaved(in.data(), weight.data(), bias.data(),
                                                        out.data(), g, nullptr);
     } else if constexpr (kKernel == Kernel::kDirect) {
-      symbolite::ops::nn::depthwise_conv2d_direct(in.data(), weight.data(), bias.data(),
-                                                  out.data(), g, nullptr);
+      symbolite::ops::nn::depthwise_conv2d_direct(in.data(), weight.data(), bias.data(), out.data(),
+                                                  g, nullptr);
     } else {
       symbolite::ops::nn::grouped_conv2d_by_plane(in.data(), weight.data(), bias.data(), out.data(),
                                                   g, nullptr);

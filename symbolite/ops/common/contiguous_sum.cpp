@@ -22,8 +22,7 @@ __attribute__((target("avx512f"))) double sum_avx512(const float* in, std::int64
   const __m512d both = _mm512_add_pd(lo, hi);
   const __m256d half = _mm256_add_pd(_mm512_maskz_extractf64x4_pd(0xF, both, 0),
                                      _mm512_maskz_extractf64x4_pd(0xF, both, 1));
-  const __m128d quarter =
-      _mm_add_pd(_mm256_castpd256_pd128(half), _mm256_extractf128_pd(half, 1));
+  const __m128d quarter = _mm_add_pd(_mm256_castpd256_pd128(half), _mm256_extractf128_pd(half, 1));
   double sum = _mm_cvtsd_f64(quarter) + _mm_cvtsd_f64(_mm_unpackhi_pd(quarter, quarter));
   for (; i < n; ++i) sum += static_cast<double>(in[i]);
   return sum;

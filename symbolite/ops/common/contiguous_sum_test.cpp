@@ -16,8 +16,8 @@ TEST(ContiguousSum, FloatAgreesWithLongDoubleAtEveryLength) {
   std::vector<float> values(80);
   for (std::size_t i = 0; i < values.size(); ++i) {
     // Mixed signs, magnitudes from 1e-3 to 1e5.
-    values[i] = std::sin(0.7f * static_cast<float>(i)) *
-                std::pow(10.0f, static_cast<float>(i % 9) - 3.0f);
+    values[i] =
+        std::sin(0.7f * static_cast<float>(i)) * std::pow(10.0f, static_cast<float>(i % 9) - 3.0f);
   }
   for (std::int64_t n = 0; n <= 70; ++n) {
     const float* start = values.data() + 3;

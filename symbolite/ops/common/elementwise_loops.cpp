@@ -6,8 +6,7 @@ void push_in_place(Stack& s, const IValue& self, const tensor::Tensor& result) {
   const tensor::Tensor& t = self.to_tensor();
   if (result.storage().data() == t.storage().data() &&
       result.storage_offset() == t.storage_offset() && result.sizes() == t.sizes() &&
-      result.strides() == t.strides() && result.dtype() == t.dtype() &&
-      !t.storage().is_view()) {
+      result.strides() == t.strides() && result.dtype() == t.dtype() && !t.storage().is_view()) {
     s.push_back(self);  // computed into self (binary_kernel's `in_place`)
     return;
   }

@@ -83,8 +83,8 @@ TEST(DepthwiseConv, EveryKernelGivesPyTorchsResultsInTheSameBits) {
     testing::nn_expect_close(by_plane, want);
     if (depthwise_direct_shape(g)) {
       Tensor direct = Tensor::empty({g.n, g.o, g.oh, g.ow}, tensor::DType::kFloat32);
-      depthwise_conv2d_direct(x.data<float>(), wt.data<float>(), b, direct.mutable_data<float>(),
-                              g, nullptr);
+      depthwise_conv2d_direct(x.data<float>(), wt.data<float>(), b, direct.mutable_data<float>(), g,
+                              nullptr);
       testing::nn_expect_close(direct, want);
 #ifdef __OPTIMIZE__
       EXPECT_EQ(std::memcmp(direct.raw_data(), by_plane.raw_data(), by_plane.nbytes()), 0);
@@ -131,8 +131,8 @@ std::vector<float> naive(const std::vector<float>& in, const std::vector<float>&
             for (std::int64_t kx = 0; kx < g.kw; ++kx) {
               const std::int64_t iy = y * g.sh - g.ph + ky, ix = x * g.sw - g.pw + kx;
               if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
-              sum += static_cast<double>(weight[static_cast<std::size_t>((o * g.kh + ky) * g.kw +
-                                                                         kx)]) *
+              sum += static_cast<double>(
+                         weight[static_cast<std::size_t>((o * g.kh + ky) * g.kw + kx)]) *
                      in[static_cast<std::size_t>(((n * g.c + o / mult) * g.h + iy) * g.w + ix)];
             }
           }
@@ -162,11 +162,11 @@ TEST(DepthwiseConv, RowByRowMatchesInterleavedOnOtherGeometries) {
       {1, 2, 1, 7, 130, 3, 3, 2, 0},    // an even split of 2 x 64 + 2 columns, no padding
   };
   for (const Case& k : cases) {
-    SCOPED_TRACE(::testing::Message() << "n" << k.n << " c" << k.c << "x" << k.mult << " "
-                                      << k.h << "x" << k.w << " k" << k.kh << "x" << k.kw << " s"
-                                      << k.stride << " p" << k.pad);
-    ConvGeometry g{k.n, k.c, k.h, k.w, k.c * k.mult, 1, k.kh, k.kw, 0, 0,
-                   k.stride, k.stride, k.pad, k.pad, 1, 1, k.c};
+    SCOPED_TRACE(::testing::Message()
+                 << "n" << k.n << " c" << k.c << "x" << k.mult << " " << k.h << "x" << k.w << " k"
+                 << k.kh << "x" << k.kw << " s" << k.stride << " p" << k.pad);
+    ConvGeometry g{k.n, k.c,      k.h,      k.w,   k.c * k.mult, 1, k.kh, k.kw, 0,
+                   0,   k.stride, k.stride, k.pad, k.pad,        1, 1,    k.c};
     g.oh = (g.h + 2 * g.ph - g.kh) / g.sh + 1;
     g.ow = (g.w + 2 * g.pw - g.kw) / g.sw + 1;
     ASSERT_TRUE(depthwise_direct_shape(g));

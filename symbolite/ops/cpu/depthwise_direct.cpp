@@ -1,8 +1,8 @@
 #include "symbolite/ops/cpu/depthwise_direct.h"
 
 #include <algorithm>
-#include <utility>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "symbolite/ops/cpu/depthwise_conv.h"
@@ -84,8 +84,8 @@ struct Plane {
       const std::int64_t width = at.width;
       // Phase column j is padded column q + sw * j, input column q + sw * j - pw: those in
       // [0, w) are the image's, [first, last).
-      const std::int64_t first = std::clamp<std::int64_t>(
-          g.pw - q <= 0 ? 0 : (g.pw - q + g.sw - 1) / g.sw, 0, width);
+      const std::int64_t first =
+          std::clamp<std::int64_t>(g.pw - q <= 0 ? 0 : (g.pw - q + g.sw - 1) / g.sw, 0, width);
       const std::int64_t last = std::clamp<std::int64_t>(
           g.w - 1 + g.pw - q < 0 ? 0 : (g.w - 1 + g.pw - q) / g.sw + 1, first, width);
       // Loops rather than memcpy / memset: rows are a few hundred bytes, where the library
@@ -185,8 +185,9 @@ struct Plane {
     const std::int64_t ahead = 2 * S;
     const std::int64_t ring = kh + ahead;
     grow(scratch, (ring + 1) * row_floats + L);
-    float* base = scratch.data() + (L - reinterpret_cast<std::uintptr_t>(scratch.data()) /
-                                            sizeof(float) % L) % L;  // on a vector boundary
+    float* base = scratch.data() +
+                  (L - reinterpret_cast<std::uintptr_t>(scratch.data()) / sizeof(float) % L) %
+                      L;  // on a vector boundary
     float* zeros = base + ring * row_floats;
     for (std::int64_t j = 0; j < row_floats; ++j) zeros[j] = 0.0f;
     thread_local std::vector<const float*> rows;
@@ -212,8 +213,8 @@ struct Plane {
   [[gnu::always_inline]] static inline void run(const float* in, const float* weight,
                                                 const float* bias, float* out,
                                                 const ConvGeometry& g, std::int64_t n,
-                                                std::int64_t oc, std::int64_t oy0,
-                                                std::int64_t oy1, const Epilogue* fused,
+                                                std::int64_t oc, std::int64_t oy0, std::int64_t oy1,
+                                                const Epilogue* fused,
                                                 std::vector<float>& scratch) {
     const float* plane = in + (n * g.c + oc / (g.o / g.c)) * g.h * g.w;
     float* dst = out + (n * g.o + oc) * g.oh * g.ow;
@@ -291,12 +292,11 @@ void depthwise_conv2d_direct(const float* in, const float* weight, const float* 
   // Fewer planes than threads twice over (a batch of one with few channels): planes in bands
   // of output rows too.
   const std::int64_t threads = intra_op_threads();
-  const std::int64_t bands =
-      threads == 1 ? 1
-                   : std::clamp<std::int64_t>((2 * threads + planes - 1) / planes, 1,
-                                              std::max<std::int64_t>(1, g.oh / 4));
-  const std::int64_t work_per_unit =
-      std::max<std::int64_t>(1, g.oh * g.ow * g.kh * g.kw / bands);
+  const std::int64_t bands = threads == 1
+                                 ? 1
+                                 : std::clamp<std::int64_t>((2 * threads + planes - 1) / planes, 1,
+                                                            std::max<std::int64_t>(1, g.oh / 4));
+  const std::int64_t work_per_unit = std::max<std::int64_t>(1, g.oh * g.ow * g.kh * g.kw / bands);
   parallel_for(planes * bands, std::max<std::int64_t>(1, (std::int64_t{1} << 16) / work_per_unit),
                [&](std::int64_t first, std::int64_t last) {
                  // Kept per thread: a fresh buffer page-faults on every call.

@@ -128,7 +128,8 @@ Tensor div_op(const Operands& o, bool in_place = false) {
   DType compute = is_floating(o.common) ? o.common : DType::kFloat32;
   return dispatch_floating(compute, "div_true_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    return binary_kernel<T>(o.a, o.b, [](T x, T y) -> T { return x / y; }, in_place);
+    return binary_kernel<T>(
+        o.a, o.b, [](T x, T y) -> T { return x / y; }, in_place);
   });
 }
 

@@ -90,13 +90,13 @@ TEST(ElementwiseOps, InPlaceArithmeticComputesIntoSelf) {
 // is still x[n, c, h, w] * g[c].
 TEST(ElementwiseOps, BroadcastOverAPermutedOperand) {
   Tensor base = run_op("aten::view", {arange(2 * 4 * 3 * 5), IValue::list({2, 4, 3, 5})})
-                    .to_tensor();  // N H W C
+                    .to_tensor();                                          // N H W C
   IValue x = run_op("aten::permute", {base, IValue::list({0, 3, 1, 2})});  // N C H W
   Tensor g = run_op("aten::view", {arange(5), IValue::list({5, 1, 1})}).to_tensor();
   for (const bool scale_first : {true, false}) {
-    const Tensor r = (scale_first ? run_op("aten::mul.Tensor", {g, x})
-                                  : run_op("aten::sub.Tensor", {x, g, 1}))
-                         .to_tensor();
+    const Tensor r =
+        (scale_first ? run_op("aten::mul.Tensor", {g, x}) : run_op("aten::sub.Tensor", {x, g, 1}))
+            .to_tensor();
     ASSERT_EQ(r.sizes(), (std::vector<std::int64_t>{2, 5, 4, 3}));
     const Tensor flat = r.contiguous();
     for (std::int64_t n = 0; n < 2; ++n) {

@@ -318,32 +318,31 @@ void adaptive_avg_pool2d_planes(const Tensor& x, bool global, Tensor& out) {
     });
     return;
   }
-  parallel_for(planes, grain,
-               [&](std::int64_t first, std::int64_t last) {
-                 for (std::int64_t plane = first; plane < last; ++plane) {
-                   const T* in = src == nullptr ? nullptr : src + plane * h * w;
-                   for (std::int64_t i = 0; i < oh; ++i) {
-                     std::int64_t h0 = div_floor(i * h, oh);
-                     std::int64_t h1 = (global ? h : -div_floor(-(i + 1) * h, oh));
-                     for (std::int64_t j = 0; j < ow; ++j) {
-                       std::int64_t w0 = div_floor(j * w, ow);
-                       std::int64_t w1 = (global ? w : -div_floor(-(j + 1) * w, ow));
-                       double sum = 0;
-                       if (w0 == 0 && w1 == w) {
-                         sum = contiguous_sum(in + h0 * w, (h1 - h0) * w);  // whole rows: one run
-                       } else {
-                         for (std::int64_t ih = h0; ih < h1; ++ih) {
-                           for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * w + iw];
-                         }
-                       }
-                       std::int64_t count = (h1 - h0) * (w1 - w0);
-                       dst[(plane * oh + i) * ow + j] =
-                           count == 0 ? std::numeric_limits<T>::quiet_NaN()
-                                      : static_cast<T>(sum / static_cast<double>(count));
-                     }
-                   }
-                 }
-               });
+  parallel_for(planes, grain, [&](std::int64_t first, std::int64_t last) {
+    for (std::int64_t plane = first; plane < last; ++plane) {
+      const T* in = src == nullptr ? nullptr : src + plane * h * w;
+      for (std::int64_t i = 0; i < oh; ++i) {
+        std::int64_t h0 = div_floor(i * h, oh);
+        std::int64_t h1 = (global ? h : -div_floor(-(i + 1) * h, oh));
+        for (std::int64_t j = 0; j < ow; ++j) {
+          std::int64_t w0 = div_floor(j * w, ow);
+          std::int64_t w1 = (global ? w : -div_floor(-(j + 1) * w, ow));
+          double sum = 0;
+          if (w0 == 0 && w1 == w) {
+            sum = contiguous_sum(in + h0 * w, (h1 - h0) * w);  // whole rows: one run
+          } else {
+            for (std::int64_t ih = h0; ih < h1; ++ih) {
+              for (std::int64_t iw = w0; iw < w1; ++iw) sum += in[ih * w + iw];
+            }
+          }
+          std::int64_t count = (h1 - h0) * (w1 - w0);
+          dst[(plane * oh + i) * ow + j] = count == 0
+                                               ? std::numeric_limits<T>::quiet_NaN()
+                                               : static_cast<T>(sum / static_cast<double>(count));
+        }
+      }
+    }
+  });
 }
 
 // aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size)
