@@ -8,15 +8,18 @@
 namespace symbolite::ops::nn {
 namespace {
 
-// Which kernel, by bench/depthwise_bench.cpp (figures in docs/PERFORMANCE.md). Interleaving
-// costs two transposes per element, repaid where plane-wise loops waste work: strided taps,
-// and planes so small that their edges dominate (up to 40x40). Above that, at stride 1, row
-// by row (1.3-2.1x faster than plane by plane at 56x56 and 112x112); plane by plane for the
-// dilated ones it does not take. At stride 2 on 112-wide images row by row and interleaved
-// are even, and interleaved stays.
+// Which kernel, by bench/depthwise_bench.cpp and the models (figures in docs/PERFORMANCE.md).
+// Interleaving costs two transposes per element, repaid where plane-wise loops waste work:
+// strided taps, and planes so small that their edges dominate (up to 40x40). Above that, at
+// stride 1, row by row (1.3-2.1x faster than plane by plane at 56x56 and 112x112); plane by
+// plane for the dilated ones it does not take. At stride 2 on images 96 or more wide, row by
+// row too: even with interleaved in the benchmark, but MobileNetV3-Small's first depthwise
+// convolution (16 x 112x112, reading the stem's output) made the model 4 % faster at one
+// thread, and EfficientNet-B0's (96 x 112x112) did not change.
 enum class Kernel { kDirect, kInterleaved, kByPlane };
 
 Kernel choose(const ConvGeometry& g) {
+  if (g.sh == 2 && g.w >= 96 && depthwise_direct_shape(g)) return Kernel::kDirect;
   if (g.sh > 1 || g.sw > 1 || g.oh * g.ow <= 40 * 40) return Kernel::kInterleaved;
   return depthwise_direct_shape(g) ? Kernel::kDirect : Kernel::kByPlane;
 }
