@@ -240,6 +240,17 @@ void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scal
                   const float* shift, const Activation* activation) {
   epilogue_rows_f32({p, n, p, n, 1, n}, bias, scale, shift, activation);
 }
+void epilogue_planes_f32(float* p, std::int64_t rows, std::int64_t cols, const float* bias,
+                         const float* scale, const float* shift, const Activation* activation) {
+  if (isa() == Isa::kAvx512 && cols >= 16) {
+    return avx512::epilogue_planes_f32(p, rows, cols, bias, scale, shift, activation);
+  }
+  for (std::int64_t r = 0; r < rows; ++r) {
+    epilogue_f32(p + r * cols, cols, bias == nullptr ? nullptr : bias + r,
+                 scale == nullptr ? nullptr : scale + r, shift == nullptr ? nullptr : shift + r,
+                 activation);
+  }
+}
 std::int64_t lanes_f32() { return isa() == Isa::kAvx512 ? 16 : isa() == Isa::kAvx2 ? 8 : 4; }
 void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
                               const Activation* activation) {

@@ -125,6 +125,36 @@ void epilogue16(const Rows& r, const float* bias, bool affine, __m512 s, __m512 
   }
 }
 
+// epilogue_planes_f32 with the activation `f`, rows of at least 16 floats: each vector of
+// the block lies in one row or straddles two, and takes each lane's row's parameters (a
+// blend of two broadcasts), so every element is computed as epilogue16 computes it.
+template <typename F>
+void planes16(float* p, std::int64_t rows, std::int64_t cols, const float* bias, const float* scale,
+              const float* shift, F f) {
+  const std::int64_t n = rows * cols;
+  std::int64_t row = 0;
+  std::int64_t row_end = cols;  // where row `row` ends
+  for (std::int64_t i = 0; i < n; i += 16) {
+    const __mmask16 lanes = n - i >= 16 ? kAll : static_cast<__mmask16>((1u << (n - i)) - 1);
+    // Lanes [0, k) in row `row`, the rest in the next.
+    const std::int64_t k = row_end - i;
+    const std::int64_t next = row + 1 < rows ? row + 1 : row;
+    const __mmask16 first =
+        k >= 16 ? kAll : static_cast<__mmask16>((1u << static_cast<unsigned>(k)) - 1);
+    auto pick = [&](const float* v) {
+      return _mm512_mask_blend_ps(first, _mm512_set1_ps(v[next]), _mm512_set1_ps(v[row]));
+    };
+    __m512 x = _mm512_maskz_loadu_ps(lanes, p + i);
+    if (bias != nullptr) x = _mm512_add_ps(x, pick(bias));
+    if (scale != nullptr) x = _mm512_add_ps(_mm512_mul_ps(x, pick(scale)), pick(shift));
+    _mm512_mask_storeu_ps(p + i, lanes, f(x));
+    if (k <= 16) {
+      row = next;
+      row_end += cols;
+    }
+  }
+}
+
 // run(f) with the vector function of `activation` (the identity for none).
 template <typename Run>
 void with_activation(const Activation* activation, Run run) {
@@ -175,6 +205,11 @@ void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, 
   const __m512 s = _mm512_set1_ps(scale == nullptr ? 1.0f : *scale);
   const __m512 t = _mm512_set1_ps(shift == nullptr ? 0.0f : *shift);
   with_activation(activation, [&](auto f) { epilogue16(rows, bias, scale != nullptr, s, t, f); });
+}
+
+void epilogue_planes_f32(float* p, std::int64_t rows, std::int64_t cols, const float* bias,
+                         const float* scale, const float* shift, const Activation* activation) {
+  with_activation(activation, [&](auto f) { planes16(p, rows, cols, bias, scale, shift, f); });
 }
 
 void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,

@@ -33,6 +33,8 @@ void gelu_tanh_f64(const double* in, double* out, std::int64_t n);
 
 namespace avx512 {
 void exp_f32(const float* in, float* out, std::int64_t n);
+void epilogue_planes_f32(float* p, std::int64_t rows, std::int64_t cols, const float* bias,
+                         const float* scale, const float* shift, const Activation* activation);
 void sigmoid_f32(const float* in, float* out, std::int64_t n);
 void silu_f32(const float* in, float* out, std::int64_t n);
 void tanh_f32(const float* in, float* out, std::int64_t n);

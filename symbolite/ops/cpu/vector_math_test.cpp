@@ -152,5 +152,65 @@ TEST(VectorMath, EpilogueFormsGiveThePlaneEpiloguesBitsOnEveryInstructionSet) {
   }
 }
 
+// The block form (a vector may straddle two rows, each lane with its own row's bias, scale
+// and shift) against a call per row, bit for bit: rows of 16 to 196 floats (whole vectors,
+// a lane over, 7x7 and 14x14 planes), every activation, with NaN, infinities and -0.0.
+void expect_planes_agree(void (*planes_kernel)(float*, std::int64_t, std::int64_t, const float*,
+                                               const float*, const float*, const Activation*),
+                         void (*rows_kernel)(const Rows&, const float*, const float*, const float*,
+                                             const Activation*)) {
+  const std::optional<Activation> activations[] = {
+      std::nullopt,           Activation::kRelu,        Activation::kRelu6,
+      Activation::kHardswish, Activation::kHardsigmoid, Activation::kSilu};
+  for (const std::int64_t cols : {16, 17, 31, 32, 49, 50, 196}) {
+    for (const std::int64_t rows : {1, 3, 7}) {
+      const auto n = static_cast<std::size_t>(rows * cols);
+      std::vector<float> block(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        block[i] = static_cast<float>(static_cast<int>(i * 7 % 29) - 14) * 0.37f;
+      }
+      block[3] = std::numeric_limits<float>::quiet_NaN();
+      block[n - 1] = std::numeric_limits<float>::infinity();
+      block[n / 2] = -0.0f;
+      std::vector<float> bias(static_cast<std::size_t>(rows)), scale(bias.size()),
+          shift(bias.size());
+      for (std::size_t r = 0; r < bias.size(); ++r) {
+        bias[r] = 0.3f - 0.2f * static_cast<float>(r);
+        scale[r] = 0.5f + 0.13f * static_cast<float>(r);
+        shift[r] = -1.1f + 0.29f * static_cast<float>(r);
+      }
+      for (const auto& activation : activations) {
+        for (const bool with_bias : {false, true}) {
+          for (const bool affine : {false, true}) {
+            SCOPED_TRACE(::testing::Message() << cols << "x" << rows << " activation "
+                                              << (activation ? static_cast<int>(*activation) : -1)
+                                              << " bias " << with_bias << " affine " << affine);
+            const Activation* act = activation ? &*activation : nullptr;
+            std::vector<float> want = block;
+            for (std::int64_t r = 0; r < rows; ++r) {
+              float* p = want.data() + r * cols;
+              const auto i = static_cast<std::size_t>(r);
+              rows_kernel({p, cols, p, cols, 1, cols}, with_bias ? &bias[i] : nullptr,
+                          affine ? &scale[i] : nullptr, affine ? &shift[i] : nullptr, act);
+            }
+            std::vector<float> got = block;
+            planes_kernel(got.data(), rows, cols, with_bias ? bias.data() : nullptr,
+                          affine ? scale.data() : nullptr, affine ? shift.data() : nullptr, act);
+            EXPECT_TRUE(same_bits(got, want));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(VectorMath, EpiloguePlanesGiveTheRowEpiloguesBits) {
+  expect_planes_agree(&epilogue_planes_f32, &epilogue_rows_f32);
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    expect_planes_agree(&avx512::epilogue_planes_f32, &avx512::epilogue_rows_f32);
+  }
+}
+
 }  // namespace
 }  // namespace symbolite::ops::vec

@@ -139,24 +139,42 @@ void finish_rows(T* c, std::int64_t first, std::int64_t rows, std::int64_t cols,
                  std::int64_t stride, std::int64_t channels, const ConvEpilogue<T>& e) {
   const Epilogue* fused = e.fused;
   if (e.bias == nullptr && fused == nullptr) return;
-  parallel_for(rows,
-               std::max<std::int64_t>(1, kElementsPerThread / std::max<std::int64_t>(1, cols)),
-               [&](std::int64_t r0, std::int64_t r1) {
-                 for (std::int64_t r = r0; r < r1; ++r) {
-                   T* row = c + r * stride;
-                   const auto channel = static_cast<std::size_t>((first + r) % channels);
-                   const T* b = e.bias == nullptr ? nullptr : e.bias + channel;
-                   if constexpr (std::is_same_v<T, float>) {
-                     const bool affine = fused != nullptr && !fused->scale.empty();
-                     vec::epilogue_f32(
-                         row, cols, b, affine ? &fused->scale[channel] : nullptr,
-                         affine ? &fused->shift[channel] : nullptr,
-                         fused != nullptr && fused->activation ? &*fused->activation : nullptr);
-                   } else if (b != nullptr) {
-                     for (std::int64_t i = 0; i < cols; ++i) row[i] += *b;
-                   }
-                 }
-               });
+  parallel_for(
+      rows, std::max<std::int64_t>(1, kElementsPerThread / std::max<std::int64_t>(1, cols)),
+      [&](std::int64_t r0, std::int64_t r1) {
+        if constexpr (std::is_same_v<T, float>) {
+          if (stride == cols) {
+            // Adjacent rows: a block per run of channels (a call per 7x7 plane
+            // cost more than its work; vector_math.h).
+            const bool affine = fused != nullptr && !fused->scale.empty();
+            for (std::int64_t r = r0; r < r1;) {
+              const std::int64_t channel = (first + r) % channels;
+              const std::int64_t run = std::min(r1 - r, channels - channel);
+              const auto at = static_cast<std::size_t>(channel);
+              vec::epilogue_planes_f32(
+                  c + r * stride, run, cols, e.bias == nullptr ? nullptr : e.bias + channel,
+                  affine ? &fused->scale[at] : nullptr, affine ? &fused->shift[at] : nullptr,
+                  fused != nullptr && fused->activation ? &*fused->activation : nullptr);
+              r += run;
+            }
+            return;
+          }
+        }
+        for (std::int64_t r = r0; r < r1; ++r) {
+          T* row = c + r * stride;
+          const auto channel = static_cast<std::size_t>((first + r) % channels);
+          const T* b = e.bias == nullptr ? nullptr : e.bias + channel;
+          if constexpr (std::is_same_v<T, float>) {
+            const bool affine = fused != nullptr && !fused->scale.empty();
+            vec::epilogue_f32(
+                row, cols, b, affine ? &fused->scale[channel] : nullptr,
+                affine ? &fused->shift[channel] : nullptr,
+                fused != nullptr && fused->activation ? &*fused->activation : nullptr);
+          } else if (b != nullptr) {
+            for (std::int64_t i = 0; i < cols; ++i) row[i] += *b;
+          }
+        }
+      });
 }
 
 // out = epilogue(conv(in, weight)).
