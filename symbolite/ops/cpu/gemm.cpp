@@ -48,6 +48,12 @@ void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int6
   if (m == 1 && !trans_a && n > 0 && k > 0 && sgemv(trans_b, n, k, alpha, a, b, ldb, beta, c)) {
     return;
   }
+  // One contiguous column of B and of C (a 1x1 convolution on a 1x1 image: a
+  // squeeze-and-excitation block's): C^T = B^T A^T, dot products of A's rows with B.
+  if (n == 1 && !trans_a && !trans_b && ldb == 1 && ldc == 1 && m > 0 && k > 0 &&
+      sgemv(true, m, k, alpha, b, a, lda, beta, c)) {
+    return;
+  }
   const int threads = threads_for(m * n * k, kMultiplyAddsPerThread);
   if (threads <= 1)
     return sgemm_block(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
