@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "symbolite/ops/cpu/depthwise_conv.h"
+#include "symbolite/ops/cpu/float_lanes.h"
 #include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/support/parallel_for.h"
 
@@ -24,31 +25,17 @@ namespace {
 // Every member is inlined into the per-instruction-set functions below, so no vector value
 // crosses a call between code built for different instruction sets (what -Wpsabi warns of).
 #pragma GCC diagnostic ignored "-Wpsabi"  // to the end of the file: GCC checks at instantiation
-using Vec16 = float __attribute__((vector_size(64)));
-using Vec8 = float __attribute__((vector_size(32)));
-using Vec4 = float __attribute__((vector_size(16)));
-
-// Scratch only grows: every cell used is written first, and resizing a shrunk vector up again
-// would zero what grows back on every call.
-void grow(std::vector<float>& scratch, std::int64_t size) {
-  if (scratch.size() < static_cast<std::size_t>(size)) {
-    scratch.resize(static_cast<std::size_t>(size));
-  }
-}
+using simd::grow;
+using simd::Vec16;
+using simd::Vec4;
+using simd::Vec8;
 
 template <typename Vec>
-struct Block {
-  static constexpr int L = sizeof(Vec) / sizeof(float);
+struct Block : simd::Lanes<Vec> {
+  using simd::Lanes<Vec>::L;
+  using simd::Lanes<Vec>::load;
+  using simd::Lanes<Vec>::store;
   static constexpr int kPixels = 4;  // output pixels computed together, to hide FMA latency
-
-  [[gnu::always_inline]] static inline Vec load(const float* p) {
-    Vec v;
-    __builtin_memcpy(&v, p, sizeof v);
-    return v;
-  }
-  [[gnu::always_inline]] static inline void store(float* p, Vec v) {
-    __builtin_memcpy(p, &v, sizeof v);
-  }
 
   // [a0, b0, a1, b1, ...] from the first (Offset 0) or second (Offset L/2) halves of a and b.
   template <int Offset, int... K>

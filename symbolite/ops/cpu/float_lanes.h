@@ -1,0 +1,45 @@
+// GCC vector types of one AVX-512, AVX2 or SSE register of floats, with unaligned loads and
+// stores, for kernels written once over the vector width and instantiated inside functions
+// built for each instruction set (`__attribute__((target(...)))`: depthwise_interleaved.cpp,
+// depthwise_direct.cpp). Everything is always inlined into those functions, so no vector value
+// crosses a call between code built for different instruction sets.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace symbolite::ops::simd {
+
+using Vec16 = float __attribute__((vector_size(64)));
+using Vec8 = float __attribute__((vector_size(32)));
+using Vec4 = float __attribute__((vector_size(16)));
+
+// GCC's note that passing such vectors by value changed ABI concerns calls, which the
+// always-inlined members below never make.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+template <typename Vec>
+struct Lanes {
+  static constexpr int L = sizeof(Vec) / sizeof(float);
+
+  [[gnu::always_inline]] static inline Vec load(const float* p) {
+    Vec v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+  }
+  [[gnu::always_inline]] static inline void store(float* p, Vec v) {
+    __builtin_memcpy(p, &v, sizeof v);
+  }
+};
+#pragma GCC diagnostic pop
+
+// Grows a kernel's per-thread scratch, never shrinking it: every cell the kernel reads it has
+// written first, and resizing a shrunk vector up again would zero what grows back on every
+// call.
+inline void grow(std::vector<float>& scratch, std::int64_t size) {
+  if (scratch.size() < static_cast<std::size_t>(size)) {
+    scratch.resize(static_cast<std::size_t>(size));
+  }
+}
+
+}  // namespace symbolite::ops::simd
