@@ -29,8 +29,9 @@ inline constexpr std::int64_t kElementsPerThread = 16384;
 
 // Whether `a op= b` can be computed into a's own elements in one pass: a writable, contiguous,
 // of the result's dtype T; b of dtype T, either a's shape and contiguous or one element with
-// no more dimensions (so the result has a's shape); and b not another view of a's memory (a itself is fine: each
-// element reads only its own). Else in-place operators compute a new result and copy it in.
+// no more dimensions (so the result has a's shape); and b not another view of a's memory (a
+// itself is fine: each element reads only its own). Else in-place operators compute a new
+// result and copy it in.
 template <typename T>
 bool writes_into_self(const tensor::Tensor& a, const tensor::Tensor& b) {
   constexpr tensor::DType dtype = tensor::dtype_of<T>;
