@@ -155,8 +155,9 @@ struct Plane : simd::Lanes<Vec> {
   }
 
   // Output rows [oy0, oy1) of the plane `dst` (oh x ow) from the input plane `plane`. The
-  // padded input rows are packed as the rows reach them, into a ring of kh rows (a band's
-  // whole input overflows L1 at 112x112); padding rows all read one row of zeros.
+  // padded input rows are packed as the output rows come near them, into a ring of kh + 2s
+  // rows (a band's whole input overflows L1 at 112x112); padding rows all read one row of
+  // zeros.
   template <int KH, int KW, int S>
   [[gnu::always_inline]] static inline void band(const float* plane, const float* w, Vec bias,
                                                  const ConvGeometry& g, std::int64_t oy0,
