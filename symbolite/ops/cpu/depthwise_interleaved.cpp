@@ -343,8 +343,8 @@ void depthwise_conv2d_interleaved(const float* in, const float* weight, const fl
   parallel_for(g.n * blocks * bands,
                std::max<std::int64_t>(1, (std::int64_t{1} << 16) / work_per_unit),
                [&](std::int64_t first, std::int64_t last) {
-                 // Scratch kept per thread: freshly allocated, these buffers (up to a few MiB) come from
-                 // mmap and page-fault on every call.
+                 // Scratch kept per thread: freshly allocated, these buffers (up to a few
+                 // MiB) come from mmap and page-fault on every call.
                  thread_local std::vector<float> padded;
                  thread_local std::vector<float> result;
                  for (std::int64_t unit = first; unit < last; ++unit) {

@@ -81,9 +81,9 @@ void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, cons
 // GELU as PyTorch 1.13 computes it on a contiguous tensor (see elementwise_ops.cpp for the
 // elements it leaves to a scalar loop). gelu_f32: oneDNN's eltwise gelu_erf, which PyTorch
 // calls for float32 (Abramowitz and Stegun's erf of s / sqrt(2) on oneDNN's own exp, then
-// S + S * erf with S = s / 2 as one fma). gelu_f64: ATen's vectorized kernel, x * 0.5 * (1 + erf(x *
-// M_SQRT1_2)) with SLEEF's erf. The tanh forms: ATen's, 0.5 * x * (1 + tanh(sqrt(2 / pi) *
-// (x + 0.044715 * x^3))) on SLEEF's tanh.
+// S + S * erf with S = s / 2 as one fma). gelu_f64: ATen's vectorized kernel,
+// x * 0.5 * (1 + erf(x * M_SQRT1_2)) with SLEEF's erf. The tanh forms: ATen's,
+// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) on SLEEF's tanh.
 void gelu_f32(const float* in, float* out, std::int64_t n);
 // Softmax of one contiguous row (`in` == `out` for in place), on the calling thread, as PyTorch
 // 1.13's vectorized last-dimension softmax computes it: the maximum (a NaN propagates),

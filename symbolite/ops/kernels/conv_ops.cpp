@@ -1,7 +1,8 @@
 // Convolutions: aten::conv2d, aten::conv1d (and their padding="same"/"valid" overloads) and
-// aten::_convolution (transposed ones run in conv_transpose_ops.cpp), float32 and float64. Checks run in PyTorch 1.13's order with its
-// messages (batchify, _convolution, check_shape_forward, then the CPU backends' own checks);
-// conv1d runs as a conv2d of height 1, as PyTorch's CPU path does.
+// aten::_convolution (transposed ones run in conv_transpose_ops.cpp), float32 and float64.
+// Checks run in PyTorch 1.13's order with its messages (batchify, _convolution,
+// check_shape_forward, then the CPU backends' own checks); conv1d runs as a conv2d of height
+// 1, as PyTorch's CPU path does.
 //
 // Compute paths: depthwise (groups == in_channels, one input channel per group) in
 // depthwise_conv.cpp, float32 only; grouped ones over at most 72 inputs per output plane by
