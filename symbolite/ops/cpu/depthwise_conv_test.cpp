@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,42 @@ std::vector<float> naive(const std::vector<float>& in, const std::vector<float>&
   return out;
 }
 
+// The row-by-row kernel on geometry `g` (output size set), with and without bias, and with a
+// folded batch norm and activation: against the definition, and the interleaved kernel's bits.
+void compare_row_by_row(const ConvGeometry& g) {
+  ASSERT_TRUE(depthwise_direct_shape(g));
+  std::vector<float> in(static_cast<std::size_t>(g.n * g.c * g.h * g.w));
+  std::vector<float> weight(static_cast<std::size_t>(g.o * g.kh * g.kw));
+  std::vector<float> bias(static_cast<std::size_t>(g.o));
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::sin(0.37f * static_cast<float>(i));
+  for (std::size_t i = 0; i < weight.size(); ++i) {
+    weight[i] = std::cos(0.11f * static_cast<float>(i));
+  }
+  for (std::size_t i = 0; i < bias.size(); ++i) bias[i] = 0.25f * static_cast<float>(i) - 0.5f;
+  const auto size = static_cast<std::size_t>(g.n * g.o * g.oh * g.ow);
+  for (const float* b : std::vector<const float*>{bias.data(), nullptr}) {
+    std::vector<float> direct(size, NAN), want(size, NAN);
+    depthwise_conv2d_direct(in.data(), weight.data(), b, direct.data(), g, nullptr);
+    depthwise_conv2d_interleaved(in.data(), weight.data(), b, want.data(), g, nullptr);
+    const std::vector<float> exact = naive(in, weight, b, g);
+    for (std::size_t i = 0; i < exact.size(); ++i) {
+      ASSERT_NEAR(direct[i], exact[i], 1e-4f * (1.0f + std::fabs(exact[i]))) << "element " << i;
+    }
+    expect_same(direct, want);
+  }
+  // With a folded batch norm and an activation applied as each plane is finished.
+  Epilogue fused;
+  for (std::int64_t o = 0; o < g.o; ++o) {
+    fused.scale.push_back(1.5f - 0.1f * static_cast<float>(o));
+    fused.shift.push_back(0.2f * static_cast<float>(o) - 0.3f);
+  }
+  fused.activation = Activation::kHardswish;
+  std::vector<float> direct(size, NAN), want(size, NAN);
+  depthwise_conv2d_direct(in.data(), weight.data(), bias.data(), direct.data(), g, &fused);
+  depthwise_conv2d_interleaved(in.data(), weight.data(), bias.data(), want.data(), g, &fused);
+  expect_same(direct, want);
+}
+
 TEST(DepthwiseConv, RowByRowMatchesInterleavedOnOtherGeometries) {
   struct Case {
     std::int64_t n, c, mult, h, w, kh, kw, stride, pad;
@@ -169,37 +206,44 @@ TEST(DepthwiseConv, RowByRowMatchesInterleavedOnOtherGeometries) {
                    0,   k.stride, k.stride, k.pad, k.pad,        1, 1,    k.c};
     g.oh = (g.h + 2 * g.ph - g.kh) / g.sh + 1;
     g.ow = (g.w + 2 * g.pw - g.kw) / g.sw + 1;
-    ASSERT_TRUE(depthwise_direct_shape(g));
-    std::vector<float> in(static_cast<std::size_t>(g.n * g.c * g.h * g.w));
-    std::vector<float> weight(static_cast<std::size_t>(g.o * g.kh * g.kw));
-    std::vector<float> bias(static_cast<std::size_t>(g.o));
-    for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::sin(0.37f * static_cast<float>(i));
-    for (std::size_t i = 0; i < weight.size(); ++i) {
-      weight[i] = std::cos(0.11f * static_cast<float>(i));
-    }
-    for (std::size_t i = 0; i < bias.size(); ++i) bias[i] = 0.25f * static_cast<float>(i) - 0.5f;
-    const auto size = static_cast<std::size_t>(g.n * g.o * g.oh * g.ow);
-    for (const float* b : std::vector<const float*>{bias.data(), nullptr}) {
-      std::vector<float> direct(size, NAN), want(size, NAN);
-      depthwise_conv2d_direct(in.data(), weight.data(), b, direct.data(), g, nullptr);
-      depthwise_conv2d_interleaved(in.data(), weight.data(), b, want.data(), g, nullptr);
-      const std::vector<float> exact = naive(in, weight, b, g);
-      for (std::size_t i = 0; i < exact.size(); ++i) {
-        ASSERT_NEAR(direct[i], exact[i], 1e-4f * (1.0f + std::fabs(exact[i]))) << "element " << i;
-      }
-      expect_same(direct, want);
-    }
-    // With a folded batch norm and an activation applied as each plane is finished.
-    Epilogue fused;
-    for (std::int64_t o = 0; o < g.o; ++o) {
-      fused.scale.push_back(1.5f - 0.1f * static_cast<float>(o));
-      fused.shift.push_back(0.2f * static_cast<float>(o) - 0.3f);
-    }
-    fused.activation = Activation::kHardswish;
-    std::vector<float> direct(size, NAN), want(size, NAN);
-    depthwise_conv2d_direct(in.data(), weight.data(), bias.data(), direct.data(), g, &fused);
-    depthwise_conv2d_interleaved(in.data(), weight.data(), bias.data(), want.data(), g, &fused);
-    expect_same(direct, want);
+    compare_row_by_row(g);
+  }
+}
+
+// Geometries drawn at random (a fixed seed): rows 1-150 wide, kernels 1-9 each way, strides 1
+// and 2, padding 0-5 each way, batches and multipliers. The row-by-row kernel's ring of packed
+// rows and its phase split are where an edge case would read or write out of bounds (the
+// sanitizer build runs this too).
+TEST(DepthwiseConv, RowByRowMatchesInterleavedOnRandomGeometries) {
+  std::mt19937 random(20261127);
+  auto draw = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(random);
+  };
+  int checked = 0;
+  while (checked < 150) {
+    ConvGeometry g{};
+    g.n = draw(1, 2);
+    g.c = draw(1, 3);
+    g.o = g.c * draw(1, 2);
+    g.cg = 1;
+    g.groups = g.c;
+    g.h = draw(1, 40);
+    g.w = draw(1, 150);
+    g.kh = draw(1, 9);
+    g.kw = draw(1, 9);
+    g.sh = g.sw = draw(1, 2);
+    g.ph = draw(0, 5);
+    g.pw = draw(0, 5);
+    g.dh = g.dw = 1;
+    if (g.h + 2 * g.ph < g.kh || g.w + 2 * g.pw < g.kw) continue;  // no output: PyTorch refuses
+    g.oh = (g.h + 2 * g.ph - g.kh) / g.sh + 1;
+    g.ow = (g.w + 2 * g.pw - g.kw) / g.sw + 1;
+    SCOPED_TRACE(::testing::Message()
+                 << "n" << g.n << " c" << g.c << "->" << g.o << " " << g.h << "x" << g.w << " k"
+                 << g.kh << "x" << g.kw << " s" << g.sh << " p" << g.ph << "," << g.pw);
+    compare_row_by_row(g);
+    if (::testing::Test::HasFatalFailure()) return;
+    ++checked;
   }
 }
 

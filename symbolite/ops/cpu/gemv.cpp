@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "symbolite/ops/cpu/avx512_halves.h"
 #include "symbolite/ops/cpu/cpu_features.h"
 #include "symbolite/support/parallel_for.h"
 
@@ -17,18 +18,10 @@ constexpr std::int64_t kMultiplyAddsPerThread = std::int64_t{1} << 16;
 // adjacent pairs (a fixed tree: a row's sum has the same bits whichever rows it is reduced
 // with). It was each vector stored and its lanes added one by one: 16 dependent additions,
 // which took longer than an LSTM's 128-long dot products themselves.
-// (The zero-masked extracts: GCC 12's unmasked ones pass an undefined vector, which
-// -Wmaybe-uninitialized reports.)
-__attribute__((target("avx512f"))) inline __m256 halves(__m512 v) {
-  const __m512d d = _mm512_castps_pd(v);
-  return _mm256_add_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, d, 0)),
-                       _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, d, 1)));
-}
-
 __attribute__((target("avx512f"))) inline __m128 lane_sums(__m512 s0, __m512 s1, __m512 s2,
                                                            __m512 s3) {
-  const __m256 pairs = _mm256_hadd_ps(_mm256_hadd_ps(halves(s0), halves(s1)),
-                                      _mm256_hadd_ps(halves(s2), halves(s3)));
+  const __m256 pairs = _mm256_hadd_ps(_mm256_hadd_ps(avx512::halves(s0), avx512::halves(s1)),
+                                      _mm256_hadd_ps(avx512::halves(s2), avx512::halves(s3)));
   return _mm_add_ps(_mm256_castps256_ps128(pairs), _mm256_extractf128_ps(pairs, 1));
 }
 

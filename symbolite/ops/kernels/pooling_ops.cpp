@@ -323,10 +323,10 @@ void adaptive_avg_pool2d_planes(const Tensor& x, bool global, Tensor& out) {
       const T* in = src == nullptr ? nullptr : src + plane * h * w;
       for (std::int64_t i = 0; i < oh; ++i) {
         std::int64_t h0 = div_floor(i * h, oh);
-        std::int64_t h1 = (global ? h : -div_floor(-(i + 1) * h, oh));
+        std::int64_t h1 = -div_floor(-(i + 1) * h, oh);
         for (std::int64_t j = 0; j < ow; ++j) {
           std::int64_t w0 = div_floor(j * w, ow);
-          std::int64_t w1 = (global ? w : -div_floor(-(j + 1) * w, ow));
+          std::int64_t w1 = -div_floor(-(j + 1) * w, ow);
           double sum = 0;
           if (w0 == 0 && w1 == w) {
             sum = contiguous_sum(in + h0 * w, (h1 - h0) * w);  // whole rows: one run
