@@ -30,9 +30,22 @@ struct Shape {
 // resnet18 (stem, each stage's 3x3 and strided 3x3), densenet121/161's growth 3x3s,
 // inception_v3's 3x3 at 35x35.
 const Shape kShapes[] = {
-    {3, 224, 64, 7, 2},   {64, 56, 64, 3, 1},  {64, 56, 128, 3, 2}, {128, 28, 128, 3, 1},
-    {256, 14, 256, 3, 1}, {512, 7, 512, 3, 1}, {128, 56, 32, 3, 1}, {192, 56, 48, 3, 1},
-    {64, 35, 96, 3, 1},   {96, 35, 96, 3, 1},
+    {3, 224, 64, 7, 2},
+    {64, 56, 64, 3, 1},
+    {64, 56, 128, 3, 2},
+    {128, 28, 128, 3, 1},
+    {256, 14, 256, 3, 1},
+    {512, 7, 512, 3, 1},
+    {128, 56, 32, 3, 1},
+    {192, 56, 48, 3, 1},
+    {64, 35, 96, 3, 1},
+    {96, 35, 96, 3, 1},
+    // Stems over 3 channels into 16, 24 and 32 (MobileNets, ShuffleNet, EfficientNet), and a
+    // 5x5 one: neither path above takes them; they run row by row (stem_conv.h).
+    {3, 224, 16, 3, 2},
+    {3, 224, 24, 3, 2},
+    {3, 224, 32, 3, 2},
+    {3, 224, 32, 5, 1},
 };
 
 template <bool kFileWeights>

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 namespace symbolite::ops::nn {
 
@@ -12,5 +13,11 @@ struct ConvGeometry {
   std::int64_t oh, ow;         // output
   std::int64_t sh, sw, ph, pw, dh, dw, groups;
 };
+
+// Told by a compute path that output channels [first, first + count) of image n are written
+// over output rows [top, top + rows), while they are in cache: conv_ops.cpp applies bias and
+// fused epilogue there.
+using ChannelsDone = std::function<void(std::int64_t n, std::int64_t first, std::int64_t count,
+                                        std::int64_t top, std::int64_t rows)>;
 
 }  // namespace symbolite::ops::nn

@@ -2,102 +2,39 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "symbolite/ops/cpu/depthwise_conv.h"
 #include "symbolite/ops/cpu/float_lanes.h"
+#include "symbolite/ops/cpu/phase_rows.h"
 #include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops::nn {
 namespace {
 
 // Each output plane is computed a row at a time, a vector of consecutive output pixels per
-// load: tap (ky, kx) of pixels [ox, ox + L) reads input pixels ox * s + kx, which for stride
-// s = 2 are every other pixel. So the input rows a band of output rows reads are first copied
-// zero-padded into scratch, each split into s phase rows (phase q holds padded columns q,
-// q + s, q + 2s, ...): every tap is then one unaligned vector load and one FMA, with no
-// shuffles (the interleaved kernel transposes every input and output element). Padding rows
-// above and below the image all point at one row of zeros. Each pixel's sum starts from the
-// bias and adds its taps in kernel order, as the other depthwise kernels do: the same bits,
-// whatever the blocking or thread count.
+// load, from input rows packed zero-padded and split into stride phases (phase_rows.h): every
+// tap is one unaligned vector load and one FMA, with no shuffles (the interleaved kernel
+// transposes every input and output element). Padding rows above and below the image all
+// point at one row of zeros. Each pixel's sum starts from the bias and adds its taps in kernel
+// order, as the other depthwise kernels do: the same bits, whatever the blocking or thread
+// count.
 //
 // Every member is inlined into the per-instruction-set functions below, so no vector value
 // crosses a call between code built for different instruction sets (what -Wpsabi warns of).
 #pragma GCC diagnostic ignored "-Wpsabi"  // to the end of the file: GCC checks at instantiation
-using simd::grow;
 using simd::Vec16;
 using simd::Vec4;
 using simd::Vec8;
 
 template <typename Vec>
-struct Plane : simd::Lanes<Vec> {
-  using simd::Lanes<Vec>::L;
-  using simd::Lanes<Vec>::load;
-  using simd::Lanes<Vec>::store;
+struct Plane : simd::PhaseRows<Vec> {
+  using Rows = simd::PhaseRows<Vec>;
+  using Rows::L;
+  using Rows::load;
+  using Rows::splat;
+  using Layout = typename Rows::Layout;
   static constexpr int kVectors = 4;  // output vectors computed together, to hide FMA latency
-
-  // Lanes 0, 2, 4, ... of a followed by b's.
-  template <int... K>
-  [[gnu::always_inline]] static inline Vec even_lanes(Vec a, Vec b,
-                                                      std::integer_sequence<int, K...>) {
-    return __builtin_shufflevector(a, b, (2 * K)...);
-  }
-  [[gnu::always_inline]] static inline Vec splat(float x) { return Vec{} + x; }
-
-  // Where a padded input row's phase rows sit in scratch. Phase q's column j (padded column
-  // q + s * j) is at q * stride + shift + j: `width` columns cover every output vector's taps,
-  // and `shift` puts phase 0's first image column on a vector boundary, so the copy's stores
-  // each write one cache line.
-  struct Layout {
-    std::int64_t width, shift, stride;
-
-    [[gnu::always_inline]] inline explicit Layout(const ConvGeometry& g)
-        : width((g.ow + L - 1) / L * L + (g.kw - 1) / g.sw + 1),
-          shift((L - (g.pw + g.sw - 1) / g.sw % L) % L),
-          stride((shift + width + L - 1) / L * L) {}
-    // Floats a packed row takes.
-    [[gnu::always_inline]] inline std::int64_t row_floats(const ConvGeometry& g) const {
-      return g.sw * stride;
-    }
-  };
-
-  // Input row y of `plane` as the sw phase rows of its zero-padded copy, into `dst` (placed as
-  // `at` says).
-  [[gnu::always_inline]] static inline void pack(const float* plane, std::int64_t y,
-                                                 const ConvGeometry& g, const Layout& at,
-                                                 float* dst) {
-    const float* src = plane + y * g.w;
-    for (std::int64_t q = 0; q < g.sw; ++q) {
-      float* row = dst + q * at.stride + at.shift;
-      const std::int64_t width = at.width;
-      // Phase column j is padded column q + sw * j, input column q + sw * j - pw: those in
-      // [0, w) are the image's, [first, last).
-      const std::int64_t first =
-          std::clamp<std::int64_t>(g.pw - q <= 0 ? 0 : (g.pw - q + g.sw - 1) / g.sw, 0, width);
-      const std::int64_t last = std::clamp<std::int64_t>(
-          g.w - 1 + g.pw - q < 0 ? 0 : (g.w - 1 + g.pw - q) / g.sw + 1, first, width);
-      // Loops rather than memcpy / memset: rows are a few hundred bytes, where the library
-      // calls cost more than the copy.
-      for (std::int64_t j = 0; j < first; ++j) row[j] = 0.0f;
-      const float* from = src + q + g.sw * first - g.pw;
-      if (g.sw == 1) {
-        std::int64_t j = first;
-        for (; j + L <= last; j += L) store(row + j, load(from + (j - first)));
-        for (; j < last; ++j) row[j] = from[j - first];
-      } else {
-        // Every other column: the even lanes of two vectors.
-        constexpr auto evens = std::make_integer_sequence<int, L>{};
-        std::int64_t j = first;
-        for (; j + L <= last && 2 * (j - first) + 2 * L <= g.w - (q + 2 * first - g.pw); j += L) {
-          const float* f = from + 2 * (j - first);
-          store(row + j, even_lanes(load(f), load(f + L), evens));
-        }
-        for (; j < last; ++j) row[j] = from[2 * (j - first)];
-      }
-      for (std::int64_t j = last; j < width; ++j) row[j] = 0.0f;
-    }
-  }
 
   // `count` (1 to kVectors) vectors of output pixels from `dst`, rows[ky] the phase rows of
   // the padded input row tap row ky reads; the last vector keeps only `tail` pixels (1 to L).
@@ -174,10 +111,7 @@ struct Plane : simd::Lanes<Vec> {
     // stores would still be in flight, and a load straddling two of them waits for both.
     const std::int64_t ahead = 2 * S;
     const std::int64_t ring = kh + ahead;
-    grow(scratch, (ring + 1) * row_floats + L);
-    float* base = scratch.data() +
-                  (L - reinterpret_cast<std::uintptr_t>(scratch.data()) / sizeof(float) % L) %
-                      L;  // on a vector boundary
+    float* base = simd::line_aligned(scratch, (ring + 1) * row_floats);
     float* zeros = base + ring * row_floats;
     for (std::int64_t j = 0; j < row_floats; ++j) zeros[j] = 0.0f;
     thread_local std::vector<const float*> rows;
@@ -188,7 +122,7 @@ struct Plane : simd::Lanes<Vec> {
       const std::int64_t top = oy * S;
       for (; next < std::min(end, top + kh + ahead); ++next) {
         const std::int64_t y = next - g.ph;
-        if (y >= 0 && y < g.h) pack(plane, y, g, at, base + next % ring * row_floats);
+        if (y >= 0 && y < g.h) Rows::pack(plane, y, g, at, base + next % ring * row_floats);
       }
       for (std::int64_t ky = 0; ky < kh; ++ky) {
         const std::int64_t y = top + ky - g.ph;

@@ -25,7 +25,6 @@ namespace {
 // Every member is inlined into the per-instruction-set functions below, so no vector value
 // crosses a call between code built for different instruction sets (what -Wpsabi warns of).
 #pragma GCC diagnostic ignored "-Wpsabi"  // to the end of the file: GCC checks at instantiation
-using simd::grow;
 using simd::Vec16;
 using simd::Vec4;
 using simd::Vec8;
@@ -252,28 +251,29 @@ struct Block : simd::Lanes<Vec> {
       src[l] = in + (n * g.c + oc / mult) * g.h * g.w;
       dst[l] = out + (n * g.o + oc) * plane + oy0 * g.ow;
     }
-    grow(padded, (py1 - py0) * cols * L);
-    pack(src, g, cols, py0, py1, padded.data());
+    float* const padded_rows = simd::line_aligned(padded, (py1 - py0) * cols * L);
+    pack(src, g, cols, py0, py1, padded_rows);
 
     // Weights and bias interleaved the same way: one vector per tap.
-    thread_local std::vector<float> w;
-    w.assign(static_cast<std::size_t>(taps * L), 0.0f);
+    thread_local std::vector<float> weights;
+    float* const w = simd::line_aligned(weights, taps * L);
+    std::fill_n(w, taps * L, 0.0f);
     Vec b = {};
     for (std::int64_t l = 0; l < lanes; ++l) {
       for (std::int64_t t = 0; t < taps; ++t) w[t * L + l] = weight[(oc0 + l) * taps + t];
       if (bias != nullptr) b[l] = bias[oc0 + l];
     }
 
-    grow(result, band * L);
+    float* const out_pixels = simd::line_aligned(result, band * L);
     if (g.kh == 3 && g.kw == 3) {
-      compute<3, 3>(padded.data(), cols, w.data(), b, g, oy1 - oy0, result.data());
+      compute<3, 3>(padded_rows, cols, w, b, g, oy1 - oy0, out_pixels);
     } else if (g.kh == 5 && g.kw == 5) {
-      compute<5, 5>(padded.data(), cols, w.data(), b, g, oy1 - oy0, result.data());
+      compute<5, 5>(padded_rows, cols, w, b, g, oy1 - oy0, out_pixels);
     } else {
-      compute<0, 0>(padded.data(), cols, w.data(), b, g, oy1 - oy0, result.data());
+      compute<0, 0>(padded_rows, cols, w, b, g, oy1 - oy0, out_pixels);
     }
-    if (fused != nullptr) finish(*fused, oc0, lanes, result.data(), band * L);
-    unpack(result.data(), band, lanes, dst);
+    if (fused != nullptr) finish(*fused, oc0, lanes, out_pixels, band * L);
+    unpack(out_pixels, band, lanes, dst);
   }
 };
 

@@ -12,18 +12,11 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 
 #include "symbolite/ops/common/conv_geometry.h"
 #include "symbolite/support/bytes.h"
 
 namespace symbolite::ops::nn {
-
-// Told that output channels [first, first + count) of image n are written over output rows
-// [top, top + rows), while they are in cache: conv_ops.cpp applies bias and fused epilogue
-// there.
-using ChannelsDone = std::function<void(std::int64_t n, std::int64_t first, std::int64_t count,
-                                        std::int64_t top, std::int64_t rows)>;
 
 // out (N, O, OH, OW) = conv(in (N, C, H, W), weight (O, C, KH, KW)), no bias, calling `done`
 // for every block of the output; returns true. Returns false, having written nothing,

@@ -10,8 +10,9 @@
 // group, on oneDNN's matmul primitive reading the file's weights in place for images of at
 // most 64 pixels (onednn_matmul.h); other float32 ones over more than 128 inputs per output
 // with weights read-only in the model file on oneDNN's direct convolutions (onednn_conv.h);
-// everything else as im2col + GEMM (gemm.h: oneDNN sgemm for float32, OpenBLAS dgemm for
-// float64). float64 takes the GEMM paths for depthwise and grouped ones too: it is there for
+// float32 ones over at most 128 inputs per output into at most 32 channels (stems) row by row
+// (stem_conv.h); everything else as im2col + GEMM (gemm.h: oneDNN sgemm for float32,
+// OpenBLAS dgemm for float64). float64 takes the GEMM paths for depthwise and grouped ones too: it is there for
 // correctness, not speed.
 #include <algorithm>
 #include <cstring>
@@ -29,6 +30,7 @@
 #include "symbolite/ops/cpu/grouped_by_plane.h"
 #include "symbolite/ops/cpu/onednn_conv.h"
 #include "symbolite/ops/cpu/onednn_matmul.h"
+#include "symbolite/ops/cpu/stem_conv.h"
 #include "symbolite/ops/cpu/strided_copy.h"
 #include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/ops/registry/epilogue_kernels.h"
@@ -282,15 +284,22 @@ void run_conv(const Tensor& x, const Tensor& wt, T* out, const Geometry& g,
       }
       if (taken) return;
     }
+    // The direct paths' blocks finished (bias, fused epilogue) as they are written.
+    auto done = [&](std::int64_t n, std::int64_t first, std::int64_t count, std::int64_t top,
+                    std::int64_t rows) {
+      finish_rows(out + (n * g.o + first) * plane + top * g.ow, first, count, rows * g.ow, plane,
+                  g.o, e);
+    };
+    // Few inputs per output (a stem over 3 colour channels): row by row (stem_conv.h), not a
+    // GEMM with k = 27.
+    if (stem_conv2d_shape(g)) {
+      stem_conv2d(x.data<float>(), wt.data<float>(), out, g, done);
+      return;
+    }
     // Weights read-only in the model file: oneDNN's direct convolution, its reordered copy
     // of the weights made once (onednn_conv.h).
     if (wt.storage().is_view() && onednn_conv2d_shape(g)) {
       const Bytes weight_bytes(wt.storage().bytes().owner(), wt.raw_data(), wt.nbytes());
-      auto done = [&](std::int64_t n, std::int64_t first, std::int64_t count, std::int64_t top,
-                      std::int64_t rows) {
-        finish_rows(out + (n * g.o + first) * plane + top * g.ow, first, count, rows * g.ow, plane,
-                    g.o, e);
-      };
       if (onednn_conv2d(x.data<float>(), weight_bytes, out, g, done)) return;
     }
   }

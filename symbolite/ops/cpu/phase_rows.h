@@ -1,0 +1,92 @@
+// Input rows packed for convolution kernels that put consecutive output pixels in vector
+// lanes (depthwise_direct.cpp, stem_conv.cpp): tap (ky, kx) of output pixels [ox, ox + L)
+// reads input pixels ox * s + kx, which for stride s = 2 are every other pixel. So each input
+// row is first copied zero-padded into scratch, split into s phase rows (phase q holds padded
+// columns q, q + s, q + 2s, ...): every tap is then one unaligned vector load, with no
+// shuffles.
+//
+// Everything is always inlined into the callers' per-instruction-set functions (float_lanes.h).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "symbolite/ops/common/conv_geometry.h"
+#include "symbolite/ops/cpu/float_lanes.h"
+
+namespace symbolite::ops::simd {
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+template <typename Vec>
+struct PhaseRows : Lanes<Vec> {
+  using Lanes<Vec>::L;
+  using Lanes<Vec>::load;
+  using Lanes<Vec>::store;
+
+  // Lanes 0, 2, 4, ... of a followed by b's.
+  template <int... K>
+  [[gnu::always_inline]] static inline Vec even_lanes(Vec a, Vec b,
+                                                      std::integer_sequence<int, K...>) {
+    return __builtin_shufflevector(a, b, (2 * K)...);
+  }
+  [[gnu::always_inline]] static inline Vec splat(float x) { return Vec{} + x; }
+
+  // Where a padded input row's phase rows sit in scratch. Phase q's column j (padded column
+  // q + s * j) is at q * stride + shift + j: `width` columns cover every output vector's taps
+  // (the last vector's lanes past the row's end included), and `shift` puts phase 0's first
+  // image column on a vector boundary, so the copy's stores each write one cache line.
+  struct Layout {
+    std::int64_t width, shift, stride;
+
+    [[gnu::always_inline]] inline explicit Layout(const nn::ConvGeometry& g)
+        : width((g.ow + L - 1) / L * L + (g.kw - 1) / g.sw + 1),
+          shift((L - (g.pw + g.sw - 1) / g.sw % L) % L),
+          stride((shift + width + L - 1) / L * L) {}
+    // Floats a packed row takes.
+    [[gnu::always_inline]] inline std::int64_t row_floats(const nn::ConvGeometry& g) const {
+      return g.sw * stride;
+    }
+  };
+
+  // Input row y of `plane` as the sw phase rows of its zero-padded copy, into `dst` (placed as
+  // `at` says).
+  [[gnu::always_inline]] static inline void pack(const float* plane, std::int64_t y,
+                                                 const nn::ConvGeometry& g, const Layout& at,
+                                                 float* dst) {
+    const float* src = plane + y * g.w;
+    for (std::int64_t q = 0; q < g.sw; ++q) {
+      float* row = dst + q * at.stride + at.shift;
+      const std::int64_t width = at.width;
+      // Phase column j is padded column q + sw * j, input column q + sw * j - pw: those in
+      // [0, w) are the image's, [first, last).
+      const std::int64_t first =
+          std::clamp<std::int64_t>(g.pw - q <= 0 ? 0 : (g.pw - q + g.sw - 1) / g.sw, 0, width);
+      const std::int64_t last = std::clamp<std::int64_t>(
+          g.w - 1 + g.pw - q < 0 ? 0 : (g.w - 1 + g.pw - q) / g.sw + 1, first, width);
+      // Loops rather than memcpy / memset: rows are a few hundred bytes, where the library
+      // calls cost more than the copy.
+      for (std::int64_t j = 0; j < first; ++j) row[j] = 0.0f;
+      const float* from = src + q + g.sw * first - g.pw;
+      if (g.sw == 1) {
+        std::int64_t j = first;
+        for (; j + L <= last; j += L) store(row + j, load(from + (j - first)));
+        for (; j < last; ++j) row[j] = from[j - first];
+      } else {
+        // Every other column: the even lanes of two vectors.
+        constexpr auto evens = std::make_integer_sequence<int, L>{};
+        std::int64_t j = first;
+        for (; j + L <= last && 2 * (j - first) + 2 * L <= g.w - (q + 2 * first - g.pw); j += L) {
+          const float* f = from + 2 * (j - first);
+          store(row + j, even_lanes(load(f), load(f + L), evens));
+        }
+        for (; j < last; ++j) row[j] = from[2 * (j - first)];
+      }
+      for (std::int64_t j = last; j < width; ++j) row[j] = 0.0f;
+    }
+  }
+};
+#pragma GCC diagnostic pop
+
+}  // namespace symbolite::ops::simd
