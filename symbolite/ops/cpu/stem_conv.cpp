@@ -35,7 +35,6 @@ struct Stem : simd::PhaseRows<Vec> {
   using Rows = simd::PhaseRows<Vec>;
   using Rows::L;
   using Rows::load;
-  using Rows::splat;
   using Rows::store;
   using Layout = typename Rows::Layout;
   // A tile of accumulators in registers: 24 of AVX-512's 32, 8 of AVX2's and SSE's 16.
@@ -63,13 +62,14 @@ struct Stem : simd::PhaseRows<Vec> {
       const float* wt = w + t * kChannels;
 #pragma GCC unroll 8
       for (int i = 0; i < kChannels; ++i) {
+        // -0.0 + w is w exactly, so GCC makes this one broadcast load; 0.0 + w (PhaseRows's
+        // splat) is not w for w = -0.0, and cost an add and a register broadcast per weight.
         const Vec b = -Vec{} + wt[i];
 #pragma GCC unroll 4
         for (int v = 0; v < V; ++v) acc[i][v] += b * x[v];
       }
     }
-    // Whole vectors stored as such: the partial one's copy goes through memory (a call to
-    // memcpy for each channel, which cost more than the tile's FMAs).
+    // Whole vectors stored as they are; only a row's partial last vector goes through memcpy.
     if (tail == L && count == kChannels) {
 #pragma GCC unroll 8
       for (int i = 0; i < kChannels; ++i) {

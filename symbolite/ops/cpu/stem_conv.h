@@ -13,9 +13,10 @@ namespace symbolite::ops::nn {
 // strides of 1 or 2, no dilation.
 bool stem_conv2d_shape(const ConvGeometry& g);
 
-// out (N, O, OH, OW) = conv(in (N, C, H, W), weight (O, C, KH, KW)), no bias, calling `done`
-// for every band of output rows it finishes (all channels). Each output is its taps summed in
-// (channel, row, column) order: the same bits at any thread count.
+// out (N, O, OH, OW) = conv(in (N, C, H, W), weight (O, C, KH, KW)), no bias, for `g` as
+// stem_conv2d_shape takes, calling `done` for every band of output rows it finishes (all
+// channels). Each output is its taps summed in (channel, row, column) order: the same bits at
+// any thread count.
 void stem_conv2d(const float* in, const float* weight, float* out, const ConvGeometry& g,
                  const ChannelsDone& done);
 
