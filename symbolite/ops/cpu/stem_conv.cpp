@@ -217,6 +217,7 @@ bool stem_conv2d_shape(const ConvGeometry& g) {
 
 void stem_conv2d(const float* in, const float* weight, float* out, const ConvGeometry& g,
                  const ChannelsDone& done) {
+  if (g.n == 0 || g.o == 0 || g.oh <= 0 || g.ow <= 0) return;  // nothing to write
   const Best kernel = best();
   const std::int64_t k = g.cg * g.kh * g.kw;
   // The weights tap by tap within blocks of `channels` output channels, zero past the last.

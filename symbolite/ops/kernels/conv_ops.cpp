@@ -12,8 +12,8 @@
 // with weights read-only in the model file on oneDNN's direct convolutions (onednn_conv.h);
 // float32 ones over at most 128 inputs per output into at most 32 channels (stems) row by row
 // (stem_conv.h); everything else as im2col + GEMM (gemm.h: oneDNN sgemm for float32,
-// OpenBLAS dgemm for float64). float64 takes the GEMM paths for depthwise and grouped ones too: it is there for
-// correctness, not speed.
+// OpenBLAS dgemm for float64). float64 takes the GEMM paths for depthwise and grouped ones
+// too: it is there for correctness, not speed.
 #include <algorithm>
 #include <cstring>
 #include <optional>
