@@ -69,8 +69,7 @@ TEST(DepthwiseConv, EveryKernelGivesPyTorchsResultsInTheSameBits) {
                    dilation[0],
                    dilation[1],
                    groups};
-    g.oh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
-    g.ow = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+    set_output_size(g);
     Tensor interleaved = Tensor::empty({g.n, g.o, g.oh, g.ow}, tensor::DType::kFloat32);
     Tensor by_plane = Tensor::empty({g.n, g.o, g.oh, g.ow}, tensor::DType::kFloat32);
     const float* b = has_bias ? bias.data<float>() : nullptr;
@@ -204,8 +203,7 @@ TEST(DepthwiseConv, RowByRowMatchesInterleavedOnOtherGeometries) {
                  << k.kh << "x" << k.kw << " s" << k.stride << " p" << k.pad);
     ConvGeometry g{k.n, k.c,      k.h,      k.w,   k.c * k.mult, 1, k.kh, k.kw, 0,
                    0,   k.stride, k.stride, k.pad, k.pad,        1, 1,    k.c};
-    g.oh = (g.h + 2 * g.ph - g.kh) / g.sh + 1;
-    g.ow = (g.w + 2 * g.pw - g.kw) / g.sw + 1;
+    set_output_size(g);
     compare_row_by_row(g);
   }
 }
@@ -236,8 +234,7 @@ TEST(DepthwiseConv, RowByRowMatchesInterleavedOnRandomGeometries) {
     g.pw = draw(0, 5);
     g.dh = g.dw = 1;
     if (g.h + 2 * g.ph < g.kh || g.w + 2 * g.pw < g.kw) continue;  // no output: PyTorch refuses
-    g.oh = (g.h + 2 * g.ph - g.kh) / g.sh + 1;
-    g.ow = (g.w + 2 * g.pw - g.kw) / g.sw + 1;
+    set_output_size(g);
     SCOPED_TRACE(::testing::Message()
                  << "n" << g.n << " c" << g.c << "->" << g.o << " " << g.h << "x" << g.w << " k"
                  << g.kh << "x" << g.kw << " s" << g.sh << " p" << g.ph << "," << g.pw);

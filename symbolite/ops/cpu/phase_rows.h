@@ -31,7 +31,9 @@ struct PhaseRows : Lanes<Vec> {
                                                       std::integer_sequence<int, K...>) {
     return __builtin_shufflevector(a, b, (2 * K)...);
   }
-  [[gnu::always_inline]] static inline Vec splat(float x) { return Vec{} + x; }
+  // x in every lane: -0.0 + x is x exactly (0.0 + x is not, for x = -0.0), so GCC makes it a
+  // broadcast, from memory when x is loaded (0.0 + x cost an add and a register broadcast).
+  [[gnu::always_inline]] static inline Vec splat(float x) { return -Vec{} + x; }
 
   // Where a padded input row's phase rows sit in scratch. Phase q's column j (padded column
   // q + s * j) is at q * stride + shift + j: `width` columns cover every output vector's taps

@@ -35,6 +35,7 @@ struct Stem : simd::PhaseRows<Vec> {
   using Rows = simd::PhaseRows<Vec>;
   using Rows::L;
   using Rows::load;
+  using Rows::splat;
   using Rows::store;
   using Layout = typename Rows::Layout;
   // A tile of accumulators in registers: 24 of AVX-512's 32, 8 of AVX2's and SSE's 16.
@@ -62,9 +63,7 @@ struct Stem : simd::PhaseRows<Vec> {
       const float* wt = w + t * kChannels;
 #pragma GCC unroll 8
       for (int i = 0; i < kChannels; ++i) {
-        // -0.0 + w is w exactly, so GCC makes this one broadcast load; 0.0 + w (PhaseRows's
-        // splat) is not w for w = -0.0, and cost an add and a register broadcast per weight.
-        const Vec b = -Vec{} + wt[i];
+        const Vec b = splat(wt[i]);  // one broadcast load
 #pragma GCC unroll 4
         for (int v = 0; v < V; ++v) acc[i][v] += b * x[v];
       }

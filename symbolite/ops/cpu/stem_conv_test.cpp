@@ -91,8 +91,7 @@ TEST(StemConv, MatchesTheDefinitionOnRandomGeometries) {
         g.c * g.kh * g.kw > 128) {
       continue;  // no output (PyTorch refuses), or not this kernel's
     }
-    g.oh = (g.h + 2 * g.ph - g.kh) / g.sh + 1;
-    g.ow = (g.w + 2 * g.pw - g.kw) / g.sw + 1;
+    set_output_size(g);
     ASSERT_TRUE(stem_conv2d_shape(g));
     SCOPED_TRACE(::testing::Message()
                  << "n" << g.n << " c" << g.c << "->" << g.o << " " << g.h << "x" << g.w << " k"

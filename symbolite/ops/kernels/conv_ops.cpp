@@ -515,8 +515,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   if (bias != nullptr && bias->dtype() != dtype && dtype != DType::kFloat64) {
     unsupported_dtype("aten::_convolution", bias->dtype());
   }
-  g.oh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
-  g.ow = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+  set_output_size(g);
   Ints out_sizes = {g.n, g.o, g.oh, g.ow};
   Tensor out = Tensor::uninitialized(out_sizes, dtype);
   if (out.numel() != 0) {
