@@ -7,6 +7,7 @@
 
 #include <dnnl.hpp>
 
+#include "symbolite/ops/cpu/float_transpose.h"
 #include "symbolite/ops/cpu/onednn_context.h"
 #include "symbolite/ops/cpu/single_openmp_thread.h"
 #include "symbolite/ops/cpu/weight_plan_cache.h"
@@ -28,6 +29,9 @@ using Dims = memory::dims;
 constexpr std::int64_t kMultiplyAddsPerThread = std::int64_t{1} << 20;
 // Output channels go to threads in multiples of oneDNN's AVX-512 channel block.
 constexpr std::int64_t kChannelBlock = 16;
+// A band of output rows writes at most about this much (a quarter of a 2 MiB L2): ResNet's
+// and DenseNet's stems, in 13 bands, ran 1-3 % faster than in one.
+constexpr std::int64_t kBandBytes = std::int64_t{512} << 10;
 // Convolutions over at most this many inputs per output (CG * KH * KW) keep im2col + GEMM:
 // a stem's 3 input channels make reordering the input and output cost more than the
 // convolution (MobileNet's 3x3 stem: 85 us as im2col + GEMM, 230 us on two threads here).
@@ -46,6 +50,7 @@ struct Slice {
   memory::desc output;  // the block's part of the NCHW output
   std::int64_t output_offset = 0;
   bool reorder_out = false;
+  bool transpose_out = false;  // NHWC into NCHW: float_transpose.h, not oneDNN's reorder
   dnnl::reorder to_output;
   memory::desc scratchpad;
 };
@@ -53,6 +58,8 @@ struct Slice {
 struct ConvPlan {
   memory::desc user_src, src;
   bool reorder_in = false;
+  bool transpose_in = false;  // NCHW into NHWC: float_transpose.h, not oneDNN's reorder
+  std::int64_t transpose_bands = 1;
   // The input into the primitives' layout in bands of rows, one per thread (one thread would
   // take longer over a large shallow input than the convolution's share).
   struct Band {
@@ -74,9 +81,10 @@ struct PlanBuilder {
     // Grouped ones (RegNet, ResNeXt) by rows, else by blocks of whole groups: a block of
     // channels would cut groups.
     const bool by_rows = g.groups > 1 || blocks % slices != 0;
-    if (slices > 1 && g.n == 1 && by_rows && g.oh >= 2 * slices) {
+    const std::int64_t bands = row_bands(g, slices);
+    if (g.n == 1 && ((slices > 1 && by_rows) || bands > slices) && g.oh >= 2 * bands) {
       try {
-        if (auto plan = build_rows(weight_bytes, g, slices)) return plan;
+        if (auto plan = build_rows(weight_bytes, g, bands)) return plan;
       } catch (const dnnl::error&) {
         // no primitive for a band here: blocks of channels
       }
@@ -93,6 +101,15 @@ struct PlanBuilder {
     } catch (const dnnl::error&) {
       return nullptr;  // no primitive for this shape here: im2col takes it
     }
+  }
+
+  // Bands of output rows for `slices` threads: more when the whole output would not stay in
+  // L2 until it is transposed into NCHW (ResNet's 64 x 112 x 112 stem, VGG's first layers).
+  static std::int64_t row_bands(const ConvGeometry& g, std::int64_t slices) {
+    if (g.groups > 1) return slices;
+    const std::int64_t bytes = g.o * g.oh * g.ow * std::int64_t{sizeof(float)};
+    const std::int64_t per_slice = (bytes / slices + kBandBytes - 1) / kBandBytes;
+    return slices * std::max<std::int64_t>(1, per_slice);
   }
 
   // The weights of output channels [first, first + channels): all of them when grouped
@@ -142,7 +159,9 @@ struct PlanBuilder {
                             Dims{g.o * g.oh * g.ow, g.oh * g.ow, g.ow, 1});
     s.output_offset = s.first * g.oh * g.ow + s.top * g.ow;
     s.reorder_out = s.dst != s.output;
-    if (s.reorder_out) s.to_output = reorder(s.dst, s.output);
+    s.transpose_out =
+        s.dst == memory::desc({g.n, s.count, s.rows, g.ow}, f32, memory::format_tag::nhwc);
+    if (s.reorder_out && !s.transpose_out) s.to_output = reorder(s.dst, s.output);
     if (before != nullptr && before->weights.get_desc() == pd.weights_desc()) {
       s.weights = before->weights;
       return;
@@ -263,6 +282,13 @@ struct PlanBuilder {
     // whole reorder zeroes the padding).
     const bool padded = plan->src.data.padded_dims[1] != g.c;
     const std::int64_t bands = padded ? 1 : std::min(slices, g.h);
+    plan->transpose_bands = bands;
+    // (A few channels, a stem's 3, interleave faster through oneDNN's reorder than 16 x 16
+    // tiles with a few rows each: 70 against 122 us for ResNet's 3 x 224 x 224.)
+    plan->transpose_in = g.c >= kChannelBlock &&
+                         plan->src == memory::desc({g.n, g.c, g.h, g.w}, memory::data_type::f32,
+                                                   memory::format_tag::nhwc);
+    if (plan->transpose_in) return plan;
     for (std::int64_t b = 0; b < bands; ++b) {
       const std::int64_t top = g.h * b / bands, rows = g.h * (b + 1) / bands - top;
       const Dims dims{g.n, g.c, rows, g.w}, at{0, 0, top, 0};
@@ -276,6 +302,22 @@ struct PlanBuilder {
   }
 };
 
+// A slice's NHWC result into its NCHW output 16 channels at a time, each block finished
+// (`done`) while it is in cache.
+void transpose_out(const Slice& s, const float* dst, float* out, const ConvGeometry& g,
+                   const ChannelsDone& done) {
+  const std::int64_t plane = g.oh * g.ow, pixels = s.rows * g.ow;
+  for (std::int64_t n = 0; n < g.n; ++n) {
+    const float* image = dst + n * pixels * s.count;
+    float* output = out + s.output_offset + n * g.o * plane;
+    for (std::int64_t c = 0; c < s.count; c += kChannelBlock) {
+      const std::int64_t count = std::min(kChannelBlock, s.count - c);
+      transpose_f32(image + c, s.count, output + c * plane, plane, pixels, count);
+      done(n, s.first + c, count, s.top, s.rows);
+    }
+  }
+}
+
 void execute(const ConvPlan& plan, const float* in, float* out, const ConvGeometry& g,
              const ChannelsDone& done) {
   SingleOpenMpThread one;
@@ -285,6 +327,17 @@ void execute(const ConvPlan& plan, const float* in, float* out, const ConvGeomet
   if (plan.reorder_in) {
     void* blocked = src_scratch.get(plan.src.get_size());
     src = memory(plan.src, engine(), blocked);
+    if (plan.transpose_in) {
+      parallel_for(plan.transpose_bands, 1, [&](std::int64_t begin, std::int64_t end) {
+        const std::int64_t top = g.h * begin / plan.transpose_bands;
+        const std::int64_t rows = g.h * end / plan.transpose_bands - top;
+        for (std::int64_t n = 0; n < g.n; ++n) {
+          transpose_f32(in + (n * g.c * g.h + top) * g.w, g.h * g.w,
+                        static_cast<float*>(blocked) + (n * g.h + top) * g.w * g.c, g.c, g.c,
+                        rows * g.w);
+        }
+      });
+    }
     parallel_for(static_cast<std::int64_t>(plan.to_src.size()), 1,
                  [&](std::int64_t begin, std::int64_t end) {
                    SingleOpenMpThread worker;
@@ -314,6 +367,11 @@ void execute(const ConvPlan& plan, const float* in, float* out, const ConvGeomet
                                     {DNNL_ARG_WEIGHTS, s.weights},
                                     {DNNL_ARG_DST, dst},
                                     {DNNL_ARG_SCRATCHPAD, pad}});
+          if (s.transpose_out) {
+            stream().wait();
+            transpose_out(s, static_cast<const float*>(dst.get_data_handle()), out, g, done);
+            continue;
+          }
           if (s.reorder_out) s.to_output.execute(stream(), dst, output);
           stream().wait();
           for (std::int64_t n = 0; n < g.n; ++n) done(n, s.first, s.count, s.top, s.rows);

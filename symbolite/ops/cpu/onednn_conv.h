@@ -4,7 +4,9 @@
 // and ResNeXt with 16 or more channels a group, 7x7 stems, strided and dilated ones. The primitives read weights in their own
 // blocked layout; reordering them costs a copy, so it is made once per convolution and kept,
 // which is only sound for weights that cannot change: read-only bytes of a model file
-// (a tensor::Storage view). Other convolutions keep im2col + GEMM (conv_ops.cpp).
+// (a tensor::Storage view). Other convolutions keep im2col + GEMM (conv_ops.cpp). Images
+// move between PyTorch's NCHW and the primitives' NHWC by float_transpose.h, the output in
+// bands of rows small enough to be transposed and finished (`done`) while in L2.
 //
 // Measured against im2col + oneDNN's SGEMM (bench/conv_bench.cpp, docs/PERFORMANCE.md): 1.1-1.8x
 // faster on one thread on resnet18's 3x3s, up to 2.3x on two, input and output reorders

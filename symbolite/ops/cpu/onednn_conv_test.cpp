@@ -4,8 +4,12 @@
 // threads; which convolutions take the path; and that the reordered weights go with the model.
 #include "symbolite/ops/cpu/onednn_conv.h"
 
+#include <cmath>
 #include <cstring>
+#include <mutex>
 #include <optional>
+#include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -68,6 +72,78 @@ TEST(OnednnConv, ReorderedWeightsGoWithTheirModel) {
     EXPECT_EQ(onednn_conv2d_plans(), before + 8);
   }
   EXPECT_EQ(onednn_conv2d_plans(), before);
+}
+
+// The convolution by its definition, in double (dilation 1, one group).
+std::vector<double> naive(const std::vector<float>& in, const std::vector<float>& weight,
+                          const ConvGeometry& g) {
+  std::vector<double> out(static_cast<std::size_t>(g.n * g.o * g.oh * g.ow));
+  std::size_t at = 0;
+  for (std::int64_t n = 0; n < g.n; ++n) {
+    for (std::int64_t o = 0; o < g.o; ++o) {
+      for (std::int64_t y = 0; y < g.oh; ++y) {
+        for (std::int64_t x = 0; x < g.ow; ++x, ++at) {
+          for (std::int64_t c = 0; c < g.c; ++c) {
+            for (std::int64_t ky = 0; ky < g.kh; ++ky) {
+              for (std::int64_t kx = 0; kx < g.kw; ++kx) {
+                const std::int64_t iy = y * g.sh - g.ph + ky, ix = x * g.sw - g.pw + kx;
+                if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
+                out[at] +=
+                    static_cast<double>(
+                        weight[static_cast<std::size_t>(((o * g.c + c) * g.kh + ky) * g.kw + kx)]) *
+                    in[static_cast<std::size_t>(((n * g.c + c) * g.h + iy) * g.w + ix)];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// Outputs larger than a band's budget (1.3 MB, in 3 bands at one thread, 4 at two), of a
+// channel count that ends in a partial block of 16, and a batch of two (blocks of channels):
+// every value the definition's, every channel and row of every image reported done once.
+TEST(OnednnConv, LargeOutputsInBandsOfRowsAndBlocksOfChannels) {
+  std::mt19937 random(3);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  //                      n  c   h   w   o  cg  kh kw oh  ow  sh sw ph pw dh dw groups
+  for (const ConvGeometry& g :
+       {ConvGeometry{1, 16, 90, 90, 40, 16, 3, 3, 90, 90, 1, 1, 1, 1, 1, 1, 1},
+        ConvGeometry{2, 20, 33, 41, 24, 20, 3, 3, 17, 21, 2, 2, 1, 1, 1, 1, 1}}) {
+    std::vector<float> in(static_cast<std::size_t>(g.n * g.c * g.h * g.w));
+    std::vector<std::uint8_t> weight_bytes(static_cast<std::size_t>(g.o * g.c * g.kh * g.kw) *
+                                           sizeof(float));
+    for (float& v : in) v = uniform(random);
+    std::vector<float> weight(weight_bytes.size() / sizeof(float));
+    for (float& v : weight) v = uniform(random);
+    std::memcpy(weight_bytes.data(), weight.data(), weight_bytes.size());
+    const Bytes weights = Bytes::from_vector(std::move(weight_bytes));
+    const std::vector<double> want = naive(in, weight, g);
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(std::to_string(g.n) + " images at " + std::to_string(threads) + " threads");
+      testing::ThreadSetting setting(threads);
+      std::vector<float> out(want.size());
+      std::vector<int> reported(static_cast<std::size_t>(g.n * g.o * g.oh));
+      std::mutex mutex;
+      ASSERT_TRUE(
+          onednn_conv2d(in.data(), weights, out.data(), g,
+                        [&](std::int64_t n, std::int64_t first, std::int64_t count,
+                            std::int64_t top, std::int64_t rows) {
+                          std::lock_guard lock(mutex);
+                          for (std::int64_t o = first; o < first + count; ++o) {
+                            for (std::int64_t y = top; y < top + rows; ++y) {
+                              ++reported[static_cast<std::size_t>((n * g.o + o) * g.oh + y)];
+                            }
+                          }
+                        }));
+      EXPECT_EQ(reported, std::vector<int>(reported.size(), 1));
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        ASSERT_NEAR(out[i], want[i], 1e-4 * (1.0 + std::abs(want[i]))) << "at " << i;
+      }
+    }
+  }
 }
 
 TEST(OnednnConv, TakesDeepConvolutionsButOneByOneUnstridedAndDepthwise) {
