@@ -6,6 +6,7 @@
 
 #include "symbolite/ops/cpu/depthwise_conv.h"
 #include "symbolite/ops/cpu/float_lanes.h"
+#include "symbolite/ops/cpu/float_transpose.h"
 #include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/support/parallel_for.h"
 
@@ -254,14 +255,15 @@ struct Block : simd::Lanes<Vec> {
     float* const padded_rows = simd::line_aligned(padded, (py1 - py0) * cols * L);
     pack(src, g, cols, py0, py1, padded_rows);
 
-    // Weights and bias interleaved the same way: one vector per tap.
+    // Weights and bias interleaved the same way: one vector per tap (the weights a lanes x
+    // taps transpose; at 7x7 planes, element by element it took as long as the products).
     thread_local std::vector<float> weights;
     float* const w = simd::line_aligned(weights, taps * L);
-    std::fill_n(w, taps * L, 0.0f);
+    if (lanes < L) std::fill_n(w, taps * L, 0.0f);
+    transpose_f32(weight + oc0 * taps, taps, w, L, lanes, taps);
     Vec b = {};
-    for (std::int64_t l = 0; l < lanes; ++l) {
-      for (std::int64_t t = 0; t < taps; ++t) w[t * L + l] = weight[(oc0 + l) * taps + t];
-      if (bias != nullptr) b[l] = bias[oc0 + l];
+    if (bias != nullptr) {
+      for (std::int64_t l = 0; l < lanes; ++l) b[l] = bias[oc0 + l];
     }
 
     float* const out_pixels = simd::line_aligned(result, band * L);
