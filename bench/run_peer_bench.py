@@ -12,7 +12,8 @@ The zoo is built once into --cache (torchvision 0.14 models with weights=None, e
 torch.jit.script, saved for the lite interpreter with debug info; an LSTM, a GRU and a
 transformer encoder layer; a seeded float32 input per model). Each model and thread count is
 measured in --rounds interleaved rounds (symbolite then PyTorch, then the other way round, each in its own
-process); a figure is the median over rounds of each round's figure (median of medians).
+process); a figure is the median over rounds of each round's figure (median of medians), and
+a speed-up the median of the rounds' own speed-ups.
 Outputs are compared once per model: a mismatch (a tensor differing by more than 1e-4 x the
 reference's largest magnitude, or a different count or shape) is marked in the table.
 """
@@ -312,11 +313,13 @@ def measure_model(args, meta, image, threads):
             row[side]["default_intra_op_threads"] = results[0]["default_intra_op_threads"]
         row[side]["reported_threads"] = results[0].get("intra_op_threads", results[0]["threads"])
     s, p = row["symbolite"], row["pytorch"]
-    row["speedup"] = p["median_ms"] / s["median_ms"]
-    # Each round's own speed-up (its two medians, measured minutes apart at most): how far the
-    # machine's noise moves the figure.
+    # Each round's own speed-up (its two medians, measured seconds apart): the speed-up is
+    # their median, so a drift of the machine's speed over the rounds (this VM's moves by
+    # tens of percent between hours) cancels within each pair; their spread is how far the
+    # noise moves the figure.
     row["round_speedups"] = [pr["median_ms"] / sr["median_ms"]
                              for sr, pr in zip(rounds["symbolite"], rounds["pytorch"])]
+    row["speedup"] = statistics.median(row["round_speedups"])
     row["load_ratio"] = p["load_ms"] / s["load_ms"]
     row["rss_ratio"] = p["peak_rss_mib"] / s["peak_rss_mib"]
     if meta.get("flops"):
@@ -399,8 +402,8 @@ def main():
 
     print(f"Peak float32 FMA throughput ({fma['isa']}): {fma['gflops_1_thread']:.1f} GFLOP/s on 1 thread, "
           f"{fma['gflops_all_threads']:.1f} GFLOP/s on {fma['threads_all']}. {args.rounds} interleaved rounds of "
-          f"{args.warmup} warm-up + {args.runs} timed runs per side; figures are medians over rounds; in "
-          f"brackets after a speed-up, the lowest and highest of the rounds' own speed-ups. "
+          f"{args.warmup} warm-up + {args.runs} timed runs per side; figures are medians over rounds, a "
+          f"speed-up the median of the rounds' own; in brackets after it, the lowest and highest of them. "
           f"Ratios are PyTorch / symbolite (above 1: symbolite is faster or smaller). Load average "
           f"{load_before[0]:.2f} before, {load_after[0]:.2f} after on {cores} hardware threads (other work on the "
           f"machine slows the all-core rows most, PyTorch's OpenMP ones by far the most).")
