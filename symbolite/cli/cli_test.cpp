@@ -310,5 +310,41 @@ TEST(Cli, NoFusionRunsTheOperatorsAsWrittenWithTheSameResult) {
   EXPECT_EQ(nlohmann::json::parse(bench.out)["runs"], 1);
 }
 
+TEST(Cli, ProfileAsRunTimesTheFusedOperatorsBenchRuns) {
+  testing::ScratchDir scratch;
+  std::ifstream golden(fixture_path("goldens/fused.json"));
+  const auto calls = nlohmann::json::parse(golden)["calls"];
+  const std::string input = scratch.file("x.npy");
+  tensor::write_npy_file(input, testing::tensor_from_json(calls[0]["inputs"][0]));
+  const std::string model = fixture_path("models/fused.ptl") + " --input " + input;
+  auto rows = [](const std::string& json) {
+    std::map<std::string, int> counts;
+    const auto parsed = nlohmann::json::parse(json);
+    for (const auto& row : parsed["operators"]) {
+      counts[row["op"].get<std::string>()] = row["count"].get<int>();
+    }
+    return counts;
+  };
+  auto as_run = run_cli("profile " + model + " --runs 2 --as-run --json");
+  auto plain = run_cli("profile " + model + " --runs 2 --json");
+  ASSERT_EQ(as_run.exit_code, 0) << as_run.err;
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  // fused_defs.py's Fused: the input's batch norm with its relu_, five Conv-BN-activation
+  // blocks, two Conv-BN pairs; the file's code has the eight batch norms on their own.
+  const auto fused_rows = rows(as_run.out), file_rows = rows(plain.out);
+  EXPECT_EQ(fused_rows.at("aten::batch_norm+aten::relu_"), 2);
+  EXPECT_EQ(fused_rows.at("aten::conv2d+aten::batch_norm+aten::hardswish_"), 2);
+  EXPECT_EQ(fused_rows.at("aten::conv2d+aten::batch_norm"), 4);
+  EXPECT_EQ(fused_rows.count("aten::batch_norm"), 0U);
+  EXPECT_EQ(file_rows.at("aten::batch_norm"), 16);
+  EXPECT_EQ(file_rows.count("aten::conv2d+aten::batch_norm"), 0U);
+  // bench's interpreter cost is measured on the same code: as many operators a run.
+  auto bench = run_cli("bench " + model + " --runs 2 --warmup 0 --json");
+  ASSERT_EQ(bench.exit_code, 0) << bench.err;
+  int events = 0;
+  for (const auto& [op, count] : fused_rows) events += count;
+  EXPECT_EQ(nlohmann::json::parse(bench.out)["operators_per_run"], events / 2);
+}
+
 }  // namespace
 }  // namespace symbolite::cli

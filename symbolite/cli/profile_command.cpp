@@ -46,11 +46,12 @@ struct ProfileOptions {
   bool shapes = false;
   bool flops = false;
   bool memory = false;
+  bool as_run = false;
   bool json = false;
 
   std::uint32_t details() const {
     return (shapes ? profiler::kDetailShapes : 0u) | (flops ? profiler::kDetailFlops : 0u) |
-           (memory ? profiler::kDetailMemory : 0u);
+           (memory ? profiler::kDetailMemory : 0u) | (as_run ? profiler::kDetailAsRun : 0u);
   }
 };
 
@@ -129,6 +130,11 @@ void add_profile_command(CLI::App& app, int& exit_code) {
                 "Count floating-point operations (conv, linear, matmul, "
                 "mm, addmm, bmm, elementwise add/sub/mul/div)");
   cmd->add_flag("--memory", o->memory, "Record tensor bytes allocated and freed per operator");
+  cmd->add_flag("--as-run", o->as_run,
+                "Profile the code as run and bench run it: a convolution or batch norm with the "
+                "batch norm and activation fused into it is one operator "
+                "(aten::conv2d+aten::batch_norm+aten::relu_). Default: every operator of the "
+                "file on its own");
   cmd->add_option(
       "--debug", o->sidecar,
       "Sidecar of a stripped model (made by `symbolite split`): failures and profiles get "

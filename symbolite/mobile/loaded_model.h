@@ -53,6 +53,9 @@ struct ResolvedOperator {
   // A folded batch norm: returns its input, unless its convolution ran as written; then it
   // runs `def` and, with `activation_def` (the activation moved into the convolution), that.
   bool folded_away = false;
+  // What a profile of the code as it runs calls a fused operator: the operators it stands for,
+  // joined by '+' ("aten::conv2d+aten::batch_norm+aten::hardswish_").
+  std::string fused_name;
 };
 
 // A bytecode function ready to run: the function as the file has it (`code`: instructions with

@@ -42,12 +42,15 @@ class Fuser {
       auto epilogue = std::make_shared<ops::Epilogue>();
       epilogue->scale = std::move(fold.scale);
       epilogue->shift = std::move(fold.shift);
+      conv.fused_name = conv.name + "+" + bn.name;
       // An activation right after the batch norm runs in the convolution's epilogue too:
       // nothing between them reads the output.
       if (std::optional<ActivationSite> site = activation_at(fold.batch_norm_pc + 1)) {
         epilogue->activation = site->kind;
         conv.activation_def = bn.activation_def = site->def;
         conv.activation_args = bn.activation_args = site->constants;
+        conv.fused_name += "+" + operator_name(*site);
+        bn.fused_name = bn.name + "+" + operator_name(*site);  // when it runs after all
         skip(*site);
       }
       conv.epilogue_kernel = ops::epilogue_kernel(conv.name);
@@ -82,6 +85,7 @@ class Fuser {
         combined.epilogue = std::move(epilogue);
         combined.activation_def = site->def;
         combined.activation_args = site->constants;
+        combined.fused_name = producer.name + "+" + operator_name(*site);
         it->second = add_operator(std::move(combined));
       }
       rewrite(pc, it->second);
@@ -124,6 +128,9 @@ class Fuser {
       if (targets_[at]) return std::nullopt;
     }
     return ActivationSite{*kind, pc, op_pc, op.def, std::move(constants)};
+  }
+  const std::string& operator_name(const ActivationSite& site) const {
+    return fn_.operators[static_cast<std::size_t>(code_[site.op_pc].x)].name;
   }
   // The activation's instructions become `JMP 1`: a kernel before it applied it, and its
   // result (the same tensor) is on the stack.

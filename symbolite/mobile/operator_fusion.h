@@ -16,7 +16,9 @@
 // convolution and batch norm, and turns the activation's instructions into `JMP 1`, which
 // does nothing — its result, the same tensor, is already on the stack. Instruction indices do
 // not move, so jump targets, debug handles and failure locations are the file's. Profiled runs
-// take the file's code, so that every operator is timed and attributed on its own.
+// take the file's code, so that every operator is timed and attributed on its own, unless the
+// profile asks for the code as it runs (profiler::kDetailAsRun: a fused operator is one event
+// named for all it does, ResolvedOperator::fused_name).
 #pragma once
 
 #include "symbolite/mobile/loaded_model.h"

@@ -19,6 +19,10 @@ enum EventDetail : std::uint32_t {
   kDetailFlops = 1u << 1,   // floating-point operations (needs the shapes, drops them after)
   kDetailMemory = 1u << 2,  // tensor bytes allocated and freed while the operator ran
   kDetailAll = kDetailShapes | kDetailFlops | kDetailMemory,
+  // Not a measurement: profile the code as it runs unprofiled, operator fusion's
+  // (mobile/operator_fusion.h) fused operators one event each, under their `fused_name`.
+  // Without it, profiled runs take the file's code, every operator timed on its own.
+  kDetailAsRun = 1u << 3,
 };
 
 // One operator input or output.

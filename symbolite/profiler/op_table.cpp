@@ -19,6 +19,7 @@ std::string format_input_shapes(const std::vector<ValueMeta>& inputs) {
 }
 
 std::string_view operator_name(std::string_view op) {
+  if (op.find('+') != std::string_view::npos) return op;  // a fused operator's name, whole
   const auto ns = op.find("::");
   const auto dot = op.find('.', ns == std::string_view::npos ? 0 : ns + 2);
   return dot == std::string_view::npos ? op : op.substr(0, dot);

@@ -39,7 +39,8 @@ struct OpTableOptions {
   bool by_name = false;
 };
 
-// "aten::add" for "aten::add.Tensor"; names without an overload unchanged.
+// "aten::add" for "aten::add.Tensor"; names without an overload, and fused operators' names
+// ("aten::conv2d+aten::relu_"), unchanged.
 std::string_view operator_name(std::string_view op);
 
 std::vector<OpStats> op_table(const std::vector<OpEvent>& events, OpTableOptions options = {});

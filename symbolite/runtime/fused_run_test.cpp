@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "symbolite/mobile/loaded_model.h"
+#include "symbolite/profiler/recording_sink.h"
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/runtime/run_error.h"
 #include "tests/test_support/fixtures.h"
@@ -162,6 +163,64 @@ TEST(OperatorFusion, ResultsAreThoseOfTheUnfusedCodeAndPyTorchs) {
   // fused at batch 1 and 2, fused64, fused_peephole, fused_sets_attribute, fused_unbatched
   // unbatched and batched, fused_depthwise at batch 1 and 2
   EXPECT_EQ(checked, 9);
+}
+
+// The events a profile of the code as it runs (profiler::kDetailAsRun) records for a call,
+// those of convolutions and batch norms only, and the result.
+std::pair<std::vector<std::string>, Tensor> profile_as_run(const std::string& model_name,
+                                                           const nlohmann::json& call) {
+  profiler::RecordingSink sink(profiler::kDetailAsRun);
+  IValue result;
+  {
+    profiler::ProfilingScope scope(sink);
+    result = testing::run_forward_call(model(model_name), call);
+  }
+  std::vector<std::string> names;
+  for (const auto& e : sink.events()) {
+    if (e.op.find("conv2d") != std::string_view::npos ||
+        e.op.find("batch_norm") != std::string_view::npos) {
+      names.emplace_back(e.op);
+    }
+  }
+  return {names, result.to_tensor()};
+}
+
+TEST(OperatorFusion, ProfilesTheCodeAsItRunsWhenAsked) {
+  const std::string act = "aten::conv2d+aten::batch_norm+aten::";
+  for (const auto& call : calls()) {
+    if (!call.contains("output")) continue;
+    const std::string model_name = call["model"].get<std::string>();
+    const std::string name = call["name"].get<std::string>();
+    SCOPED_TRACE(model_name + "/" + name);
+    auto [events, result] = profile_as_run(model_name, call);
+    // The fused code ran: the bits of an unprofiled run.
+    EXPECT_TRUE(same_bits(result, run(model_name, call, true).to_tensor()));
+    if (model_name == "fused" && name == "float32") {
+      // One event per fused operator, none for a folded batch norm.
+      EXPECT_EQ(events, (std::vector<std::string>{
+                            "aten::batch_norm+aten::relu_", act + "relu_", act + "hardswish_",
+                            act + "silu_", act + "hardsigmoid_", act + "hardtanh_",
+                            "aten::conv2d+aten::batch_norm", "aten::conv2d+aten::batch_norm"}));
+    } else if (model_name == "fused_unbatched") {
+      // Unbatched, the fold steps aside: the batch norm (with its relu_) runs after all.
+      std::vector<std::string> expected{act + "relu_"};
+      if (name == "unbatched") expected.emplace_back("aten::batch_norm+aten::relu_");
+      EXPECT_EQ(events, expected);
+    }
+  }
+  // Without the flag, the file's operators one by one.
+  auto [plain, result] = [&] {
+    profiler::RecordingSink sink;
+    profiler::ProfilingScope scope(sink);
+    IValue out = testing::run_forward_call(model("fused"), calls()[0]);
+    std::vector<std::string> names;
+    for (const auto& e : sink.events()) names.emplace_back(e.op);
+    return std::pair{names, out};
+  }();
+  EXPECT_EQ(std::count(plain.begin(), plain.end(), "aten::batch_norm"), 8);
+  EXPECT_EQ(std::count_if(plain.begin(), plain.end(),
+                          [](const std::string& n) { return n.find('+') != std::string::npos; }),
+            0);
 }
 
 TEST(OperatorFusion, LeavesTheCallersInputAsItWas) {

@@ -276,8 +276,9 @@ void unreachable(const Instruction& ins) {
               fmt::format("instruction {} reached the interpreter", mobile::opcode_name(ins.op)));
 }
 
-// Fused code runs only without a profiler (interpreter.cpp); a sink installed by a delegate
-// or a callback while it runs still gets the fused operator as one event.
+// Fused code runs without a profiler or under one that asked for the code as it runs
+// (kDetailAsRun; interpreter.cpp), as does a run a delegate or a callback installed a sink in:
+// a fused operator is one event under its fused_name, a folded batch norm none.
 namespace {
 
 // The activation a fused operator took over, on the value on top of the stack, where its
@@ -290,14 +291,16 @@ void run_activation(const mobile::ResolvedOperator& op, Stack& stack) {
 }  // namespace
 
 void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_t pc) {
-  auto run = [&f, &op, pc](Stack& stack) {
-    if (op.folded_away) {
-      auto it = std::find(f.unfolded.begin(), f.unfolded.end(), pc);
-      if (it == f.unfolded.end()) {  // the convolution applied it: return the input
-        ops::drop(stack, op.def->num_args - 1);
-        return;
-      }
-      f.unfolded.erase(it);
+  if (op.folded_away) {
+    auto it = std::find(f.unfolded.begin(), f.unfolded.end(), pc);
+    if (it == f.unfolded.end()) {  // the convolution applied it: return the input (no event)
+      ops::drop(f.stack, op.def->num_args - 1);
+      return;
+    }
+    f.unfolded.erase(it);
+  }
+  auto run = [&f, &op](Stack& stack) {
+    if (op.folded_away) {  // its convolution ran as written
       op.def->kernel(stack);
       if (op.activation_def != nullptr) run_activation(op, stack);
       return;

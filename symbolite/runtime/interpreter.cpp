@@ -151,9 +151,11 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
     fail(fn, 0, "RuntimeError", fmt::format("calls nested deeper than {}", kMaxCallDepth));
   }
   Frame frame(fn, stack);
-  // Fused operators (mobile/operator_fusion.h) unless profiling, which times each on its own.
+  // Fused operators (mobile/operator_fusion.h) unless profiling, which times each on its own
+  // unless asked for the code as it runs.
+  const profiler::EventSink* sink = profiler::current_sink();
   const bool fused = !fn.fused_instructions.empty() && (root_self || !fn.fused_assumes_root) &&
-                     profiler::current_sink() == nullptr;
+                     (sink == nullptr || (sink->details() & profiler::kDetailAsRun) != 0);
   const auto& code = fused ? fn.fused_instructions : fn.instructions();
   std::size_t pc = 0;
   while (true) {

@@ -93,7 +93,7 @@ void run_profiled_op(const mobile::ResolvedOperator& op, std::size_t num_inputs,
   const std::uint32_t details = sink.details();
   const bool shapes = (details & (profiler::kDetailShapes | profiler::kDetailFlops)) != 0;
   profiler::OpEvent event;
-  event.op = op.name;
+  event.op = op.fused_name.empty() ? op.name : op.fused_name;
   event.handle = handle;
   event.source = source;
   if (source != 0) event.delegate_call = current_delegate_call;

@@ -44,9 +44,9 @@ __attribute__((target("avx512f"))) inline void tile_avx512(const float* const* t
   constexpr int kChannels = 8;
   __m512 acc[kChannels][V];
 #pragma GCC unroll 8
-  for (int i = 0; i < kChannels; ++i) {
+  for (auto& channel : acc) {
 #pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) acc[i][v] = _mm512_setzero_ps();
+    for (__m512& a : channel) a = _mm512_setzero_ps();
   }
   for (std::int64_t t = 0; t < k; ++t) {
     const float* p = taps[t] + ox;
