@@ -386,7 +386,8 @@ def describe_run(args, listing, cores, start, load_before, total, done=None):
     return (f"symbolite vs PyTorch {listing['torch']}'s lite interpreter on torchvision {listing['torchvision']} "
             f"classification models{progress}: {args.rounds} interleaved round(s) of {args.warmup} warm-up + "
             f"{args.runs} timed runs per side; figures are medians over rounds; speed-up is PyTorch / symbolite "
-            f"(above 1: symbolite is faster), in brackets the lowest and highest of the rounds' own. Outputs compared at one thread, PyTorch's the reference "
+            f"(above 1: symbolite is faster), the median of the rounds' own, in brackets their lowest and "
+            f"highest. Outputs compared at one thread, PyTorch's the reference "
             f"(tolerance {peer.TOLERANCE} x its largest magnitude). Load average {load_before:.2f} before, "
             f"{os.getloadavg()[0]:.2f} after on {cores} hardware threads; {time.time() - start:.0f} s in all.")
 
