@@ -58,10 +58,11 @@ struct Slice {
 struct ConvPlan {
   memory::desc user_src, src;
   bool reorder_in = false;
-  bool transpose_in = false;  // NCHW into NHWC: float_transpose.h, not oneDNN's reorder
-  std::int64_t transpose_bands = 1;
   // The input into the primitives' layout in bands of rows, one per thread (one thread would
-  // take longer over a large shallow input than the convolution's share).
+  // take longer over a large shallow input than the convolution's share): NCHW into NHWC as
+  // `transpose_bands` float transposes (float_transpose.h), else oneDNN's reorders `to_src`.
+  bool transpose_in = false;
+  std::int64_t transpose_bands = 1;
   struct Band {
     memory::desc from, to;
     dnnl::reorder reorder;
@@ -337,18 +338,19 @@ void execute(const ConvPlan& plan, const float* in, float* out, const ConvGeomet
                         rows * g.w);
         }
       });
+    } else {
+      parallel_for(static_cast<std::int64_t>(plan.to_src.size()), 1,
+                   [&](std::int64_t begin, std::int64_t end) {
+                     SingleOpenMpThread worker;
+                     for (std::int64_t b = begin; b < end; ++b) {
+                       const ConvPlan::Band& band = plan.to_src[static_cast<std::size_t>(b)];
+                       memory from(band.from, engine(), const_cast<float*>(in));
+                       memory to(band.to, engine(), blocked);
+                       band.reorder.execute(stream(), from, to);
+                     }
+                     stream().wait();
+                   });
     }
-    parallel_for(static_cast<std::int64_t>(plan.to_src.size()), 1,
-                 [&](std::int64_t begin, std::int64_t end) {
-                   SingleOpenMpThread worker;
-                   for (std::int64_t b = begin; b < end; ++b) {
-                     const ConvPlan::Band& band = plan.to_src[static_cast<std::size_t>(b)];
-                     memory from(band.from, engine(), const_cast<float*>(in));
-                     memory to(band.to, engine(), blocked);
-                     band.reorder.execute(stream(), from, to);
-                   }
-                   stream().wait();
-                 });
   }
   const float* src_base = plan.reorder_in ? static_cast<const float*>(src.get_data_handle()) : in;
   parallel_for(

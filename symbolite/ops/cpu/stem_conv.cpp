@@ -36,12 +36,11 @@ constexpr std::int64_t kMaxOutputs = 32;
 // broadcasts compiled badly: the SLP vectorizer merges a tap's 8 weight loads into one, and
 // each broadcast then became a 256-bit broadcast and an insert — a shuffle on the port the
 // FMAs share, 8 a tap (the kernel ran 1.3x slower). Arguments as Stem::tile's.
-template <int V>
+template <int kChannels, int V>
 __attribute__((target("avx512f"))) inline void tile_avx512(const float* const* taps, std::int64_t k,
                                                            const float* w, std::int64_t ox,
                                                            std::int64_t count, std::int64_t tail,
                                                            float* dst, std::int64_t plane) {
-  constexpr int kChannels = 8;
   __m512 acc[kChannels][V];
 #pragma GCC unroll 8
   for (auto& channel : acc) {
@@ -90,9 +89,18 @@ struct Stem : simd::PhaseRows<Vec> {
                                                  std::int64_t count, std::int64_t tail, float* dst,
                                                  std::int64_t plane) {
     if constexpr (L == 16) {
-      tile_avx512<V>(taps, k, w, ox, count, tail, dst, plane);
-      return;
+      tile_avx512<kChannels, V>(taps, k, w, ox, count, tail, dst, plane);
+    } else {
+      tile_vectors<V>(taps, k, w, ox, count, tail, dst, plane);
     }
+  }
+
+  // `tile` in GCC's vector extensions (AVX2, SSE).
+  template <int V>
+  [[gnu::always_inline]] static inline void tile_vectors(const float* const* taps, std::int64_t k,
+                                                         const float* w, std::int64_t ox,
+                                                         std::int64_t count, std::int64_t tail,
+                                                         float* dst, std::int64_t plane) {
     Vec acc[kChannels][V];
 #pragma GCC unroll 8
     for (int i = 0; i < kChannels; ++i) {
