@@ -1,6 +1,7 @@
 // Vectorized float32 math over contiguous arrays, using SLEEF (Debian's libsleef, the
 // library PyTorch's own CPU kernels vectorize with) with its 1.0-ULP functions, so results
-// agree with PyTorch's vectorized kernels to rounding: 16 lanes of AVX-512 or 8 of AVX2
+// agree with PyTorch's vectorized kernels to rounding (SiLU's exp is inline, below, as
+// accurate but not always the same bits): 16 lanes of AVX-512 or 8 of AVX2
 // where the CPU has them (vector_math_isa.h), else 4 of SSE2, the x86-64 baseline.
 // Remainders are computed with the same functions on a padded lane.
 #pragma once
@@ -31,9 +32,28 @@ constexpr int kErfP = 0x3ea7ba05;          // 0.3275911f
 constexpr int kErfPoly[5] = {0x3e827906, static_cast<int>(0xbe91a98eu), 0x3fb5f0e3,
                              static_cast<int>(0xbfba00e3u), 0x3f87dc22};
 
+// SiLU's exp(-x), inline in the AVX2 and AVX-512 builds rather than SLEEF's out-of-line
+// call, which took a third of EfficientNet-B0's convolution epilogues: e^-x = 2^n e^r with
+// n = round(-x log2 e) and r = -x - n ln 2 (ln 2 in two parts, the first exact in 16 bits),
+// e^r by its Taylor polynomial of degree 7 (|r| <= ln 2 / 2), and 2^n applied exactly. x is
+// clamped to [kSiluMinX, kSiluMaxX] first, which keeps n in [-125, 128]: 2^(n - 1) is a
+// normal float, e^-x overflows to infinity where expf's does (x below -88.72, so
+// silu(-inf) is NaN as PyTorch's), and above 86.6 e^-x is below 3e-38, nothing next to 1.
+// x / (1 + exp(-x)) is within 2 ulp of its exact value, as with SLEEF's exp (every 97th float
+// bit pattern checked, docs/PERFORMANCE.md), the same bits on both builds; 0.3 % of results
+// differ from PyTorch's by 1-2 ulp (README: where symbolite differs).
+constexpr float kSiluMinX = -89.0f;
+constexpr float kSiluMaxX = 86.6f;
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2High = 0.693145751953125f;  // 0x3f317200
+constexpr float kLn2Low = 1.428606765330187e-06f;
+// 1 / k! for k = 7 down to 0: Horner's order.
+constexpr float kExpTaylor[8] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24,
+                                 1.0f / 6,    0.5f,       1.0f,       1.0f};
+
 void exp_f32(const float* in, float* out, std::int64_t n);
 void sigmoid_f32(const float* in, float* out, std::int64_t n);  // 1 / (1 + exp(-x))
-void silu_f32(const float* in, float* out, std::int64_t n);     // x / (1 + exp(-x))
+void silu_f32(const float* in, float* out, std::int64_t n);     // x / (1 + exp(-x)), above
 void tanh_f32(const float* in, float* out, std::int64_t n);
 // x * min(max(x + 3, 0), 6) / 6, as PyTorch's vectorized kernel computes it (no SLEEF).
 void hardswish_f32(const float* in, float* out, std::int64_t n);

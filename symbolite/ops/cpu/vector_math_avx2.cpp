@@ -89,9 +89,23 @@ __m256 hardsigmoid8(__m256 x) {
                                                         _mm256_add_ps(x, _mm256_set1_ps(3.0f)))),
                        six);
 }
+// e^-x as vector_math.h's kSiluMinX .. kExpTaylor say, 2^n applied as 2p * 2^(n - 1), that
+// power built in the exponent bits: exact, so the same bits as the AVX-512 build's VSCALEFPS.
+// VMINPS and VMAXPS return their second operand for a NaN, so a NaN x stays NaN.
+__m256 exp_negated8(__m256 x) {
+  x = _mm256_max_ps(_mm256_set1_ps(kSiluMinX), _mm256_min_ps(_mm256_set1_ps(kSiluMaxX), x));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(-kLog2e)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmsub_ps(n, _mm256_set1_ps(kLn2High), x);  // -n ln2_high - x
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Low), r);
+  __m256 p = _mm256_set1_ps(kExpTaylor[0]);
+  for (int k = 1; k < 8; ++k) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kExpTaylor[k]));
+  const __m256i exponent =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(126)), 23);
+  return _mm256_mul_ps(_mm256_add_ps(p, p), _mm256_castsi256_ps(exponent));
+}
 __m256 silu8(__m256 x) {
-  __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_setzero_ps(), x));
-  return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+  return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), exp_negated8(x)));
 }
 
 // epilogue_rows_f32 with the activation `f`, 8 lanes at a time. The scale and shift are

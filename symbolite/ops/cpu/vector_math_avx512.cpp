@@ -99,10 +99,21 @@ __m512 hardsigmoid16(__m512 x) {
       _mm512_maskz_max_ps(kAll, _mm512_setzero_ps(), _mm512_add_ps(x, _mm512_set1_ps(3.0f))));
   return _mm512_div_ps(clamped, six);
 }
+// e^-x as vector_math.h's kSiluMinX .. kExpTaylor say, 2^n by VSCALEFPS. VMINPS and VMAXPS
+// return their second operand for a NaN, so a NaN x stays NaN.
+__m512 exp_negated16(__m512 x) {
+  x = _mm512_maskz_max_ps(kAll, _mm512_set1_ps(kSiluMinX),
+                          _mm512_maskz_min_ps(kAll, _mm512_set1_ps(kSiluMaxX), x));
+  const __m512 n = _mm512_maskz_roundscale_ps(kAll, _mm512_mul_ps(x, _mm512_set1_ps(-kLog2e)),
+                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmsub_ps(n, _mm512_set1_ps(kLn2High), x);  // -n ln2_high - x
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Low), r);
+  __m512 p = _mm512_set1_ps(kExpTaylor[0]);
+  for (int k = 1; k < 8; ++k) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kExpTaylor[k]));
+  return _mm512_maskz_scalef_ps(kAll, p, n);
+}
 __m512 silu16(__m512 x) {
-  const __m512 one = _mm512_set1_ps(1.0f);
-  __m512 e = Sleef_expf16_u10avx512f(_mm512_sub_ps(_mm512_setzero_ps(), x));
-  return _mm512_div_ps(x, _mm512_add_ps(one, e));
+  return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), exp_negated16(x)));
 }
 
 // epilogue_rows_f32 with the activation `f`, 16 lanes at a time; a row's tail in masked

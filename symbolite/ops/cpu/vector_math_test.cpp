@@ -68,6 +68,72 @@ TEST(VectorMath, SoftmaxRowIsPyTorchsOnEveryInstructionSet) {
   if (__builtin_cpu_supports("avx512f")) expect_pytorch_softmax(&avx512::softmax_row_f32);
 }
 
+// The distance in ulps between two finite floats of any sign.
+std::int64_t ulps(float a, float b) {
+  auto ordered = [](float f) {
+    std::int32_t i = 0;
+    std::memcpy(&i, &f, sizeof i);
+    return i < 0 ? -static_cast<std::int64_t>(i & 0x7fffffff) : static_cast<std::int64_t>(i);
+  };
+  return std::llabs(ordered(a) - ordered(b));
+}
+
+// SiLU's inline exp (vector_math.h, kSiluMinX): on a million floats spread over every
+// exponent, within 2 ulp of x / (1 + e^-x) in double (as SLEEF's exp is) wherever the
+// result is a normal float, and the same bits on the AVX2 and AVX-512 builds; at the edges,
+// PyTorch's values: silu(-inf) and silu(NaN) are NaN, e^-x overflows below -88.72 (a
+// result of -0.0) and vanishes next to 1 for large x.
+TEST(VectorMath, SiluIsWithinTwoUlpsAndTheSameOnEveryInstructionSet) {
+  __builtin_cpu_init();
+  std::vector<RowKernel> builds;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    builds.push_back(&avx2::silu_f32);
+  }
+  if (__builtin_cpu_supports("avx512f")) builds.push_back(&avx512::silu_f32);
+  if (builds.empty()) GTEST_SKIP() << "no AVX2 or AVX-512: SiLU is SLEEF's";
+  std::vector<float> x;
+  for (std::uint64_t pattern = 0; pattern <= 0xffffffffu; pattern += 4099) {
+    const auto bits32 = static_cast<std::uint32_t>(pattern);
+    float f = 0;
+    std::memcpy(&f, &bits32, sizeof f);
+    if (!std::isnan(f)) x.push_back(f);
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float f : {inf, -inf, std::numeric_limits<float>::quiet_NaN(), -0.0f, -88.8f, -88.7f, -89.0f,
+                  -100.0f, 86.6f, 87.0f, 100.0f, 1e-30f}) {
+    x.push_back(f);
+  }
+  std::vector<float> first(x.size());
+  builds[0](x.data(), first.data(), static_cast<std::int64_t>(x.size()));
+  for (RowKernel build : builds) {
+    std::vector<float> got(x.size());
+    build(x.data(), got.data(), static_cast<std::int64_t>(x.size()));
+    ASSERT_EQ(std::memcmp(got.data(), first.data(), got.size() * sizeof(float)), 0);
+  }
+  int checked = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double v = x[i];
+    const auto exact = static_cast<float>(v / (1.0 + std::exp(-v)));
+    if (!std::isfinite(v) || v < -88.72 || std::fabs(exact) < std::numeric_limits<float>::min()) {
+      continue;
+    }
+    ASSERT_LE(ulps(first[i], exact), 2) << "silu(" << x[i] << ") = " << first[i];
+    ++checked;
+  }
+  EXPECT_GT(checked, 500000);
+  auto silu = [&](float v) {
+    float out = 0;
+    builds[0](&v, &out, 1);
+    return out;
+  };
+  EXPECT_EQ(silu(inf), inf);
+  EXPECT_TRUE(std::isnan(silu(-inf)));
+  EXPECT_TRUE(std::isnan(silu(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_TRUE(std::signbit(silu(-0.0f)) && silu(-0.0f) == 0.0f);
+  EXPECT_TRUE(std::signbit(silu(-88.8f)) && silu(-88.8f) == 0.0f);
+  EXPECT_EQ(silu(100.0f), 100.0f);
+}
+
 // One instruction set's epilogue entry points.
 struct EpilogueKernels {
   std::int64_t lanes;
