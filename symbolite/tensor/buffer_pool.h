@@ -1,7 +1,9 @@
 // Recycles the buffers under owned tensor storages. A model run frees and re-allocates
 // activations of the same few sizes over and over; handing each one back to the system
 // (large blocks are mmapped) made every kernel pay page faults on fresh pages. The pool keeps
-// freed buffers by size and hands them out again, up to a cap on the bytes it holds.
+// freed buffers by size and hands them out again, up to a cap on the bytes it holds: a
+// request takes the most recently freed one of its size or up to four times larger, the one
+// likeliest to be in cache still (buffer_pool.cpp).
 #pragma once
 
 #include <cstddef>
