@@ -16,6 +16,7 @@
 #include "symbolite/ops/common/pooling_shape.h"
 #include "symbolite/ops/common/tap_range.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/max_pool_plane.h"
 #include "symbolite/ops/cpu/running_max.h"
 #include "symbolite/ops/cpu/strided_copy.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -134,6 +135,17 @@ void for_each_plane(const Tensor& x, const Pool& p, Tensor& out, PlaneFn pool) {
 // Max pooling of every H x W plane of contiguous x into out.
 template <typename T>
 void max_pool2d_planes(const Tensor& x, const Pool& p, Tensor& out) {
+  if constexpr (std::is_same_v<T, float>) {
+    // Float32 at column strides 1 and 2 without dilation: in two passes (max_pool_plane.h).
+    const MaxPoolPlane plane{p.h, p.w, p.oh, p.ow, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw};
+    if (p.dh == 1 && p.dw == 1 && max_pool_plane_takes(plane)) {
+      for_each_plane<float>(x, p, out, [&](const float* in, float* o) {
+        thread_local std::vector<float> scratch;
+        max_pool_plane_f32(in, o, plane, scratch);
+      });
+      return;
+    }
+  }
   for_each_plane<T>(x, p, out, [&](const T* in, T* o) {
     // Tap by tap over whole output rows (a vectorizable select per tap) instead of window by
     // window; NaN propagates as in PyTorch's `val > max || isnan(val)`.

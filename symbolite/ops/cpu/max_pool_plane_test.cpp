@@ -1,0 +1,106 @@
+// The two-pass float32 max pooling (max_pool_plane.h) against the one-pass definition (the
+// window's taps in row-major order, a tap replacing the maximum when greater or NaN, as
+// PyTorch's CPU kernel selects), bit for bit: on geometries drawn at random (a fixed seed)
+// with windows of 1-5 each way, row strides 1-3, column strides 1 and 2, padding up to half
+// the window, the ceil-mode column that starts in the right padding, and planes of values
+// where ties of 0.0 and -0.0, NaNs of different payloads and infinities are common. Models
+// reach it through aten::max_pool2d, whose nn cases hold it to PyTorch 1.13's outputs.
+#include "symbolite/ops/cpu/max_pool_plane.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace symbolite::ops {
+namespace {
+
+std::vector<float> one_pass(const std::vector<float>& in, const MaxPoolPlane& p) {
+  std::vector<float> out(static_cast<std::size_t>(p.oh * p.ow));
+  for (std::int64_t oy = 0; oy < p.oh; ++oy) {
+    for (std::int64_t ox = 0; ox < p.ow; ++ox) {
+      float m = -std::numeric_limits<float>::infinity();
+      for (std::int64_t i = 0; i < p.kh; ++i) {
+        for (std::int64_t j = 0; j < p.kw; ++j) {
+          const std::int64_t y = oy * p.sh - p.ph + i, x = ox * p.sw - p.pw + j;
+          if (y < 0 || y >= p.h || x < 0 || x >= p.w) continue;
+          const float v = in[static_cast<std::size_t>(y * p.w + x)];
+          if (v > m || std::isnan(v)) m = v;
+        }
+      }
+      out[static_cast<std::size_t>(oy * p.ow + ox)] = m;
+    }
+  }
+  return out;
+}
+
+float nan_with(std::uint32_t payload) {
+  const std::uint32_t bits = 0x7fc00000u | payload;
+  float f = 0;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+TEST(MaxPoolPlane, GivesTheOnePassBitsOnRandomGeometries) {
+  if (!max_pool_plane_takes({4, 4, 2, 2, 2, 2, 2, 2, 0, 0})) GTEST_SKIP() << "no AVX-512";
+  std::mt19937 random(1127);
+  auto draw = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(random);
+  };
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            nan_with(1),
+                            nan_with(2),
+                            1.0f,
+                            -1.0f};
+  std::vector<float> scratch;
+  int checked = 0;
+  while (checked < 300) {
+    MaxPoolPlane p{};
+    p.kh = draw(1, 5);
+    p.kw = draw(1, 5);
+    p.sh = draw(1, 3);
+    p.sw = draw(1, 2);
+    p.ph = draw(0, p.kh / 2);
+    p.pw = draw(0, p.kw / 2);
+    p.h = draw(1, 30);
+    p.w = draw(1, 70);
+    if (p.h + 2 * p.ph < p.kh || p.w + 2 * p.pw < p.kw) continue;
+    p.oh = (p.h + 2 * p.ph - p.kh) / p.sh + 1;
+    p.ow = (p.w + 2 * p.pw - p.kw) / p.sw + 1;
+    // ceil mode: one more column if its window starts inside the input or left padding.
+    if (draw(0, 1) == 1 && (p.ow * p.sw - p.pw) < p.w && (p.w + 2 * p.pw - p.kw) % p.sw != 0) {
+      ++p.ow;
+    }
+    ASSERT_TRUE(max_pool_plane_takes(p));
+    SCOPED_TRACE(::testing::Message()
+                 << p.h << "x" << p.w << " k" << p.kh << "x" << p.kw << " s" << p.sh << "," << p.sw
+                 << " p" << p.ph << "," << p.pw << " -> " << p.oh << "x" << p.ow);
+    std::vector<float> in(static_cast<std::size_t>(p.h * p.w));
+    for (float& v : in) {
+      v = draw(0, 3) == 0 ? specials[draw(0, 7)] : static_cast<float>(draw(-4, 4));
+    }
+    std::vector<float> got(static_cast<std::size_t>(p.oh * p.ow), 12345.0f);
+    max_pool_plane_f32(in.data(), got.data(), p, scratch);
+    const std::vector<float> want = one_pass(in, p);
+    ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
+    ++checked;
+  }
+}
+
+TEST(MaxPoolPlane, TakesColumnStridesOneAndTwo) {
+  MaxPoolPlane p{111, 111, 55, 55, 3, 3, 2, 2, 0, 0};  // SqueezeNet's first pool
+  if (!max_pool_plane_takes(p)) GTEST_SKIP() << "no AVX-512";
+  p.sw = 1;
+  EXPECT_TRUE(max_pool_plane_takes(p));
+  p.sw = 3;
+  EXPECT_FALSE(max_pool_plane_takes(p));
+}
+
+}  // namespace
+}  // namespace symbolite::ops
