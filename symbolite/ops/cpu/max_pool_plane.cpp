@@ -3,7 +3,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
 #include "symbolite/ops/cpu/cpu_features.h"
@@ -23,55 +22,42 @@ __attribute__((target("avx512f"))) inline __m512 select_max(__m512 m, __m512 v) 
   return _mm512_mask_blend_ps(take, m, v);
 }
 
-// Where the passes keep their rows, in floats from one cache-aligned block: the padded input
-// row (-inf in the padding, as a tap there never wins), at stride 2 its even and odd columns,
-// and every input row's column maxima, `padded_width` apart. Every cell a load reaches is
-// written first.
-struct Layout {
-  std::int64_t padded_width;  // ow rounded up to whole vectors
-  std::int64_t half;          // floats of the even and of the odd columns
-  std::int64_t row;           // floats of the padded row
-  Layout(const MaxPoolPlane& p)
-      : padded_width(round_up(p.ow)),
-        half(round_up(padded_width + p.kw / 2 + kLanes)),
-        row(std::max(round_up((p.ow - 1) * p.sw + p.kw) + kLanes, 2 * half + 2 * kLanes)) {}
-  std::int64_t size(const MaxPoolPlane& p) const { return row + 2 * half + p.h * padded_width; }
-};
+// The input columns [first, first + 16) of a row, -inf where they fall outside [0, w) (the
+// padding, where a tap never wins; masked lanes are not read).
+__attribute__((target("avx512f"))) inline __m512 columns(const float* row, std::int64_t first,
+                                                         std::int64_t w) {
+  if (first >= 0 && first + kLanes <= w) return _mm512_loadu_ps(row + first);  // inside
+  const __m512i at =
+      _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(first)),
+                       _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+  const __mmask16 inside =
+      _mm512_cmp_epi32_mask(at, _mm512_setzero_si512(), _MM_CMPINT_NLT) &
+      _mm512_cmp_epi32_mask(at, _mm512_set1_epi32(static_cast<int>(w)), _MM_CMPINT_LT);
+  return _mm512_mask_loadu_ps(_mm512_set1_ps(-std::numeric_limits<float>::infinity()), inside,
+                              row + first);
+}
 
+// `maxima` holds every input row's column maxima (pass 1), `padded_width` (ow in whole
+// vectors) apart.
 __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
-                                                    const MaxPoolPlane& p, float* base) {
-  const Layout at(p);
-  float* row = base;
-  float* even = row + at.row;
-  float* odd = even + at.half;
-  float* maxima = odd + at.half;
-  const float minus_inf = -std::numeric_limits<float>::infinity();
+                                                    const MaxPoolPlane& p, float* maxima) {
+  const std::int64_t padded_width = round_up(p.ow);
+  const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   const __m512i even_lanes =
       _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-  const __m512i odd_lanes =
-      _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-  // Pass 1: each input row's maxima over the window's columns, for every output column.
-  const std::int64_t copied = std::min(p.w, at.row - p.pw);  // input columns the row holds
+  // Pass 1: each input row's maxima over the window's columns, for every output column: tap
+  // j of output column x reads input column x * sw - pw + j.
   for (std::int64_t y = 0; y < p.h; ++y) {
-    std::fill_n(row, p.pw, minus_inf);
-    std::memcpy(row + p.pw, in + y * p.w, static_cast<std::size_t>(copied) * sizeof(float));
-    std::fill(row + p.pw + copied, row + at.row, minus_inf);
-    const float* taps = row;
-    if (p.sw == 2) {
-      for (std::int64_t k = 0; k < at.half; k += kLanes) {
-        const __m512 a = _mm512_loadu_ps(row + 2 * k);
-        const __m512 b = _mm512_loadu_ps(row + 2 * k + kLanes);
-        _mm512_storeu_ps(even + k, _mm512_permutex2var_ps(a, even_lanes, b));
-        _mm512_storeu_ps(odd + k, _mm512_permutex2var_ps(a, odd_lanes, b));
-      }
-    }
-    float* dst = maxima + y * at.padded_width;
-    for (std::int64_t x = 0; x < at.padded_width; x += kLanes) {
-      __m512 m = _mm512_set1_ps(minus_inf);
+    const float* row = in + y * p.w;
+    float* dst = maxima + y * padded_width;
+    for (std::int64_t x = 0; x < padded_width; x += kLanes) {
+      __m512 m = minus_inf;
       for (std::int64_t j = 0; j < p.kw; ++j) {
-        // Tap j of output column x reads padded column x * sw + j.
-        const float* src = p.sw == 1 ? taps + x + j : (j % 2 == 0 ? even : odd) + x + j / 2;
-        m = select_max(m, _mm512_loadu_ps(src));
+        const std::int64_t first = x * p.sw - p.pw + j;
+        const __m512 v = p.sw == 1 ? columns(row, first, p.w)
+                                   : _mm512_permutex2var_ps(columns(row, first, p.w), even_lanes,
+                                                            columns(row, first + kLanes, p.w));
+        m = select_max(m, v);
       }
       _mm512_storeu_ps(dst + x, m);
     }
@@ -80,11 +66,11 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
   for (std::int64_t oy = 0; oy < p.oh; ++oy) {
     float* dst = out + oy * p.ow;
     for (std::int64_t x = 0; x < p.ow; x += kLanes) {
-      __m512 m = _mm512_set1_ps(minus_inf);
+      __m512 m = minus_inf;
       for (std::int64_t i = 0; i < p.kh; ++i) {
         const std::int64_t y = oy * p.sh - p.ph + i;
         if (y < 0 || y >= p.h) continue;  // padding
-        m = select_max(m, _mm512_loadu_ps(maxima + y * at.padded_width + x));
+        m = select_max(m, _mm512_loadu_ps(maxima + y * padded_width + x));
       }
       const std::int64_t n = std::min(kLanes, p.ow - x);
       _mm512_mask_storeu_ps(dst + x, static_cast<__mmask16>((1u << n) - 1), m);
@@ -100,8 +86,7 @@ bool max_pool_plane_takes(const MaxPoolPlane& p) {
 
 void max_pool_plane_f32(const float* in, float* out, const MaxPoolPlane& p,
                         std::vector<float>& scratch) {
-  const Layout at(p);
-  pool_avx512(in, out, p, simd::line_aligned(scratch, at.size(p)));
+  pool_avx512(in, out, p, simd::line_aligned(scratch, p.h * round_up(p.ow)));
 }
 
 }  // namespace symbolite::ops
