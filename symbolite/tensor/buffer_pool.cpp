@@ -30,8 +30,9 @@ constexpr std::size_t kMaxPooledBytes = std::size_t{256} << 20;
 // many times larger, rather than the last one of its exact class: a buffer freed by the
 // operator just before is still in cache, one freed a layer earlier is not. A model's
 // activations are read back right after they are written, so where they land matters:
-// EfficientNet-B0 1.07-1.19x faster, MobileNet-V3-Small 1.03-1.04x (exact class only, 2x and
-// 16x measured too, docs/PERFORMANCE.md). A buffer keeps its own size class when it goes back.
+// EfficientNet-B0 1.08x faster at one thread and 1.04x at two, MobileNet-V2 1.12x / 1.05x
+// (2x and 16x measured too, docs/PERFORMANCE.md). A buffer keeps its own size class when it
+// goes back.
 constexpr std::size_t kMaxOversize = 4;
 
 // Sizes are rounded up so that nearby requests share buffers: to 64 bytes, and to 4 KiB
