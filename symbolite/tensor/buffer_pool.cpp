@@ -54,12 +54,12 @@ class BufferPool {
     {
       std::lock_guard lock(mutex_);
       // The most recently freed buffer from this size class up to kMaxOversize times it:
-      // it is the likeliest to be in cache still.
+      // it is the likeliest to be in cache still (ticks start at 1).
       auto best = free_.end();
       std::uint64_t best_tick = 0;
       for (auto it = free_.lower_bound(size); it != free_.end() && it->first <= size * kMaxOversize;
            ++it) {
-        if (!it->second.empty() && (best == free_.end() || it->second.back().tick > best_tick)) {
+        if (!it->second.empty() && it->second.back().tick > best_tick) {
           best = it;
           best_tick = it->second.back().tick;
         }

@@ -7,6 +7,7 @@
 
 #include "symbolite/ops/cpu/cpu_features.h"
 #include "symbolite/ops/cpu/float_lanes.h"
+#include "symbolite/ops/cpu/running_max.h"
 
 namespace symbolite::ops {
 namespace {
@@ -17,9 +18,7 @@ std::int64_t round_up(std::int64_t n) { return (n + kLanes - 1) / kLanes * kLane
 
 // m with v taken where v > m or v is NaN: PyTorch's `val > max || isnan(val)`.
 __attribute__((target("avx512f"))) inline __m512 select_max(__m512 m, __m512 v) {
-  const __mmask16 take =
-      _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-  return _mm512_mask_blend_ps(take, m, v);
+  return _mm512_mask_blend_ps(max_takes16(v, m), m, v);
 }
 
 // The input columns [first, first + 16) of a row, -inf where they fall outside [0, w) (the
@@ -81,7 +80,7 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
 }  // namespace
 
 bool max_pool_plane_takes(const MaxPoolPlane& p) {
-  return (p.sw == 1 || p.sw == 2) && p.oh > 0 && p.ow > 0 && cpu_has_avx512f();
+  return (p.sw == 1 || p.sw == 2) && cpu_has_avx512f();
 }
 
 void max_pool_plane_f32(const float* in, float* out, const MaxPoolPlane& p,

@@ -23,9 +23,7 @@ __attribute__((target("avx512f"))) void max_avx512(const float* in, float* out, 
         n - i >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (n - i)) - 1);
     const __m512 v = _mm512_maskz_loadu_ps(lanes, in + i);
     const __m512 m = _mm512_maskz_loadu_ps(lanes, out + i);
-    const __mmask16 take =
-        _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-    _mm512_mask_storeu_ps(out + i, static_cast<__mmask16>(take & lanes), v);
+    _mm512_mask_storeu_ps(out + i, static_cast<__mmask16>(max_takes16(v, m) & lanes), v);
   }
 }
 
