@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "symbolite/support/float_control.h"
+
 namespace symbolite {
 namespace {
 
@@ -222,12 +224,15 @@ void parallel_for(std::int64_t n, std::int64_t grain,
       static_cast<int>(std::min<std::int64_t>(pieces, std::int64_t{threads} * kChunksPerThread));
   std::exception_ptr failure;
   std::mutex failure_mutex;
+  const FloatControl control = current_float_control();
   pool()->run(chunks, [&](int i) {
     // Lengths differ by one at most (49 items in 3 chunks: 17, 16, 16, not 17, 17, 15).
     const std::int64_t base = n / chunks, extra = n % chunks;
     const std::int64_t begin = base * i + std::min<std::int64_t>(i, extra);
     const std::int64_t end = begin + base + (i < extra ? 1 : 0);
     if (begin >= end) return;
+    // The caller's rounding and subnormal handling, on whichever thread runs the range.
+    ScopedFloatControl same(control);
     inside_parallel_for = true;
     try {
       body(begin, end);

@@ -1,13 +1,17 @@
 // parallel_for: every index once, any thread count, nested and concurrent calls inline, the
-// first exception rethrown after the other ranges finish.
+// first exception rethrown after the other ranges finish, every range under the caller's
+// floating-point control.
 #include "symbolite/support/parallel_for.h"
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "symbolite/support/float_control.h"
 
 namespace symbolite {
 namespace {
@@ -31,6 +35,33 @@ TEST(ParallelFor, CoversEveryIndexOnceAtAnyThreadCount) {
       for (std::int64_t i = 0; i < n; ++i)
         ASSERT_EQ(seen[static_cast<std::size_t>(i)].load(), 1) << threads << " " << n;
     }
+  }
+}
+
+// A host that computes with flush-to-zero, or a kernel that reads subnormals as zero
+// (float_control.h), gets the same on the workers: results do not depend on the thread count.
+TEST(ParallelFor, RangesRunUnderTheCallersFloatControl) {
+  if (kDenormalsAreZero == 0) GTEST_SKIP() << "no floating-point control here";
+  ThreadSetting setting(3);
+  const FloatControl outside = current_float_control();
+  const FloatControl inside = outside | kDenormalsAreZero | 0x8000 | 0x6000;  // FTZ, to zero
+  for (int round = 0; round < 2; ++round) {
+    std::vector<FloatControl> seen(300);
+    std::atomic<int> other_threads{0};
+    const auto caller = std::this_thread::get_id();
+    {
+      ScopedFloatControl scope(round == 0 ? inside : outside);
+      parallel_for(300, 1, [&](std::int64_t begin, std::int64_t end) {
+        if (std::this_thread::get_id() != caller) ++other_threads;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));  // time for workers to wake
+        for (std::int64_t i = begin; i < end; ++i) {
+          seen[static_cast<std::size_t>(i)] = current_float_control();
+        }
+      });
+    }
+    EXPECT_GT(other_threads.load(), 0);
+    for (FloatControl control : seen) ASSERT_EQ(control, round == 0 ? inside : outside);
+    EXPECT_EQ(current_float_control(), outside);
   }
 }
 

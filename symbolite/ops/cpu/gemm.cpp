@@ -9,6 +9,7 @@
 #include "symbolite/ops/cpu/gemv.h"
 #include "symbolite/ops/cpu/single_openmp_thread.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/float_control.h"
 #include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
@@ -44,6 +45,7 @@ void sgemm_block(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std
 void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
            const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
            std::int64_t ldc) {
+  SubnormalOperandsAsZero subnormals;  // on the workers too: parallel_for passes it on
   // One row of A (linear on a batch of one): dot products rather than a GEMM (gemv.h).
   if (m == 1 && !trans_a && n > 0 && k > 0 && sgemv(trans_b, n, k, alpha, a, b, ldb, beta, c)) {
     return;

@@ -1,12 +1,16 @@
 // sgemm's shortcuts against the product by definition (in double): one row of A (gemv.h's dot
 // products over B's rows or B's rows summed), one contiguous column of B and C (dot products
-// of A's rows with it), and the general GEMM beside them, with alpha and beta.
+// of A's rows with it), and the general GEMM beside them, with alpha and beta; and float32
+// products reading subnormal operands as zero (float64 ones not), at any thread count.
 #include "symbolite/ops/cpu/gemm.h"
 
 #include <cmath>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "symbolite/support/float_control.h"
+#include "tests/test_support/thread_setting.h"
 
 namespace symbolite::ops {
 namespace {
@@ -58,6 +62,49 @@ TEST(Sgemm, ShortcutsAgreeWithTheDefinition) {
       ASSERT_NEAR(c[i], want[i], 1e-5 * (1.0 + std::fabs(want[i]))) << "element " << i;
     }
   }
+}
+
+// 2^-130 (subnormal) x 2^100 is 2^-30 exactly, and PyTorch's product gives it; symbolite's
+// float32 products read the 2^-130 as zero (support/float_control.h), on every path (gemv,
+// the GEMM, split across threads), and leave the caller's control as it was.
+TEST(Sgemm, ReadsSubnormalOperandsAsZero) {
+  const float tiny = std::ldexp(1.0f, -130), huge = std::ldexp(1.0f, 100);
+  ASSERT_EQ(std::fpclassify(tiny), FP_SUBNORMAL);
+  if (kDenormalsAreZero == 0) GTEST_SKIP() << "no denormals-are-zero control here";
+  for (int threads : {1, 2}) {
+    testing::ThreadSetting setting(threads);
+    for (std::int64_t m : {1, 3, 600}) {  // one row: gemv; a few: the GEMM; many: split rows
+      SCOPED_TRACE(::testing::Message() << threads << " threads, m " << m);
+      const std::int64_t n = 40, k = 300;
+      // Row i of A: tiny (even i) or 1 (odd i) in column i % k, 0 elsewhere; B: huge in
+      // column p % n of row p, 0.5 elsewhere. Exactly, even rows are 2^-30 or 2^-131.
+      std::vector<float> a(static_cast<std::size_t>(m * k), 0.0f);
+      std::vector<float> b(static_cast<std::size_t>(k * n), 0.5f);
+      std::vector<float> c(static_cast<std::size_t>(m * n), -1.0f);
+      for (std::int64_t i = 0; i < m; ++i) {
+        a[static_cast<std::size_t>(i * k + i % k)] = i % 2 == 0 ? tiny : 1.0f;
+      }
+      for (std::int64_t p = 0; p < k; ++p) b[static_cast<std::size_t>(p * n + p % n)] = huge;
+      const FloatControl before = current_float_control();
+      sgemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n);
+      EXPECT_EQ(current_float_control(), before);
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::int64_t row = i % k;
+          const float want = i % 2 == 0 ? 0.0f : (row % n == j ? huge : 0.5f);
+          ASSERT_EQ(c[static_cast<std::size_t>(i * n + j)], want) << i << ", " << j;
+        }
+      }
+    }
+  }
+}
+
+TEST(Dgemm, KeepsSubnormalOperands) {
+  const double tiny = std::ldexp(1.0, -1060), huge = std::ldexp(1.0, 1000);
+  ASSERT_EQ(std::fpclassify(tiny), FP_SUBNORMAL);
+  double c = 0;
+  dgemm(false, false, 1, 1, 1, 1.0, &tiny, 1, &huge, 1, 0.0, &c, 1);
+  EXPECT_EQ(c, std::ldexp(1.0, -60));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "symbolite/ops/cpu/single_openmp_thread.h"
 #include "symbolite/ops/cpu/weight_plan_cache.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/float_control.h"
 #include "symbolite/support/mapped_file.h"
 #include "symbolite/support/parallel_for.h"
 
@@ -195,11 +196,16 @@ bool onednn_matmul_by_file_rows(const Bytes& a, const float* b, std::int64_t ldb
                      memory dst(block.dst, engine(), c + block.first * ldc);
                      memory pad(block.scratchpad, engine(),
                                 scratch.get(block.scratchpad.get_size()));
-                     block.product.execute(stream(), {{DNNL_ARG_SRC, src},
-                                                      {DNNL_ARG_WEIGHTS, wei},
-                                                      {DNNL_ARG_DST, dst},
-                                                      {DNNL_ARG_SCRATCHPAD, pad}});
-                     stream().wait();
+                     {
+                       // As every float32 product (gemm.h); `done` (an epilogue) keeps the
+                       // caller's control, as it has unfused.
+                       SubnormalOperandsAsZero subnormals;
+                       block.product.execute(stream(), {{DNNL_ARG_SRC, src},
+                                                        {DNNL_ARG_WEIGHTS, wei},
+                                                        {DNNL_ARG_DST, dst},
+                                                        {DNNL_ARG_SCRATCHPAD, pad}});
+                       stream().wait();
+                     }
                      done(block.first, block.count);
                    }
                  });
@@ -234,6 +240,7 @@ bool onednn_matmul(const float* a, std::int64_t lda, const Bytes& b, bool b_tran
         static_cast<std::int64_t>(plan->blocks.size()), 1,
         [&](std::int64_t begin, std::int64_t end) {
           SingleOpenMpThread one;
+          SubnormalOperandsAsZero subnormals;  // as every float32 product (gemm.h)
           thread_local onednn::Scratch scratch;
           for (std::int64_t i = begin; i < end; ++i) {
             const auto at = static_cast<std::size_t>(i);
