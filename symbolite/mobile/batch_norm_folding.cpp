@@ -99,13 +99,19 @@ std::optional<IValue> compare_numbers(const ResolvedOperator& op, const std::vec
   }
   const IValue& a = args[0].known;
   const IValue& b = args[1].known;
-  const bool ints = a.is(IValue::Kind::kInt) && b.is(IValue::Kind::kInt);
-  const bool floats = a.is(IValue::Kind::kDouble) && b.is(IValue::Kind::kDouble);
+  const bool a_int = a.is(IValue::Kind::kInt), b_int = b.is(IValue::Kind::kInt);
+  const bool a_float = a.is(IValue::Kind::kDouble), b_float = b.is(IValue::Kind::kDouble);
+  const bool ints = a_int && b_int;
   const std::string_view name = op.name;
   const std::size_t dot = name.rfind('.');
   if (dot == std::string_view::npos) return std::nullopt;
   const std::string_view overload = name.substr(dot + 1);
-  if (!(ints && overload == "int") && !(floats && overload == "float")) return std::nullopt;
+  // Mixed overloads compare in double, as TorchScript does (DenseNet's `drop_rate > 0`).
+  if (!(ints && overload == "int") && !(a_float && b_float && overload == "float") &&
+      !(a_float && b_int && overload == "float_int") &&
+      !(a_int && b_float && overload == "int_float")) {
+    return std::nullopt;
+  }
   auto compare = [&](auto x, auto y) -> std::optional<IValue> {
     const std::string_view base = name.substr(0, dot);
     if (base == "aten::eq") return IValue(x == y);
@@ -116,7 +122,11 @@ std::optional<IValue> compare_numbers(const ResolvedOperator& op, const std::vec
     if (base == "aten::ge") return IValue(x >= y);
     return std::nullopt;
   };
-  return ints ? compare(a.to_int(), b.to_int()) : compare(a.to_double(), b.to_double());
+  if (ints) return compare(a.to_int(), b.to_int());
+  auto as_double = [](const IValue& v) {
+    return v.is(IValue::Kind::kInt) ? static_cast<double>(v.to_int()) : v.to_double();
+  };
+  return compare(as_double(a), as_double(b));
 }
 
 struct ConvSite {
@@ -133,7 +143,8 @@ Role role_of(const ResolvedOperator& op) {
   if (standard && op.name == "aten::size") return Role::kShape;
   for (const char* base :
        {"aten::eq.", "aten::ne.", "aten::lt.", "aten::gt.", "aten::le.", "aten::ge."}) {
-    if (op.name == std::string(base) + "int" || op.name == std::string(base) + "float") {
+    if (op.name == std::string(base) + "int" || op.name == std::string(base) + "float" ||
+        op.name == std::string(base) + "float_int" || op.name == std::string(base) + "int_float") {
       return Role::kComparison;
     }
   }
@@ -293,6 +304,23 @@ class Walker {
       case OpCode::kListUnpack:
         consume(pop());
         stack_.resize(stack_.size() + x);
+        break;
+      case OpCode::kUninitialized:  // a branch's output on its raising side (DenseNet's)
+        stack_.emplace_back();
+        break;
+      case OpCode::kNumToTensor:
+      case OpCode::kTupleSlice:
+        consume(pop());
+        stack_.emplace_back();
+        break;
+      case OpCode::kTupleIndex:
+        consume(pop());
+        consume(pop());
+        stack_.emplace_back();
+        break;
+      case OpCode::kWarn:
+        consume(pop());
+        consume(pop());
         break;
       case OpCode::kOp:
         operator_call(fn_.operators[x], roles_[x], pc);

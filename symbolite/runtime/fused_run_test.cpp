@@ -121,6 +121,11 @@ TEST(OperatorFusion, FoldsEachEvalBatchNormIntoTheConvolutionBeforeIt) {
       // f: folded, no activation; g: the convolution's own bias, then its activation.
       "fold aten::conv2d", "identity", "aten::conv2d +act", "skip aten::hardswish_"};
   EXPECT_EQ(rewrites("fused_depthwise"), depthwise);
+  // DenseNet's layer: the bottleneck convolution in a branch the module attributes decide,
+  // its batch norm and relu_ after the branches meet.
+  const std::vector<std::string> branches = {"fold aten::conv2d +act", "identity",
+                                             "skip aten::relu_"};
+  EXPECT_EQ(rewrites("fused_branches"), branches);
 }
 
 TEST(OperatorFusion, FusesActivationsWhereNothingFolds) {
@@ -161,8 +166,8 @@ TEST(OperatorFusion, ResultsAreThoseOfTheUnfusedCodeAndPyTorchs) {
     ++checked;
   }
   // fused at batch 1 and 2, fused64, fused_peephole, fused_sets_attribute, fused_unbatched
-  // unbatched and batched, fused_depthwise at batch 1 and 2
-  EXPECT_EQ(checked, 9);
+  // unbatched and batched, fused_depthwise at batch 1 and 2, fused_branches
+  EXPECT_EQ(checked, 10);
 }
 
 // The events a profile of the code as it runs (profiler::kDetailAsRun) records for a call,
