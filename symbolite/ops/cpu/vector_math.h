@@ -85,9 +85,9 @@ void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, 
                        const Activation* activation);
 // epilogue_f32 on `rows` consecutive rows of `cols` floats from `p` (row r at p + r * cols),
 // row r with its own bias[r], scale[r], shift[r] (each array null for none; scale and shift
-// both or neither): the same bits as a call per row. With AVX-512 and rows of 16 or more,
-// one pass over the block whose vectors may straddle two rows (a call per 7x7 plane cost
-// three times the work itself).
+// both or neither): the same bits as a call per row. With AVX-512 and rows of 16 to 79
+// floats, one pass over the block whose vectors may straddle two rows (a call per 7x7 plane
+// cost three times the work itself).
 void epilogue_planes_f32(float* p, std::int64_t rows, std::int64_t cols, const float* bias,
                          const float* scale, const float* shift, const Activation* activation);
 // The float32 lanes of this CPU's vectors here: 16 (AVX-512), 8 (AVX2) or 4.

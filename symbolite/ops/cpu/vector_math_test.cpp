@@ -220,7 +220,8 @@ TEST(VectorMath, EpilogueFormsGiveThePlaneEpiloguesBitsOnEveryInstructionSet) {
 
 // The block form (a vector may straddle two rows, each lane with its own row's bias, scale
 // and shift) against a call per row, bit for bit: rows of 16 to 196 floats (whole vectors,
-// a lane over, 7x7 and 14x14 planes), every activation, with NaN, infinities and -0.0.
+// a lane over, 7x7 and 14x14 planes, either side of the block form's limit), every
+// activation, with NaN, infinities and -0.0.
 void expect_planes_agree(void (*planes_kernel)(float*, std::int64_t, std::int64_t, const float*,
                                                const float*, const float*, const Activation*),
                          void (*rows_kernel)(const Rows&, const float*, const float*, const float*,
@@ -228,7 +229,7 @@ void expect_planes_agree(void (*planes_kernel)(float*, std::int64_t, std::int64_
   const std::optional<Activation> activations[] = {
       std::nullopt,           Activation::kRelu,        Activation::kRelu6,
       Activation::kHardswish, Activation::kHardsigmoid, Activation::kSilu};
-  for (const std::int64_t cols : {16, 17, 31, 32, 49, 50, 196}) {
+  for (const std::int64_t cols : {16, 17, 31, 32, 49, 50, 79, 80, 81, 196}) {
     for (const std::int64_t rows : {1, 3, 7}) {
       const auto n = static_cast<std::size_t>(rows * cols);
       std::vector<float> block(n);
