@@ -1,5 +1,7 @@
 #include "symbolite/mobile/batch_norm_folding.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <vector>
@@ -90,39 +92,54 @@ std::vector<bool> reachable_from(const std::vector<Instruction>& code, std::size
   return seen;
 }
 
-// A comparison of two known ints or two known floats (`if self.stride == 1:`, a stochastic
-// depth's `if p < 0.0`), computed.
+// A number comparison, `aten::<eq|ne|lt|gt|le|ge>.<int|float|float_int|int_float>`: its
+// base name and the kinds its overload takes; nullopt for any other operator. Mixed
+// overloads compare in double, as TorchScript does (DenseNet's `drop_rate > 0`).
+struct NumberComparison {
+  std::string_view base;
+  IValue::Kind a, b;
+};
+
+std::optional<NumberComparison> number_comparison(std::string_view name) {
+  const std::size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  const std::string_view base = name.substr(0, dot), overload = name.substr(dot + 1);
+  constexpr std::string_view kBases[] = {"aten::eq", "aten::ne", "aten::lt",
+                                         "aten::gt", "aten::le", "aten::ge"};
+  if (std::find(std::begin(kBases), std::end(kBases), base) == std::end(kBases)) {
+    return std::nullopt;
+  }
+  using Kind = IValue::Kind;
+  if (overload == "int") return NumberComparison{base, Kind::kInt, Kind::kInt};
+  if (overload == "float") return NumberComparison{base, Kind::kDouble, Kind::kDouble};
+  if (overload == "float_int") return NumberComparison{base, Kind::kDouble, Kind::kInt};
+  if (overload == "int_float") return NumberComparison{base, Kind::kInt, Kind::kDouble};
+  return std::nullopt;
+}
+
+// A comparison of two known numbers of the kinds its overload takes (`if self.stride == 1:`,
+// a stochastic depth's `if p < 0.0`), computed.
 std::optional<IValue> compare_numbers(const ResolvedOperator& op, const std::vector<Value>& args) {
-  if (args.size() != 2 || args[0].kind != Value::Kind::kKnown ||
+  const std::optional<NumberComparison> comparison = number_comparison(op.name);
+  if (!comparison || args.size() != 2 || args[0].kind != Value::Kind::kKnown ||
       args[1].kind != Value::Kind::kKnown) {
     return std::nullopt;
   }
   const IValue& a = args[0].known;
   const IValue& b = args[1].known;
-  const bool a_int = a.is(IValue::Kind::kInt), b_int = b.is(IValue::Kind::kInt);
-  const bool a_float = a.is(IValue::Kind::kDouble), b_float = b.is(IValue::Kind::kDouble);
-  const bool ints = a_int && b_int;
-  const std::string_view name = op.name;
-  const std::size_t dot = name.rfind('.');
-  if (dot == std::string_view::npos) return std::nullopt;
-  const std::string_view overload = name.substr(dot + 1);
-  // Mixed overloads compare in double, as TorchScript does (DenseNet's `drop_rate > 0`).
-  if (!(ints && overload == "int") && !(a_float && b_float && overload == "float") &&
-      !(a_float && b_int && overload == "float_int") &&
-      !(a_int && b_float && overload == "int_float")) {
-    return std::nullopt;
-  }
+  if (!a.is(comparison->a) || !b.is(comparison->b)) return std::nullopt;
   auto compare = [&](auto x, auto y) -> std::optional<IValue> {
-    const std::string_view base = name.substr(0, dot);
+    const std::string_view base = comparison->base;
     if (base == "aten::eq") return IValue(x == y);
     if (base == "aten::ne") return IValue(x != y);
     if (base == "aten::lt") return IValue(x < y);
     if (base == "aten::gt") return IValue(x > y);
     if (base == "aten::le") return IValue(x <= y);
-    if (base == "aten::ge") return IValue(x >= y);
-    return std::nullopt;
+    return IValue(x >= y);  // aten::ge
   };
-  if (ints) return compare(a.to_int(), b.to_int());
+  if (a.is(IValue::Kind::kInt) && b.is(IValue::Kind::kInt)) {
+    return compare(a.to_int(), b.to_int());
+  }
   auto as_double = [](const IValue& v) {
     return v.is(IValue::Kind::kInt) ? static_cast<double>(v.to_int()) : v.to_double();
   };
@@ -141,13 +158,7 @@ Role role_of(const ResolvedOperator& op) {
   if (standard && op.name == "aten::conv2d") return Role::kConv;
   if (standard && op.name == "aten::batch_norm") return Role::kBatchNorm;
   if (standard && op.name == "aten::size") return Role::kShape;
-  for (const char* base :
-       {"aten::eq.", "aten::ne.", "aten::lt.", "aten::gt.", "aten::le.", "aten::ge."}) {
-    if (op.name == std::string(base) + "int" || op.name == std::string(base) + "float" ||
-        op.name == std::string(base) + "float_int" || op.name == std::string(base) + "int_float") {
-      return Role::kComparison;
-    }
-  }
+  if (number_comparison(op.name)) return Role::kComparison;
   return pushes_one_value(op.name) ? Role::kPushesOne : Role::kOther;
 }
 
