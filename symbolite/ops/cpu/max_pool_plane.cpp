@@ -8,6 +8,7 @@
 #include "symbolite/ops/cpu/cpu_features.h"
 #include "symbolite/ops/cpu/float_lanes.h"
 #include "symbolite/ops/cpu/running_max.h"
+#include "symbolite/ops/cpu/window_columns.h"
 
 namespace symbolite::ops {
 namespace {
@@ -21,29 +22,12 @@ __attribute__((target("avx512f"))) inline __m512 select_max(__m512 m, __m512 v) 
   return _mm512_mask_blend_ps(max_takes16(v, m), m, v);
 }
 
-// The input columns [first, first + 16) of a row, -inf where they fall outside [0, w) (the
-// padding, where a tap never wins; masked lanes are not read).
-__attribute__((target("avx512f"))) inline __m512 columns(const float* row, std::int64_t first,
-                                                         std::int64_t w) {
-  if (first >= 0 && first + kLanes <= w) return _mm512_loadu_ps(row + first);  // inside
-  const __m512i at =
-      _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(first)),
-                       _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
-  const __mmask16 inside =
-      _mm512_cmp_epi32_mask(at, _mm512_setzero_si512(), _MM_CMPINT_NLT) &
-      _mm512_cmp_epi32_mask(at, _mm512_set1_epi32(static_cast<int>(w)), _MM_CMPINT_LT);
-  return _mm512_mask_loadu_ps(_mm512_set1_ps(-std::numeric_limits<float>::infinity()), inside,
-                              row + first);
-}
-
 // `maxima` holds every input row's column maxima (pass 1), `padded_width` (ow in whole
 // vectors) apart.
 __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
                                                     const MaxPoolPlane& p, float* maxima) {
   const std::int64_t padded_width = round_up(p.ow);
   const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-  const __m512i even_lanes =
-      _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
   // Pass 1: each input row's maxima over the window's columns, for every output column: tap
   // j of output column x reads input column x * sw - pw + j.
   for (std::int64_t y = 0; y < p.h; ++y) {
@@ -53,10 +37,7 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
       __m512 m = minus_inf;
       for (std::int64_t j = 0; j < p.kw; ++j) {
         const std::int64_t first = x * p.sw - p.pw + j;
-        const __m512 v = p.sw == 1 ? columns(row, first, p.w)
-                                   : _mm512_permutex2var_ps(columns(row, first, p.w), even_lanes,
-                                                            columns(row, first + kLanes, p.w));
-        m = select_max(m, v);
+        m = select_max(m, window_tap(row, first, p.sw, p.w, minus_inf));
       }
       _mm512_storeu_ps(dst + x, m);
     }

@@ -16,6 +16,7 @@
 #include "symbolite/ops/common/pooling_shape.h"
 #include "symbolite/ops/common/tap_range.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/avg_pool_plane.h"
 #include "symbolite/ops/cpu/max_pool_plane.h"
 #include "symbolite/ops/cpu/running_max.h"
 #include "symbolite/ops/cpu/strided_copy.h"
@@ -218,29 +219,56 @@ void max_pool2d(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
+// Each output's divisor (oh x ow), as PyTorch's CPU kernel picks it: the override; or the
+// window's size counting padding (clipped where it would reach past the padding, which ceil
+// mode can make it); or the taps inside the input. 1 for a window that holds no input, whose
+// average PyTorch leaves 0 (0 / 1 gives the same).
+template <typename T>
+std::vector<T> avg_pool_divisors(const Pool& p, bool count_include_pad,
+                                 std::optional<std::int64_t> divisor) {
+  std::vector<T> divisors(static_cast<std::size_t>(p.oh * p.ow));
+  for (std::int64_t oh = 0; oh < p.oh; ++oh) {
+    const std::int64_t h0 = oh * p.sh - p.ph;
+    const std::int64_t h1 = std::min(h0 + p.kh, p.h + p.ph);
+    const std::int64_t rows = std::min(h1, p.h) - std::max<std::int64_t>(h0, 0);
+    for (std::int64_t ow = 0; ow < p.ow; ++ow) {
+      const std::int64_t w0 = ow * p.sw - p.pw;
+      const std::int64_t w1 = std::min(w0 + p.kw, p.w + p.pw);
+      const std::int64_t columns = std::min(w1, p.w) - std::max<std::int64_t>(w0, 0);
+      const std::int64_t div = rows <= 0 || columns <= 0 ? 1
+                               : divisor                 ? *divisor
+                               : count_include_pad       ? (h1 - h0) * (w1 - w0)
+                                                         : rows * columns;
+      divisors[static_cast<std::size_t>(oh * p.ow + ow)] = static_cast<T>(div);
+    }
+  }
+  return divisors;
+}
+
 // Average pooling of every H x W plane of contiguous x into out, summing in T as PyTorch's
-// CPU kernel does. Tap by tap over whole output rows (vectorizable adds) rather than window
-// by window; each output still adds its taps in window order (rows, then columns, from a
-// zero start), so the sums are PyTorch's to the bit.
+// CPU kernel does. Float32 at column strides 1 and 2 in vectors of 16 outputs
+// (ops/cpu/avg_pool_plane.h); otherwise tap by tap over whole output rows rather than window
+// by window. Either way each output adds its taps in window order (rows, then columns, from
+// a zero start) and ends as PyTorch's `0 + sum / divisor`, so the results are its bits.
 template <typename T>
 void avg_pool2d_planes(const Tensor& x, const Pool& p, bool count_include_pad,
                        std::optional<std::int64_t> divisor, Tensor& out) {
-  // Per output column: the window's width counting padding, and without it.
-  std::vector<std::int64_t> padded_w(static_cast<std::size_t>(p.ow));
-  std::vector<std::int64_t> valid_w(static_cast<std::size_t>(p.ow));
-  for (std::int64_t ow = 0; ow < p.ow; ++ow) {
-    const std::int64_t w0 = ow * p.sw - p.pw;
-    const std::int64_t w1 = std::min(w0 + p.kw, p.w + p.pw);
-    padded_w[static_cast<std::size_t>(ow)] = w1 - w0;
-    valid_w[static_cast<std::size_t>(ow)] =
-        std::max<std::int64_t>(0, std::min(w1, p.w) - std::max<std::int64_t>(w0, 0));
+  const std::vector<T> divisors = avg_pool_divisors<T>(p, count_include_pad, divisor);
+  if constexpr (std::is_same_v<T, float>) {
+    const AvgPoolPlane plane{p.h, p.w, p.oh, p.ow, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw};
+    if (avg_pool_plane_takes(plane)) {
+      for_each_plane<float>(x, p, out, [&](const float* in, float* o) {
+        thread_local std::vector<float> scratch;
+        avg_pool_plane_f32(in, o, plane, divisors.data(), scratch);
+      });
+      return;
+    }
   }
   for_each_plane<T>(x, p, out, [&](const T* in, T* o) {
     for (std::int64_t oh = 0; oh < p.oh; ++oh) {
       const std::int64_t h0 = oh * p.sh - p.ph;
-      const std::int64_t h1 = std::min(h0 + p.kh, p.h + p.ph);
       const std::int64_t first_row = std::max<std::int64_t>(h0, 0);
-      const std::int64_t end_row = std::min(h1, p.h);
+      const std::int64_t end_row = std::min(h0 + p.kh, p.h);
       T* orow = o + oh * p.ow;
       std::fill_n(orow, p.ow, T(0));
       for (std::int64_t ih = first_row; ih < end_row; ++ih) {
@@ -255,18 +283,8 @@ void avg_pool2d_planes(const Tensor& x, const Pool& p, bool count_include_pad,
           }
         }
       }
-      const std::int64_t rows = end_row - first_row;
-      for (std::int64_t ow = 0; ow < p.ow; ++ow) {
-        const auto col = static_cast<std::size_t>(ow);
-        if (rows <= 0 || valid_w[col] == 0) {
-          orow[ow] = 0;
-          continue;
-        }
-        const std::int64_t div = divisor             ? *divisor
-                                 : count_include_pad ? (h1 - h0) * padded_w[col]
-                                                     : rows * valid_w[col];
-        orow[ow] = orow[ow] / static_cast<T>(div);
-      }
+      const T* row_divisors = divisors.data() + oh * p.ow;
+      for (std::int64_t ow = 0; ow < p.ow; ++ow) orow[ow] = T(0) + orow[ow] / row_divisors[ow];
     }
   });
 }
@@ -299,7 +317,7 @@ void avg_pool2d(Stack& s) {
   }
 
   Tensor x = input.contiguous();
-  Tensor out = Tensor::empty(output_sizes(input, p.oh, p.ow), x.dtype());
+  Tensor out = Tensor::uninitialized(output_sizes(input, p.oh, p.ow), x.dtype());
   dispatch_floating(x.dtype(), "avg_pool2d", [&](auto tag) {
     avg_pool2d_planes<decltype(tag)>(x, p, count_include_pad, divisor, out);
   });
