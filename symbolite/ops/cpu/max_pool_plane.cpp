@@ -23,7 +23,8 @@ __attribute__((target("avx512f"))) inline __m512 select_max(__m512 m, __m512 v) 
 }
 
 // `maxima` holds every input row's column maxima (pass 1), `padded_width` (ow in whole
-// vectors) apart.
+// vectors) apart. SW is p.sw.
+template <int SW>
 __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
                                                     const MaxPoolPlane& p, float* maxima) {
   const std::int64_t padded_width = round_up(p.ow);
@@ -35,9 +36,13 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
     float* dst = maxima + y * padded_width;
     for (std::int64_t x = 0; x < padded_width; x += kLanes) {
       __m512 m = minus_inf;
-      for (std::int64_t j = 0; j < p.kw; ++j) {
-        const std::int64_t first = x * p.sw - p.pw + j;
-        m = select_max(m, window_tap(row, first, p.sw, p.w, minus_inf));
+      const std::int64_t first = x * SW - p.pw;
+      if (window_taps_inside(x, SW, p.pw, p.kw, p.w)) {
+        for (std::int64_t j = 0; j < p.kw; ++j) m = select_max(m, inside_tap<SW>(row, first + j));
+      } else {
+        for (std::int64_t j = 0; j < p.kw; ++j) {
+          m = select_max(m, window_tap(row, first + j, SW, p.w, minus_inf));
+        }
       }
       _mm512_storeu_ps(dst + x, m);
     }
@@ -66,7 +71,12 @@ bool max_pool_plane_takes(const MaxPoolPlane& p) {
 
 void max_pool_plane_f32(const float* in, float* out, const MaxPoolPlane& p,
                         std::vector<float>& scratch) {
-  pool_avx512(in, out, p, simd::line_aligned(scratch, p.h * round_up(p.ow)));
+  float* maxima = simd::line_aligned(scratch, p.h * round_up(p.ow));
+  if (p.sw == 1) {
+    pool_avx512<1>(in, out, p, maxima);
+  } else {
+    pool_avx512<2>(in, out, p, maxima);
+  }
 }
 
 }  // namespace symbolite::ops

@@ -36,4 +36,26 @@ __attribute__((target("avx512f"))) inline __m512 window_tap(const float* row, st
                                 window_columns(row, first + 16, w, fill));
 }
 
+// Whether every tap of the 16 output columns from x reads inside [0, w): window_tap's first
+// columns x * sw - pw + j for j < kw, each 16 * sw wide.
+inline bool window_taps_inside(std::int64_t x, std::int64_t sw, std::int64_t pw,
+                               std::int64_t kw, std::int64_t w) {
+  return x * sw - pw >= 0 && x * sw - pw + kw - 1 + 16 * sw <= w;
+}
+
+// window_tap where window_taps_inside holds, in plain loads (a branch and masks less a tap:
+// SqueezeNet's first pool spent a third of its first pass on them), at column stride SW.
+template <int SW>
+__attribute__((target("avx512f"))) inline __m512 inside_tap(const float* row, std::int64_t first) {
+  static_assert(SW == 1 || SW == 2);
+  if constexpr (SW == 1) {
+    return _mm512_loadu_ps(row + first);
+  } else {
+    const __m512i even_lanes =
+        _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(row + first), even_lanes,
+                                  _mm512_loadu_ps(row + first + 16));
+  }
+}
+
 }  // namespace symbolite::ops
