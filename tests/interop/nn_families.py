@@ -1354,6 +1354,95 @@ for _name, _cls, _inputs in BUILTINS:
     case(f"builtins/{_name}", lambda c=_cls: ev(c()), _inputs)
 
 
+# Tensor operators as users' own models call them (sorting, gathering, scans, statistics,
+# writes through an index, torch.tensor of literals, bitwise masks): each model mixes several,
+# as real code does.
+
+class SortTopk(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+        v, i = torch.topk(x, 3, dim=-1)
+        s, j = torch.sort(x, dim=1, descending=True)
+        return v + s[:, :3], i + j[:, :3], torch.argsort(x, dim=-1), torch.sort(x, dim=0, stable=True)[1]
+
+
+class GatherScatter(nn.Module):
+    def forward(self, x: Tensor, idx: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+        y = torch.gather(x, 1, idx)
+        z = torch.zeros_like(x).scatter_(1, idx, 1.0)
+        w = torch.zeros(4, 10).scatter_add(1, idx, x[:, :3])
+        return y, z, w, torch.take_along_dim(x, idx, 1)
+
+
+class ScansAndFlips(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+        return (torch.cumsum(x, 0), torch.cumprod(x, 1), x.flip(0), torch.cummax(x, 1)[0],
+                x.cumsum(-1, dtype=torch.float64))
+
+
+class Statistics(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
+        var, mean = torch.var_mean(x, 1)
+        return (var, mean, torch.std(x, 0, unbiased=False), x.logsumexp(1), x.amin((0, 1)),
+                x.argmin(1), x.prod(1))
+
+
+class MasksAndWhere(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+        keep = (x > 0) | (x < -1.0)
+        odd = (x > 0.5) ^ keep
+        return (torch.where(keep, x, x * 0.1), torch.nan_to_num(torch.log(x)), x.masked_select(odd),
+                torch.count_nonzero(keep, dim=1))
+
+
+class WritesThroughIndex(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor]:
+        y = x.clone()
+        y[0, 1:3] = 5.0
+        y[:, -1] += 1
+        y[y > 1] = 0
+        idx = torch.tensor([0, 2])
+        y.index_put_((idx,), torch.ones(2, 4), accumulate=True)
+        return y, x[[0, 2]]
+
+
+class LiteralsAndFactories(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
+        table = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+        labels = torch.tensor([1, 0, 3])
+        onehot = F.one_hot(labels, 4)
+        return (table @ x[:2, :2], onehot, torch.eye(3, 4), torch.ones_like(x), x.new_full((2,), 7.0),
+                x.diagonal().sum() + torch.trace(x))
+
+
+class ShapesAndSplits(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
+        parts = torch.split(x, [2, 3, 1], dim=1)
+        return (torch.stack([p.sum(1) for p in parts], 0), x.narrow(1, 1, 3),
+                x.repeat_interleave(2, dim=0), x.T.contiguous(), torch.movedim(x.unsqueeze(0), 0, 2),
+                x.tile((2,)))
+
+
+class Arithmetic(nn.Module):
+    def forward(self, x: Tensor, y: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+        return (torch.addcmul(x, x, y, value=0.5), torch.addcdiv(x, x, y.abs() + 1), x.square(),
+                torch.outer(x[0], y[0]), torch.dot(x[0], y[0]) + torch.mv(x, y[0]).sum())
+
+
+USER_OPS = [
+    ("sort_topk", SortTopk, lambda: (r(4, 10),)),
+    ("gather_scatter", GatherScatter, lambda: (r(4, 10), torch.randint(0, 10, (4, 3)))),
+    ("scans_flips", ScansAndFlips, lambda: (r(5, 6),)),
+    ("statistics", Statistics, lambda: (r(4, 9),)),
+    ("masks_where", MasksAndWhere, lambda: (r(3, 7),)),
+    ("writes_through_index", WritesThroughIndex, lambda: (r(3, 4),)),
+    ("literals_factories", LiteralsAndFactories, lambda: (r(4, 4),)),
+    ("shapes_splits", ShapesAndSplits, lambda: (r(3, 6),)),
+    ("arithmetic", Arithmetic, lambda: (r(3, 4), r(3, 4))),
+]
+for _name, _cls, _inputs in USER_OPS:
+    case(f"user_ops/{_name}", lambda c=_cls: ev(c()), _inputs)
+
+
 def families():
     """The family names, in order of first appearance."""
     seen = []

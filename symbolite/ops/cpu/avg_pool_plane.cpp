@@ -52,8 +52,7 @@ struct OutputVector {
 // The sums of `n` output vectors (n <= kBatch), each adding its taps in window order from +0
 // (padding taps add +0: no sum changes), then PyTorch's `0 + sum / divisor`.
 template <int N>
-__attribute__((target("avx512f"))) inline void average(const OutputVector* v,
-                                                       const AvgPoolPlane& p,
+__attribute__((target("avx512f"))) inline void average(const OutputVector* v, const AvgPoolPlane& p,
                                                        std::int64_t pitch) {
   const __m512 zero = _mm512_setzero_ps();
   const __m512i even_lanes =
@@ -73,8 +72,7 @@ __attribute__((target("avx512f"))) inline void average(const OutputVector* v,
     }
   }
   for (int k = 0; k < N; ++k) {
-    const __m512 divisor =
-        _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), v[k].lanes, v[k].divisors);
+    const __m512 divisor = _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), v[k].lanes, v[k].divisors);
     _mm512_mask_storeu_ps(v[k].out, v[k].lanes,
                           _mm512_add_ps(zero, _mm512_div_ps(sum[k], divisor)));
   }

@@ -26,7 +26,7 @@ bool avg_pool_plane_takes(const AvgPoolPlane& p);
 // (h x w); `divisors` holds each output's divisor (oh x ow; 1 where the window holds no
 // input, whose output is +0). `scratch` is the calling thread's (the plane is copied into it
 // with its padding as zeros), grown as needed.
-void avg_pool_plane_f32(const float* in, float* out, const AvgPoolPlane& p,
-                        const float* divisors, std::vector<float>& scratch);
+void avg_pool_plane_f32(const float* in, float* out, const AvgPoolPlane& p, const float* divisors,
+                        std::vector<float>& scratch);
 
 }  // namespace symbolite::ops

@@ -86,8 +86,7 @@ TEST(AvgPoolPlane, GivesPyTorchsBitsOnRandomGeometries) {
     // Mostly ordinary values, whose sums round differently in another order.
     std::vector<float> in(static_cast<std::size_t>(p.h * p.w));
     for (float& v : in) {
-      v = draw(0, 5) == 0 ? specials[draw(0, 7)]
-                          : static_cast<float>(draw(-1000, 1000)) / 7.0f;
+      v = draw(0, 5) == 0 ? specials[draw(0, 7)] : static_cast<float>(draw(-1000, 1000)) / 7.0f;
     }
     std::vector<float> divisors;
     const std::vector<float> want = reference(in, p, divisors);

@@ -12,8 +12,8 @@ namespace symbolite::ops {
 
 // Input columns [first, first + 16) of `row`, `fill` outside [0, w).
 __attribute__((target("avx512f"))) inline __m512 window_columns(const float* row,
-                                                                std::int64_t first,
-                                                                std::int64_t w, __m512 fill) {
+                                                                std::int64_t first, std::int64_t w,
+                                                                __m512 fill) {
   if (first >= 0 && first + 16 <= w) return _mm512_loadu_ps(row + first);  // inside
   const __m512i at =
       _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(first)),
@@ -38,8 +38,8 @@ __attribute__((target("avx512f"))) inline __m512 window_tap(const float* row, st
 
 // Whether every tap of the 16 output columns from x reads inside [0, w): window_tap's first
 // columns x * sw - pw + j for j < kw, each 16 * sw wide.
-inline bool window_taps_inside(std::int64_t x, std::int64_t sw, std::int64_t pw,
-                               std::int64_t kw, std::int64_t w) {
+inline bool window_taps_inside(std::int64_t x, std::int64_t sw, std::int64_t pw, std::int64_t kw,
+                               std::int64_t w) {
   return x * sw - pw >= 0 && x * sw - pw + kw - 1 + 16 * sw <= w;
 }
 

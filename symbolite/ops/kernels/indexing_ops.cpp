@@ -338,64 +338,9 @@ void where_condition(Stack& s) {
   s.emplace_back(IValue::list(std::move(columns)));
 }
 
-// scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor: a copy of self with
-// out[i][index[i][j]] = src[i][j] (dim 1; likewise for any dim), for every position of index.
-void scatter_src(Stack& s) {
-  IValue src_v = pop(s), index_v = pop(s), dim_v = pop(s), self_v = pop(s);
-  const Tensor& self = self_v.to_tensor();
-  const Tensor& index = index_v.to_tensor();
-  const Tensor& src = src_v.to_tensor();
-  const std::int64_t dim = wrap_dim(dim_v.to_int(), std::max<std::int64_t>(self.dim(), 1));
-  if (index.dtype() != DType::kInt64) fail("scatter(): Expected dtype int64 for index");
-  if (self.dtype() != src.dtype()) {
-    fail("scatter(): Expected self.dtype to be equal to src.dtype");
-  }
-  if (index.dim() != self.dim() || index.dim() != src.dim()) {
-    fail("Index tensor must have the same number of dimensions as self tensor");
-  }
-  for (std::int64_t d = 0; d < index.dim(); ++d) {
-    const auto k = static_cast<std::size_t>(d);
-    if (index.sizes()[k] > src.sizes()[k] || (d != dim && index.sizes()[k] > self.sizes()[k])) {
-      fail(
-          fmt::format("Expected index {} to be smaller than self {} apart from dimension {} and "
-                      "to be smaller size than src {}",
-                      tensor::format_sizes(index.sizes()), tensor::format_sizes(self.sizes()), dim,
-                      tensor::format_sizes(src.sizes())));
-    }
-  }
-  Tensor out = self.copy();
-  const Tensor idx = index.contiguous();
-  const auto dims = static_cast<std::size_t>(index.dim());
-  dispatch_all(self.dtype(), "scatter_cpu", [&](auto tag) {
-    using T = decltype(tag);
-    T* dst = out.template mutable_data<T>();
-    const auto* from = reinterpret_cast<const T*>(src.raw_data());
-    const std::int64_t* at = idx.data<std::int64_t>();
-    std::vector<std::int64_t> pos(dims, 0);
-    const std::int64_t size = self.dim() == 0 ? 1 : self.sizes()[static_cast<std::size_t>(dim)];
-    for (std::int64_t n = 0; n < idx.numel(); ++n) {
-      const std::int64_t target = at[n];
-      if (target < 0 || target >= size) {  // PyTorch does not wrap negative indices here
-        fail(fmt::format("index {} is out of bounds for dimension {} with size {}", target, dim,
-                         size));
-      }
-      std::int64_t out_offset = 0, src_offset = 0;
-      for (std::size_t k = 0; k < dims; ++k) {
-        const std::int64_t coordinate = static_cast<std::int64_t>(k) == dim ? target : pos[k];
-        out_offset += coordinate * out.strides()[k];
-        src_offset += pos[k] * src.strides()[k];
-      }
-      dst[out_offset] = from[src_offset];
-      next_index(pos, idx.sizes());
-    }
-  });
-  s.emplace_back(std::move(out));
-}
-
 }  // namespace
 
 void register_indexing_ops(OperatorRegistry& r) {
-  r.add({"aten::scatter.src", 4, {}, scatter_src});
   r.add({"aten::index.Tensor", 2, {}, index_tensor});
   r.add({"aten::nonzero", 1, {}, nonzero});
   r.add({"aten::where", 1, {}, where_condition});

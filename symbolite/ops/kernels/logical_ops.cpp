@@ -1,4 +1,4 @@
-// Boolean and bitwise operators: `&` (__and__.Tensor), logical_not/and/or/xor, and where (selection by
+// Boolean and bitwise operators: `&`, `|`, `^` and bitwise_and/or/xor, logical_not/and/or/xor, and where (selection by
 // a boolean condition), with PyTorch 1.13's promotion, broadcasting and messages.
 #include <array>
 #include <type_traits>
@@ -17,22 +17,83 @@ namespace {
 using tensor::DType;
 using tensor::Tensor;
 
-// bitwise_and in the promoted dtype of both operands: bool and integers only.
-void and_tensor(Stack& s) {
+// bitwise_and / bitwise_or / bitwise_xor (and `&`, `|`, `^` on tensors) in the promoted
+// dtype of both operands: bool and integers only. A Scalar operand counts as a wrapped
+// number, as in PyTorch's promotion.
+struct BitAnd {
+  static constexpr const char* kKernel = "bitwise_and_cpu";
+  template <typename T>
+  T operator()(T x, T y) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return x && y;
+    } else {
+      return static_cast<T>(x & y);
+    }
+  }
+};
+struct BitOr {
+  static constexpr const char* kKernel = "bitwise_or_cpu";
+  template <typename T>
+  T operator()(T x, T y) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return x || y;
+    } else {
+      return static_cast<T>(x | y);
+    }
+  }
+};
+struct BitXor {
+  static constexpr const char* kKernel = "bitwise_xor_cpu";
+  template <typename T>
+  T operator()(T x, T y) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return x != y;
+    } else {
+      return static_cast<T>(x ^ y);
+    }
+  }
+};
+
+template <typename Op>
+Tensor bitwise(const Tensor& a, const Tensor& b, DType common, bool in_place = false) {
+  return dispatch_all(common, Op::kKernel, [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      not_implemented(Op::kKernel, common);
+    } else {
+      return binary_kernel<T>(a, b, Op{}, in_place);
+    }
+  });
+}
+
+template <typename Op>
+void bitwise_tensor(Stack& s) {
   IValue other = pop(s), self = pop(s);
   const Tensor& a = self.to_tensor();
   const Tensor& b = other.to_tensor();
-  DType common = ResultType().tensor(a).tensor(b).result();
-  s.emplace_back(dispatch_all(common, "bitwise_and_cpu", [&](auto tag) -> Tensor {
-    using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) {
-      not_implemented("bitwise_and_cpu", common);
-    } else if constexpr (std::is_same_v<T, bool>) {
-      return binary_kernel<T>(a, b, [](bool x, bool y) { return x && y; });
-    } else {
-      return binary_kernel<T>(a, b, [](T x, T y) -> T { return static_cast<T>(x & y); });
-    }
-  }));
+  s.emplace_back(bitwise<Op>(a, b, ResultType().tensor(a).tensor(b).result()));
+}
+
+template <typename Op>
+void bitwise_scalar(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  const Tensor& a = self.to_tensor();
+  const DType common = ResultType().tensor(a).scalar(other).result();
+  s.emplace_back(bitwise<Op>(a, scalar_tensor(other, common), common));
+}
+
+// The in-place forms: the result must convert to self's dtype.
+template <typename Op>
+void bitwise_tensor_(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  const Tensor& a = self.to_tensor();
+  const Tensor& b = other.to_tensor();
+  const DType common = ResultType().tensor(a).tensor(b).result();
+  if (common != a.dtype()) {
+    fail(fmt::format("result type {} can't be cast to the desired output type {}",
+                     tensor::scalar_type_name(common), tensor::scalar_type_name(a.dtype())));
+  }
+  push_in_place(s, self, bitwise<Op>(a, b, common, true));
 }
 
 // Any dtype to bool: true where the element is zero (NaN is not).
@@ -121,7 +182,21 @@ void where_self(Stack& s) {
 }  // namespace
 
 void register_logical_ops(OperatorRegistry& r) {
-  r.add({"aten::__and__.Tensor", 2, {}, and_tensor});
+  r.add({"aten::__and__.Tensor", 2, {}, bitwise_tensor<BitAnd>});
+  r.add({"aten::__or__.Tensor", 2, {}, bitwise_tensor<BitOr>});
+  r.add({"aten::__xor__.Tensor", 2, {}, bitwise_tensor<BitXor>});
+  r.add({"aten::__iand__.Tensor", 2, {}, bitwise_tensor_<BitAnd>});
+  r.add({"aten::__ior__.Tensor", 2, {}, bitwise_tensor_<BitOr>});
+  r.add({"aten::__ixor__.Tensor", 2, {}, bitwise_tensor_<BitXor>});
+  r.add({"aten::bitwise_and.Tensor", 2, {}, bitwise_tensor<BitAnd>});
+  r.add({"aten::bitwise_or.Tensor", 2, {}, bitwise_tensor<BitOr>});
+  r.add({"aten::bitwise_xor.Tensor", 2, {}, bitwise_tensor<BitXor>});
+  r.add({"aten::bitwise_and.Scalar", 2, {}, bitwise_scalar<BitAnd>});
+  r.add({"aten::bitwise_or.Scalar", 2, {}, bitwise_scalar<BitOr>});
+  r.add({"aten::bitwise_xor.Scalar", 2, {}, bitwise_scalar<BitXor>});
+  r.add({"aten::bitwise_and_.Tensor", 2, {}, bitwise_tensor_<BitAnd>});
+  r.add({"aten::bitwise_or_.Tensor", 2, {}, bitwise_tensor_<BitOr>});
+  r.add({"aten::bitwise_xor_.Tensor", 2, {}, bitwise_tensor_<BitXor>});
   r.add({"aten::logical_not", 1, {}, logical_not});
   r.add({"aten::logical_and", 2, {}, logical_op<LogicalAnd>});
   r.add({"aten::logical_or", 2, {}, logical_op<LogicalOr>});

@@ -1,8 +1,9 @@
-// Copies that move elements to new places: roll (a cyclic shift along dimensions), repeat
-// (tiling) and pad
+// Copies that move elements to new places: roll (a cyclic shift along dimensions), flip,
+// repeat (tiling), repeat_interleave (each element repeated in place) and pad
 // (constant, reflect, replicate and circular padding of the last dimensions, negative
 // constant padding crops), as swin transformers and padding layers use them. Each maps every
 // dimension's output index to a source index and copies bytes, so every dtype works alike.
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -224,9 +225,112 @@ void repeat(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
+// flip(Tensor self, int[] dims) -> Tensor: the order along each of dims reversed.
+void flip(Stack& s) {
+  IValue dims_v = pop(s), self = pop(s);
+  Tensor t = self.to_tensor().contiguous();
+  const Sizes dims = int_list_arg(dims_v);
+  // dim_mask reads an empty list as every dimension; flip reverses none then.
+  const std::vector<bool> flipped =
+      dims.empty() ? std::vector<bool>(t.sizes().size(), false) : dim_mask(dims, t.dim());
+  Tensor out = Tensor::uninitialized(t.sizes(), t.dtype());
+  std::vector<Sizes> maps(t.sizes().size());
+  for (std::size_t d = 0; d < maps.size(); ++d) {
+    const std::int64_t n = t.sizes()[d];
+    for (std::int64_t i = 0; i < n; ++i) maps[d].push_back(flipped[d] ? n - 1 - i : i);
+  }
+  gather_separable(t, t.sizes(), out, t.sizes(), nullptr, maps);
+  s.emplace_back(std::move(out));
+}
+
+// Element i of a dimension repeated repeats[i] times (one count for all when it has one), as
+// an index map; `op` names the operator in messages.
+Sizes interleaved(std::int64_t size, const Sizes& repeats, const IValue& output_size) {
+  if (repeats.size() != 1 && static_cast<std::int64_t>(repeats.size()) != size) {
+    fail("repeats must have the same size as input along dim");
+  }
+  Sizes map;
+  for (std::int64_t i = 0; i < size; ++i) {
+    const std::int64_t n = repeats[repeats.size() == 1 ? 0 : static_cast<std::size_t>(i)];
+    if (n < 0) fail("repeats can not be negative");
+    map.insert(map.end(), static_cast<std::size_t>(n), i);
+  }
+  if (!output_size.is_none() && output_size.to_int() != static_cast<std::int64_t>(map.size())) {
+    fail("allocated size does not match required size");
+  }
+  return map;
+}
+
+// repeats as a list: a 0-dim or 1-dim int64 tensor.
+Sizes repeat_counts(const Tensor& repeats) {
+  if (repeats.dim() > 1) fail("repeats must be 0-dim or 1-dim tensor");
+  if (repeats.dtype() != tensor::DType::kInt64 && repeats.dtype() != tensor::DType::kInt32) {
+    fail("repeats has to be Long or Int tensor");
+  }
+  const Tensor r = to_dtype(repeats, tensor::DType::kInt64);
+  const std::int64_t* p = r.data<std::int64_t>();
+  return Sizes(p, p + r.numel());
+}
+
+// self's elements along dim (the flattened tensor when dim is None) each repeated.
+Tensor repeat_interleave_impl(const Tensor& self, const Sizes& repeats, const IValue& dim_v,
+                              const IValue& output_size) {
+  Tensor t = self.contiguous();
+  if (dim_v.is_none()) {
+    t = Tensor::from_storage(t.storage(), t.dtype(), {t.numel()}, {1}, t.storage_offset());
+  }
+  const std::int64_t dim = dim_v.is_none() ? 0 : wrap_dim(dim_v.to_int(), t.dim());
+  Sizes in_sizes = t.sizes();
+  if (in_sizes.empty()) in_sizes.push_back(1);  // a 0-dim tensor repeats as one element
+  std::vector<Sizes> maps(in_sizes.size());
+  for (std::size_t d = 0; d < maps.size(); ++d) {
+    if (static_cast<std::int64_t>(d) == dim) {
+      maps[d] = interleaved(in_sizes[d], repeats, output_size);
+    } else {
+      for (std::int64_t i = 0; i < in_sizes[d]; ++i) maps[d].push_back(i);
+    }
+  }
+  Sizes sizes = in_sizes;
+  sizes[static_cast<std::size_t>(dim)] =
+      static_cast<std::int64_t>(maps[static_cast<std::size_t>(dim)].size());
+  Tensor out = Tensor::uninitialized(sizes, t.dtype());
+  gather_separable(t, in_sizes, out, sizes, nullptr, maps);
+  return out;
+}
+
+// repeat_interleave.self_int(self, repeats, dim=None, *, output_size=None)
+void repeat_interleave_int(Stack& s) {
+  IValue output_size = pop(s), dim = pop(s), repeats = pop(s), self = pop(s);
+  s.emplace_back(repeat_interleave_impl(self.to_tensor(), {repeats.to_int()}, dim, output_size));
+}
+
+// repeat_interleave.self_Tensor(self, repeats, dim=None, *, output_size=None)
+void repeat_interleave_tensor(Stack& s) {
+  IValue output_size = pop(s), dim = pop(s), repeats = pop(s), self = pop(s);
+  s.emplace_back(repeat_interleave_impl(self.to_tensor(), repeat_counts(repeats.to_tensor()), dim,
+                                        output_size));
+}
+
+// repeat_interleave.Tensor(repeats, *, output_size=None): index i repeats[i] times.
+void repeat_interleave_counts(Stack& s) {
+  IValue output_size = pop(s), repeats = pop(s);
+  const Tensor& r = repeats.to_tensor();
+  if (r.dim() != 1) fail("repeat_interleave only accept 1D vector as repeat");
+  const Sizes map = interleaved(r.numel(), repeat_counts(r), output_size);
+  Tensor out =
+      Tensor::uninitialized({static_cast<std::int64_t>(map.size())}, tensor::DType::kInt64);
+  std::copy(map.begin(), map.end(), out.mutable_data<std::int64_t>());
+  s.emplace_back(std::move(out));
+}
+
 }  // namespace
 
 void register_rearrange_ops(OperatorRegistry& r) {
+  const IValue none;
+  r.add({"aten::flip", 2, {}, flip});
+  r.add({"aten::repeat_interleave.self_int", 4, {none, none}, repeat_interleave_int});
+  r.add({"aten::repeat_interleave.self_Tensor", 4, {none, none}, repeat_interleave_tensor});
+  r.add({"aten::repeat_interleave.Tensor", 2, {none}, repeat_interleave_counts});
   r.add({"aten::repeat", 2, {}, repeat});
   r.add({"aten::roll", 3, {IValue::list({})}, roll});
   r.add({"aten::pad", 4, {IValue::string("constant"), IValue()}, pad});

@@ -1,5 +1,5 @@
-// Reductions over tensor dimensions: sum, mean, amax, max (full and along a dim), min (full),
-// argmax.
+// Reductions over tensor dimensions: sum, mean, amax, amin, max and min (full and along a dim),
+// argmax and argmin.
 //
 // Sums accumulate in double (floating inputs) or int64 (integral and bool inputs) and are
 // rounded to the result dtype once, so float32 results agree with PyTorch's cascade sums to
@@ -232,6 +232,18 @@ void amax(Stack& s) {
   s.emplace_back(amax_impl(t, dim_mask(dims, t.dim()), keepdim.to_bool(), "amax"));
 }
 
+void amin(Stack& s) {
+  IValue keepdim = pop(s), dim = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  std::vector<std::int64_t> dims = int_list_arg(dim);
+  if (dims.empty() && t.numel() == 0) {
+    fail(
+        "amin(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+        "reduction dim with the 'dim' argument.");
+  }
+  s.emplace_back(extremum_impl<false>(t, dim_mask(dims, t.dim()), keepdim.to_bool(), "amin"));
+}
+
 void max_all(Stack& s) {
   const Tensor t = pop(s).to_tensor();
   if (t.numel() == 0) {
@@ -283,17 +295,17 @@ AlongDim along_dim(const Tensor& t, std::int64_t dim, bool keepdim, std::string_
   return a;
 }
 
-// Calls visit(value, index) with the first maximum of each run (the first NaN, if any), in
-// the order of the result's elements.
-template <typename T, typename Visit>
-void first_max_along(const T* data, const AlongDim& a, Visit visit) {
+// Calls visit(value, index) with the first maximum (kMax) or minimum of each run (the first
+// NaN, if any), in the order of the result's elements.
+template <bool kMax, typename T, typename Visit>
+void first_extreme_along(const T* data, const AlongDim& a, Visit visit) {
   std::array<const std::int64_t*, 1> strides{a.outer_strides.data()};
   for_each_offset<1>(a.outer_sizes, strides, [&](const std::array<std::int64_t, 1>& o) {
     T best = data[o[0]];
     std::int64_t at = 0;
     for (std::int64_t k = 1; k < a.len; ++k) {
       T x = data[o[0] + k * a.step];
-      if (takes_max(x, best)) {
+      if (kMax ? takes_max(x, best) : takes_min(x, best)) {
         best = x;
         at = k;
       }
@@ -302,48 +314,55 @@ void first_max_along(const T* data, const AlongDim& a, Visit visit) {
   });
 }
 
-// argmax(self, dim=None, keepdim=False): int64 index of the first maximum (of the first NaN
-// if any) along `dim`, or in the flattened tensor when dim is None (keepdim then keeps every
-// dimension, as size 1).
-void argmax(Stack& s) {
+// argmax / argmin(self, dim=None, keepdim=False): int64 index of the first maximum (minimum;
+// of the first NaN if any) along `dim`, or in the flattened tensor when dim is None (keepdim
+// then keeps every dimension, as size 1).
+template <bool kMax>
+void arg_extreme(Stack& s) {
   IValue keepdim_v = pop(s), dim_v = pop(s), self = pop(s);
   const Tensor& t = self.to_tensor();
+  const char* name = kMax ? "argmax" : "argmin";
   bool keepdim = keepdim_v.to_bool();
   Tensor in = t;
   AlongDim a;
   if (dim_v.is_none()) {
     if (t.numel() == 0) {
       throw OpError("IndexError",
-                    "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
+                    fmt::format("{}(): Expected reduction dim to be specified for input.numel() "
+                                "== 0.",
+                                name));
     }
     in = t.contiguous();  // one run over every element
     a.len = t.numel();
     a.step = 1;
     if (keepdim) a.out_sizes.assign(t.sizes().size(), 1);
   } else {
-    a = along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim, "argmax");
+    a = along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim, name);
   }
   Tensor indices = Tensor::empty(a.out_sizes, DType::kInt64);
-  dispatch_numeric(t.dtype(), "argmax_cpu", [&](auto tag) {
+  dispatch_numeric(t.dtype(), kMax ? "argmax_cpu" : "argmin_cpu", [&](auto tag) {
     using T = decltype(tag);
     std::int64_t* idx = indices.mutable_data<std::int64_t>();
-    first_max_along(in.template data<T>(), a, [&](T, std::int64_t at) { *idx++ = at; });
+    first_extreme_along<kMax>(in.template data<T>(), a, [&](T, std::int64_t at) { *idx++ = at; });
   });
   s.emplace_back(std::move(indices));
 }
 
-// max.dim: values and int64 indices (of the first maximum; of the first NaN if any).
-void max_dim(Stack& s) {
+// max.dim / min.dim: values and int64 indices (of the first maximum or minimum; of the first
+// NaN if any).
+template <bool kMax>
+void extreme_dim(Stack& s) {
   IValue keepdim_v = pop(s), dim_v = pop(s), self = pop(s);
   const Tensor& t = self.to_tensor();
-  AlongDim a = along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim_v.to_bool(), "max");
+  AlongDim a =
+      along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim_v.to_bool(), kMax ? "max" : "min");
   Tensor values = Tensor::empty(a.out_sizes, t.dtype());
   Tensor indices = Tensor::empty(a.out_sizes, DType::kInt64);
-  dispatch_all(t.dtype(), "max_cpu", [&](auto tag) {
+  dispatch_all(t.dtype(), kMax ? "max_cpu" : "min_cpu", [&](auto tag) {
     using T = decltype(tag);
     T* vals = values.template mutable_data<T>();
     std::int64_t* idx = indices.mutable_data<std::int64_t>();
-    first_max_along(t.template data<T>(), a, [&](T best, std::int64_t at) {
+    first_extreme_along<kMax>(t.template data<T>(), a, [&](T best, std::int64_t at) {
       *vals++ = best;
       *idx++ = at;
     });
@@ -363,9 +382,12 @@ void register_reduction_ops(OperatorRegistry& r) {
   r.add({"aten::mean.dim", 4, {no, none}, mean_dim});
   r.add({"aten::amax", 3, {IValue::list({}), no}, amax});
   r.add({"aten::max", 1, {}, max_all});
-  r.add({"aten::max.dim", 3, {no}, max_dim});
+  r.add({"aten::max.dim", 3, {no}, extreme_dim<true>});
+  r.add({"aten::min.dim", 3, {no}, extreme_dim<false>});
+  r.add({"aten::amin", 3, {IValue::list({}), no}, amin});
   r.add({"aten::min", 1, {}, min_all});
-  r.add({"aten::argmax", 3, {none, no}, argmax});
+  r.add({"aten::argmax", 3, {none, no}, arg_extreme<true>});
+  r.add({"aten::argmin", 3, {none, no}, arg_extreme<false>});
 }
 
 }  // namespace symbolite::ops

@@ -742,20 +742,6 @@ void num_to_tensor(Stack& s) {
   s.emplace_back(scalar_tensor(v, scalar_dtype(v)));
 }
 
-// tensor.int / tensor.float / tensor.bool(t, *, ScalarType? dtype=None, Device? device=None,
-// bool requires_grad=False): a zero-dim tensor of the number (`torch.tensor(3)`), int64,
-// float32 (the default dtype) or bool unless a dtype is given.
-void number_tensor(Stack& s) {
-  IValue* args = last(s, 4);
-  IValue v = args[0];
-  auto dtype = dtype_arg(args[1]);
-  drop(s, 4);
-  tensor::DType natural = v.is(IValue::Kind::kDouble) ? tensor::DType::kFloat32
-                          : v.is(IValue::Kind::kBool) ? tensor::DType::kBool
-                                                      : tensor::DType::kInt64;
-  s.emplace_back(scalar_tensor(v, dtype.value_or(natural)));
-}
-
 // arange(start, end, step, dtype, layout, device, pin_memory) and its shorter overloads:
 // int64 when start, end and step are all ints, else the default float32, unless dtype is
 // given. PyTorch's checks and size: ceil((end - start) / step) in double, the values
@@ -1020,9 +1006,6 @@ void register_shape_ops(OperatorRegistry& r) {
   r.add({"aten::logspace", 8, {IValue(10.0), none, none, none, none}, logspace});
   r.add({"aten::broadcast_tensors", 1, {}, broadcast_tensors});
   r.add({"aten::item", 1, {}, item});
-  for (const char* type : {"int", "float", "bool"}) {
-    r.add({std::string("aten::tensor.") + type, 4, {none, none, IValue(false)}, number_tensor});
-  }
   r.add({"prim::NumToTensor.Scalar", 1, {}, num_to_tensor});
   r.add({"prim::NumToTensor.bool", 1, {}, num_to_tensor});
 }

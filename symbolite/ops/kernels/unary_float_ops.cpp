@@ -1,5 +1,5 @@
-// The unary floating-point functions (aten::sqrt, log, sin, erf, ...) and clamp with its
-// one-sided forms. Integer and bool tensors compute in the default float32, floating ones in
+// The unary floating-point functions (aten::sqrt, log, sin, erf, ...), clamp with its
+// one-sided forms, and nan_to_num. Integer and bool tensors compute in the default float32, floating ones in
 // their own dtype, as PyTorch's unary float kernels do; std:: functions give the same
 // results as PyTorch's scalar paths to rounding (the reference cases allow rtol 1e-4).
 #include <algorithm>
@@ -115,6 +115,31 @@ void clamp_max(Stack& s) {
   s.emplace_back(clamp_impl(x, IValue(), hi));
 }
 
+// nan_to_num(self, nan=None, posinf=None, neginf=None): NaN, +inf and -inf replaced (by 0 and
+// the dtype's largest and lowest finite values unless given); integers and bools copied.
+void nan_to_num(Stack& s) {
+  IValue neginf = pop(s), posinf = pop(s), nan = pop(s);
+  const Tensor x = pop(s).to_tensor();
+  if (!is_floating(x.dtype())) {
+    s.emplace_back(x.copy());
+    return;
+  }
+  s.emplace_back(dispatch_floating(x.dtype(), "nan_to_num", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    const T for_nan = nan.is_none() ? T(0) : static_cast<T>(nan.to_double());
+    const T for_pos =
+        posinf.is_none() ? std::numeric_limits<T>::max() : static_cast<T>(posinf.to_double());
+    const T for_neg =
+        neginf.is_none() ? std::numeric_limits<T>::lowest() : static_cast<T>(neginf.to_double());
+    return unary_same<T>(x, [=](T v) {
+      return std::isnan(v)                              ? for_nan
+             : v == std::numeric_limits<T>::infinity()  ? for_pos
+             : v == -std::numeric_limits<T>::infinity() ? for_neg
+                                                        : v;
+    });
+  }));
+}
+
 }  // namespace
 
 void register_unary_float_ops(OperatorRegistry& r) {
@@ -140,6 +165,7 @@ void register_unary_float_ops(OperatorRegistry& r) {
   r.add({"aten::clamp", 3, {none, none}, clamp});
   r.add({"aten::clamp_min", 2, {}, clamp_min});
   r.add({"aten::clamp_max", 2, {}, clamp_max});
+  r.add({"aten::nan_to_num", 4, {none, none, none}, nan_to_num});
 }
 
 }  // namespace symbolite::ops

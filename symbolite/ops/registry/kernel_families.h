@@ -68,6 +68,23 @@ void register_ctc_loss_ops(OperatorRegistry& registry);
 // Detection models: torchvision::nms and roi_align, topk, meshgrid, unbind, maximum/minimum,
 // and the aliases and conversions tracing records (detach, expand_as, to.other, full_like, ...).
 void register_detection_ops(OperatorRegistry& registry);
+// Operators that are others with their arguments rearranged: *_like, new_*, *_as, movedim,
+// narrow, clip, square, tile, outer, dot, mv, masked_select, addcmul, addcdiv.
+void register_composed_ops(OperatorRegistry& registry);
+// Running reductions along a dimension: cumsum, cumprod, cummax, cummin.
+void register_scan_ops(OperatorRegistry& registry);
+// gather, take_along_dim, scatter (src, value, reductions), scatter_add, one_hot.
+void register_gather_scatter_ops(OperatorRegistry& registry);
+// sort and argsort, stable or not.
+void register_sort_ops(OperatorRegistry& registry);
+// var, std, var_mean, std_mean, logsumexp, prod, count_nonzero.
+void register_statistics_ops(OperatorRegistry& registry);
+// diagonal, diag, trace, eye.
+void register_diagonal_ops(OperatorRegistry& registry);
+// index_put and index_put_: writes through an advanced index.
+void register_index_put_ops(OperatorRegistry& registry);
+// torch.tensor: aten::tensor of nested lists of numbers, or of one number.
+void register_tensor_from_data_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -99,6 +116,14 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_class_loss_ops(registry);
   register_ctc_loss_ops(registry);
   register_detection_ops(registry);
+  register_composed_ops(registry);
+  register_scan_ops(registry);
+  register_gather_scatter_ops(registry);
+  register_sort_ops(registry);
+  register_statistics_ops(registry);
+  register_diagonal_ops(registry);
+  register_index_put_ops(registry);
+  register_tensor_from_data_ops(registry);
 }
 
 }  // namespace symbolite::ops

@@ -1,0 +1,324 @@
+// Reading and writing along one dimension at positions an index tensor gives: gather,
+// take_along_dim, scatter (a source tensor or a value; "add" and "multiply" reductions),
+// scatter_add and their in-place forms, and one_hot. Indices are int64 and not wrapped (a
+// negative one is out of bounds), with PyTorch 1.13's checks and messages. Writes go in the
+// index tensor's row-major order, so of two writes to one place the later stays.
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "symbolite/ops/common/elementwise_loops.h"
+#include "symbolite/ops/common/tensor_args.h"
+#include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/kernel_runner.h"
+#include "symbolite/ops/registry/op_error.h"
+#include "symbolite/tensor/broadcast.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+using Ints = std::vector<std::int64_t>;
+
+std::string sizes_of(const Tensor& t) { return tensor::format_sizes(t.sizes()); }
+
+// Size of dimension d, a 0-dim tensor counting as one element.
+std::int64_t size_at(const Tensor& t, std::int64_t d) {
+  return t.dim() == 0 ? 1 : t.sizes()[static_cast<std::size_t>(d)];
+}
+std::int64_t stride_at(const Tensor& t, std::int64_t d) {
+  return t.dim() == 0 ? 0 : t.strides()[static_cast<std::size_t>(d)];
+}
+std::int64_t rank(const Tensor& t) { return std::max<std::int64_t>(t.dim(), 1); }
+
+void check_index(const Tensor& index, const char* op) {
+  if (index.dtype() != DType::kInt64) {
+    fail(fmt::format("{}(): Expected dtype int64 for index", op));
+  }
+}
+
+// Calls visit(index value, offset in `at` with the dim's stride left out, offset in `other`)
+// for every element of `index` in row-major order. `at` and `other` (may be `at`) are read at
+// the index's positions.
+template <typename Visit>
+void walk_index(const Tensor& index, const Tensor& at, std::int64_t dim, const Tensor& other,
+                Visit visit) {
+  const std::int64_t n = rank(index);
+  Ints sizes(static_cast<std::size_t>(n)), si(sizes.size()), sa(sizes.size()), so(sizes.size());
+  for (std::int64_t d = 0; d < n; ++d) {
+    const auto k = static_cast<std::size_t>(d);
+    sizes[k] = size_at(index, d);
+    si[k] = stride_at(index, d);
+    sa[k] = d == dim ? 0 : stride_at(at, d);
+    so[k] = stride_at(other, d);
+  }
+  const std::int64_t* idx = index.data<std::int64_t>();
+  std::array<const std::int64_t*, 3> strides{si.data(), sa.data(), so.data()};
+  for_each_offset<3>(sizes, strides,
+                     [&](const std::array<std::int64_t, 3>& o) { visit(idx[o[0]], o[1], o[2]); });
+}
+
+[[noreturn]] void out_of_bounds(std::int64_t i, std::int64_t dim, std::int64_t size) {
+  fail(fmt::format("index {} is out of bounds for dimension {} with size {}", i, dim, size));
+}
+
+// gather(self, dim, index, *, sparse_grad=False): out[..i..] = self[..index[..i..]..] at dim.
+Tensor gather_impl(const Tensor& self, std::int64_t dim_arg, const Tensor& index) {
+  const std::int64_t dim = wrap_dim(dim_arg, self.dim());
+  check_index(index, "gather");
+  if (index.dim() != 0 && rank(index) != rank(self)) {
+    fail("Index tensor must have the same number of dimensions as input tensor");
+  }
+  if (index.dim() != 0) {
+    for (std::int64_t d = 0; d < rank(self); ++d) {
+      if (d != dim && size_at(index, d) > size_at(self, d)) {
+        fail(
+            fmt::format("Size does not match at dimension {} expected index {} to be smaller "
+                        "than self {} apart from dimension {}",
+                        d, sizes_of(index), sizes_of(self), dim));
+      }
+    }
+  }
+  Tensor out = Tensor::uninitialized(index.sizes(), self.dtype());
+  if (index.numel() == 0) return out;
+  const std::int64_t bound = size_at(self, dim), step = stride_at(self, dim);
+  const Tensor dense = out;  // contiguous: its strides walk the index's shape
+  dispatch_all(self.dtype(), "gather_out_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = self.template data<T>();
+    T* dst = out.template mutable_data<T>();
+    walk_index(index, self, dim, dense, [&](std::int64_t i, std::int64_t from, std::int64_t to) {
+      if (i < 0 || i >= bound) out_of_bounds(i, dim, bound);
+      dst[to] = src[from + i * step];
+    });
+  });
+  return out;
+}
+
+void gather(Stack& s) {
+  IValue sparse = pop(s), index = pop(s), dim = pop(s), self = pop(s);
+  (void)sparse;
+  s.emplace_back(gather_impl(self.to_tensor(), dim.to_int(), index.to_tensor()));
+}
+
+// take_along_dim(self, indices, dim=None): gather with both broadcast apart from dim; without
+// dim, over the flattened tensor.
+void take_along_dim(Stack& s) {
+  IValue dim_v = pop(s), indices_v = pop(s), self_v = pop(s);
+  const Tensor& self = self_v.to_tensor();
+  const Tensor& indices = indices_v.to_tensor();
+  if (indices.dtype() != DType::kInt64) {
+    fail(fmt::format("torch.take_along_dim(): dtype of indices should be Long but got {}",
+                     tensor::scalar_type_name(indices.dtype())));
+  }
+  if (dim_v.is_none()) {
+    IValue flat_self = run_op("aten::reshape", {self_v, int_list_value({-1})});
+    IValue flat_index = run_op("aten::reshape", {indices_v, int_list_value({-1})});
+    s.emplace_back(gather_impl(flat_self.to_tensor(), 0, flat_index.to_tensor()));
+    return;
+  }
+  if (self.dim() != indices.dim()) {
+    fail(
+        fmt::format("torch.take_along_dim(): input and indices should have the same number of "
+                    "dimensions, but got {} dimensions for input, and {} dimensions for indices",
+                    self.dim(), indices.dim()));
+  }
+  const std::int64_t dim = wrap_dim(dim_v.to_int(), self.dim());
+  Ints self_sizes = self.sizes(), index_sizes = indices.sizes();
+  self_sizes[static_cast<std::size_t>(dim)] = 1;
+  index_sizes[static_cast<std::size_t>(dim)] = 1;
+  Ints shape = tensor::broadcast_shapes(self_sizes, index_sizes);
+  Ints self_shape = shape, index_shape = shape;
+  self_shape[static_cast<std::size_t>(dim)] = self.sizes()[static_cast<std::size_t>(dim)];
+  index_shape[static_cast<std::size_t>(dim)] = indices.sizes()[static_cast<std::size_t>(dim)];
+  IValue a = run_op("aten::expand", {self_v, int_list_value(self_shape)});
+  IValue b = run_op("aten::expand", {indices_v, int_list_value(index_shape)});
+  s.emplace_back(gather_impl(a.to_tensor(), dim, b.to_tensor()));
+}
+
+enum class Reduce { kNone, kAdd, kMultiply };
+
+Reduce reduce_arg(const IValue& v) {
+  const std::string& name = v.to_string();
+  if (name == "add" || name == "sum") return Reduce::kAdd;
+  if (name == "multiply") return Reduce::kMultiply;
+  fail(fmt::format("reduce argument must be either add or multiply."));
+}
+
+// self with index's positions along dim written from src (a tensor of self's dtype, read at
+// the index's positions) or set to `value`, combined as `reduce` says.
+Tensor scatter_impl(const Tensor& self, std::int64_t dim_arg, const Tensor& index,
+                    const Tensor* src, const IValue* value, Reduce reduce, const char* op) {
+  const std::int64_t dim = wrap_dim(dim_arg, self.dim());
+  check_index(index, op);
+  if (src != nullptr && src->dtype() != self.dtype()) {
+    fail(fmt::format("{}(): Expected self.dtype to be equal to src.dtype", op));
+  }
+  if (index.dim() != 0 && rank(index) != rank(self)) {
+    fail("Index tensor must have the same number of dimensions as self tensor");
+  }
+  if (src != nullptr && index.dim() != 0 && rank(index) != rank(*src)) {
+    fail("Index tensor must have the same number of dimensions as src tensor");
+  }
+  if (index.dim() != 0) {
+    for (std::int64_t d = 0; d < rank(self); ++d) {
+      const bool too_big = (d != dim && size_at(index, d) > size_at(self, d)) ||
+                           (src != nullptr && size_at(index, d) > size_at(*src, d));
+      if (too_big && src != nullptr) {
+        fail(
+            fmt::format("Expected index {} to be smaller than self {} apart from dimension {} "
+                        "and to be smaller size than src {}",
+                        sizes_of(index), sizes_of(self), dim, sizes_of(*src)));
+      }
+      if (too_big) {
+        fail(fmt::format("Expected index {} to be smaller than self {} apart from dimension {}",
+                         sizes_of(index), sizes_of(self), dim));
+      }
+    }
+  }
+  Tensor out = Tensor::uninitialized(self.sizes(), self.dtype());
+  copy_into(out, self);
+  if (index.numel() == 0) return out;
+  const std::int64_t bound = size_at(out, dim), step = stride_at(out, dim);
+  const Tensor from = src != nullptr ? *src : index;
+  dispatch_all(self.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    T* dst = out.template mutable_data<T>();
+    const T fill = value != nullptr ? scalar_as<T>(*value) : T{};
+    const T* data = src != nullptr ? src->template data<T>() : nullptr;
+    walk_index(index, out, dim, from, [&](std::int64_t i, std::int64_t at, std::int64_t read) {
+      if (i < 0 || i >= bound) out_of_bounds(i, dim, bound);
+      const T v = data != nullptr ? data[read] : fill;
+      T& place = dst[at + i * step];
+      if constexpr (std::is_same_v<T, bool>) {
+        place = reduce == Reduce::kAdd        ? (place || v)
+                : reduce == Reduce::kMultiply ? (place && v)
+                                              : v;
+      } else {
+        place = reduce == Reduce::kAdd        ? static_cast<T>(place + v)
+                : reduce == Reduce::kMultiply ? static_cast<T>(place * v)
+                                              : v;
+      }
+    });
+  });
+  return out;
+}
+
+// scatter.src / scatter.value / scatter_add, out of place and (with kInPlace) in place.
+template <bool kInPlace>
+void scatter_src(Stack& s) {
+  IValue src = pop(s), index = pop(s), dim = pop(s), self = pop(s);
+  const Tensor& from = src.to_tensor();
+  Tensor out = scatter_impl(self.to_tensor(), dim.to_int(), index.to_tensor(), &from, nullptr,
+                            Reduce::kNone, "scatter");
+  if constexpr (kInPlace) {
+    push_in_place(s, self, out);
+  } else {
+    s.emplace_back(std::move(out));
+  }
+}
+
+template <bool kInPlace>
+void scatter_value(Stack& s) {
+  IValue value = pop(s), index = pop(s), dim = pop(s), self = pop(s);
+  Tensor out = scatter_impl(self.to_tensor(), dim.to_int(), index.to_tensor(), nullptr, &value,
+                            Reduce::kNone, "scatter");
+  if constexpr (kInPlace) {
+    push_in_place(s, self, out);
+  } else {
+    s.emplace_back(std::move(out));
+  }
+}
+
+template <bool kInPlace>
+void scatter_reduce_src(Stack& s) {
+  IValue reduce = pop(s), src = pop(s), index = pop(s), dim = pop(s), self = pop(s);
+  const Tensor& from = src.to_tensor();
+  Tensor out = scatter_impl(self.to_tensor(), dim.to_int(), index.to_tensor(), &from, nullptr,
+                            reduce_arg(reduce), "scatter");
+  if constexpr (kInPlace) {
+    push_in_place(s, self, out);
+  } else {
+    s.emplace_back(std::move(out));
+  }
+}
+
+template <bool kInPlace>
+void scatter_reduce_value(Stack& s) {
+  IValue reduce = pop(s), value = pop(s), index = pop(s), dim = pop(s), self = pop(s);
+  Tensor out = scatter_impl(self.to_tensor(), dim.to_int(), index.to_tensor(), nullptr, &value,
+                            reduce_arg(reduce), "scatter");
+  if constexpr (kInPlace) {
+    push_in_place(s, self, out);
+  } else {
+    s.emplace_back(std::move(out));
+  }
+}
+
+template <bool kInPlace>
+void scatter_add(Stack& s) {
+  IValue src = pop(s), index = pop(s), dim = pop(s), self = pop(s);
+  const Tensor& from = src.to_tensor();
+  Tensor out = scatter_impl(self.to_tensor(), dim.to_int(), index.to_tensor(), &from, nullptr,
+                            Reduce::kAdd, "scatter_add");
+  if constexpr (kInPlace) {
+    push_in_place(s, self, out);
+  } else {
+    s.emplace_back(std::move(out));
+  }
+}
+
+// one_hot(self, num_classes=-1): int64 self gives int64 of self's shape plus num_classes, one
+// where the class is (num_classes -1: the largest class + 1).
+void one_hot(Stack& s) {
+  IValue classes_v = pop(s), self_v = pop(s);
+  const Tensor& self = self_v.to_tensor();
+  std::int64_t classes = classes_v.to_int();
+  if (self.dtype() != DType::kInt64) fail("one_hot is only applicable to index tensor.");
+  const Tensor x = self.contiguous();
+  const std::int64_t* v = x.data<std::int64_t>();
+  const std::int64_t n = x.numel();
+  if (n == 0) {
+    if (classes <= 0) fail("Can not infer total number of classes from empty tensor.");
+  } else {
+    const auto [lo, hi] = std::minmax_element(v, v + n);
+    if (*lo < 0) fail("Class values must be non-negative.");
+    if (classes == -1) {
+      classes = *hi + 1;
+    } else if (*hi >= classes) {
+      fail("Class values must be smaller than num_classes.");
+    }
+  }
+  Ints sizes = x.sizes();
+  sizes.push_back(classes);
+  Tensor out = Tensor::empty(sizes, DType::kInt64);
+  std::int64_t* dst = out.mutable_data<std::int64_t>();
+  for (std::int64_t i = 0; i < n; ++i) dst[i * classes + v[i]] = 1;
+  s.emplace_back(std::move(out));
+}
+
+}  // namespace
+
+void register_gather_scatter_ops(OperatorRegistry& r) {
+  IValue no(false);
+  r.add({"aten::gather", 4, {no}, gather});
+  r.add({"aten::take_along_dim", 3, {IValue()}, take_along_dim});
+  r.add({"aten::scatter.src", 4, {}, scatter_src<false>});
+  r.add({"aten::scatter_.src", 4, {}, scatter_src<true>});
+  r.add({"aten::scatter.value", 4, {}, scatter_value<false>});
+  r.add({"aten::scatter_.value", 4, {}, scatter_value<true>});
+  r.add({"aten::scatter.reduce", 5, {}, scatter_reduce_src<false>});
+  r.add({"aten::scatter_.reduce", 5, {}, scatter_reduce_src<true>});
+  r.add({"aten::scatter.value_reduce", 5, {}, scatter_reduce_value<false>});
+  r.add({"aten::scatter_.value_reduce", 5, {}, scatter_reduce_value<true>});
+  r.add({"aten::scatter_add", 4, {}, scatter_add<false>});
+  r.add({"aten::scatter_add_", 4, {}, scatter_add<true>});
+  r.add({"aten::one_hot", 2, {IValue(std::int64_t{-1})}, one_hot});
+}
+
+}  // namespace symbolite::ops
