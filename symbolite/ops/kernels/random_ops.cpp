@@ -1,10 +1,23 @@
-// Random sampling. symbolite's generator is not PyTorch's: the same seed gives different
-// numbers, so models that sample at inference time (rare: dropout and stochastic depth only
-// sample in training mode) will not reproduce PyTorch's outputs bit for bit.
+// Random sampling: rand, randn, randint, randperm and their *_like forms, normal, uniform_,
+// normal_, bernoulli and multinomial. symbolite's generator is not PyTorch's: the same seed
+// gives different numbers, so models that sample at inference time (noise in a diffusion or
+// VAE decoder, sampling a token) run with samples of the same distributions, not PyTorch's
+// samples (README, "deliberately differs"). Shapes, dtypes and checks are PyTorch's.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <random>
+#include <vector>
 
+#include <fmt/format.h>
+
+#include "symbolite/ops/common/elementwise_loops.h"
+#include "symbolite/ops/common/tensor_args.h"
+#include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/common/type_promotion.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/tensor/broadcast.h"
 
 namespace symbolite::ops {
 namespace {
@@ -32,10 +45,318 @@ void bernoulli_float_(Stack& s) {
   s.push_back(std::move(self));
 }
 
+using tensor::DType;
+using tensor::Tensor;
+using Ints = std::vector<std::int64_t>;
+
+// Uniform in [0, 1): 53 random bits as a double; float32 takes 24 so that it never rounds up
+// to 1.
+double uniform01() { return static_cast<double>(generator()() >> 11) * 0x1p-53; }
+float uniform01f() { return static_cast<float>(generator()() >> 40) * 0x1p-24f; }
+
+double standard_normal() {
+  thread_local std::normal_distribution<double> normal;
+  return normal(generator());
+}
+
+Ints checked_size(const IValue& size_v) {
+  Ints size = int_list_arg(size_v);
+  for (std::int64_t n : size) {
+    if (n < 0) {
+      fail(fmt::format("Trying to create tensor with negative dimension {}: {}", n,
+                       tensor::format_sizes(size)));
+    }
+  }
+  return size;
+}
+
+// Fills floating `t` (contiguous) with draw(): its values as doubles, float32 from
+// uniform01f where `uniform` says.
+template <typename Draw>
+void fill_floating(Tensor& t, const char* kernel, Draw draw) {
+  dispatch_floating(t.dtype(), kernel, [&](auto tag) {
+    using T = decltype(tag);
+    T* p = t.template mutable_data<T>();
+    for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<T>(draw());
+  });
+}
+
+Tensor uniform_tensor(Ints size, DType dtype) {
+  Tensor out = Tensor::uninitialized(std::move(size), dtype);
+  if (dtype == DType::kFloat32) {
+    float* p = out.mutable_data<float>();
+    for (std::int64_t i = 0; i < out.numel(); ++i) p[i] = uniform01f();
+  } else {
+    fill_floating(out, "check_uniform_bounds", uniform01);
+  }
+  return out;
+}
+
+Tensor normal_tensor(Ints size, DType dtype) {
+  Tensor out = Tensor::uninitialized(std::move(size), dtype);
+  fill_floating(out, "normal_kernel_cpu", standard_normal);
+  return out;
+}
+
+// rand / randn(size, *, dtype=None, layout, device, pin_memory)
+template <bool kNormal>
+void rand_size(Stack& s) {
+  IValue* a = last(s, 5);
+  Ints size = checked_size(a[0]);
+  const DType dtype = dtype_arg(a[1]).value_or(DType::kFloat32);
+  drop(s, 5);
+  s.emplace_back(kNormal ? normal_tensor(std::move(size), dtype)
+                         : uniform_tensor(std::move(size), dtype));
+}
+
+// rand_like / randn_like(self, *, dtype=None, layout, device, pin_memory, memory_format)
+template <bool kNormal>
+void rand_like(Stack& s) {
+  IValue* a = last(s, 6);
+  const Tensor self = a[0].to_tensor();
+  const DType dtype = dtype_arg(a[1]).value_or(self.dtype());
+  drop(s, 6);
+  s.emplace_back(kNormal ? normal_tensor(self.sizes(), dtype)
+                         : uniform_tensor(self.sizes(), dtype));
+}
+
+Tensor randint_tensor(std::int64_t low, std::int64_t high, Ints size, DType dtype) {
+  if (low >= high) {
+    fail(fmt::format("random_ expects 'from' to be less than 'to', but got from={} >= to={}", low,
+                     high));
+  }
+  Tensor out = Tensor::uninitialized(std::move(size), dtype);
+  std::uniform_int_distribution<std::int64_t> pick(low, high - 1);
+  dispatch_all(dtype, "random_from_to", [&](auto tag) {
+    using T = decltype(tag);
+    T* p = out.template mutable_data<T>();
+    for (std::int64_t i = 0; i < out.numel(); ++i) p[i] = static_cast<T>(pick(generator()));
+  });
+  return out;
+}
+
+// randint(high, size, *, dtype=int64, ...) and randint.low(low, high, size, ...)
+void randint(Stack& s) {
+  IValue* a = last(s, 6);
+  const std::int64_t high = a[0].to_int();
+  Ints size = checked_size(a[1]);
+  const DType dtype = dtype_arg(a[2]).value_or(DType::kInt64);
+  drop(s, 6);
+  s.emplace_back(randint_tensor(0, high, std::move(size), dtype));
+}
+void randint_low(Stack& s) {
+  IValue* a = last(s, 7);
+  const std::int64_t low = a[0].to_int(), high = a[1].to_int();
+  Ints size = checked_size(a[2]);
+  const DType dtype = dtype_arg(a[3]).value_or(DType::kInt64);
+  drop(s, 7);
+  s.emplace_back(randint_tensor(low, high, std::move(size), dtype));
+}
+// randint_like(self, high, *, dtype=None, ...) and .low_dtype(self, low, high, ...)
+void randint_like(Stack& s) {
+  IValue* a = last(s, 7);
+  const Tensor self = a[0].to_tensor();
+  const std::int64_t high = a[1].to_int();
+  const DType dtype = dtype_arg(a[2]).value_or(self.dtype());
+  drop(s, 7);
+  s.emplace_back(randint_tensor(0, high, self.sizes(), dtype));
+}
+void randint_like_low(Stack& s) {
+  IValue* a = last(s, 8);
+  const Tensor self = a[0].to_tensor();
+  const std::int64_t low = a[1].to_int(), high = a[2].to_int();
+  const DType dtype = dtype_arg(a[3]).value_or(self.dtype());
+  drop(s, 8);
+  s.emplace_back(randint_tensor(low, high, self.sizes(), dtype));
+}
+
+// randperm(n, *, dtype=int64, ...): 0..n-1 shuffled.
+void randperm(Stack& s) {
+  IValue* a = last(s, 5);
+  const std::int64_t n = a[0].to_int();
+  const DType dtype = dtype_arg(a[1]).value_or(DType::kInt64);
+  drop(s, 5);
+  if (n < 0) fail(fmt::format("n must be non-negative, got{}", n));
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), generator());
+  Tensor out = Tensor::uninitialized({n}, DType::kInt64);
+  std::copy(order.begin(), order.end(), out.mutable_data<std::int64_t>());
+  s.emplace_back(dtype == DType::kInt64 ? out : to_dtype(out, dtype));
+}
+
+// normal(mean, std) with either or both tensors (broadcast): mean + std * N(0, 1).
+Tensor normal_impl(const Tensor& mean, const Tensor& std) {
+  const Tensor m = is_floating(mean.dtype()) ? mean : to_dtype(mean, DType::kFloat32);
+  const DType dtype = ResultType().tensor(m).tensor(std).result();
+  const Ints shape = tensor::broadcast_shapes(m.sizes(), std.sizes());
+  Tensor noise = normal_tensor(shape, dtype);
+  return dispatch_floating(dtype, "normal", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    const Tensor sd = to_dtype(std, dtype);
+    {
+      const T* p = sd.template data<T>();
+      for (std::int64_t i = 0; i < sd.numel(); ++i) {
+        if (!(p[i] >= T(0))) fail("normal expects all elements of std >= 0.0");
+      }
+    }
+    Tensor scaled = binary_kernel<T>(sd, noise, [](T a, T b) { return a * b; });
+    return binary_kernel<T>(to_dtype(m, dtype), scaled, [](T a, T b) { return a + b; });
+  });
+}
+
+void normal_tensor_float(Stack& s) {
+  pop(s);  // generator
+  IValue std = pop(s), mean = pop(s);
+  if (std.to_double() < 0)
+    fail(fmt::format("normal expects std >= 0.0, but found std {}", std.to_double()));
+  s.emplace_back(normal_impl(mean.to_tensor(), scalar_tensor(std, DType::kFloat64)));
+}
+void normal_float_tensor(Stack& s) {
+  pop(s);
+  IValue std = pop(s), mean = pop(s);
+  s.emplace_back(normal_impl(scalar_tensor(mean, std.to_tensor().dtype()), std.to_tensor()));
+}
+void normal_tensor_tensor(Stack& s) {
+  pop(s);
+  IValue std = pop(s), mean = pop(s);
+  s.emplace_back(normal_impl(mean.to_tensor(), std.to_tensor()));
+}
+// normal.float_float(mean, std, size, *, generator, dtype, layout, device, pin_memory)
+void normal_float_float(Stack& s) {
+  IValue* a = last(s, 8);
+  const double mean = a[0].to_double(), std = a[1].to_double();
+  Ints size = checked_size(a[2]);
+  const DType dtype = dtype_arg(a[4]).value_or(DType::kFloat32);
+  drop(s, 8);
+  if (std < 0) fail(fmt::format("normal expects std >= 0.0, but found std {}", std));
+  Tensor out = Tensor::uninitialized(std::move(size), dtype);
+  fill_floating(out, "normal_kernel_cpu", [&] { return mean + std * standard_normal(); });
+  s.emplace_back(std::move(out));
+}
+
+// normal_(self, mean=0, std=1) / uniform_(self, from=0, to=1): into self.
+void normal_(Stack& s) {
+  pop(s);
+  const double std = pop(s).to_double(), mean = pop(s).to_double();
+  IValue self = pop(s);
+  if (std < 0) fail(fmt::format("normal expects std >= 0.0, but found std {}", std));
+  Tensor out = Tensor::uninitialized(self.to_tensor().sizes(), self.to_tensor().dtype());
+  fill_floating(out, "normal_kernel_cpu", [&] { return mean + std * standard_normal(); });
+  push_in_place(s, self, out);
+}
+void uniform_(Stack& s) {
+  pop(s);
+  const double to = pop(s).to_double(), from = pop(s).to_double();
+  IValue self = pop(s);
+  if (from > to) {
+    fail(fmt::format("uniform_ expects to return a [from, to) range, but found from={} > to={}",
+                     from, to));
+  }
+  Tensor out = Tensor::uninitialized(self.to_tensor().sizes(), self.to_tensor().dtype());
+  fill_floating(out, "check_uniform_bounds", [&] { return from + (to - from) * uniform01(); });
+  push_in_place(s, self, out);
+}
+
+// bernoulli(self) (self holds the probabilities) and bernoulli.p(self, p): 0s and 1s of
+// self's dtype.
+Tensor bernoulli_impl(const Tensor& shape_of, const Tensor& p) {
+  const Tensor probs = to_dtype(p, DType::kFloat64);
+  const double* q = probs.data<double>();
+  for (std::int64_t i = 0; i < probs.numel(); ++i) {
+    if (!(q[i] >= 0 && q[i] <= 1))
+      fail("Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
+  }
+  Tensor out = Tensor::uninitialized(shape_of.sizes(), shape_of.dtype());
+  const bool one = probs.numel() == 1;
+  if (!one && probs.numel() != out.numel()) fail("bernoulli: p must have the shape of self");
+  dispatch_all(out.dtype(), "bernoulli", [&](auto tag) {
+    using T = decltype(tag);
+    T* dst = out.template mutable_data<T>();
+    for (std::int64_t i = 0; i < out.numel(); ++i) {
+      dst[i] = static_cast<T>(uniform01() < q[one ? 0 : i] ? 1 : 0);
+    }
+  });
+  return out;
+}
+
+void bernoulli(Stack& s) {
+  pop(s);
+  const Tensor self = pop(s).to_tensor();
+  s.emplace_back(bernoulli_impl(self, self));
+}
+void bernoulli_p(Stack& s) {
+  pop(s);
+  IValue p = pop(s);
+  const Tensor self = pop(s).to_tensor();
+  s.emplace_back(bernoulli_impl(self, scalar_tensor(p, DType::kFloat64)));
+}
+
+// multinomial(self, num_samples, replacement=False): per row of weights (1-D or 2-D), indices
+// drawn in proportion to them; without replacement each index at most once.
+void multinomial(Stack& s) {
+  pop(s);
+  const bool replacement = pop(s).to_bool();
+  const std::int64_t samples = pop(s).to_int();
+  const Tensor self = pop(s).to_tensor();
+  if (self.dim() != 1 && self.dim() != 2) fail("prob_dist must be 1 or 2 dim");
+  if (!is_floating(self.dtype())) {
+    fail(fmt::format("multinomial only supports floating-point dtypes for input, got: {}",
+                     tensor::scalar_type_name(self.dtype())));
+  }
+  if (samples <= 0) fail("cannot sample n_sample <= 0 samples");
+  const std::int64_t categories = self.sizes().back();
+  if (!replacement && samples > categories) {
+    fail("cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  }
+  const std::int64_t rows = self.dim() == 1 ? 1 : self.sizes()[0];
+  const Tensor w = to_dtype(self, DType::kFloat64);
+  const double* weights = w.data<double>();
+  Ints out_sizes = self.dim() == 1 ? Ints{samples} : Ints{rows, samples};
+  Tensor out = Tensor::uninitialized(out_sizes, DType::kInt64);
+  std::int64_t* dst = out.mutable_data<std::int64_t>();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    std::vector<double> row(weights + r * categories, weights + (r + 1) * categories);
+    for (double v : row) {
+      if (!(v >= 0) || std::isinf(v))
+        fail("probability tensor contains either `inf`, `nan` or element < 0");
+    }
+    if (std::accumulate(row.begin(), row.end(), 0.0) <= 0) {
+      fail("invalid multinomial distribution (sum of probabilities <= 0)");
+    }
+    for (std::int64_t k = 0; k < samples; ++k) {
+      std::discrete_distribution<std::int64_t> pick(row.begin(), row.end());
+      const std::int64_t at = pick(generator());
+      dst[r * samples + k] = at;
+      if (!replacement) row[static_cast<std::size_t>(at)] = 0;
+    }
+  }
+  s.emplace_back(std::move(out));
+}
+
 }  // namespace
 
 void register_random_ops(OperatorRegistry& r) {
+  const IValue none, no(false), long_code(std::int64_t{4});
   r.add({"aten::bernoulli_.float", 3, {IValue(0.5), IValue()}, bernoulli_float_});
+  r.add({"aten::rand", 5, {none, none, none, none}, rand_size<false>});
+  r.add({"aten::randn", 5, {none, none, none, none}, rand_size<true>});
+  r.add({"aten::rand_like", 6, {none, none, none, none, none}, rand_like<false>});
+  r.add({"aten::randn_like", 6, {none, none, none, none, none}, rand_like<true>});
+  r.add({"aten::randint", 6, {long_code, none, none, none}, randint});
+  r.add({"aten::randint.low", 7, {long_code, none, none, none}, randint_low});
+  r.add({"aten::randint_like", 7, {none, none, none, none, none}, randint_like});
+  r.add({"aten::randint_like.low_dtype", 8, {none, none, none, none, none}, randint_like_low});
+  r.add({"aten::randperm", 5, {long_code, none, none, none}, randperm});
+  r.add({"aten::normal.Tensor_float", 3, {IValue(1.0), none}, normal_tensor_float});
+  r.add({"aten::normal.float_Tensor", 3, {none}, normal_float_tensor});
+  r.add({"aten::normal.Tensor_Tensor", 3, {none}, normal_tensor_tensor});
+  r.add({"aten::normal.float_float", 8, {none, none, none, none, none}, normal_float_float});
+  r.add({"aten::normal_", 4, {IValue(0.0), IValue(1.0), none}, normal_});
+  r.add({"aten::uniform_", 4, {IValue(0.0), IValue(1.0), none}, uniform_});
+  r.add({"aten::bernoulli", 2, {none}, bernoulli});
+  r.add({"aten::bernoulli.p", 3, {none}, bernoulli_p});
+  r.add({"aten::multinomial", 4, {no, none}, multinomial});
 }
 
 }  // namespace symbolite::ops

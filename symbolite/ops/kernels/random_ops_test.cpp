@@ -1,0 +1,127 @@
+// Random sampling: symbolite's generator is not PyTorch's, so these check what must hold of any
+// correct sampler — shapes, dtypes, ranges, permutations — and the distributions' moments over
+// many draws (the generator's seed is fixed, so each check is deterministic), plus PyTorch's
+// argument errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "symbolite/ops/common/tensor_args.h"
+#include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/registry/kernel_runner.h"
+#include "symbolite/ops/registry/op_error.h"
+
+namespace symbolite::ops {
+namespace {
+
+using tensor::DType;
+using tensor::Tensor;
+
+std::vector<double> values(const Tensor& t) {
+  const Tensor d = to_dtype(t, DType::kFloat64);
+  return {d.data<double>(), d.data<double>() + d.numel()};
+}
+
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
+double stddev(const std::vector<double>& v) {
+  const double m = mean(v);
+  double sum = 0;
+  for (double x : v) sum += (x - m) * (x - m);
+  return std::sqrt(sum / static_cast<double>(v.size()));
+}
+
+TEST(RandomOps, RandIsUniformOnZeroToOne) {
+  const Tensor t = run_op("aten::rand", {int_list_value({100, 200})}).to_tensor();
+  EXPECT_EQ(t.sizes(), (std::vector<std::int64_t>{100, 200}));
+  EXPECT_EQ(t.dtype(), DType::kFloat32);
+  const std::vector<double> v = values(t);
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](double x) { return x >= 0 && x < 1; }));
+  EXPECT_NEAR(mean(v), 0.5, 0.01);
+  EXPECT_NEAR(stddev(v), std::sqrt(1.0 / 12), 0.01);
+  const Tensor d = run_op("aten::rand", {int_list_value({3}), IValue(std::int64_t{7})}).to_tensor();
+  EXPECT_EQ(d.dtype(), DType::kFloat64);
+}
+
+TEST(RandomOps, RandnAndNormalHaveTheirMoments) {
+  const std::vector<double> v =
+      values(run_op("aten::randn", {int_list_value({20000})}).to_tensor());
+  EXPECT_NEAR(mean(v), 0.0, 0.03);
+  EXPECT_NEAR(stddev(v), 1.0, 0.03);
+  const Tensor like =
+      run_op("aten::randn_like", {IValue(Tensor::empty({4, 5}, DType::kFloat64))}).to_tensor();
+  EXPECT_EQ(like.sizes(), (std::vector<std::int64_t>{4, 5}));
+  EXPECT_EQ(like.dtype(), DType::kFloat64);
+  const Tensor scaled =
+      run_op("aten::normal.float_float", {IValue(3.0), IValue(2.0), int_list_value({20000})})
+          .to_tensor();
+  EXPECT_NEAR(mean(values(scaled)), 3.0, 0.06);
+  EXPECT_NEAR(stddev(values(scaled)), 2.0, 0.06);
+  Tensor means = Tensor::empty({2, 10000}, DType::kFloat32);
+  float* m = means.mutable_data<float>();
+  for (std::int64_t i = 10000; i < 20000; ++i) m[i] = 10.0f;  // row 1: mean 10
+  const Tensor rows = run_op("aten::normal.Tensor_float", {IValue(means), IValue(0.5)}).to_tensor();
+  const std::vector<double> r = values(rows);
+  EXPECT_NEAR(mean({r.begin(), r.begin() + 10000}), 0.0, 0.03);
+  EXPECT_NEAR(mean({r.begin() + 10000, r.end()}), 10.0, 0.03);
+  EXPECT_THROW(run_op("aten::normal.Tensor_float", {IValue(means), IValue(-1.0)}), OpError);
+}
+
+TEST(RandomOps, RandintStaysInItsRangeAndCoversIt) {
+  const Tensor t = run_op("aten::randint.low", {IValue(std::int64_t{-3}), IValue(std::int64_t{4}),
+                                                int_list_value({5000})})
+                       .to_tensor();
+  EXPECT_EQ(t.dtype(), DType::kInt64);
+  const std::vector<double> v = values(t);
+  for (int k = -3; k < 4; ++k) EXPECT_NE(std::find(v.begin(), v.end(), k), v.end()) << k;
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](double x) { return x >= -3 && x < 4; }));
+  try {
+    run_op("aten::randint", {IValue(std::int64_t{0}), int_list_value({2})});
+    FAIL() << "randint(0) drew";
+  } catch (const OpError& e) {
+    EXPECT_STREQ(e.what(), "random_ expects 'from' to be less than 'to', but got from=0 >= to=0");
+  }
+}
+
+TEST(RandomOps, RandpermIsAPermutation) {
+  const std::vector<double> v =
+      values(run_op("aten::randperm", {IValue(std::int64_t{50})}).to_tensor());
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(sorted[static_cast<std::size_t>(i)], i);
+  EXPECT_NE(v, sorted);  // 50! orders: the identity would mean no shuffle
+}
+
+TEST(RandomOps, BernoulliAndMultinomialFollowTheirProbabilities) {
+  const Tensor shape = Tensor::empty({20000}, DType::kFloat32);
+  const std::vector<double> coins =
+      values(run_op("aten::bernoulli.p", {IValue(shape), IValue(0.25)}).to_tensor());
+  EXPECT_NEAR(mean(coins), 0.25, 0.015);
+  Tensor weights = Tensor::empty({2, 4}, DType::kFloat32);
+  float* w = weights.mutable_data<float>();
+  const float row[] = {0.0f, 1.0f, 0.0f, 3.0f, 1.0f, 1.0f, 1.0f, 1.0f};
+  std::copy(row, row + 8, w);
+  const Tensor draws =
+      run_op("aten::multinomial", {IValue(weights), IValue(std::int64_t{2000}), IValue(true)})
+          .to_tensor();
+  EXPECT_EQ(draws.sizes(), (std::vector<std::int64_t>{2, 2000}));
+  const std::vector<double> d = values(draws);
+  const auto threes = std::count(d.begin(), d.begin() + 2000, 3.0);
+  EXPECT_TRUE(std::all_of(d.begin(), d.begin() + 2000, [](double x) { return x == 1 || x == 3; }));
+  EXPECT_NEAR(static_cast<double>(threes) / 2000, 0.75, 0.03);
+  // Without replacement: each index once.
+  const std::vector<double> once =
+      values(run_op("aten::multinomial", {IValue(weights), IValue(std::int64_t{2})}).to_tensor());
+  EXPECT_NE(once[0], once[1]);
+  EXPECT_NE(once[2], once[3]);
+  EXPECT_THROW(run_op("aten::multinomial", {IValue(weights), IValue(std::int64_t{5})}), OpError);
+}
+
+}  // namespace
+}  // namespace symbolite::ops
