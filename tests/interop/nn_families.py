@@ -1428,7 +1428,37 @@ class Arithmetic(nn.Module):
                 torch.outer(x[0], y[0]), torch.dot(x[0], y[0]) + torch.mv(x, y[0]).sum())
 
 
+class GeometryAndChecks(nn.Module):
+    def forward(self, x: Tensor, y: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor, bool]:
+        angle = torch.atan2(y, x)
+        radius = torch.hypot(x, y)
+        bad = torch.isnan(torch.log(x)) | ~torch.isfinite(1.0 / y)
+        return angle, radius, bad, torch.cdist(x, y), torch.linalg.cross(x[:, :3], y[:, :3]), bool(
+            torch.allclose(x, x + 1e-9))
+
+
+class StacksAndSplits(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, List[Tensor], Tensor, Tensor]:
+        parts = x.split(2, dim=1)
+        return (torch.hstack([parts[0], parts[-1]]), torch.vstack([x, x]), list(torch.tensor_split(x, 3)),
+                torch.rot90(x, 1, [0, 1]), torch.diff(x, dim=1))
+
+
+class WeightNormConv(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.v = nn.Parameter(torch.randn(4, 3, 3))
+        self.g = nn.Parameter(torch.rand(4, 1, 1) + 0.5)
+
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor]:
+        w = torch._weight_norm(self.v, self.g, 0)
+        return F.conv1d(x, w, padding=1), torch.linalg.vector_norm(w, 2.0, [1, 2])
+
+
 USER_OPS = [
+    ("geometry_checks", GeometryAndChecks, lambda: (r(3, 4), r(3, 4))),
+    ("stacks_splits", StacksAndSplits, lambda: (r(6, 7),)),
+    ("weight_norm_conv", WeightNormConv, lambda: (r(2, 3, 10),)),
     ("sort_topk", SortTopk, lambda: (r(4, 10),)),
     ("gather_scatter", GatherScatter, lambda: (r(4, 10), torch.randint(0, 10, (4, 3)))),
     ("scans_flips", ScansAndFlips, lambda: (r(5, 6),)),

@@ -4,11 +4,15 @@
 // clamps. Each checks what PyTorch checks before it composes (with PyTorch's message) and runs
 // the operators PyTorch's own composite runs, so results are theirs.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/elementwise_loops.h"
+#include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
@@ -317,6 +321,402 @@ void addcdiv(Stack& s) {
   s.push_back(run_op("aten::add.Tensor", {self, quotient, value}));
 }
 
+// atleast_1d / 2d / 3d: self with leading (and, for 3d of a 2-D self, trailing) size-1
+// dimensions, as numpy's.
+IValue at_least(const IValue& self, std::int64_t rank) {
+  const Tensor& t = self.to_tensor();
+  if (t.dim() >= rank) return self;
+  Ints sizes = t.sizes();
+  if (rank == 3 && t.dim() == 2) {
+    sizes.push_back(1);
+  } else if (rank == 3 && t.dim() == 1) {
+    sizes = {1, sizes[0], 1};
+  } else {
+    sizes.insert(sizes.begin(), static_cast<std::size_t>(rank - t.dim()), 1);
+  }
+  return run_op("aten::reshape", {self, int_list_value(sizes)});
+}
+template <std::int64_t kRank>
+void atleast(Stack& s) {
+  IValue self = pop(s);
+  s.push_back(at_least(self, kRank));
+}
+
+// hstack / vstack / dstack / column_stack: cat after making every tensor at least 1-, 2- or
+// 3-D (column_stack: 0-D and 1-D tensors as columns).
+IValue stacked(const IValue& tensors, std::int64_t rank, bool columns, const char* op) {
+  IValueList items;
+  for (const Tensor& t : tensor_list_arg(tensors)) {
+    if (columns && t.dim() <= 1) {
+      items.push_back(run_op("aten::reshape", {IValue(t), int_list_value({t.numel(), 1})}));
+    } else {
+      items.push_back(at_least(IValue(t), rank));
+    }
+  }
+  if (items.empty()) fail(fmt::format("{} expects a non-empty TensorList", op));
+  std::int64_t dim = rank == 1 ? 0 : rank == 2 ? 0 : 2;
+  if (columns) dim = 1;
+  if (rank == 1 && !columns && items.front().to_tensor().dim() > 1) dim = 1;  // hstack
+  return run_op("aten::cat", {IValue::list(std::move(items)), IValue(dim)});
+}
+void hstack(Stack& s) { s.push_back(stacked(pop(s), 1, false, "hstack")); }
+void vstack(Stack& s) { s.push_back(stacked(pop(s), 2, false, "vstack")); }
+void dstack(Stack& s) { s.push_back(stacked(pop(s), 3, false, "dstack")); }
+void column_stack(Stack& s) { s.push_back(stacked(pop(s), 2, true, "column_stack")); }
+
+void broadcast_to(Stack& s) {
+  IValue size = pop(s), self = pop(s);
+  s.push_back(run_op("aten::expand", {self, size}));
+}
+
+// tensor_split.sections / .indices: views of dim cut into `sections` nearly equal parts (the
+// first size % sections one longer) or at `indices`.
+IValue split_at(const IValue& self, const Ints& cuts, std::int64_t dim_arg) {
+  const Tensor& t = self.to_tensor();
+  const std::int64_t dim = wrap_dim(dim_arg, t.dim());
+  const std::int64_t size = t.sizes()[static_cast<std::size_t>(dim)];
+  IValueList parts;
+  std::int64_t start = 0;
+  for (std::size_t i = 0; i <= cuts.size(); ++i) {
+    std::int64_t end = i < cuts.size() ? cuts[i] : size;
+    end = std::clamp<std::int64_t>(end, 0, size);
+    const std::int64_t from = std::min(start, end);
+    parts.push_back(run_op("aten::slice.Tensor", {self, IValue(dim), IValue(from), IValue(end),
+                                                  IValue(std::int64_t{1})}));
+    start = std::max(start, end);
+  }
+  return IValue::list(std::move(parts));
+}
+void tensor_split_sections(Stack& s) {
+  IValue dim = pop(s), sections_v = pop(s), self = pop(s);
+  const std::int64_t sections = sections_v.to_int();
+  if (sections <= 0) {
+    fail(fmt::format("number of sections must be larger than 0, got {}", sections));
+  }
+  const Tensor& t = self.to_tensor();
+  const std::int64_t size = t.sizes()[static_cast<std::size_t>(wrap_dim(dim.to_int(), t.dim()))];
+  Ints cuts;
+  std::int64_t at = 0;
+  for (std::int64_t i = 0; i + 1 < sections; ++i) {
+    at += size / sections + (i < size % sections ? 1 : 0);
+    cuts.push_back(at);
+  }
+  s.push_back(split_at(self, cuts, dim.to_int()));
+}
+void tensor_split_indices(Stack& s) {
+  IValue dim = pop(s), indices = pop(s), self = pop(s);
+  s.push_back(split_at(self, int_list_arg(indices), dim.to_int()));
+}
+
+// split.Tensor(self, split_size, dim=0): views of split_size along dim, the last shorter.
+void split_by_size(Stack& s) {
+  IValue dim_v = pop(s), size_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  if (t.dim() == 0) fail("split expects at least a 1-dimensional tensor");
+  const std::int64_t dim = wrap_dim(dim_v.to_int(), t.dim());
+  const std::int64_t size = t.sizes()[static_cast<std::size_t>(dim)];
+  const std::int64_t step = size_v.to_int();
+  if (step < 0 || (step == 0 && size != 0)) {
+    fail(
+        fmt::format("split_size can only be 0 if dimension size is 0, but got dimension size "
+                    "of {}",
+                    size));
+  }
+  Ints cuts;
+  for (std::int64_t at = step; step > 0 && at < size; at += step) cuts.push_back(at);
+  s.push_back(split_at(self, cuts, dim));
+}
+
+// triu_indices / tril_indices(row, col, offset=0, *, dtype=int64, ...): the 2 x N coordinates
+// of the upper (lower) triangle, row by row.
+template <bool kUpper>
+void triangle_indices(Stack& s) {
+  IValue* a = last(s, 7);
+  const std::int64_t rows = a[0].to_int(), cols = a[1].to_int(), offset = a[2].to_int();
+  const DType dtype = dtype_arg(a[3]).value_or(DType::kInt64);
+  drop(s, 7);
+  if (rows < 0) fail(fmt::format("row must be non-negative, got{}", rows));
+  if (cols < 0) fail(fmt::format("col must be non-negative, got{}", cols));
+  Ints r, c;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::int64_t j = 0; j < cols; ++j) {
+      if (kUpper ? j - i >= offset : j - i <= offset) {
+        r.push_back(i);
+        c.push_back(j);
+      }
+    }
+  }
+  const auto n = static_cast<std::int64_t>(r.size());
+  Tensor out = Tensor::uninitialized({2, n}, DType::kInt64);
+  std::int64_t* p = out.mutable_data<std::int64_t>();
+  std::copy(r.begin(), r.end(), p);
+  std::copy(c.begin(), c.end(), p + n);
+  s.emplace_back(dtype == DType::kInt64 ? out : to_dtype(out, dtype));
+}
+
+// rot90(self, k=1, dims=[0, 1]): k quarter turns from dims[0] towards dims[1].
+void rot90(Stack& s) {
+  IValue dims_v = pop(s), k_v = pop(s), self = pop(s);
+  const Ints dims = int_list_arg(dims_v);
+  const Tensor& t = self.to_tensor();
+  if (dims.size() != 2) {
+    fail(fmt::format("expected total rotation dims == 2, but got dims = {}", dims.size()));
+  }
+  if (t.dim() < 2) fail(fmt::format("expected total dims >= 2, but got total dims = {}", t.dim()));
+  const std::int64_t d0 = wrap_dim(dims[0], t.dim()), d1 = wrap_dim(dims[1], t.dim());
+  if (d0 == d1) {
+    fail(fmt::format("expected rotation dims to be different, but got dim0 = {} and dim1 = {}",
+                     dims[0], dims[1]));
+  }
+  switch (((k_v.to_int() % 4) + 4) % 4) {
+    case 1:
+      s.push_back(run_op("aten::transpose.int", {run_op("aten::flip", {self, int_list_value({d1})}),
+                                                 IValue(d0), IValue(d1)}));
+      return;
+    case 2:
+      s.push_back(run_op("aten::flip", {self, int_list_value({d0, d1})}));
+      return;
+    case 3:
+      s.push_back(run_op(
+          "aten::flip",
+          {run_op("aten::transpose.int", {self, IValue(d0), IValue(d1)}), int_list_value({d1})}));
+      return;
+    default:
+      s.push_back(run_op("aten::clone", {self}));
+  }
+}
+
+// diff(self, n=1, dim=-1, prepend=None, append=None): n times the differences of neighbours
+// along dim (logical xor for bool), after prepending and appending.
+void diff(Stack& s) {
+  IValue append = pop(s), prepend = pop(s), dim_v = pop(s), n_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  if (t.dim() == 0) fail("diff expects input to be at least one-dimensional");
+  const std::int64_t n = n_v.to_int();
+  if (n < 0) fail(fmt::format("order must be non-negative but got {}", n));
+  const std::int64_t dim = wrap_dim(dim_v.to_int(), t.dim());
+  IValue x = self;
+  if (!prepend.is_none() || !append.is_none()) {
+    IValueList parts;
+    if (!prepend.is_none()) parts.push_back(prepend);
+    parts.push_back(self);
+    if (!append.is_none()) parts.push_back(append);
+    x = run_op("aten::cat", {IValue::list(std::move(parts)), IValue(dim)});
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t size = x.to_tensor().sizes()[static_cast<std::size_t>(dim)];
+    if (size == 0) break;
+    IValue hi = run_op("aten::slice.Tensor", {x, IValue(dim), IValue(std::int64_t{1}), IValue(size),
+                                              IValue(std::int64_t{1})});
+    IValue lo = run_op("aten::slice.Tensor", {x, IValue(dim), IValue(std::int64_t{0}),
+                                              IValue(size - 1), IValue(std::int64_t{1})});
+    x = x.to_tensor().dtype() == DType::kBool ? run_op("aten::logical_xor", {hi, lo})
+                                              : run_op("aten::sub.Tensor", {hi, lo});
+  }
+  s.push_back(x);
+}
+
+// isclose(self, other, rtol, atol, equal_nan): |self - other| <= atol + rtol * |other|, equal
+// values (infinities too) close, NaNs close to each other only with equal_nan.
+Tensor isclose_impl(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  if (a.dtype() != b.dtype()) {
+    fail(fmt::format("{} did not match {}", tensor::scalar_type_name(a.dtype()),
+                     tensor::scalar_type_name(b.dtype())));
+  }
+  if (rtol < 0) fail(fmt::format("rtol must be greater than or equal to zero, but got {}", rtol));
+  if (atol < 0) fail(fmt::format("atol must be greater than or equal to zero, but got {}", atol));
+  return dispatch_all(a.dtype(), "isclose", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return binary_kernel<T>(a, b, [=](T x, T y) -> bool {
+      if (x == y) return true;
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(x) || std::isnan(y)) return equal_nan && std::isnan(x) && std::isnan(y);
+        if (std::isinf(x) || std::isinf(y)) return false;
+        return std::abs(x - y) <= static_cast<T>(atol + rtol * std::abs(static_cast<double>(y)));
+      } else {
+        const double d = std::abs(static_cast<double>(x) - static_cast<double>(y));
+        return d <= atol + rtol * std::abs(static_cast<double>(y));
+      }
+    });
+  });
+}
+void isclose(Stack& s) {
+  IValue equal_nan = pop(s), atol = pop(s), rtol = pop(s), other = pop(s), self = pop(s);
+  s.emplace_back(isclose_impl(self.to_tensor(), other.to_tensor(), rtol.to_double(),
+                              atol.to_double(), equal_nan.to_bool()));
+}
+void allclose(Stack& s) {
+  IValue equal_nan = pop(s), atol = pop(s), rtol = pop(s), other = pop(s), self = pop(s);
+  const Tensor close = isclose_impl(self.to_tensor(), other.to_tensor(), rtol.to_double(),
+                                    atol.to_double(), equal_nan.to_bool())
+                           .contiguous();
+  const bool* p = close.data<bool>();
+  s.emplace_back(std::all_of(p, p + close.numel(), [](bool v) { return v; }));
+}
+// equal(self, other): the same sizes and every element equal (NaN is not).
+void equal(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  const Tensor& a = self.to_tensor();
+  const Tensor& b = other.to_tensor();
+  if (a.sizes() != b.sizes()) {
+    s.emplace_back(false);
+    return;
+  }
+  const Tensor same = run_op("aten::eq.Tensor", {self, other}).to_tensor().contiguous();
+  const bool* p = same.data<bool>();
+  s.emplace_back(std::all_of(p, p + same.numel(), [](bool v) { return v; }));
+}
+
+// norm_except_dim(v, pow=2, dim=0): the norm over every dimension but dim, shaped to
+// broadcast against v (dim -1: over all).
+IValue norm_except_dim(const IValue& v, std::int64_t pow, std::int64_t dim) {
+  const Tensor& t = v.to_tensor();
+  if (dim == -1) return run_op("aten::norm.Scalar", {v, IValue(pow)});
+  const std::int64_t d = wrap_dim(dim, t.dim());
+  Ints others;
+  for (std::int64_t k = 0; k < t.dim(); ++k) {
+    if (k != d) others.push_back(k);
+  }
+  return run_op("aten::norm.ScalarOpt_dim", {v, IValue(pow), int_list_value(others), IValue(true)});
+}
+void norm_except_dim_op(Stack& s) {
+  IValue dim = pop(s), pow = pop(s), v = pop(s);
+  s.push_back(norm_except_dim(v, pow.to_int(), dim.to_int()));
+}
+// _weight_norm(v, g, dim=0): v * (g / ||v||), the norm over all dimensions but dim
+// (nn.utils.weight_norm's weight).
+void weight_norm(Stack& s) {
+  IValue dim = pop(s), g = pop(s), v = pop(s);
+  IValue scale = run_op("aten::div.Tensor", {g, norm_except_dim(v, 2, dim.to_int())});
+  s.push_back(run_op("aten::mul.Tensor", {v, scale}));
+}
+
+// linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None)
+void linalg_vector_norm(Stack& s) {
+  IValue dtype = pop(s), keepdim = pop(s), dim = pop(s), ord = pop(s), self = pop(s);
+  IValue x = dtype.is_none() ? self : run_op("aten::to.dtype", {self, dtype});
+  const double p = ord.is(IValue::Kind::kInt) ? static_cast<double>(ord.to_int()) : ord.to_double();
+  s.push_back(nn::vector_norm(x, p, dim.is_none() ? IValue::list({}) : dim, keepdim.to_bool()));
+}
+// frobenius_norm(self) / .dim(self, dim, keepdim=False): the 2-norm.
+void frobenius_norm(Stack& s) {
+  IValue self = pop(s);
+  s.push_back(nn::vector_norm(self, 2.0, IValue::list({}), false));
+}
+void frobenius_norm_dim(Stack& s) {
+  IValue keepdim = pop(s), dim = pop(s), self = pop(s);
+  s.push_back(nn::vector_norm(self, 2.0, dim, keepdim.to_bool()));
+}
+
+// cdist(x1, x2, p=2, compute_mode=None): the p-norm distance of every row of x1 to every row of
+// x2 (batched over leading dimensions, broadcast), in double, rounded once.
+void cdist(Stack& s) {
+  IValue mode = pop(s), p_v = pop(s), x2_v = pop(s), x1_v = pop(s);
+  (void)mode;
+  const Tensor& x1 = x1_v.to_tensor();
+  const Tensor& x2 = x2_v.to_tensor();
+  const double p = p_v.to_double();
+  if (x1.dim() < 2)
+    fail(fmt::format("cdist only supports at least 2D tensors, X1 got: {}D", x1.dim()));
+  if (x2.dim() < 2)
+    fail(fmt::format("cdist only supports at least 2D tensors, X2 got: {}D", x2.dim()));
+  if (x1.sizes().back() != x2.sizes().back()) {
+    fail(fmt::format("X1 and X2 must have the same number of columns. X1: {} X2: {}",
+                     x1.sizes().back(), x2.sizes().back()));
+  }
+  if (!is_floating(x1.dtype()) || !is_floating(x2.dtype())) {
+    fail(fmt::format("cdist only supports floating-point dtypes, X1 got: {}",
+                     tensor::scalar_type_name(x1.dtype())));
+  }
+  if (p < 0) fail("cdist only supports non-negative p values");
+  const Ints b1(x1.sizes().begin(), x1.sizes().end() - 2),
+      b2(x2.sizes().begin(), x2.sizes().end() - 2);
+  const Ints batch = tensor::broadcast_shapes(b1, b2);
+  const std::int64_t r1 = x1.sizes()[x1.sizes().size() - 2], r2 = x2.sizes()[x2.sizes().size() - 2];
+  const std::int64_t m = x1.sizes().back();
+  Ints e1 = batch, e2 = batch, out_sizes = batch;
+  e1.insert(e1.end(), {r1, m});
+  e2.insert(e2.end(), {r2, m});
+  out_sizes.insert(out_sizes.end(), {r1, r2});
+  const Tensor a =
+      to_dtype(run_op("aten::expand", {x1_v, int_list_value(e1)}).to_tensor(), DType::kFloat64);
+  const Tensor b =
+      to_dtype(run_op("aten::expand", {x2_v, int_list_value(e2)}).to_tensor(), DType::kFloat64);
+  const DType dtype = ResultType().tensor(x1).tensor(x2).result();
+  Tensor out = Tensor::uninitialized(out_sizes, DType::kFloat64);
+  const double* pa = a.data<double>();
+  const double* pb = b.data<double>();
+  double* po = out.mutable_data<double>();
+  const std::int64_t batches = r1 * r2 == 0 ? 0 : out.numel() / (r1 * r2);
+  for (std::int64_t n = 0; n < batches; ++n) {
+    for (std::int64_t i = 0; i < r1; ++i) {
+      for (std::int64_t j = 0; j < r2; ++j) {
+        const double* u = pa + (n * r1 + i) * m;
+        const double* v = pb + (n * r2 + j) * m;
+        double acc = 0;
+        for (std::int64_t k = 0; k < m; ++k) {
+          const double d = std::abs(u[k] - v[k]);
+          if (p == 0) {
+            acc += d != 0 ? 1 : 0;
+          } else if (std::isinf(p)) {
+            acc = std::max(acc, d);
+          } else {
+            acc += std::pow(d, p);
+          }
+        }
+        po[(n * r1 + i) * r2 + j] = p == 0 || std::isinf(p) ? acc : std::pow(acc, 1.0 / p);
+      }
+    }
+  }
+  s.emplace_back(to_dtype(out, dtype));
+}
+
+// linalg_cross(self, other, *, dim=-1) and cross(self, other, dim=None): the cross product of
+// 3-vectors along dim (cross without dim: the first dimension of size 3).
+Tensor cross_impl(const IValue& a_v, const IValue& b_v, std::int64_t dim_arg) {
+  const Tensor& a = a_v.to_tensor();
+  const Tensor& b = b_v.to_tensor();
+  if (a.dim() != b.dim()) {
+    fail(fmt::format("linalg.cross: inputs must have the same number of dimensions."));
+  }
+  const Ints shape = tensor::broadcast_shapes(a.sizes(), b.sizes());
+  const std::int64_t dim = wrap_dim(dim_arg, static_cast<std::int64_t>(shape.size()));
+  if (shape[static_cast<std::size_t>(dim)] != 3 || a.sizes()[static_cast<std::size_t>(dim)] != 3 ||
+      b.sizes()[static_cast<std::size_t>(dim)] != 3) {
+    fail(fmt::format("linalg.cross: inputs dimension {} must have length 3. Got {} and {}", dim_arg,
+                     a.sizes()[static_cast<std::size_t>(dim)],
+                     b.sizes()[static_cast<std::size_t>(dim)]));
+  }
+  auto component = [&](const IValue& t, std::int64_t k) {
+    return run_op("aten::select.int",
+                  {run_op("aten::expand", {t, int_list_value(shape)}), IValue(dim), IValue(k)});
+  };
+  auto term = [&](std::int64_t i, std::int64_t j) {
+    return run_op("aten::sub.Tensor",
+                  {run_op("aten::mul.Tensor", {component(a_v, i), component(b_v, j)}),
+                   run_op("aten::mul.Tensor", {component(a_v, j), component(b_v, i)})});
+  };
+  return run_op("aten::stack", {IValue::list({term(1, 2), term(2, 0), term(0, 1)}), IValue(dim)})
+      .to_tensor();
+}
+void linalg_cross(Stack& s) {
+  IValue dim = pop(s), other = pop(s), self = pop(s);
+  s.emplace_back(cross_impl(self, other, dim.to_int()));
+}
+void cross(Stack& s) {
+  IValue dim = pop(s), other = pop(s), self = pop(s);
+  std::int64_t d = -1;
+  if (!dim.is_none()) {
+    d = dim.to_int();
+  } else {
+    const Ints& sizes = self.to_tensor().sizes();
+    const auto it = std::find(sizes.begin(), sizes.end(), 3);
+    if (it == sizes.end()) fail("no dimension of size 3 in input");
+    d = it - sizes.begin();
+  }
+  s.emplace_back(cross_impl(self, other, d));
+}
+
 }  // namespace
 
 void register_composed_ops(OperatorRegistry& r) {
@@ -352,6 +752,41 @@ void register_composed_ops(OperatorRegistry& r) {
   r.add({"aten::masked_select", 2, {}, masked_select});
   r.add({"aten::addcmul", 4, {IValue(std::int64_t{1})}, addcmul});
   r.add({"aten::addcdiv", 4, {IValue(std::int64_t{1})}, addcdiv});
+  const IValue zero(std::int64_t{0}), two(std::int64_t{2});
+  r.add({"aten::atleast_1d", 1, {}, atleast<1>});
+  r.add({"aten::atleast_2d", 1, {}, atleast<2>});
+  r.add({"aten::atleast_3d", 1, {}, atleast<3>});
+  r.add({"aten::hstack", 1, {}, hstack});
+  r.add({"aten::vstack", 1, {}, vstack});
+  r.add({"aten::row_stack", 1, {}, vstack});
+  r.add({"aten::dstack", 1, {}, dstack});
+  r.add({"aten::column_stack", 1, {}, column_stack});
+  r.add({"aten::broadcast_to", 2, {}, broadcast_to});
+  r.add({"aten::tensor_split.sections", 3, {zero}, tensor_split_sections});
+  r.add({"aten::tensor_split.indices", 3, {zero}, tensor_split_indices});
+  r.add({"aten::split.Tensor", 3, {zero}, split_by_size});
+  r.add({"aten::unsafe_split.Tensor", 3, {zero}, split_by_size});
+  r.add({"aten::triu_indices",
+         7,
+         {zero, IValue(std::int64_t{4}), none, none, none},
+         triangle_indices<true>});
+  r.add({"aten::tril_indices",
+         7,
+         {zero, IValue(std::int64_t{4}), none, none, none},
+         triangle_indices<false>});
+  r.add({"aten::rot90", 3, {IValue(std::int64_t{1}), int_list_value({0, 1})}, rot90});
+  r.add({"aten::diff", 5, {IValue(std::int64_t{1}), IValue(std::int64_t{-1}), none, none}, diff});
+  r.add({"aten::isclose", 5, {IValue(1e-05), IValue(1e-08), IValue(false)}, isclose});
+  r.add({"aten::allclose", 5, {IValue(1e-05), IValue(1e-08), IValue(false)}, allclose});
+  r.add({"aten::equal", 2, {}, equal});
+  r.add({"aten::norm_except_dim", 3, {two, zero}, norm_except_dim_op});
+  r.add({"aten::_weight_norm", 3, {zero}, weight_norm});
+  r.add({"aten::linalg_vector_norm", 5, {two, none, IValue(false), none}, linalg_vector_norm});
+  r.add({"aten::frobenius_norm", 1, {}, frobenius_norm});
+  r.add({"aten::frobenius_norm.dim", 3, {IValue(false)}, frobenius_norm_dim});
+  r.add({"aten::cdist", 4, {IValue(2.0), none}, cdist});
+  r.add({"aten::linalg_cross", 3, {IValue(std::int64_t{-1})}, linalg_cross});
+  r.add({"aten::cross", 3, {none}, cross});
 }
 
 }  // namespace symbolite::ops

@@ -1,5 +1,6 @@
-// Boolean and bitwise operators: `&`, `|`, `^` and bitwise_and/or/xor, logical_not/and/or/xor, and where (selection by
-// a boolean condition), with PyTorch 1.13's promotion, broadcasting and messages.
+// Boolean and bitwise operators: `&`, `|`, `^`, `~` and bitwise_and/or/xor/not,
+// logical_not/and/or/xor, and where (selection by a boolean condition), with PyTorch 1.13's
+// promotion, broadcasting and messages.
 #include <array>
 #include <type_traits>
 
@@ -94,6 +95,25 @@ void bitwise_tensor_(Stack& s) {
                      tensor::scalar_type_name(common), tensor::scalar_type_name(a.dtype())));
   }
   push_in_place(s, self, bitwise<Op>(a, b, common, true));
+}
+
+// bitwise_not (`~x`): logical not of bools, the complement of integers.
+Tensor bitwise_not_impl(const Tensor& x) {
+  return dispatch_all(x.dtype(), "bitwise_not_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      not_implemented("bitwise_not_cpu", x.dtype());
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return unary_same<T>(x, [](bool v) { return !v; });
+    } else {
+      return unary_same<T>(x, [](T v) { return static_cast<T>(~v); });
+    }
+  });
+}
+void bitwise_not(Stack& s) { s.emplace_back(bitwise_not_impl(pop(s).to_tensor())); }
+void bitwise_not_(Stack& s) {
+  IValue self = pop(s);
+  push_in_place(s, self, bitwise_not_impl(self.to_tensor()));
 }
 
 // Any dtype to bool: true where the element is zero (NaN is not).
@@ -198,6 +218,8 @@ void register_logical_ops(OperatorRegistry& r) {
   r.add({"aten::bitwise_or_.Tensor", 2, {}, bitwise_tensor_<BitOr>});
   r.add({"aten::bitwise_xor_.Tensor", 2, {}, bitwise_tensor_<BitXor>});
   r.add({"aten::logical_not", 1, {}, logical_not});
+  r.add({"aten::bitwise_not", 1, {}, bitwise_not});
+  r.add({"aten::bitwise_not_", 1, {}, bitwise_not_});
   r.add({"aten::logical_and", 2, {}, logical_op<LogicalAnd>});
   r.add({"aten::logical_or", 2, {}, logical_op<LogicalOr>});
   r.add({"aten::logical_xor", 2, {}, logical_op<LogicalXor>});

@@ -172,6 +172,7 @@ void register_math_ops(OperatorRegistry& r) {
   r.add({"aten::pow.Tensor_Scalar", 2, {}, pow_tensor_scalar});
   r.add({"aten::pow_.Scalar", 2, {}, pow__scalar});
   r.add({"aten::sign", 1, {}, sign});
+  r.add({"aten::sgn", 1, {}, sign});  // sign, for real tensors
   r.add({"aten::sign_", 1, {}, sign_});
   r.add({"aten::exp", 1, {}, exp});
   r.add({"aten::clamp_", 3, {none, none}, clamp_});

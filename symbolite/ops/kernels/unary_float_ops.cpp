@@ -1,5 +1,6 @@
-// The unary floating-point functions (aten::sqrt, log, sin, erf, ...), clamp with its
-// one-sided forms, and nan_to_num. Integer and bool tensors compute in the default float32, floating ones in
+// The unary floating-point functions (aten::sqrt, log, sin, erf, exp2, sinc, logit, ...), clamp
+// with its one-sided forms, nan_to_num, frac, and the per-element tests (isnan, isinf,
+// isfinite, isposinf, isneginf, signbit). Integer and bool tensors compute in the default float32, floating ones in
 // their own dtype, as PyTorch's unary float kernels do; std:: functions give the same
 // results as PyTorch's scalar paths to rounding (the reference cases allow rtol 1e-4).
 #include <algorithm>
@@ -67,6 +68,15 @@ SYMBOLITE_FLOAT_UNARY(atanh_op, "atanh_cpu", std::atanh(v))
 SYMBOLITE_FLOAT_UNARY(erf_op, "erf_vml_cpu", std::erf(v))
 SYMBOLITE_FLOAT_UNARY(erfc_op, "erfc_vml_cpu", std::erfc(v))
 SYMBOLITE_FLOAT_UNARY(reciprocal_op, "reciprocal_cpu", 1 / v)
+SYMBOLITE_FLOAT_UNARY(exp2_op, "exp2_cpu", std::exp2(v))
+// PyTorch multiplies by the constant's value in the element type.
+SYMBOLITE_FLOAT_UNARY(deg2rad_op, "deg2rad", v* static_cast<decltype(v)>(M_PI / 180.0))
+SYMBOLITE_FLOAT_UNARY(rad2deg_op, "rad2deg", v* static_cast<decltype(v)>(180.0 / M_PI))
+// sin(pi x) / (pi x), 1 at 0.
+SYMBOLITE_FLOAT_UNARY(sinc_op, "sinc_cpu",
+                      v == 0 ? decltype(v)(1)
+                             : std::sin(static_cast<decltype(v)>(M_PI) * v) /
+                                   (static_cast<decltype(v)>(M_PI) * v))
 
 #undef SYMBOLITE_FLOAT_UNARY
 
@@ -115,6 +125,94 @@ void clamp_max(Stack& s) {
   s.emplace_back(clamp_impl(x, IValue(), hi));
 }
 
+// logit(self, eps=None): log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given.
+void logit(Stack& s) {
+  IValue eps = pop(s);
+  const Tensor x = pop(s).to_tensor();
+  const double e = eps.is_none() ? -1.0 : eps.to_double();
+  s.emplace_back(float_unary(x, "logit_cpu", [e](auto v) {
+    using T = decltype(v);
+    if (e >= 0)
+      v = v < static_cast<T>(e)          ? static_cast<T>(e)
+          : v > T(1) - static_cast<T>(e) ? T(1) - static_cast<T>(e)
+                                         : v;
+    return std::log(v / (T(1) - v));
+  }));
+}
+
+// frac(self): x - trunc(x), floating tensors only.
+void frac(Stack& s) {
+  const Tensor x = pop(s).to_tensor();
+  s.emplace_back(dispatch_floating(x.dtype(), "frac_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return unary_same<T>(x, [](T v) { return v - std::trunc(v); });
+  }));
+}
+
+// Tests of each element, a bool tensor: isnan, isinf, isfinite, isposinf, isneginf, signbit
+// (integers are finite, never NaN, negative below zero).
+template <typename Test>
+void classify(Stack& s) {
+  const Tensor x = pop(s).to_tensor();
+  s.emplace_back(dispatch_all(x.dtype(), Test::kName, [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return unary_map<T>(x, [](T v) -> bool { return Test{}(v); });
+  }));
+}
+struct IsNan {
+  static constexpr const char* kName = "isnan";
+  template <typename T>
+  bool operator()(T v) const {
+    if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+    return false;
+  }
+};
+struct IsInf {
+  static constexpr const char* kName = "isinf";
+  template <typename T>
+  bool operator()(T v) const {
+    if constexpr (std::is_floating_point_v<T>) return std::isinf(v);
+    return false;
+  }
+};
+struct IsFinite {
+  static constexpr const char* kName = "isfinite";
+  template <typename T>
+  bool operator()(T v) const {
+    if constexpr (std::is_floating_point_v<T>) return std::isfinite(v);
+    return true;
+  }
+};
+struct IsPosInf {
+  static constexpr const char* kName = "isposinf";
+  template <typename T>
+  bool operator()(T v) const {
+    if constexpr (std::is_floating_point_v<T>) return v == std::numeric_limits<T>::infinity();
+    return false;
+  }
+};
+struct IsNegInf {
+  static constexpr const char* kName = "isneginf";
+  template <typename T>
+  bool operator()(T v) const {
+    if constexpr (std::is_floating_point_v<T>) return v == -std::numeric_limits<T>::infinity();
+    return false;
+  }
+};
+struct SignBit {
+  static constexpr const char* kName = "signbit_cpu";
+  template <typename T>
+  bool operator()(T v) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::signbit(v);
+    } else if constexpr (std::is_signed_v<T>) {
+      return v < 0;
+    } else {
+      return false;
+    }
+  }
+};
+
 // nan_to_num(self, nan=None, posinf=None, neginf=None): NaN, +inf and -inf replaced (by 0 and
 // the dtype's largest and lowest finite values unless given); integers and bools copied.
 void nan_to_num(Stack& s) {
@@ -144,21 +242,25 @@ void nan_to_num(Stack& s) {
 
 void register_unary_float_ops(OperatorRegistry& r) {
   const std::pair<const char*, Kernel> functions[] = {
-      {"sqrt", sqrt_op},   {"rsqrt", rsqrt_op}, {"log", log_op},
-      {"log2", log2_op},   {"log10", log10_op}, {"log1p", log1p_op},
-      {"expm1", expm1_op}, {"sin", sin_op},     {"cos", cos_op},
-      {"tan", tan_op},     {"asin", asin_op},   {"acos", acos_op},
-      {"atan", atan_op},   {"sinh", sinh_op},   {"cosh", cosh_op},
-      {"asinh", asinh_op}, {"acosh", acosh_op}, {"atanh", atanh_op},
-      {"erf", erf_op},     {"erfc", erfc_op},   {"reciprocal", reciprocal_op}};
+      {"sqrt", sqrt_op},   {"rsqrt", rsqrt_op},     {"log", log_op},
+      {"log2", log2_op},   {"log10", log10_op},     {"log1p", log1p_op},
+      {"expm1", expm1_op}, {"sin", sin_op},         {"cos", cos_op},
+      {"tan", tan_op},     {"asin", asin_op},       {"acos", acos_op},
+      {"atan", atan_op},   {"sinh", sinh_op},       {"cosh", cosh_op},
+      {"asinh", asinh_op}, {"acosh", acosh_op},     {"atanh", atanh_op},
+      {"erf", erf_op},     {"erfc", erfc_op},       {"reciprocal", reciprocal_op},
+      {"exp2", exp2_op},   {"deg2rad", deg2rad_op}, {"rad2deg", rad2deg_op},
+      {"sinc", sinc_op}};
   const std::pair<const char*, Kernel> in_place[] = {
-      {"sqrt_", sqrt_op_},   {"rsqrt_", rsqrt_op_}, {"log_", log_op_},
-      {"log2_", log2_op_},   {"log10_", log10_op_}, {"log1p_", log1p_op_},
-      {"expm1_", expm1_op_}, {"sin_", sin_op_},     {"cos_", cos_op_},
-      {"tan_", tan_op_},     {"asin_", asin_op_},   {"acos_", acos_op_},
-      {"atan_", atan_op_},   {"sinh_", sinh_op_},   {"cosh_", cosh_op_},
-      {"asinh_", asinh_op_}, {"acosh_", acosh_op_}, {"atanh_", atanh_op_},
-      {"erf_", erf_op_},     {"erfc_", erfc_op_},   {"reciprocal_", reciprocal_op_}};
+      {"sqrt_", sqrt_op_},   {"rsqrt_", rsqrt_op_},     {"log_", log_op_},
+      {"log2_", log2_op_},   {"log10_", log10_op_},     {"log1p_", log1p_op_},
+      {"expm1_", expm1_op_}, {"sin_", sin_op_},         {"cos_", cos_op_},
+      {"tan_", tan_op_},     {"asin_", asin_op_},       {"acos_", acos_op_},
+      {"atan_", atan_op_},   {"sinh_", sinh_op_},       {"cosh_", cosh_op_},
+      {"asinh_", asinh_op_}, {"acosh_", acosh_op_},     {"atanh_", atanh_op_},
+      {"erf_", erf_op_},     {"erfc_", erfc_op_},       {"reciprocal_", reciprocal_op_},
+      {"exp2_", exp2_op_},   {"deg2rad_", deg2rad_op_}, {"rad2deg_", rad2deg_op_},
+      {"sinc_", sinc_op_}};
   for (const auto& [name, kernel] : functions) r.add({std::string("aten::") + name, 1, {}, kernel});
   for (const auto& [name, kernel] : in_place) r.add({std::string("aten::") + name, 1, {}, kernel});
   IValue none;
@@ -166,6 +268,14 @@ void register_unary_float_ops(OperatorRegistry& r) {
   r.add({"aten::clamp_min", 2, {}, clamp_min});
   r.add({"aten::clamp_max", 2, {}, clamp_max});
   r.add({"aten::nan_to_num", 4, {none, none, none}, nan_to_num});
+  r.add({"aten::logit", 2, {none}, logit});
+  r.add({"aten::frac", 1, {}, frac});
+  r.add({"aten::isnan", 1, {}, classify<IsNan>});
+  r.add({"aten::isinf", 1, {}, classify<IsInf>});
+  r.add({"aten::isfinite", 1, {}, classify<IsFinite>});
+  r.add({"aten::isposinf", 1, {}, classify<IsPosInf>});
+  r.add({"aten::isneginf", 1, {}, classify<IsNegInf>});
+  r.add({"aten::signbit", 1, {}, classify<SignBit>});
 }
 
 }  // namespace symbolite::ops

@@ -85,6 +85,9 @@ void register_diagonal_ops(OperatorRegistry& registry);
 void register_index_put_ops(OperatorRegistry& registry);
 // torch.tensor: aten::tensor of nested lists of numbers, or of one number.
 void register_tensor_from_data_ops(OperatorRegistry& registry);
+// Elementwise functions of two tensors: atan2, hypot, logaddexp, xlogy, copysign, fmax, fmin,
+// float_power, lerp.
+void register_binary_float_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -124,6 +127,7 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_diagonal_ops(registry);
   register_index_put_ops(registry);
   register_tensor_from_data_ops(registry);
+  register_binary_float_ops(registry);
 }
 
 }  // namespace symbolite::ops
