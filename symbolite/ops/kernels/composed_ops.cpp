@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -717,6 +718,136 @@ void cross(Stack& s) {
   s.emplace_back(cross_impl(self, other, d));
 }
 
+// all / any (over everything, or along dim): whether every / some element is nonzero, bool
+// (uint8 for a uint8 self, as PyTorch keeps it), from the count of nonzero elements.
+template <bool kAll>
+IValue all_any(const IValue& self, std::optional<std::int64_t> dim, bool keepdim) {
+  const Tensor& t = self.to_tensor();
+  IValue count = dim ? run_op("aten::count_nonzero", {self, IValue(*dim)})
+                     : run_op("aten::count_nonzero", {self, IValue()});
+  std::int64_t needed = 1;
+  if (kAll)
+    needed = dim ? (t.dim() == 0 ? 1 : t.sizes()[static_cast<std::size_t>(wrap_dim(*dim, t.dim()))])
+                 : t.numel();
+  IValue result = kAll ? run_op("aten::eq.Scalar", {count, IValue(needed)})
+                       : run_op("aten::gt.Scalar", {count, IValue(std::int64_t{0})});
+  if (dim && keepdim && t.dim() > 0) {
+    result = run_op("aten::unsqueeze", {result, IValue(wrap_dim(*dim, t.dim()))});
+  }
+  if (t.dtype() == DType::kUInt8) result = IValue(to_dtype(result.to_tensor(), DType::kUInt8));
+  return result;
+}
+template <bool kAll>
+void all_any_all(Stack& s) {
+  IValue self = pop(s);
+  s.push_back(all_any<kAll>(self, std::nullopt, false));
+}
+template <bool kAll>
+void all_any_dim(Stack& s) {
+  IValue keepdim = pop(s), dim = pop(s), self = pop(s);
+  s.push_back(all_any<kAll>(self, dim.to_int(), keepdim.to_bool()));
+}
+
+// unfold(self, dimension, size, step): a view of every window of `size` elements `step` apart
+// along dimension, the windows' elements a new last dimension.
+void unfold(Stack& s) {
+  IValue step_v = pop(s), size_v = pop(s), dim_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  const std::int64_t dim = t.dim() == 0 ? 0 : wrap_dim(dim_v.to_int(), t.dim());
+  const std::int64_t size = size_v.to_int(), step = step_v.to_int();
+  const std::int64_t length = t.dim() == 0 ? 1 : t.sizes()[static_cast<std::size_t>(dim)];
+  if (size > length) {
+    fail(fmt::format("maximum size for tensor at dimension {} is {} but size is {}", dim, length,
+                     size));
+  }
+  if (step <= 0) fail(fmt::format("step is {} but must be > 0", step));
+  Ints sizes = t.sizes(), strides = t.strides();
+  if (t.dim() == 0) {
+    s.emplace_back(Tensor::from_storage(t.storage(), t.dtype(), {size}, {1}, t.storage_offset()));
+    return;
+  }
+  const auto d = static_cast<std::size_t>(dim);
+  const std::int64_t stride = strides[d];
+  sizes[d] = (length - size) / step + 1;
+  strides[d] = stride * step;
+  sizes.push_back(size);
+  strides.push_back(stride);
+  s.emplace_back(Tensor::from_storage(t.storage(), t.dtype(), sizes, strides, t.storage_offset()));
+}
+
+// clamp.Tensor(self, min=None, max=None): maximum with min, then minimum with max (NaN in any
+// of them gives NaN), broadcast and promoted as those are.
+IValue clamp_tensor_impl(const IValue& self, const IValue& lo, const IValue& hi) {
+  if (lo.is_none() && hi.is_none()) {
+    fail("torch.clamp: At least one of 'min' or 'max' must not be None");
+  }
+  IValue x = self;
+  if (!lo.is_none()) x = run_op("aten::maximum", {x, lo});
+  if (!hi.is_none()) x = run_op("aten::minimum", {x, hi});
+  return x;
+}
+void clamp_tensor(Stack& s) {
+  IValue hi = pop(s), lo = pop(s), self = pop(s);
+  s.push_back(clamp_tensor_impl(self, lo, hi));
+}
+void clamp_tensor_(Stack& s) {
+  IValue hi = pop(s), lo = pop(s), self = pop(s);
+  push_in_place(s, self, clamp_tensor_impl(self, lo, hi).to_tensor());
+}
+void clamp_min_tensor(Stack& s) {
+  IValue lo = pop(s), self = pop(s);
+  s.push_back(clamp_tensor_impl(self, lo, IValue()));
+}
+void clamp_max_tensor(Stack& s) {
+  IValue hi = pop(s), self = pop(s);
+  s.push_back(clamp_tensor_impl(self, IValue(), hi));
+}
+
+// tril_ / triu_: the triangle written into self.
+template <bool kUpper>
+void triangle_(Stack& s) {
+  IValue k = pop(s), self = pop(s);
+  push_in_place(s, self, run_op(kUpper ? "aten::triu" : "aten::tril", {self, k}).to_tensor());
+}
+
+// true_divide: div's other name.
+void true_divide_tensor(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  s.push_back(run_op("aten::div.Tensor", {self, other}));
+}
+void true_divide_scalar(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  s.push_back(run_op("aten::div.Scalar", {self, other}));
+}
+
+// take(self, index): self flattened, indexed (negative indices count from the end).
+void take(Stack& s) {
+  IValue index = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  const Tensor idx = index.to_tensor().contiguous();
+  if (idx.dtype() != DType::kInt64) {
+    fail(fmt::format("take(): Expected a long tensor for index, but got {}",
+                     tensor::scalar_type_name(idx.dtype())));
+  }
+  const std::int64_t n = t.numel();
+  const std::int64_t* p = idx.data<std::int64_t>();
+  for (std::int64_t i = 0; i < idx.numel(); ++i) {
+    if (p[i] < -n || p[i] >= n) {
+      throw OpError("IndexError", fmt::format("out of range: tried to access index {} on a tensor "
+                                              "of {} elements.",
+                                              p[i], n));
+    }
+  }
+  IValue flat = run_op("aten::reshape", {self, int_list_value({n})});
+  s.push_back(run_op("aten::index.Tensor", {flat, IValue::list({index})}));
+}
+
+// argwhere(self): the coordinates of the nonzero elements, one row each.
+void argwhere(Stack& s) {
+  IValue self = pop(s);
+  s.push_back(run_op("aten::nonzero", {self}));
+}
+
 }  // namespace
 
 void register_composed_ops(OperatorRegistry& r) {
@@ -787,6 +918,22 @@ void register_composed_ops(OperatorRegistry& r) {
   r.add({"aten::cdist", 4, {IValue(2.0), none}, cdist});
   r.add({"aten::linalg_cross", 3, {IValue(std::int64_t{-1})}, linalg_cross});
   r.add({"aten::cross", 3, {none}, cross});
+  r.add({"aten::all", 1, {}, all_any_all<true>});
+  r.add({"aten::any", 1, {}, all_any_all<false>});
+  r.add({"aten::all.dim", 3, {IValue(false)}, all_any_dim<true>});
+  r.add({"aten::any.dim", 3, {IValue(false)}, all_any_dim<false>});
+  r.add({"aten::unfold", 4, {}, unfold});
+  r.add({"aten::clamp.Tensor", 3, {none, none}, clamp_tensor});
+  r.add({"aten::clamp_.Tensor", 3, {none, none}, clamp_tensor_});
+  r.add({"aten::clip.Tensor", 3, {none, none}, clamp_tensor});
+  r.add({"aten::clamp_min.Tensor", 2, {}, clamp_min_tensor});
+  r.add({"aten::clamp_max.Tensor", 2, {}, clamp_max_tensor});
+  r.add({"aten::tril_", 2, {zero}, triangle_<false>});
+  r.add({"aten::triu_", 2, {zero}, triangle_<true>});
+  r.add({"aten::true_divide.Tensor", 2, {}, true_divide_tensor});
+  r.add({"aten::true_divide.Scalar", 2, {}, true_divide_scalar});
+  r.add({"aten::take", 2, {}, take});
+  r.add({"aten::argwhere", 1, {}, argwhere});
 }
 
 }  // namespace symbolite::ops

@@ -1,6 +1,6 @@
 // Reading and writing along one dimension at positions an index tensor gives: gather,
 // take_along_dim, scatter (a source tensor or a value; "add" and "multiply" reductions),
-// scatter_add and their in-place forms, and one_hot. Indices are int64 and not wrapped (a
+// scatter_add, index_add, index_copy, index_fill and their in-place forms, and one_hot. Indices are int64 and not wrapped (a
 // negative one is out of bounds), with PyTorch 1.13's checks and messages. Writes go in the
 // index tensor's row-major order, so of two writes to one place the later stays.
 #include <algorithm>
@@ -302,6 +302,135 @@ void one_hot(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
+// index_add / index_copy / index_fill: along dim, slice index[i] of self takes slice i of
+// source (added, times alpha; copied) or the value. Index is 1-D (or 0-D) int64;
+// index_fill wraps negative indices, the others do not.
+enum class IndexWrite { kAdd, kCopy, kFill };
+
+Tensor index_write(const Tensor& self, std::int64_t dim_arg, const Tensor& index,
+                   const Tensor* source, const IValue& value, IndexWrite how, const char* op) {
+  const std::int64_t dim = self.dim() == 0 ? 0 : wrap_dim(dim_arg, self.dim());
+  if (index.dim() > 1) fail(fmt::format("{}(): Index is supposed to be a vector", op));
+  if (index.dtype() != DType::kInt64) {
+    fail(fmt::format("{}(): Expected dtype int64 for index", op));
+  }
+  if (source != nullptr && source->dtype() != self.dtype()) {
+    fail(fmt::format("{}(): self ({}) and source ({}) must have the same scalar type", op,
+                     tensor::scalar_type_name(self.dtype()),
+                     tensor::scalar_type_name(source->dtype())));
+  }
+  const Tensor idx = index.contiguous();
+  const std::int64_t n = idx.numel();
+  const std::int64_t size = size_at(self, dim);
+  std::int64_t outer = 1, inner = 1;
+  for (std::int64_t d = 0; d < self.dim(); ++d) {
+    if (d < dim) outer *= self.sizes()[static_cast<std::size_t>(d)];
+    if (d > dim) inner *= self.sizes()[static_cast<std::size_t>(d)];
+  }
+  Tensor src;
+  if (source != nullptr) {
+    Ints want = self.sizes();
+    if (!want.empty()) want[static_cast<std::size_t>(dim)] = n;
+    const bool fits = self.dim() == 0 ? source->numel() == n : source->sizes() == want;
+    if (!fits) {
+      fail(
+          fmt::format("{}(): Source/destination tensor must have same slice shapes. Destination "
+                      "slice shape: {} at dimension {} and source slice shape: {} at dimension {}.",
+                      op, sizes_of(self), dim, sizes_of(*source), dim));
+    }
+    src = source->contiguous();
+  }
+  Tensor out = Tensor::uninitialized(self.sizes(), self.dtype());
+  copy_into(out, self);
+  const std::int64_t* at = idx.data<std::int64_t>();
+  dispatch_all(self.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    T* dst = out.template mutable_data<T>();
+    const T* from = source != nullptr ? src.template data<T>() : nullptr;
+    const T fill = how == IndexWrite::kFill ? scalar_as<T>(value) : T{};
+    const T alpha = how == IndexWrite::kAdd ? scalar_as<T>(value) : T{};
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::int64_t target = at[i];
+      if (how == IndexWrite::kFill && target < 0 && target >= -size) target += size;
+      if (target < 0 || target >= size) {
+        if (how == IndexWrite::kAdd) throw OpError("IndexError", "index out of range in self");
+        if (how == IndexWrite::kFill) {
+          throw OpError("IndexError", fmt::format("index {} is out of bounds for dimension {} with "
+                                                  "size {}",
+                                                  at[i], dim, size));
+        }
+        fail(fmt::format("{}(): index {} is out of bounds for dimension {} with size {}", op, at[i],
+                         dim, size));
+      }
+      for (std::int64_t o = 0; o < outer; ++o) {
+        T* row = dst + (o * size + target) * inner;
+        const T* in = from != nullptr ? from + (o * n + i) * inner : nullptr;
+        for (std::int64_t k = 0; k < inner; ++k) {
+          if (how == IndexWrite::kFill) {
+            row[k] = fill;
+          } else if (how == IndexWrite::kCopy) {
+            row[k] = in[k];
+          } else if constexpr (std::is_same_v<T, bool>) {
+            row[k] = row[k] || (alpha && in[k]);
+          } else {
+            row[k] = static_cast<T>(row[k] + alpha * in[k]);
+          }
+        }
+      }
+    }
+  });
+  return out;
+}
+
+template <bool kInPlace>
+void index_add(Stack& s) {
+  IValue alpha = pop(s), source = pop(s), index = pop(s), dim = pop(s), self = pop(s);
+  const Tensor& from = source.to_tensor();
+  Tensor out = index_write(self.to_tensor(), dim.to_int(), index.to_tensor(), &from, alpha,
+                           IndexWrite::kAdd, "index_add");
+  if constexpr (kInPlace) {
+    push_in_place(s, self, out);
+  } else {
+    s.emplace_back(std::move(out));
+  }
+}
+
+template <bool kInPlace>
+void index_copy(Stack& s) {
+  IValue source = pop(s), index = pop(s), dim = pop(s), self = pop(s);
+  const Tensor& from = source.to_tensor();
+  Tensor out = index_write(self.to_tensor(), dim.to_int(), index.to_tensor(), &from, IValue(),
+                           IndexWrite::kCopy, "index_copy");
+  if constexpr (kInPlace) {
+    push_in_place(s, self, out);
+  } else {
+    s.emplace_back(std::move(out));
+  }
+}
+
+// index_fill.int_Scalar / .int_Tensor (a 0-dim value tensor).
+template <bool kInPlace>
+void index_fill(Stack& s) {
+  IValue value = pop(s), index = pop(s), dim = pop(s), self = pop(s);
+  if (value.is(IValue::Kind::kTensor)) {
+    const Tensor& v = value.to_tensor();
+    if (v.dim() != 0) {
+      fail(
+          fmt::format("index_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                      "with {} dimension(s).",
+                      v.dim()));
+    }
+    value = run_op("aten::item", {value});
+  }
+  Tensor out = index_write(self.to_tensor(), dim.to_int(), index.to_tensor(), nullptr, value,
+                           IndexWrite::kFill, "index_fill_");
+  if constexpr (kInPlace) {
+    push_in_place(s, self, out);
+  } else {
+    s.emplace_back(std::move(out));
+  }
+}
+
 }  // namespace
 
 void register_gather_scatter_ops(OperatorRegistry& r) {
@@ -319,6 +448,15 @@ void register_gather_scatter_ops(OperatorRegistry& r) {
   r.add({"aten::scatter_add", 4, {}, scatter_add<false>});
   r.add({"aten::scatter_add_", 4, {}, scatter_add<true>});
   r.add({"aten::one_hot", 2, {IValue(std::int64_t{-1})}, one_hot});
+  const IValue one(std::int64_t{1});
+  r.add({"aten::index_add", 5, {one}, index_add<false>});
+  r.add({"aten::index_add_", 5, {one}, index_add<true>});
+  r.add({"aten::index_copy", 4, {}, index_copy<false>});
+  r.add({"aten::index_copy_", 4, {}, index_copy<true>});
+  for (const char* overload : {"int_Scalar", "int_Tensor"}) {
+    r.add({std::string("aten::index_fill.") + overload, 4, {}, index_fill<false>});
+    r.add({std::string("aten::index_fill_.") + overload, 4, {}, index_fill<true>});
+  }
 }
 
 }  // namespace symbolite::ops

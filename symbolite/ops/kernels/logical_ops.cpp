@@ -1,7 +1,8 @@
-// Boolean and bitwise operators: `&`, `|`, `^`, `~` and bitwise_and/or/xor/not,
+// Boolean and bitwise operators: `&`, `|`, `^`, `~`, `<<`, `>>` and bitwise_and/or/xor/not,
 // logical_not/and/or/xor, and where (selection by a boolean condition), with PyTorch 1.13's
 // promotion, broadcasting and messages.
 #include <array>
+#include <cstdint>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -116,6 +117,49 @@ void bitwise_not_(Stack& s) {
   push_in_place(s, self, bitwise_not_impl(self.to_tensor()));
 }
 
+// `<<` and `>>` on integer tensors, as PyTorch 1.13's kernels compute them in C++: the value
+// promoted (int for narrow types), the shift count reduced modulo the promoted width as x86
+// shifts do (so `x << 64` of an int64 is x), the result cast back. Floating tensors fail as its
+// dispatch does.
+template <bool kLeft>
+Tensor shift(const Tensor& a, const Tensor& b, tensor::DType common) {
+  return dispatch_numeric(common, kLeft ? "lshift_cpu" : "rshift_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool> || std::is_floating_point_v<T>) {
+      not_implemented(kLeft ? "lshift_cpu" : "rshift_cpu", common);
+    } else {
+      return binary_kernel<T>(a, b, [](T x, T y) -> T {
+        using U = std::make_unsigned_t<T>;
+        if constexpr (kLeft) {
+          using P = decltype(+U{});
+          const auto count =
+              static_cast<unsigned>(static_cast<std::uint64_t>(y) & (sizeof(P) * 8 - 1));
+          return static_cast<T>(static_cast<P>(static_cast<U>(x)) << count);
+        } else {
+          using P = decltype(+T{});
+          const auto count =
+              static_cast<unsigned>(static_cast<std::uint64_t>(y) & (sizeof(P) * 8 - 1));
+          return static_cast<T>(static_cast<P>(x) >> count);
+        }
+      });
+    }
+  });
+}
+template <bool kLeft>
+void shift_tensor(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  const Tensor& a = self.to_tensor();
+  const Tensor& b = other.to_tensor();
+  s.emplace_back(shift<kLeft>(a, b, ResultType().tensor(a).tensor(b).result()));
+}
+template <bool kLeft>
+void shift_scalar(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  const Tensor& a = self.to_tensor();
+  const tensor::DType common = ResultType().tensor(a).scalar(other).result();
+  s.emplace_back(shift<kLeft>(a, scalar_tensor(other, common), common));
+}
+
 // Any dtype to bool: true where the element is zero (NaN is not).
 void logical_not(Stack& s) {
   const Tensor x = pop(s).to_tensor();
@@ -219,6 +263,14 @@ void register_logical_ops(OperatorRegistry& r) {
   r.add({"aten::bitwise_xor_.Tensor", 2, {}, bitwise_tensor_<BitXor>});
   r.add({"aten::logical_not", 1, {}, logical_not});
   r.add({"aten::bitwise_not", 1, {}, bitwise_not});
+  r.add({"aten::__lshift__.Tensor", 2, {}, shift_tensor<true>});
+  r.add({"aten::__rshift__.Tensor", 2, {}, shift_tensor<false>});
+  r.add({"aten::__lshift__.Scalar", 2, {}, shift_scalar<true>});
+  r.add({"aten::__rshift__.Scalar", 2, {}, shift_scalar<false>});
+  r.add({"aten::bitwise_left_shift.Tensor", 2, {}, shift_tensor<true>});
+  r.add({"aten::bitwise_right_shift.Tensor", 2, {}, shift_tensor<false>});
+  r.add({"aten::bitwise_left_shift.Tensor_Scalar", 2, {}, shift_scalar<true>});
+  r.add({"aten::bitwise_right_shift.Tensor_Scalar", 2, {}, shift_scalar<false>});
   r.add({"aten::bitwise_not_", 1, {}, bitwise_not_});
   r.add({"aten::logical_and", 2, {}, logical_op<LogicalAnd>});
   r.add({"aten::logical_or", 2, {}, logical_op<LogicalOr>});

@@ -1,4 +1,5 @@
-// Rounding of tensors: aten::floor, ceil, trunc and round (halves to even), and in place.
+// Rounding of tensors: aten::floor, ceil, trunc and round (halves to even; to a number of
+// decimals too), and in place.
 // Floating tensors round in their own dtype; integer tensors are already whole, so the result
 // is an equal copy of the same dtype; bool is refused with PyTorch's text, as its kernels lack
 // it. (The `math` module's floor/ceil/round of Python numbers: float_math_ops.cpp.)
@@ -74,6 +75,27 @@ void in_place(Stack& s) {
   push_in_place(s, self, round_with(self.to_tensor(), R::kKernel, R{}));
 }
 
+// round.decimals(self, *, decimals): to `decimals` places (negative: tens, hundreds, ...),
+// halves to even, through the power of ten in the element type as PyTorch computes it.
+void round_decimals(Stack& s) {
+  const std::int64_t decimals = pop(s).to_int();
+  const Tensor x = pop(s).to_tensor();
+  s.emplace_back(dispatch_numeric(x.dtype(), "round_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if constexpr (!std::is_floating_point_v<T>) {
+      not_implemented("round_cpu", x.dtype());
+    } else {
+      const bool negative = decimals < 0;
+      const T ten_pow =
+          static_cast<T>(std::pow(10.0, static_cast<double>(negative ? -decimals : decimals)));
+      return unary_same<T>(x, [=](T v) {
+        return negative ? std::nearbyint(v / ten_pow) * ten_pow
+                        : std::nearbyint(v * ten_pow) / ten_pow;
+      });
+    }
+  }));
+}
+
 }  // namespace
 
 void register_rounding_ops(OperatorRegistry& r) {
@@ -85,6 +107,7 @@ void register_rounding_ops(OperatorRegistry& r) {
   r.add({"aten::ceil_", 1, {}, in_place<Ceil>});
   r.add({"aten::trunc_", 1, {}, in_place<Trunc>});
   r.add({"aten::round_", 1, {}, in_place<Round>});
+  r.add({"aten::round.decimals", 2, {}, round_decimals});
 }
 
 }  // namespace symbolite::ops

@@ -1,9 +1,11 @@
-// Running reductions along one dimension: cumsum, cumprod (and their in-place forms), cummax
-// and cummin. As PyTorch's CPU kernels: the input is converted to the result dtype first
+// Running reductions along one dimension: cumsum, cumprod (and their in-place forms), cummax,
+// cummin and logcumsumexp. As PyTorch's CPU kernels: the input is converted to the result dtype first
 // (integers and bool give int64 unless a dtype is asked for), floating sums and products run
 // in double and each prefix is rounded to the result dtype; cummax / cummin take an element
 // equal to the running extreme (its index is the later one), and a NaN once seen stays.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -134,6 +136,37 @@ void cumulative_extreme(Stack& s) {
   s.emplace_back(std::move(indices));
 }
 
+// logcumsumexp(self, dim): log of the running sum of exp, each step max + log1p(exp(min -
+// max)) in double (equal infinities stay themselves), floating only.
+void logcumsumexp(Stack& s) {
+  IValue dim_v = pop(s), self = pop(s);
+  const Tensor& t = self.to_tensor();
+  const std::int64_t d = wrap_dim(dim_v.to_int(), t.dim());
+  const Tensor x = t.contiguous();
+  Tensor out = Tensor::uninitialized(x.sizes(), x.dtype());
+  const Lines l = lines_of(x, d);
+  dispatch_floating(x.dtype(), "logcumsumexp_out_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = x.template data<T>();
+    T* dst = out.template mutable_data<T>();
+    for_each_line(l, [&](std::int64_t first) {
+      double acc = -std::numeric_limits<double>::infinity();
+      for (std::int64_t k = 0; k < l.size; ++k) {
+        const std::int64_t at = first + k * l.inner;
+        const double v = static_cast<double>(in[at]);
+        const double lo = std::min(acc, v), hi = std::max(acc, v);
+        if (std::isnan(v) || std::isnan(acc)) {
+          acc = std::numeric_limits<double>::quiet_NaN();
+        } else if (lo != hi || std::isfinite(lo)) {
+          acc = hi + std::log1p(std::exp(lo - hi));
+        }
+        dst[at] = static_cast<T>(acc);
+      }
+    });
+  });
+  s.emplace_back(std::move(out));
+}
+
 }  // namespace
 
 void register_scan_ops(OperatorRegistry& r) {
@@ -144,6 +177,7 @@ void register_scan_ops(OperatorRegistry& r) {
   r.add({"aten::cumprod_", 3, {none}, cumulative_op_<true>});
   r.add({"aten::cummax", 2, {}, cumulative_extreme<true>});
   r.add({"aten::cummin", 2, {}, cumulative_extreme<false>});
+  r.add({"aten::logcumsumexp", 2, {}, logcumsumexp});
 }
 
 }  // namespace symbolite::ops
