@@ -1455,7 +1455,27 @@ class WeightNormConv(nn.Module):
         return F.conv1d(x, w, padding=1), torch.linalg.vector_norm(w, 2.0, [1, 2])
 
 
+class SpatialTransformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.loc = nn.Linear(3 * 8 * 8, 6)
+
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor]:
+        theta = self.loc(x.flatten(1)).view(-1, 2, 3) * 0.1 + torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+        grid = F.affine_grid(theta, [x.size(0), 3, 6, 6], align_corners=False)
+        return (F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False),
+                F.grid_sample(x, grid, mode="nearest", padding_mode="zeros", align_corners=True))
+
+
+class DistinctValues(nn.Module):
+    def forward(self, labels: Tensor, x: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+        values, inverse, counts = torch.unique(labels, return_inverse=True, return_counts=True)
+        return values, inverse, counts, torch.bincount(labels.flatten()), torch.histc(x, bins=5)
+
+
 USER_OPS = [
+    ("spatial_transformer", SpatialTransformer, lambda: (r(2, 3, 8, 8),)),
+    ("distinct_values", DistinctValues, lambda: (torch.randint(0, 6, (3, 5)), r(40))),
     ("geometry_checks", GeometryAndChecks, lambda: (r(3, 4), r(3, 4))),
     ("stacks_splits", StacksAndSplits, lambda: (r(6, 7),)),
     ("weight_norm_conv", WeightNormConv, lambda: (r(2, 3, 10),)),

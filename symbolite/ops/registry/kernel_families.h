@@ -88,6 +88,10 @@ void register_tensor_from_data_ops(OperatorRegistry& registry);
 // Elementwise functions of two tensors: atan2, hypot, logaddexp, xlogy, copysign, fmax, fmin,
 // float_power, lerp.
 void register_binary_float_ops(OperatorRegistry& registry);
+// grid_sampler (F.grid_sample, 4-D, bilinear and nearest) and affine_grid_generator.
+void register_grid_sample_ops(OperatorRegistry& registry);
+// Distinct values and counts: _unique2, _unique, unique_dim, unique_consecutive, bincount, histc.
+void register_unique_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -128,6 +132,8 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_index_put_ops(registry);
   register_tensor_from_data_ops(registry);
   register_binary_float_ops(registry);
+  register_grid_sample_ops(registry);
+  register_unique_ops(registry);
 }
 
 }  // namespace symbolite::ops
