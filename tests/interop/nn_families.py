@@ -1473,7 +1473,15 @@ class DistinctValues(nn.Module):
         return values, inverse, counts, torch.bincount(labels.flatten()), torch.histc(x, bins=5)
 
 
+class PatchesFoldUnfold(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+        patches = F.unfold(x, kernel_size=3, padding=1, stride=2)
+        back = F.fold(patches, output_size=(7, 7), kernel_size=3, padding=1, stride=2)
+        return patches, back, x.unfold(3, 2, 2)
+
+
 USER_OPS = [
+    ("patches_fold_unfold", PatchesFoldUnfold, lambda: (r(2, 3, 7, 7),)),
     ("spatial_transformer", SpatialTransformer, lambda: (r(2, 3, 8, 8),)),
     ("distinct_values", DistinctValues, lambda: (torch.randint(0, 6, (3, 5)), r(40))),
     ("geometry_checks", GeometryAndChecks, lambda: (r(3, 4), r(3, 4))),

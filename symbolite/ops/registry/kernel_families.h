@@ -92,6 +92,8 @@ void register_binary_float_ops(OperatorRegistry& registry);
 void register_grid_sample_ops(OperatorRegistry& registry);
 // Distinct values and counts: _unique2, _unique, unique_dim, unique_consecutive, bincount, histc.
 void register_unique_ops(OperatorRegistry& registry);
+// Sliding windows as columns: im2col (F.unfold) and col2im (F.fold).
+void register_sliding_window_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -134,6 +136,7 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_binary_float_ops(registry);
   register_grid_sample_ops(registry);
   register_unique_ops(registry);
+  register_sliding_window_ops(registry);
 }
 
 }  // namespace symbolite::ops
