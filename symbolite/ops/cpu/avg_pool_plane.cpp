@@ -22,13 +22,13 @@ struct PaddedPlane {
   std::int64_t rows, pitch;
 };
 
-PaddedPlane padded_shape(const AvgPoolPlane& p) {
+PaddedPlane padded_shape(const PoolPlane& p) {
   return {(p.oh - 1) * p.sh + p.kh, round_up(p.sw * round_up(p.ow) + p.kw + kLanes)};
 }
 
 // In vectors of 16 (window_columns' masked loads): a memcpy and two fills a row cost more than
 // the sums on Inception's 17 x 17 planes.
-__attribute__((target("avx512f"))) void fill_padded(const float* in, const AvgPoolPlane& p,
+__attribute__((target("avx512f"))) void fill_padded(const float* in, const PoolPlane& p,
                                                     PaddedPlane shape, float* padded) {
   const __m512 zero = _mm512_setzero_ps();
   for (std::int64_t r = 0; r < shape.rows; ++r) {
@@ -52,7 +52,7 @@ struct OutputVector {
 // The sums of `n` output vectors (n <= kBatch), each adding its taps in window order from +0
 // (padding taps add +0: no sum changes), then PyTorch's `0 + sum / divisor`.
 template <int N>
-__attribute__((target("avx512f"))) inline void average(const OutputVector* v, const AvgPoolPlane& p,
+__attribute__((target("avx512f"))) inline void average(const OutputVector* v, const PoolPlane& p,
                                                        std::int64_t pitch) {
   const __m512 zero = _mm512_setzero_ps();
   const __m512i even_lanes =
@@ -78,9 +78,8 @@ __attribute__((target("avx512f"))) inline void average(const OutputVector* v, co
   }
 }
 
-__attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
-                                                    const AvgPoolPlane& p, const float* divisors,
-                                                    float* padded) {
+__attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out, const PoolPlane& p,
+                                                    const float* divisors, float* padded) {
   const PaddedPlane shape = padded_shape(p);
   fill_padded(in, p, shape, padded);
   OutputVector batch[kBatch];
@@ -101,11 +100,11 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
 
 }  // namespace
 
-bool avg_pool_plane_takes(const AvgPoolPlane& p) {
+bool avg_pool_plane_takes(const PoolPlane& p) {
   return (p.sw == 1 || p.sw == 2) && cpu_has_avx512f();
 }
 
-void avg_pool_plane_f32(const float* in, float* out, const AvgPoolPlane& p, const float* divisors,
+void avg_pool_plane_f32(const float* in, float* out, const PoolPlane& p, const float* divisors,
                         std::vector<float>& scratch) {
   const PaddedPlane shape = padded_shape(p);
   pool_avx512(in, out, p, divisors, simd::line_aligned(scratch, shape.rows * shape.pitch));

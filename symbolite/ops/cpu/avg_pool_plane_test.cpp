@@ -16,12 +16,14 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/test_support/pool_geometry.h"
+
 namespace symbolite::ops {
 namespace {
 
 // PyTorch's cpu_avg_pool for one plane, with the divisor the window's taps inside the input
 // (count_include_pad=False); `divisors` gets each output's.
-std::vector<float> reference(const std::vector<float>& in, const AvgPoolPlane& p,
+std::vector<float> reference(const std::vector<float>& in, const PoolPlane& p,
                              std::vector<float>& divisors) {
   std::vector<float> out(static_cast<std::size_t>(p.oh * p.ow));
   divisors.assign(out.size(), 1.0f);
@@ -63,22 +65,7 @@ TEST(AvgPoolPlane, GivesPyTorchsBitsOnRandomGeometries) {
   std::vector<float> scratch;
   int checked = 0;
   while (checked < 300) {
-    AvgPoolPlane p{};
-    p.kh = draw(1, 5);
-    p.kw = draw(1, 5);
-    p.sh = draw(1, 3);
-    p.sw = draw(1, 2);
-    p.ph = draw(0, p.kh / 2);
-    p.pw = draw(0, p.kw / 2);
-    p.h = draw(1, 30);
-    p.w = draw(1, 70);
-    if (p.h + 2 * p.ph < p.kh || p.w + 2 * p.pw < p.kw) continue;
-    p.oh = (p.h + 2 * p.ph - p.kh) / p.sh + 1;
-    p.ow = (p.w + 2 * p.pw - p.kw) / p.sw + 1;
-    // ceil mode: one more column if its window starts inside the input or left padding.
-    if (draw(0, 1) == 1 && (p.ow * p.sw - p.pw) < p.w && (p.w + 2 * p.pw - p.kw) % p.sw != 0) {
-      ++p.ow;
-    }
+    const PoolPlane p = testing::draw_pool_plane(random);
     ASSERT_TRUE(avg_pool_plane_takes(p));
     SCOPED_TRACE(::testing::Message()
                  << p.h << "x" << p.w << " k" << p.kh << "x" << p.kw << " s" << p.sh << "," << p.sw
@@ -100,7 +87,7 @@ TEST(AvgPoolPlane, GivesPyTorchsBitsOnRandomGeometries) {
 TEST(AvgPoolPlane, ATinyNegativeAverageEndsPositiveZero) {
   if (!avg_pool_plane_takes({4, 4, 2, 2, 2, 2, 2, 2, 0, 0})) GTEST_SKIP() << "no AVX-512";
   // -denorm_min / 9 underflows to -0.0; PyTorch's `out = 0; out += mean` makes it +0.0.
-  const AvgPoolPlane p{3, 3, 1, 1, 3, 3, 1, 1, 0, 0};
+  const PoolPlane p{3, 3, 1, 1, 3, 3, 1, 1, 0, 0};
   std::vector<float> in(9, 0.0f);
   in[4] = -std::numeric_limits<float>::denorm_min();
   const float divisor = 9.0f;

@@ -25,8 +25,8 @@ __attribute__((target("avx512f"))) inline __m512 select_max(__m512 m, __m512 v) 
 // `maxima` holds every input row's column maxima (pass 1), `padded_width` (ow in whole
 // vectors) apart. SW is p.sw.
 template <int SW>
-__attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
-                                                    const MaxPoolPlane& p, float* maxima) {
+__attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out, const PoolPlane& p,
+                                                    float* maxima) {
   const std::int64_t padded_width = round_up(p.ow);
   const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   // Pass 1: each input row's maxima over the window's columns, for every output column: tap
@@ -65,11 +65,11 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
 
 }  // namespace
 
-bool max_pool_plane_takes(const MaxPoolPlane& p) {
+bool max_pool_plane_takes(const PoolPlane& p) {
   return (p.sw == 1 || p.sw == 2) && cpu_has_avx512f();
 }
 
-void max_pool_plane_f32(const float* in, float* out, const MaxPoolPlane& p,
+void max_pool_plane_f32(const float* in, float* out, const PoolPlane& p,
                         std::vector<float>& scratch) {
   float* maxima = simd::line_aligned(scratch, p.h * round_up(p.ow));
   if (p.sw == 1) {

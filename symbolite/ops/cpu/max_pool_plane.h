@@ -13,21 +13,17 @@
 #include <cstdint>
 #include <vector>
 
-namespace symbolite::ops {
+#include "symbolite/ops/cpu/pool_plane.h"
 
-// One plane's geometry: input h x w, output oh x ow, window kh x kw at strides sh, sw with
-// padding ph, pw (no dilation).
-struct MaxPoolPlane {
-  std::int64_t h, w, oh, ow, kh, kw, sh, sw, ph, pw;
-};
+namespace symbolite::ops {
 
 // Whether max_pool_plane_f32 takes this geometry here: column strides 1 or 2, and a CPU
 // with AVX-512.
-bool max_pool_plane_takes(const MaxPoolPlane& p);
+bool max_pool_plane_takes(const PoolPlane& p);
 
 // out (oh x ow) = the max pooling of in (h x w); `scratch` is the calling thread's, grown as
 // needed.
-void max_pool_plane_f32(const float* in, float* out, const MaxPoolPlane& p,
+void max_pool_plane_f32(const float* in, float* out, const PoolPlane& p,
                         std::vector<float>& scratch);
 
 }  // namespace symbolite::ops

@@ -15,10 +15,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/test_support/pool_geometry.h"
+
 namespace symbolite::ops {
 namespace {
 
-std::vector<float> one_pass(const std::vector<float>& in, const MaxPoolPlane& p) {
+std::vector<float> one_pass(const std::vector<float>& in, const PoolPlane& p) {
   std::vector<float> out(static_cast<std::size_t>(p.oh * p.ow));
   for (std::int64_t oy = 0; oy < p.oh; ++oy) {
     for (std::int64_t ox = 0; ox < p.ow; ++ox) {
@@ -61,22 +63,7 @@ TEST(MaxPoolPlane, GivesTheOnePassBitsOnRandomGeometries) {
   std::vector<float> scratch;
   int checked = 0;
   while (checked < 300) {
-    MaxPoolPlane p{};
-    p.kh = draw(1, 5);
-    p.kw = draw(1, 5);
-    p.sh = draw(1, 3);
-    p.sw = draw(1, 2);
-    p.ph = draw(0, p.kh / 2);
-    p.pw = draw(0, p.kw / 2);
-    p.h = draw(1, 30);
-    p.w = draw(1, 70);
-    if (p.h + 2 * p.ph < p.kh || p.w + 2 * p.pw < p.kw) continue;
-    p.oh = (p.h + 2 * p.ph - p.kh) / p.sh + 1;
-    p.ow = (p.w + 2 * p.pw - p.kw) / p.sw + 1;
-    // ceil mode: one more column if its window starts inside the input or left padding.
-    if (draw(0, 1) == 1 && (p.ow * p.sw - p.pw) < p.w && (p.w + 2 * p.pw - p.kw) % p.sw != 0) {
-      ++p.ow;
-    }
+    const PoolPlane p = testing::draw_pool_plane(random);
     ASSERT_TRUE(max_pool_plane_takes(p));
     SCOPED_TRACE(::testing::Message()
                  << p.h << "x" << p.w << " k" << p.kh << "x" << p.kw << " s" << p.sh << "," << p.sw
@@ -94,7 +81,7 @@ TEST(MaxPoolPlane, GivesTheOnePassBitsOnRandomGeometries) {
 }
 
 TEST(MaxPoolPlane, TakesColumnStridesOneAndTwo) {
-  MaxPoolPlane p{111, 111, 55, 55, 3, 3, 2, 2, 0, 0};  // SqueezeNet's first pool
+  PoolPlane p{111, 111, 55, 55, 3, 3, 2, 2, 0, 0};  // SqueezeNet's first pool
   if (!max_pool_plane_takes(p)) GTEST_SKIP() << "no AVX-512";
   p.sw = 1;
   EXPECT_TRUE(max_pool_plane_takes(p));

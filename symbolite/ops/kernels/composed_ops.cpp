@@ -1,6 +1,6 @@
 // Operators that are other operators with their arguments rearranged: the `*_like` and `new_*`
 // factories, the `*_as` conversions, axis moves (swapaxes, movedim, numpy_T), narrow, clip,
-// square, tile, outer / dot / mv, masked_select, addcmul / addcdiv, and the in-place one-sided
+// square, tile, outer, masked_select, addcmul / addcdiv, and the in-place one-sided
 // clamps. Each checks what PyTorch checks before it composes (with PyTorch's message) and runs
 // the operators PyTorch's own composite runs, so results are theirs.
 #include <algorithm>
@@ -31,6 +31,15 @@ using Ints = std::vector<std::int64_t>;
 
 IValue code_of(DType dtype) { return IValue(scalar_type_code(dtype)); }
 
+// Pops the operator's `n` arguments and pushes what `op` gives on the same arguments: for the
+// operators that are another one's other name.
+void rerun_as(Stack& s, std::size_t n, const char* op) {
+  IValue* a = last(s, n);
+  std::vector<IValue> args(a, a + n);
+  drop(s, n);
+  s.push_back(run_op(op, std::move(args)));
+}
+
 // ones_like(self, *, dtype, layout, device, pin_memory, memory_format): full_like with 1.
 void ones_like(Stack& s) {
   IValue* a = last(s, 6);
@@ -41,12 +50,7 @@ void ones_like(Stack& s) {
 }
 
 // empty_like: symbolite's empty tensors are zeros (zeros_like).
-void empty_like(Stack& s) {
-  IValue* a = last(s, 6);
-  std::vector<IValue> args(a, a + 6);
-  drop(s, 6);
-  s.push_back(run_op("aten::zeros_like", std::move(args)));
-}
+void empty_like(Stack& s) { rerun_as(s, 6, "aten::zeros_like"); }
 
 // new_full(self, size, fill_value, *, dtype, layout, device, pin_memory): full of self's dtype
 // unless told otherwise.
@@ -70,12 +74,7 @@ void new_ones(Stack& s) {
 }
 
 // new_empty: zeros, as new_zeros.
-void new_empty(Stack& s) {
-  IValue* a = last(s, 6);
-  std::vector<IValue> args(a, a + 6);
-  drop(s, 6);
-  s.push_back(run_op("aten::new_zeros", std::move(args)));
-}
+void new_empty(Stack& s) { rerun_as(s, 6, "aten::new_zeros"); }
 
 // type_as(self, other): self.to(other's dtype), self itself when it already is.
 void type_as(Stack& s) {
@@ -101,10 +100,7 @@ void numpy_t(Stack& s) {
   s.push_back(run_op("aten::permute", {self, int_list_value(dims)}));
 }
 
-void swapaxes(Stack& s) {
-  IValue b = pop(s), a = pop(s), self = pop(s);
-  s.push_back(run_op("aten::transpose.int", {self, a, b}));
-}
+void swapaxes(Stack& s) { rerun_as(s, 3, "aten::transpose.int"); }
 
 // movedim(self, source, destination): each source dimension moves to its destination, the
 // others keep their order in the places left.
@@ -189,14 +185,8 @@ void narrow_tensor(Stack& s) {
 }
 
 // clip / clip_: clamp's other name.
-void clip(Stack& s) {
-  IValue hi = pop(s), lo = pop(s), self = pop(s);
-  s.push_back(run_op("aten::clamp", {self, lo, hi}));
-}
-void clip_(Stack& s) {
-  IValue hi = pop(s), lo = pop(s), self = pop(s);
-  s.push_back(run_op("aten::clamp_", {self, lo, hi}));
-}
+void clip(Stack& s) { rerun_as(s, 3, "aten::clamp"); }
+void clip_(Stack& s) { rerun_as(s, 3, "aten::clamp_"); }
 void clamp_min_(Stack& s) {
   IValue lo = pop(s), self = pop(s);
   s.push_back(run_op("aten::clamp_", {self, lo, IValue()}));
@@ -237,42 +227,6 @@ void outer(Stack& s) {
   require_1d(vec2.to_tensor(), "outer", "vec2");
   IValue column = run_op("aten::reshape", {self, int_list_value({a.numel(), 1})});
   s.push_back(run_op("aten::mul.Tensor", {column, vec2}));
-}
-
-// dot(self, tensor): two 1-D tensors of one size and dtype.
-void dot(Stack& s) {
-  IValue other = pop(s), self = pop(s);
-  const Tensor& a = self.to_tensor();
-  const Tensor& b = other.to_tensor();
-  if (a.dim() != 1 || b.dim() != 1) {
-    fail(fmt::format("1D tensors expected, but got {}D and {}D tensors", a.dim(), b.dim()));
-  }
-  if (a.dtype() != b.dtype()) {
-    fail(fmt::format("dot : expected both vectors to have same dtype, but found {} and {}",
-                     tensor::scalar_type_name(a.dtype()), tensor::scalar_type_name(b.dtype())));
-  }
-  if (a.numel() != b.numel()) {
-    fail(
-        fmt::format("inconsistent tensor size, expected tensor [{}] and src [{}] to have the "
-                    "same number of elements, but got {} and {} elements respectively",
-                    a.numel(), b.numel(), a.numel(), b.numel()));
-  }
-  s.push_back(run_op("aten::matmul", {self, other}));
-}
-
-// mv(self, vec): a matrix times a vector.
-void mv(Stack& s) {
-  IValue vec = pop(s), self = pop(s);
-  const Tensor& m = self.to_tensor();
-  const Tensor& v = vec.to_tensor();
-  if (m.dim() != 2 || v.dim() != 1) {
-    fail(fmt::format("vector + matrix @ vector expected, got 1, {}, {}", m.dim(), v.dim()));
-  }
-  if (m.sizes()[1] != v.sizes()[0]) {
-    fail(fmt::format("size mismatch, got {}, {}x{},{}", m.sizes()[0], m.sizes()[0], m.sizes()[1],
-                     v.sizes()[0]));
-  }
-  s.push_back(run_op("aten::matmul", {self, vec}));
 }
 
 // masked_select(self, mask): the elements of self (both broadcast) where mask is true, as a
@@ -365,10 +319,7 @@ void vstack(Stack& s) { s.push_back(stacked(pop(s), 2, false, "vstack")); }
 void dstack(Stack& s) { s.push_back(stacked(pop(s), 3, false, "dstack")); }
 void column_stack(Stack& s) { s.push_back(stacked(pop(s), 2, true, "column_stack")); }
 
-void broadcast_to(Stack& s) {
-  IValue size = pop(s), self = pop(s);
-  s.push_back(run_op("aten::expand", {self, size}));
-}
+void broadcast_to(Stack& s) { rerun_as(s, 2, "aten::expand"); }
 
 // tensor_split.sections / .indices: views of dim cut into `sections` nearly equal parts (the
 // first size % sections one longer) or at `indices`.
@@ -811,14 +762,8 @@ void triangle_(Stack& s) {
 }
 
 // true_divide: div's other name.
-void true_divide_tensor(Stack& s) {
-  IValue other = pop(s), self = pop(s);
-  s.push_back(run_op("aten::div.Tensor", {self, other}));
-}
-void true_divide_scalar(Stack& s) {
-  IValue other = pop(s), self = pop(s);
-  s.push_back(run_op("aten::div.Scalar", {self, other}));
-}
+void true_divide_tensor(Stack& s) { rerun_as(s, 2, "aten::div.Tensor"); }
+void true_divide_scalar(Stack& s) { rerun_as(s, 2, "aten::div.Scalar"); }
 
 // take(self, index): self flattened, indexed (negative indices count from the end).
 void take(Stack& s) {
@@ -843,10 +788,7 @@ void take(Stack& s) {
 }
 
 // argwhere(self): the coordinates of the nonzero elements, one row each.
-void argwhere(Stack& s) {
-  IValue self = pop(s);
-  s.push_back(run_op("aten::nonzero", {self}));
-}
+void argwhere(Stack& s) { rerun_as(s, 1, "aten::nonzero"); }
 
 }  // namespace
 
@@ -878,8 +820,6 @@ void register_composed_ops(OperatorRegistry& r) {
   r.add({"aten::tile", 2, {}, tile});
   r.add({"aten::outer", 2, {}, outer});
   r.add({"aten::ger", 2, {}, outer});
-  r.add({"aten::dot", 2, {}, dot});
-  r.add({"aten::mv", 2, {}, mv});
   r.add({"aten::masked_select", 2, {}, masked_select});
   r.add({"aten::addcmul", 4, {IValue(std::int64_t{1})}, addcmul});
   r.add({"aten::addcdiv", 4, {IValue(std::int64_t{1})}, addcdiv});

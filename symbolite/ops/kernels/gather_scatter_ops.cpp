@@ -1,8 +1,9 @@
 // Reading and writing along one dimension at positions an index tensor gives: gather,
 // take_along_dim, scatter (a source tensor or a value; "add" and "multiply" reductions),
-// scatter_add, index_add, index_copy, index_fill and their in-place forms, and one_hot. Indices are int64 and not wrapped (a
-// negative one is out of bounds), with PyTorch 1.13's checks and messages. Writes go in the
-// index tensor's row-major order, so of two writes to one place the later stays.
+// scatter_add, index_add, index_copy, index_fill and their in-place forms, and one_hot. Indices are
+// int64 and not wrapped (a negative one is out of bounds; index_fill wraps them), with PyTorch
+// 1.13's checks and messages.
+// Writes go in the index tensor's row-major order, so of two writes to one place the later stays.
 #include <algorithm>
 #include <array>
 #include <string>
@@ -65,6 +66,16 @@ void walk_index(const Tensor& index, const Tensor& at, std::int64_t dim, const T
 
 [[noreturn]] void out_of_bounds(std::int64_t i, std::int64_t dim, std::int64_t size) {
   fail(fmt::format("index {} is out of bounds for dimension {} with size {}", i, dim, size));
+}
+
+// Pushes the result of an operator with an in-place form: into self (kInPlace) or as is.
+template <bool kInPlace>
+void push_result(Stack& s, const IValue& self, Tensor out) {
+  if constexpr (kInPlace) {
+    push_in_place(s, self, out);
+  } else {
+    s.emplace_back(std::move(out));
+  }
 }
 
 // gather(self, dim, index, *, sparse_grad=False): out[..i..] = self[..index[..i..]..] at dim.
@@ -216,11 +227,7 @@ void scatter_src(Stack& s) {
   const Tensor& from = src.to_tensor();
   Tensor out = scatter_impl(self.to_tensor(), dim.to_int(), index.to_tensor(), &from, nullptr,
                             Reduce::kNone, "scatter");
-  if constexpr (kInPlace) {
-    push_in_place(s, self, out);
-  } else {
-    s.emplace_back(std::move(out));
-  }
+  push_result<kInPlace>(s, self, std::move(out));
 }
 
 template <bool kInPlace>
@@ -228,11 +235,7 @@ void scatter_value(Stack& s) {
   IValue value = pop(s), index = pop(s), dim = pop(s), self = pop(s);
   Tensor out = scatter_impl(self.to_tensor(), dim.to_int(), index.to_tensor(), nullptr, &value,
                             Reduce::kNone, "scatter");
-  if constexpr (kInPlace) {
-    push_in_place(s, self, out);
-  } else {
-    s.emplace_back(std::move(out));
-  }
+  push_result<kInPlace>(s, self, std::move(out));
 }
 
 template <bool kInPlace>
@@ -241,11 +244,7 @@ void scatter_reduce_src(Stack& s) {
   const Tensor& from = src.to_tensor();
   Tensor out = scatter_impl(self.to_tensor(), dim.to_int(), index.to_tensor(), &from, nullptr,
                             reduce_arg(reduce), "scatter");
-  if constexpr (kInPlace) {
-    push_in_place(s, self, out);
-  } else {
-    s.emplace_back(std::move(out));
-  }
+  push_result<kInPlace>(s, self, std::move(out));
 }
 
 template <bool kInPlace>
@@ -253,11 +252,7 @@ void scatter_reduce_value(Stack& s) {
   IValue reduce = pop(s), value = pop(s), index = pop(s), dim = pop(s), self = pop(s);
   Tensor out = scatter_impl(self.to_tensor(), dim.to_int(), index.to_tensor(), nullptr, &value,
                             reduce_arg(reduce), "scatter");
-  if constexpr (kInPlace) {
-    push_in_place(s, self, out);
-  } else {
-    s.emplace_back(std::move(out));
-  }
+  push_result<kInPlace>(s, self, std::move(out));
 }
 
 template <bool kInPlace>
@@ -266,11 +261,7 @@ void scatter_add(Stack& s) {
   const Tensor& from = src.to_tensor();
   Tensor out = scatter_impl(self.to_tensor(), dim.to_int(), index.to_tensor(), &from, nullptr,
                             Reduce::kAdd, "scatter_add");
-  if constexpr (kInPlace) {
-    push_in_place(s, self, out);
-  } else {
-    s.emplace_back(std::move(out));
-  }
+  push_result<kInPlace>(s, self, std::move(out));
 }
 
 // one_hot(self, num_classes=-1): int64 self gives int64 of self's shape plus num_classes, one
@@ -388,11 +379,7 @@ void index_add(Stack& s) {
   const Tensor& from = source.to_tensor();
   Tensor out = index_write(self.to_tensor(), dim.to_int(), index.to_tensor(), &from, alpha,
                            IndexWrite::kAdd, "index_add");
-  if constexpr (kInPlace) {
-    push_in_place(s, self, out);
-  } else {
-    s.emplace_back(std::move(out));
-  }
+  push_result<kInPlace>(s, self, std::move(out));
 }
 
 template <bool kInPlace>
@@ -401,11 +388,7 @@ void index_copy(Stack& s) {
   const Tensor& from = source.to_tensor();
   Tensor out = index_write(self.to_tensor(), dim.to_int(), index.to_tensor(), &from, IValue(),
                            IndexWrite::kCopy, "index_copy");
-  if constexpr (kInPlace) {
-    push_in_place(s, self, out);
-  } else {
-    s.emplace_back(std::move(out));
-  }
+  push_result<kInPlace>(s, self, std::move(out));
 }
 
 // index_fill.int_Scalar / .int_Tensor (a 0-dim value tensor).
@@ -424,11 +407,7 @@ void index_fill(Stack& s) {
   }
   Tensor out = index_write(self.to_tensor(), dim.to_int(), index.to_tensor(), nullptr, value,
                            IndexWrite::kFill, "index_fill_");
-  if constexpr (kInPlace) {
-    push_in_place(s, self, out);
-  } else {
-    s.emplace_back(std::move(out));
-  }
+  push_result<kInPlace>(s, self, std::move(out));
 }
 
 }  // namespace

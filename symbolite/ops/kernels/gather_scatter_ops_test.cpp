@@ -1,5 +1,6 @@
-// gather, take_along_dim, scatter (tensor, value, reductions, in place), scatter_add and one_hot: against PyTorch 1.13 (tests/fixtures/ops/op_cases.json, family "gather_scatter"), values
-// and PyTorch's error texts.
+// gather, take_along_dim, scatter (tensor, value, reductions, in place), scatter_add and one_hot:
+// against PyTorch 1.13 (tests/fixtures/ops/op_cases.json, family "gather_scatter"), values and
+// PyTorch's error texts.
 #include <gtest/gtest.h>
 
 #include "tests/test_support/op_cases.h"

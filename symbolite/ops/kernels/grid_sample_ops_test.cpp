@@ -1,5 +1,6 @@
-// grid_sampler (bilinear and nearest, every padding mode, aligned and not) and affine_grid_generator: against PyTorch 1.13 (tests/fixtures/ops/op_cases.json, family "grid_sample"), values
-// and PyTorch's error texts.
+// grid_sampler (bilinear and nearest, every padding mode, aligned and not) and
+// affine_grid_generator: against PyTorch 1.13 (tests/fixtures/ops/op_cases.json, family
+// "grid_sample"), values and PyTorch's error texts.
 #include <gtest/gtest.h>
 
 #include "tests/test_support/op_cases.h"

@@ -1,5 +1,6 @@
-// index_put and index_put_ with masks, index lists, None, broadcast values and accumulate: against PyTorch 1.13 (tests/fixtures/ops/op_cases.json, family "index_put"), values
-// and PyTorch's error texts.
+// index_put and index_put_ with masks, index lists, None, broadcast values and accumulate: against
+// PyTorch 1.13 (tests/fixtures/ops/op_cases.json, family "index_put"), values and PyTorch's error
+// texts.
 #include <gtest/gtest.h>
 
 #include "tests/test_support/op_cases.h"

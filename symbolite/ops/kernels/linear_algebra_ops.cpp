@@ -583,12 +583,40 @@ void bilinear(Stack& s) {
   s.emplace_back(bilinear_impl(input1.to_tensor(), input2.to_tensor(), weight.to_tensor(), bias));
 }
 
+// dot(self, tensor): two 1-D tensors of one size and dtype (dot_impl checks those two).
+void dot(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  const Tensor& a = self.to_tensor();
+  const Tensor& b = other.to_tensor();
+  if (a.dim() != 1 || b.dim() != 1) {
+    fail(fmt::format("1D tensors expected, but got {}D and {}D tensors", a.dim(), b.dim()));
+  }
+  s.emplace_back(dot_impl(a, b));
+}
+
+// mv(self, vec): a matrix times a vector.
+void mv(Stack& s) {
+  IValue vec = pop(s), self = pop(s);
+  const Tensor& m = self.to_tensor();
+  const Tensor& v = vec.to_tensor();
+  if (m.dim() != 2 || v.dim() != 1) {
+    fail(fmt::format("vector + matrix @ vector expected, got 1, {}, {}", m.dim(), v.dim()));
+  }
+  if (m.sizes()[1] != v.sizes()[0]) {
+    fail(fmt::format("size mismatch, got {}, {}x{},{}", m.sizes()[0], m.sizes()[0], m.sizes()[1],
+                     v.sizes()[0]));
+  }
+  s.push_back(run_op("aten::matmul", {self, vec}));
+}
+
 }  // namespace
 
 void register_linear_algebra_ops(OperatorRegistry& r) {
   IValue one(std::int64_t{1});
   r.add({"aten::mm", 2, {}, mm});
   r.add({"aten::matmul", 2, {}, matmul});
+  r.add({"aten::dot", 2, {}, dot});
+  r.add({"aten::mv", 2, {}, mv});
   r.add({"aten::bmm", 2, {}, bmm});
   r.add({"aten::addmm", 5, {one, one}, addmm});
   r.add({"aten::baddbmm", 5, {one, one}, baddbmm});

@@ -118,6 +118,11 @@ Pool read_window(const char* op, const Ints& kernel, const Ints& stride, const I
   return p;
 }
 
+// One plane's geometry, for the plane kernels (ops/cpu/pool_plane.h).
+PoolPlane plane_of(const Pool& p) {
+  return {p.h, p.w, p.oh, p.ow, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw};
+}
+
 // Calls pool(in, o) for every H x W plane `in` of contiguous x and its OH x OW plane `o` of
 // out. Planes are independent: split across threads (the same result at any count).
 template <typename T, typename PlaneFn>
@@ -138,7 +143,7 @@ template <typename T>
 void max_pool2d_planes(const Tensor& x, const Pool& p, Tensor& out) {
   if constexpr (std::is_same_v<T, float>) {
     // Float32 at column strides 1 and 2 without dilation: in two passes (max_pool_plane.h).
-    const MaxPoolPlane plane{p.h, p.w, p.oh, p.ow, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw};
+    const PoolPlane plane = plane_of(p);
     if (p.dh == 1 && p.dw == 1 && max_pool_plane_takes(plane)) {
       for_each_plane<float>(x, p, out, [&](const float* in, float* o) {
         thread_local std::vector<float> scratch;
@@ -255,7 +260,7 @@ void avg_pool2d_planes(const Tensor& x, const Pool& p, bool count_include_pad,
                        std::optional<std::int64_t> divisor, Tensor& out) {
   const std::vector<T> divisors = avg_pool_divisors<T>(p, count_include_pad, divisor);
   if constexpr (std::is_same_v<T, float>) {
-    const AvgPoolPlane plane{p.h, p.w, p.oh, p.ow, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw};
+    const PoolPlane plane = plane_of(p);
     if (avg_pool_plane_takes(plane)) {
       for_each_plane<float>(x, p, out, [&](const float* in, float* o) {
         thread_local std::vector<float> scratch;

@@ -1,8 +1,8 @@
 // Running reductions along one dimension: cumsum, cumprod (and their in-place forms), cummax,
-// cummin and logcumsumexp. As PyTorch's CPU kernels: the input is converted to the result dtype first
-// (integers and bool give int64 unless a dtype is asked for), floating sums and products run
-// in double and each prefix is rounded to the result dtype; cummax / cummin take an element
-// equal to the running extreme (its index is the later one), and a NaN once seen stays.
+// cummin and logcumsumexp. As PyTorch's CPU kernels: the input is converted to the result dtype
+// first (integers and bool give int64 unless a dtype is asked for), floating sums and products run
+// in double and each prefix is rounded to the result dtype; cummax / cummin take an element equal
+// to the running extreme (its index is the later one), and a NaN once seen stays.
 #include <algorithm>
 #include <cmath>
 #include <limits>

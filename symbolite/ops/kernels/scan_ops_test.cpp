@@ -1,5 +1,6 @@
-// cumsum, cumprod (in place too), cummax and cummin, with ties, NaN, integer and bool inputs: against PyTorch 1.13 (tests/fixtures/ops/op_cases.json, family "scan"), values
-// and PyTorch's error texts.
+// cumsum, cumprod (in place too), cummax and cummin, with ties, NaN, integer and bool inputs:
+// against PyTorch 1.13 (tests/fixtures/ops/op_cases.json, family "scan"), values and PyTorch's
+// error texts.
 #include <gtest/gtest.h>
 
 #include "tests/test_support/op_cases.h"

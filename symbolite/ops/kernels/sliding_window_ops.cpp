@@ -61,6 +61,31 @@ std::int64_t blocks(std::int64_t size, std::int64_t pad, std::int64_t dil, std::
   return (size + 2 * pad - (dil * (k - 1) + 1)) / stride + 1;
 }
 
+// Calls f(column, pixel) for every element of the columns matrix [n, c * kh * kw, oh * ow] in
+// its row-major order (image, channel, tap, window): `column` its index, `pixel` the index in
+// the images [n, c, h, w] of the element it holds, -1 where the window lies in the padding.
+template <typename F>
+void for_each_column(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t wd,
+                     const Window& w, std::int64_t oh, std::int64_t ow, F f) {
+  std::int64_t column = 0;
+  for (std::int64_t b = 0; b < n; ++b) {
+    for (std::int64_t ch = 0; ch < c; ++ch) {
+      for (std::int64_t i = 0; i < w.kh; ++i) {
+        for (std::int64_t j = 0; j < w.kw; ++j) {
+          for (std::int64_t y = 0; y < oh; ++y) {
+            const std::int64_t iy = y * w.sh - w.ph + i * w.dh;
+            for (std::int64_t x = 0; x < ow; ++x, ++column) {
+              const std::int64_t ix = x * w.sw - w.pw + j * w.dw;
+              const bool inside = iy >= 0 && iy < h && ix >= 0 && ix < wd;
+              f(column, inside ? ((b * c + ch) * h + iy) * wd + ix : -1);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // im2col(self, kernel_size, dilation, padding, stride): [N, C, H, W] (or [C, H, W]) to
 // [N, C * kh * kw, L], L the windows, zeros where a window reaches into the padding.
 void im2col(Stack& s) {
@@ -94,23 +119,9 @@ void im2col(Stack& s) {
     using T = decltype(tag);
     const T* in = x.template data<T>();
     T* o = out.template mutable_data<T>();
-    for (std::int64_t b = 0; b < n; ++b) {
-      for (std::int64_t ch = 0; ch < c; ++ch) {
-        for (std::int64_t i = 0; i < w.kh; ++i) {
-          for (std::int64_t j = 0; j < w.kw; ++j) {
-            for (std::int64_t y = 0; y < oh; ++y) {
-              const std::int64_t iy = y * w.sh - w.ph + i * w.dh;
-              for (std::int64_t xx = 0; xx < ow; ++xx) {
-                const std::int64_t ix = xx * w.sw - w.pw + j * w.dw;
-                *o++ = (iy >= 0 && iy < h && ix >= 0 && ix < wd)
-                           ? in[((b * c + ch) * h + iy) * wd + ix]
-                           : T(0);
-              }
-            }
-          }
-        }
-      }
-    }
+    for_each_column(n, c, h, wd, w, oh, ow, [&](std::int64_t column, std::int64_t pixel) {
+      o[column] = pixel >= 0 ? in[pixel] : T(0);
+    });
   });
   s.emplace_back(std::move(out));
 }
@@ -161,23 +172,9 @@ void col2im(Stack& s) {
     using T = decltype(tag);
     const T* in = x.template data<T>();
     T* o = out.template mutable_data<T>();
-    for (std::int64_t b = 0; b < n; ++b) {
-      for (std::int64_t ch = 0; ch < c; ++ch) {
-        for (std::int64_t i = 0; i < w.kh; ++i) {
-          for (std::int64_t j = 0; j < w.kw; ++j) {
-            for (std::int64_t y = 0; y < oh; ++y) {
-              const std::int64_t iy = y * w.sh - w.ph + i * w.dh;
-              for (std::int64_t xx = 0; xx < ow; ++xx, ++in) {
-                const std::int64_t ix = xx * w.sw - w.pw + j * w.dw;
-                if (iy >= 0 && iy < h && ix >= 0 && ix < wd) {
-                  o[((b * c + ch) * h + iy) * wd + ix] += *in;
-                }
-              }
-            }
-          }
-        }
-      }
-    }
+    for_each_column(n, c, h, wd, w, oh, ow, [&](std::int64_t column, std::int64_t pixel) {
+      if (pixel >= 0) o[pixel] += in[column];
+    });
   });
   s.emplace_back(std::move(out));
 }

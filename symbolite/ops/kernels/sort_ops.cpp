@@ -161,8 +161,10 @@ void kthvalue(Stack& s) {
   s.emplace_back(std::move(i));
 }
 
-// median.dim(self, dim, keepdim=False): the lower median of each line and its index; a line
-// holding NaN gives NaN (the sort puts NaN last, so a NaN median is the first NaN).
+// median.dim / nanmedian.dim(self, dim, keepdim=False): the lower median of each line and its
+// index. median: a line holding NaN gives NaN (NaNs sort last: the first NaN); nanmedian: the
+// lower median of the line's other values (a line of NaNs only: NaN).
+template <bool kIgnoreNan>
 void median_dim(Stack& s) {
   IValue keepdim = pop(s), dim = pop(s), self = pop(s);
   const Tensor& t = self.to_tensor();
@@ -170,17 +172,35 @@ void median_dim(Stack& s) {
   const std::int64_t d = wrap_dim(dim.to_int(), t.dim());
   auto [values, indices] = sort_impl(t, d, false, true);
   const std::int64_t size = t.dim() == 0 ? 1 : t.sizes()[static_cast<std::size_t>(d)];
-  // Per line: the first NaN's position if any (NaNs sort last), else (size - 1) / 2.
   const Tensor nan = run_op("aten::isnan", {IValue(values)}).to_tensor();
   const Tensor count =
       run_op("aten::sum.dim_IntList", {IValue(nan), int_list_value({d}), IValue(true)}).to_tensor();
-  Tensor position = run_op("aten::rsub.Scalar", {IValue(count), IValue(size)}).to_tensor();
-  const Tensor has_nan =
-      run_op("aten::gt.Scalar", {IValue(count), IValue(std::int64_t{0})}).to_tensor();
-  position =
-      run_op("aten::where.self", {IValue(has_nan), IValue(position),
-                                  IValue(scalar_tensor(IValue((size - 1) / 2), DType::kInt64))})
-          .to_tensor();
+  // Per line, the NaNs' count n: median reads position size - n (the first NaN) when n > 0,
+  // nanmedian (size - n - 1) / 2 (the last position when every value is NaN); else both
+  // (size - 1) / 2.
+  const Tensor valid = run_op("aten::rsub.Scalar", {IValue(count), IValue(size)}).to_tensor();
+  Tensor position;
+  if (kIgnoreNan) {
+    position = run_op("aten::floor_divide.Scalar",
+                      {run_op("aten::sub.Scalar", {IValue(valid), IValue(std::int64_t{1})}),
+                       IValue(std::int64_t{2})})
+                   .to_tensor();
+    position = run_op("aten::clamp", {IValue(position), IValue(std::int64_t{0}), IValue(size - 1)})
+                   .to_tensor();
+    const Tensor all_nan =
+        run_op("aten::eq.Scalar", {IValue(valid), IValue(std::int64_t{0})}).to_tensor();
+    position = run_op("aten::where.self",
+                      {IValue(all_nan), IValue(scalar_tensor(IValue(size - 1), DType::kInt64)),
+                       IValue(position)})
+                   .to_tensor();
+  } else {
+    const Tensor has_nan =
+        run_op("aten::gt.Scalar", {IValue(count), IValue(std::int64_t{0})}).to_tensor();
+    position =
+        run_op("aten::where.self", {IValue(has_nan), IValue(valid),
+                                    IValue(scalar_tensor(IValue((size - 1) / 2), DType::kInt64))})
+            .to_tensor();
+  }
   IValue v = run_op("aten::gather", {IValue(values), IValue(d), IValue(position)});
   IValue i = run_op("aten::gather", {IValue(indices), IValue(d), IValue(position)});
   if (!keepdim.to_bool() && t.dim() > 0) {
@@ -211,41 +231,6 @@ void median_all(Stack& s) {
   std::int64_t at = (n - 1) / 2;
   if (nans > 0) at = kIgnoreNan ? (nans == n ? n - 1 : (n - nans - 1) / 2) : n - nans;
   s.push_back(run_op("aten::select.int", {IValue(values), IValue(std::int64_t{0}), IValue(at)}));
-}
-
-// nanmedian.dim(self, dim, keepdim=False): the lower median of each line's non-NaN values (a
-// line of NaNs only: NaN).
-void nanmedian_dim(Stack& s) {
-  IValue keepdim = pop(s), dim = pop(s), self = pop(s);
-  const Tensor& t = self.to_tensor();
-  const std::int64_t d = wrap_dim(dim.to_int(), t.dim());
-  auto [values, indices] = sort_impl(t, d, false, true);
-  const std::int64_t size = t.dim() == 0 ? 1 : t.sizes()[static_cast<std::size_t>(d)];
-  const Tensor nan = run_op("aten::isnan", {IValue(values)}).to_tensor();
-  const Tensor count =
-      run_op("aten::sum.dim_IntList", {IValue(nan), int_list_value({d}), IValue(true)}).to_tensor();
-  // (size - count - 1) / 2 over the non-NaN prefix; all NaN: the last.
-  Tensor valid = run_op("aten::rsub.Scalar", {IValue(count), IValue(size)}).to_tensor();
-  Tensor position = run_op("aten::floor_divide.Scalar",
-                           {run_op("aten::sub.Scalar", {IValue(valid), IValue(std::int64_t{1})}),
-                            IValue(std::int64_t{2})})
-                        .to_tensor();
-  position = run_op("aten::clamp", {IValue(position), IValue(std::int64_t{0}), IValue(size - 1)})
-                 .to_tensor();
-  const Tensor all_nan =
-      run_op("aten::eq.Scalar", {IValue(valid), IValue(std::int64_t{0})}).to_tensor();
-  position = run_op("aten::where.self",
-                    {IValue(all_nan), IValue(scalar_tensor(IValue(size - 1), DType::kInt64)),
-                     IValue(position)})
-                 .to_tensor();
-  IValue v = run_op("aten::gather", {IValue(values), IValue(d), IValue(position)});
-  IValue i = run_op("aten::gather", {IValue(indices), IValue(d), IValue(position)});
-  if (!keepdim.to_bool() && t.dim() > 0) {
-    v = run_op("aten::squeeze.dim", {v, IValue(d)});
-    i = run_op("aten::squeeze.dim", {i, IValue(d)});
-  }
-  s.push_back(v);
-  s.push_back(i);
 }
 
 // searchsorted(sorted_sequence, self, *, out_int32, right, side, sorter) and
@@ -352,8 +337,8 @@ void register_sort_ops(OperatorRegistry& r) {
   r.add({"aten::kthvalue", 4, {last, no}, kthvalue});
   r.add({"aten::median", 1, {}, median_all<false>});
   r.add({"aten::nanmedian", 1, {}, median_all<true>});
-  r.add({"aten::median.dim", 3, {no}, median_dim});
-  r.add({"aten::nanmedian.dim", 3, {no}, nanmedian_dim});
+  r.add({"aten::median.dim", 3, {no}, median_dim<false>});
+  r.add({"aten::nanmedian.dim", 3, {no}, median_dim<true>});
   const IValue none;
   r.add({"aten::searchsorted.Tensor", 6, {no, no, none, none}, searchsorted_tensor});
   r.add({"aten::searchsorted.Scalar", 6, {no, no, none, none}, searchsorted_scalar});

@@ -1,4 +1,5 @@
-// sort and argsort, stable or not, with ties, NaN and -0.0, so that equal values come out in PyTorch's order: against PyTorch 1.13 (tests/fixtures/ops/op_cases.json, family "sort"), values
+// sort and argsort, stable or not, with ties, NaN and -0.0, so that equal values come out in
+// PyTorch's order: against PyTorch 1.13 (tests/fixtures/ops/op_cases.json, family "sort"), values
 // and PyTorch's error texts.
 #include <gtest/gtest.h>
 

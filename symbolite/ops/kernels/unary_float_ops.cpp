@@ -1,7 +1,7 @@
 // The unary floating-point functions (aten::sqrt, log, sin, erf, exp2, sinc, logit, ...), clamp
-// with its one-sided forms, nan_to_num, frac, and the per-element tests (isnan, isinf,
-// isfinite, isposinf, isneginf, signbit). Integer and bool tensors compute in the default float32, floating ones in
-// their own dtype, as PyTorch's unary float kernels do; std:: functions give the same
+// with its one-sided forms, nan_to_num, frac, and the per-element tests (isnan, isinf, isfinite,
+// isposinf, isneginf, signbit). Integer and bool tensors compute in the default float32, floating
+// ones in their own dtype, as PyTorch's unary float kernels do; std:: functions give the same
 // results as PyTorch's scalar paths to rounding (the reference cases allow rtol 1e-4).
 #include <algorithm>
 #include <cmath>
