@@ -87,8 +87,8 @@ TEST(AvgPoolPlane, GivesPyTorchsBitsOnRandomGeometries) {
       if (std::isnan(want[k])) {
         ASSERT_TRUE(std::isnan(got[k])) << k;
       } else {
-        ASSERT_EQ(std::memcmp(&got[k], &want[k], sizeof(float)), 0) << k << ": " << got[k]
-                                                                     << " vs " << want[k];
+        ASSERT_EQ(std::memcmp(&got[k], &want[k], sizeof(float)), 0)
+            << k << ": " << got[k] << " vs " << want[k];
       }
     }
     ++checked;
