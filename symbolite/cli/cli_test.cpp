@@ -62,9 +62,10 @@ TEST(Cli, InspectJsonFollowsTheSchema) {
   EXPECT_TRUE(j["modules"]["children"].is_array());
 }
 
-// inspect says which operators symbolite lacks before anyone runs the model, and `run` refuses
-// the same ones (missing_op.ptl: torch.lgamma, tests/fixtures/make_missing_op_model.py).
-TEST(Cli, InspectListsTheOperatorsSymboliteLacks) {
+// inspect says which operators symbolite lacks before anyone runs the model; `run` loads such a
+// model, runs it where it does not reach them, and fails with the call's traceback where it
+// does (missing_op.ptl: torch.fft.rfft on a branch, tests/fixtures/make_missing_op_model.py).
+TEST(Cli, InspectListsTheOperatorsSymboliteLacksAndRunFailsOnlyWhereItReachesOne) {
   auto all = run_cli("inspect " + fixture_path("models/nested.ptl") + " --json");
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_EQ(nlohmann::json::parse(all.out)["missing_operators"], nlohmann::json::array());
@@ -72,26 +73,40 @@ TEST(Cli, InspectListsTheOperatorsSymboliteLacks) {
                 .out.find("operators: all implemented by symbolite"),
             std::string::npos);
 
-  auto r = run_cli("inspect " + fixture_path("models/missing_op.ptl") + " --json");
+  const std::string model = fixture_path("models/missing_op.ptl");
+  auto r = run_cli("inspect " + model + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["missing_operators"],
-            nlohmann::json::array({"aten::lgamma"}));
-  auto text = run_cli("inspect " + fixture_path("models/missing_op.ptl"));
-  EXPECT_NE(
-      text.out.find(
-          "operators: 1 not implemented by symbolite (run refuses the model): aten::lgamma\n"),
-      std::string::npos)
-      << text.out;
-  auto refused = run_cli("run " + fixture_path("models/missing_op.ptl") + " --input " +
-                         fixture_path("run/nested/valid_0/input_0.npy"));
-  EXPECT_EQ(refused.exit_code, 1);
-  EXPECT_NE(refused.err.find("1 operator is not implemented by symbolite (1 use):\n  aten::lgamma"),
+            nlohmann::json::array({"aten::fft_rfft"}));
+  auto text = run_cli("inspect " + model);
+  EXPECT_NE(text.out.find("operators: 1 not implemented by symbolite (a run fails where it "
+                          "reaches one): aten::fft_rfft\n"),
             std::string::npos)
-      << refused.err;
+      << text.out;
+
+  // The branch not taken: PyTorch's output, bit for bit (x * 2 + 1).
+  testing::ScratchDir scratch;
+  auto ran = run_cli("run " + model + " --input " + fixture_path("run/missing_op/input_0.npy") +
+                     " --output-dir " + scratch.path().string());
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  const auto got = tensor::read_npy_file(scratch.file("output_0.npy"));
+  const auto want = tensor::read_npy_file(fixture_path("run/missing_op/output_0.npy"));
+  ASSERT_EQ(got.sizes(), want.sizes());
+  for (std::int64_t i = 0; i < want.numel(); ++i) {
+    EXPECT_EQ(got.data<float>()[i], want.data<float>()[i]) << i;
+  }
+
+  // The branch taken: the exception at the call, with the model's own source line.
+  auto failed = run_cli("run " + model + " --input " + fixture_path("run/missing_op/reaching.npy"));
+  EXPECT_EQ(failed.exit_code, 1);
+  EXPECT_NE(failed.err.find("NotImplementedError: aten::fft_rfft is not implemented by symbolite"),
+            std::string::npos)
+      << failed.err;
+  EXPECT_NE(failed.err.find("return torch.fft.rfft(x).abs()"), std::string::npos) << failed.err;
 }
 
 // `operators` lists the registry with PyTorch's schema text, and agrees with `inspect`: every
-// operator nested.ptl's bytecode names is listed, missing_op.ptl's lgamma is not.
+// operator nested.ptl's bytecode names is listed, missing_op.ptl's fft_rfft is not.
 TEST(Cli, OperatorsListsTheRegistryAndAgreesWithInspect) {
   auto r = run_cli("operators --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -106,7 +121,7 @@ TEST(Cli, OperatorsListsTheRegistryAndAgreesWithInspect) {
             "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
   EXPECT_EQ(by_name["aten::add.Tensor"].at("arguments"), 3);
   EXPECT_EQ(by_name["aten::add.Tensor"].at("defaults"), 1);
-  EXPECT_FALSE(by_name.contains("aten::lgamma"));
+  EXPECT_FALSE(by_name.contains("aten::fft_rfft"));
 
   auto inspected = run_cli("inspect " + fixture_path("models/nested.ptl") + " --json");
   ASSERT_EQ(inspected.exit_code, 0) << inspected.err;

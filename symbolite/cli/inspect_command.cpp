@@ -213,8 +213,9 @@ void print_text(const mobile::ModelInfo& model) {
     if (missing.empty()) {
       fmt::print("operators: all implemented by symbolite\n");
     } else {
-      fmt::print("operators: {} not implemented by symbolite (run refuses the model): {}\n",
-                 missing.size(), single_line(fmt::format("{}", fmt::join(missing, ", "))));
+      fmt::print(
+          "operators: {} not implemented by symbolite (a run fails where it reaches one): {}\n",
+          missing.size(), single_line(fmt::format("{}", fmt::join(missing, ", "))));
     }
   } else {
     fmt::print("bytecode: none (a full TorchScript archive, not a lite-interpreter model)\n");

@@ -13,19 +13,12 @@
 #include "symbolite/mobile/operator_fusion.h"
 #include "symbolite/mobile/operator_upgraders.h"
 #include "symbolite/mobile/value_conversion.h"
+#include "symbolite/ops/registry/missing_operator.h"
 #include "symbolite/support/error.h"
 #include "symbolite/support/printable_text.h"
 
 namespace symbolite::mobile {
 namespace {
-
-// An operator the registry lacks, and the first place that calls it.
-struct MissingOperator {
-  std::string name;
-  std::string function;
-  std::size_t instruction = 0;
-  std::string module_hierarchy;  // empty without debug info
-};
 
 std::size_t first_use(const BytecodeFunction& fn, std::size_t op_index) {
   for (std::size_t i = 0; i < fn.instructions.size(); ++i) {
@@ -133,6 +126,37 @@ LoadedModel LoadedModel::from_archive(archive::ModelArchive archive, const std::
                    path, registry);
 }
 
+void LoadedModel::require_operators() const {
+  if (missing_operators.empty()) return;
+  std::size_t distinct = 0;
+  for (std::size_t i = 0; i < missing_operators.size(); ++i) {
+    distinct += i == 0 || missing_operators[i].name != missing_operators[i - 1].name;
+  }
+  Error error(ErrorKind::kUnsupported,
+              fmt::format("{}: {} operator{} not implemented by symbolite ({} use{}):", path,
+                          distinct, distinct == 1 ? " is" : "s are", missing_operators.size(),
+                          missing_operators.size() == 1 ? "" : "s"));
+  std::unique_ptr<debuginfo::Symbolicator> symbolicator;
+  if (debug) symbolicator = std::make_unique<debuginfo::Symbolicator>(debug);
+  std::string debug_error;  // damaged debug records: the list goes without hierarchies
+  for (const auto& m : missing_operators) {
+    std::string line = fmt::format("  {} (used in {}, instruction {}", single_line(m.name),
+                                   single_line(m.function), m.instruction);
+    const auto& fn = functions.at(m.function);
+    if (symbolicator && debug_error.empty() && m.instruction < fn.debug_handles.size()) {
+      try {
+        auto s = symbolicator->resolve(fn.debug_handles[m.instruction]);
+        if (!s.module_hierarchy.empty()) line += ": " + s.module_hierarchy;
+      } catch (const Error& e) {
+        debug_error = e.text();
+      }
+    }
+    error.add_detail(line + ")");
+  }
+  if (!debug_error.empty()) error.add_detail("(module hierarchies left out: " + debug_error + ")");
+  throw error;
+}
+
 void LoadedModel::drop_fusion() {
   for (auto& [name, fn] : functions) fn.fused_instructions.clear();
 }
@@ -183,7 +207,7 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
   }
 
   ValueConverter constants(info->archive, "constants");
-  std::vector<MissingOperator> missing;
+  std::vector<MissingOperatorUse> missing;
   // Errors in a function's code name the file and record they came from.
   with_context(fmt::format("{}: bytecode.pkl", path), [&] {
     for (const auto& fn : info->bytecode->functions) {
@@ -219,9 +243,19 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
           op.def = registry.find(op.name);
         }
         if (op.def == nullptr) {
-          MissingOperator m{op.name, fn.qualified_name, first_use(fn, i), {}};
+          MissingOperatorUse m{op.name, fn.qualified_name, first_use(fn, i)};
           if (upgrader != nullptr) m.name += fmt::format(" (upgraded to {})", upgrader->def.name);
           missing.push_back(std::move(m));
+          // A kernel that fails the run if it gets here; it takes what the call site pushes.
+          auto def = std::make_shared<ops::OperatorDef>();
+          def->name = op.name;
+          def->num_args = ref.num_specified_args && *ref.num_specified_args >= 0
+                              ? static_cast<std::size_t>(*ref.num_specified_args)
+                              : 0;
+          def->kernel = ops::missing_operator_kernel;
+          op.def = def.get();
+          op.num_specified_args = def->num_args;
+          model.missing_defs_.push_back(std::move(def));
         } else if (upgrader == nullptr) {  // resolve_upgrader checked an upgrader's count
           // -1: a vararg operator (`aten::percentFormat`), called by OPN with its count.
           op.num_specified_args = ref.num_specified_args && *ref.num_specified_args >= 0
@@ -243,41 +277,16 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
     }
   });
 
-  if (!missing.empty()) {
-    // Uses of one operator together, operators in order of first use.
-    std::vector<std::string> names;
-    for (const auto& m : missing) {
-      if (std::find(names.begin(), names.end(), m.name) == names.end()) names.push_back(m.name);
-    }
-    std::stable_sort(missing.begin(), missing.end(), [&](const auto& a, const auto& b) {
-      return std::find(names.begin(), names.end(), a.name) <
-             std::find(names.begin(), names.end(), b.name);
-    });
-    Error error(ErrorKind::kUnsupported,
-                fmt::format("{}: {} operator{} not implemented by symbolite ({} use{}):", path,
-                            names.size(), names.size() == 1 ? " is" : "s are", missing.size(),
-                            missing.size() == 1 ? "" : "s"));
-    std::unique_ptr<debuginfo::Symbolicator> symbolicator;
-    if (model.debug) symbolicator = std::make_unique<debuginfo::Symbolicator>(model.debug);
-    std::string debug_error;  // damaged debug records: the list goes without hierarchies
-    for (auto& m : missing) {
-      std::string line = fmt::format("  {} (used in {}, instruction {}", single_line(m.name),
-                                     single_line(m.function), m.instruction);
-      const auto& fn = model.functions.at(m.function);
-      if (symbolicator && debug_error.empty() && m.instruction < fn.debug_handles.size()) {
-        try {
-          auto s = symbolicator->resolve(fn.debug_handles[m.instruction]);
-          if (!s.module_hierarchy.empty()) line += ": " + s.module_hierarchy;
-        } catch (const Error& e) {
-          debug_error = e.text();
-        }
-      }
-      error.add_detail(line + ")");
-    }
-    if (!debug_error.empty())
-      error.add_detail("(module hierarchies left out: " + debug_error + ")");
-    throw error;
+  // Uses of one operator together, operators in order of first use.
+  std::vector<std::string> names;
+  for (const auto& m : missing) {
+    if (std::find(names.begin(), names.end(), m.name) == names.end()) names.push_back(m.name);
   }
+  std::stable_sort(missing.begin(), missing.end(), [&](const auto& a, const auto& b) {
+    return std::find(names.begin(), names.end(), a.name) <
+           std::find(names.begin(), names.end(), b.name);
+  });
+  model.missing_operators = std::move(missing);
   fuse_model_operators(model);
   return model;
 }

@@ -2,9 +2,10 @@
 // parameters (views into the mapped archive), every bytecode function with its operators
 // resolved to kernels, and the model's debug information for symbolicating failures.
 //
-// Loading checks everything up front: an operator symbolite does not implement fails the
-// load with the complete list of missing operators and where each is used, never midway
-// through a run.
+// Loading checks everything up front but operators: one symbolite does not implement is listed
+// in `missing_operators` and gets a kernel that fails the run if the run reaches it
+// (ops/registry/missing_operator.h) — scripted library code names operators on branches a run
+// never takes. `require_operators()` refuses such a model with the whole list instead.
 #pragma once
 
 #include <memory>
@@ -82,6 +83,13 @@ struct LoadedFunction {
   std::string short_name() const;
 };
 
+// An operator the registry lacks, and the first instruction of a function that calls it.
+struct MissingOperatorUse {
+  std::string name;      // "aten::lgamma"
+  std::string function;  // "__torch__.Top.forward"
+  std::size_t instruction = 0;
+};
+
 struct LoadedModel {
   std::string path;
   ops::IValue root;      // the top module object
@@ -103,6 +111,13 @@ struct LoadedModel {
   // The model's own debug info when it has a call-stack map; else null (stripped model).
   std::shared_ptr<const debuginfo::DebugInfoSource> debug;
 
+  // Every use of an operator symbolite lacks, operators in order of first use; empty when
+  // every operator is implemented.
+  std::vector<MissingOperatorUse> missing_operators;
+  // Throws Error(kUnsupported) listing every missing operator with where it is used and its
+  // module hierarchy ("2 operators are not implemented by symbolite (3 uses):"), if any.
+  void require_operators() const;
+
   // Runs every function as the file has it from now on: no folded batch norms or fused
   // activations (mobile/operator_fusion.h). The results are the same bits; `run
   // --no-fusion` and `bench --no-fusion` use it to compare.
@@ -114,7 +129,7 @@ struct LoadedModel {
   std::vector<std::string> method_names() const;
 
   // Loads and verifies `path`. Throws Error naming the file, entry and byte offset for bad
-  // files; Error(kUnsupported) listing every missing operator with where it is used.
+  // files; missing operators do not fail the load (`missing_operators`).
   static LoadedModel load(const std::string& path,
                           const ops::OperatorRegistry& registry = ops::default_registry());
   // The same for archive bytes in memory; `display_name` prefixes errors.
@@ -128,6 +143,8 @@ struct LoadedModel {
  private:
   struct LazyModelId;
   std::shared_ptr<LazyModelId> model_id_;
+  // The kernels of missing operators (ResolvedOperator::def points here), one per use.
+  std::vector<std::shared_ptr<const ops::OperatorDef>> missing_defs_;
 
   static LoadedModel from_archive(archive::ModelArchive archive, const std::string& path,
                                   const ops::OperatorRegistry& registry);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/registry/missing_operator.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/profiler/event_sink.h"
 #include "symbolite/runtime/delegate/delegate_backend.h"
@@ -282,6 +283,11 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
       fail(fn, pc, e.python_class(), e.message(), e.handle());
     } catch (const ops::OpError& e) {
       fail(fn, pc, e.python_class(), e.message());
+    } catch (const ops::MissingOperatorCalled& e) {  // only OP and OP_N run kernels
+      const bool op = ins.op == OpCode::kOp || ins.op == OpCode::kOpN;
+      fail(fn, pc, "NotImplementedError",
+           op ? ops::missing_operator_message(fn.operators[static_cast<std::size_t>(ins.x)].name)
+              : e.message());
     } catch (const Error& e) {
       fail(fn, pc, e.kind() == ErrorKind::kUnsupported ? "NotImplementedError" : "RuntimeError",
            e.message());

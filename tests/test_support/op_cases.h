@@ -83,8 +83,8 @@ inline ops::IValue op_case_arg(const nlohmann::json& a) {
   if (a.contains("str")) return IValue::string(a["str"].get<std::string>());
   if (a.contains("scalar_type")) {
     static const std::map<std::string, std::int64_t> codes = {
-        {"uint8", 0},   {"int8", 1},    {"int32", 3}, {"int64", 4},
-        {"float32", 6}, {"float64", 7}, {"bool", 11}};
+        {"uint8", 0},   {"int8", 1},    {"int32", 3}, {"int64", 4},    {"float16", 5},
+        {"float32", 6}, {"float64", 7}, {"bool", 11}, {"bfloat16", 15}};
     return IValue(codes.at(a["scalar_type"].get<std::string>()));
   }
   if (a.contains("memory_format")) {  // c10::MemoryFormat codes
@@ -117,10 +117,7 @@ inline ops::IValue op_case_arg(const nlohmann::json& a) {
 
 // Element i of `t` (row-major) as double; `t` contiguous.
 inline double op_element(const tensor::Tensor& t, std::int64_t i) {
-  return ops::dispatch_all(t.dtype(), "test", [&](auto tag) {
-    using T = decltype(tag);
-    return static_cast<double>(t.template data<T>()[i]);
-  });
+  return ops::element_as_double(t, i);
 }
 
 inline void expect_tensor_matches(const tensor::Tensor& actual0, const std::string& rel,

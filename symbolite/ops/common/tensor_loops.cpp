@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/tensor/half_float.h"
 
 namespace symbolite::ops {
 
@@ -35,8 +36,48 @@ void convert_loop(const Tensor& src, To* dst) {
 
 }  // namespace
 
+namespace {
+
+bool is_16_bit_float(DType d) { return d == DType::kFloat16 || d == DType::kBFloat16; }
+
+// float16 / bfloat16 `t` (any strides) as a contiguous float32 tensor.
+Tensor widened(const Tensor& t) {
+  Tensor out = Tensor::uninitialized(t.sizes(), DType::kFloat32);
+  float* dst = out.mutable_data<float>();
+  const auto* in = reinterpret_cast<const std::uint16_t*>(t.raw_data());
+  const bool half = t.dtype() == DType::kFloat16;
+  const std::vector<std::int64_t> dense = tensor::contiguous_strides(t.sizes());
+  std::array<const std::int64_t*, 2> strides{dense.data(), t.strides().data()};
+  for_each_offset<2>(t.sizes(), strides, [&](const std::array<std::int64_t, 2>& o) {
+    dst[o[0]] = half ? tensor::half_to_float(in[o[1]]) : tensor::bfloat16_to_float(in[o[1]]);
+  });
+  return out;
+}
+
+// Writes float32 `src` into float16 / bfloat16 `dst` of the same sizes (any strides).
+void narrow_into(const Tensor& dst, const Tensor& src) {
+  const Tensor f = src.contiguous();
+  const float* in = f.data<float>();
+  auto* out = reinterpret_cast<std::uint16_t*>(dst.storage().mutable_data()) + dst.storage_offset();
+  const bool half = dst.dtype() == DType::kFloat16;
+  const std::vector<std::int64_t> dense = tensor::contiguous_strides(dst.sizes());
+  std::array<const std::int64_t*, 2> strides{dst.strides().data(), dense.data()};
+  for_each_offset<2>(dst.sizes(), strides, [&](const std::array<std::int64_t, 2>& o) {
+    out[o[0]] = half ? tensor::float_to_half(in[o[1]]) : tensor::float_to_bfloat16(in[o[1]]);
+  });
+}
+
+}  // namespace
+
 Tensor to_dtype(const Tensor& t, DType dtype) {
   if (t.dtype() == dtype) return t.contiguous();
+  // 16-bit floats convert through float32, as c10's conversions do.
+  if (is_16_bit_float(t.dtype())) return to_dtype(widened(t), dtype);
+  if (is_16_bit_float(dtype)) {
+    Tensor out = Tensor::uninitialized(t.sizes(), dtype);
+    narrow_into(out, to_dtype(t, DType::kFloat32));
+    return out;
+  }
   Tensor out = Tensor::empty(t.sizes(), dtype);
   dispatch_all(dtype, "copy_", [&](auto to) {
     using To = decltype(to);
@@ -66,6 +107,14 @@ void copy_into(const Tensor& dst, const Tensor& src) {
     std::memmove(to, src.raw_data(), static_cast<std::size_t>(src.numel()) * esize);
     return;
   }
+  if (is_16_bit_float(dst.dtype())) {
+    narrow_into(dst, to_dtype(src, DType::kFloat32));
+    return;
+  }
+  if (is_16_bit_float(src.dtype())) {
+    copy_into(dst, widened(src));
+    return;
+  }
   dispatch_all(dst.dtype(), "copy_", [&](auto to) {
     using To = decltype(to);
     To* out = dst.mutable_data<To>();
@@ -81,6 +130,11 @@ void copy_into(const Tensor& dst, const Tensor& src) {
 }
 
 double element_as_double(const Tensor& contiguous, std::int64_t i) {
+  if (is_16_bit_float(contiguous.dtype())) {
+    const auto bits = reinterpret_cast<const std::uint16_t*>(contiguous.raw_data())[i];
+    return contiguous.dtype() == DType::kFloat16 ? tensor::half_to_float(bits)
+                                                 : tensor::bfloat16_to_float(bits);
+  }
   return dispatch_all(contiguous.dtype(), "element_as_double", [&](auto tag) {
     using T = decltype(tag);
     return static_cast<double>(contiguous.data<T>()[i]);

@@ -1,5 +1,5 @@
 // Elementwise functions of two tensors (broadcast, in PyTorch's promoted dtype): atan2, hypot,
-// logaddexp and logaddexp2, xlogy, copysign, fmax and fmin, float_power and lerp.
+// logaddexp and logaddexp2, xlogy, copysign, fmax and fmin, float_power, lerp and heaviside.
 // Integer operands of the float functions that PyTorch promotes (atan2, xlogy, copysign) give
 // float32; those it does not (hypot, logaddexp, lerp) fail as its dispatch does; float_power
 // computes in float64.
@@ -187,6 +187,27 @@ void lerp_tensor(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
+// heaviside(self, values): values where self is 0, else whether self is positive (NaN: 0).
+// Any dtype, but one for both, as PyTorch 1.13 requires.
+Tensor heaviside(const Tensor& self, const Tensor& values) {
+  if (self.dtype() != values.dtype()) {
+    fail("heaviside is not yet implemented for tensors with different dtypes.");
+  }
+  return dispatch_all(self.dtype(), "heaviside_cpu", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return binary_kernel<T>(self, values,
+                            [](T x, T v) { return x == T(0) ? v : static_cast<T>(x > T(0)); });
+  });
+}
+void heaviside_op(Stack& s) {
+  IValue values = pop(s), self = pop(s);
+  s.emplace_back(heaviside(self.to_tensor(), values.to_tensor()));
+}
+void heaviside_(Stack& s) {
+  IValue values = pop(s), self = pop(s);
+  push_in_place(s, self, heaviside(self.to_tensor(), values.to_tensor()));
+}
+
 }  // namespace
 
 void register_binary_float_ops(OperatorRegistry& r) {
@@ -207,6 +228,8 @@ void register_binary_float_ops(OperatorRegistry& r) {
   r.add({"aten::float_power.Scalar", 2, {}, float_power_scalar});
   r.add({"aten::lerp.Scalar", 3, {}, lerp_scalar});
   r.add({"aten::lerp.Tensor", 3, {}, lerp_tensor});
+  r.add({"aten::heaviside", 2, {}, heaviside_op});
+  r.add({"aten::heaviside_", 2, {}, heaviside_});
 }
 
 }  // namespace symbolite::ops

@@ -1,5 +1,7 @@
 // Diagonals: diagonal (a view of the elements (i, i + offset) of two dimensions, moved last),
-// diag (a vector's square matrix, or a matrix's diagonal as a copy), trace, and eye.
+// diag (a vector's square matrix, or a matrix's diagonal as a copy), trace, eye, diag_embed
+// (the last dimension written along a diagonal of two new ones) and block_diag (matrices
+// along the diagonal of a larger one).
 #include <algorithm>
 #include <vector>
 
@@ -111,6 +113,69 @@ void eye_m(Stack& s) {
   s.emplace_back(eye_impl(n, m, dtype));
 }
 
+// diag_embed(self, offset=0, dim1=-2, dim2=-1): zeros with self's last dimension written along
+// the diagonal of dims dim1 and dim2 of the result (one dimension more than self).
+void diag_embed(Stack& s) {
+  const std::int64_t dim2_arg = pop(s).to_int(), dim1_arg = pop(s).to_int();
+  const std::int64_t offset = pop(s).to_int();
+  const Tensor self = pop(s).to_tensor();
+  const std::int64_t ndim = self.dim() + 1;
+  const std::int64_t dim1 = wrap_dim(dim1_arg, ndim), dim2 = wrap_dim(dim2_arg, ndim);
+  if (dim1 == dim2) {
+    fail(fmt::format("diagonal dimensions cannot be identical {}, {}", dim1_arg, dim2_arg));
+  }
+  if (self.dim() == 0) fail("Dimension specified as -1 but tensor has no dimensions");
+  const std::int64_t n = std::abs(offset) + self.sizes().back();
+  Ints sizes = self.sizes();
+  sizes.pop_back();
+  sizes.insert(sizes.begin() + std::min(dim1, dim2), n);
+  sizes.insert(sizes.begin() + std::max(dim1, dim2), n);
+  Tensor out = Tensor::empty(sizes, self.dtype());
+  copy_into(diagonal_view(out, offset, dim1, dim2), self);
+  s.emplace_back(std::move(out));
+}
+
+// block_diag(tensors): each tensor (a 0-D one as 1 x 1, a 1-D one as a row) placed on the
+// diagonal of a zero matrix, in their promoted dtype; no tensors give a 1 x 0 matrix.
+void block_diag(Stack& s) {
+  const std::vector<Tensor> tensors = tensor_list_arg(pop(s));
+  ResultType type;
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> shapes;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (t.dim() > 2) {
+      fail(
+          fmt::format("torch.block_diag: Input tensors must have 2 or fewer dimensions. Input "
+                      "{} has {} dimensions",
+                      i, t.dim()));
+    }
+    const std::int64_t r = t.dim() == 2 ? t.sizes()[0] : 1;
+    const std::int64_t c = t.dim() == 0 ? 1 : t.sizes().back();
+    shapes.emplace_back(r, c);
+    rows += r;
+    cols += c;
+    type.tensor(t);
+  }
+  if (tensors.empty()) {
+    s.emplace_back(Tensor::empty({1, 0}, DType::kFloat32));
+    return;
+  }
+  const DType dtype = type.result();
+  Tensor out = Tensor::empty({rows, cols}, dtype);
+  std::int64_t r0 = 0, c0 = 0;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const auto [r, c] = shapes[i];
+    const Tensor block = Tensor::from_storage(out.storage(), dtype, {r, c}, {cols, 1},
+                                              out.storage_offset() + r0 * cols + c0);
+    const Tensor x = to_dtype(tensors[i], dtype).contiguous();
+    copy_into(block, Tensor::from_storage(x.storage(), dtype, {r, c}, {c, 1}, x.storage_offset()));
+    r0 += r;
+    c0 += c;
+  }
+  s.emplace_back(std::move(out));
+}
+
 }  // namespace
 
 void register_diagonal_ops(OperatorRegistry& r) {
@@ -120,6 +185,11 @@ void register_diagonal_ops(OperatorRegistry& r) {
   r.add({"aten::trace", 1, {}, trace});
   r.add({"aten::eye", 5, {none, none, none, none}, eye});
   r.add({"aten::eye.m", 6, {none, none, none, none}, eye_m});
+  r.add({"aten::diag_embed",
+         4,
+         {zero, IValue(std::int64_t{-2}), IValue(std::int64_t{-1})},
+         diag_embed});
+  r.add({"aten::block_diag", 1, {}, block_diag});
 }
 
 }  // namespace symbolite::ops

@@ -1,12 +1,17 @@
 // Reading and writing along one dimension at positions an index tensor gives: gather,
-// take_along_dim, scatter (a source tensor or a value; "add" and "multiply" reductions),
+// take_along_dim, scatter (a source tensor or a value; "add" and "multiply" reductions;
+// scatter_reduce's sum, prod, mean, amax and amin),
 // scatter_add, index_add, index_copy, index_fill and their in-place forms, and one_hot. Indices are
 // int64 and not wrapped (a negative one is out of bounds; index_fill wraps them), with PyTorch
 // 1.13's checks and messages.
 // Writes go in the index tensor's row-major order, so of two writes to one place the later stays.
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -14,6 +19,7 @@
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/common/type_promotion.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -62,6 +68,15 @@ void walk_index(const Tensor& index, const Tensor& at, std::int64_t dim, const T
   std::array<const std::int64_t*, 3> strides{si.data(), sa.data(), so.data()};
   for_each_offset<3>(sizes, strides,
                      [&](const std::array<std::int64_t, 3>& o) { visit(idx[o[0]], o[1], o[2]); });
+}
+
+template <typename T>
+bool is_nan_value(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
 }
 
 [[noreturn]] void out_of_bounds(std::int64_t i, std::int64_t dim, std::int64_t size) {
@@ -161,10 +176,10 @@ Reduce reduce_arg(const IValue& v) {
   fail(fmt::format("reduce argument must be either add or multiply."));
 }
 
-// self with index's positions along dim written from src (a tensor of self's dtype, read at
-// the index's positions) or set to `value`, combined as `reduce` says.
-Tensor scatter_impl(const Tensor& self, std::int64_t dim_arg, const Tensor& index,
-                    const Tensor* src, const IValue* value, Reduce reduce, const char* op) {
+// scatter's checks (index dtype, src dtype, ranks and sizes) with PyTorch's messages; the
+// wrapped dim.
+std::int64_t check_scatter(const Tensor& self, std::int64_t dim_arg, const Tensor& index,
+                           const Tensor* src, const char* op) {
   const std::int64_t dim = wrap_dim(dim_arg, self.dim());
   check_index(index, op);
   if (src != nullptr && src->dtype() != self.dtype()) {
@@ -192,6 +207,14 @@ Tensor scatter_impl(const Tensor& self, std::int64_t dim_arg, const Tensor& inde
       }
     }
   }
+  return dim;
+}
+
+// self with index's positions along dim written from src (a tensor of self's dtype, read at
+// the index's positions) or set to `value`, combined as `reduce` says.
+Tensor scatter_impl(const Tensor& self, std::int64_t dim_arg, const Tensor& index,
+                    const Tensor* src, const IValue* value, Reduce reduce, const char* op) {
+  const std::int64_t dim = check_scatter(self, dim_arg, index, src, op);
   Tensor out = Tensor::uninitialized(self.sizes(), self.dtype());
   copy_into(out, self);
   if (index.numel() == 0) return out;
@@ -261,6 +284,88 @@ void scatter_add(Stack& s) {
   const Tensor& from = src.to_tensor();
   Tensor out = scatter_impl(self.to_tensor(), dim.to_int(), index.to_tensor(), &from, nullptr,
                             Reduce::kAdd, "scatter_add");
+  push_result<kInPlace>(s, self, std::move(out));
+}
+
+// scatter_reduce.two(self, dim, index, src, reduce, include_self=True): src's elements
+// combined into self's places along dim by "sum", "prod", "mean", "amax" or "amin", in the
+// index's row-major order. Without include_self the places written start from the reduction's
+// identity; "mean" divides by how many values each place got (self counting one when
+// included), integers rounding down.
+Tensor scatter_reduce_two(const Tensor& self, std::int64_t dim_arg, const Tensor& index,
+                          const Tensor& src, const std::string& reduce, bool include_self) {
+  const std::array<const char*, 5> names{"sum", "prod", "mean", "amax", "amin"};
+  const auto which = std::find(names.begin(), names.end(), reduce);
+  if (which == names.end()) {
+    fail("reduce argument must be either sum, prod, mean, amax or amin.");
+  }
+  const std::string_view how = *which;
+  const std::int64_t dim = check_scatter(self, dim_arg, index, &src, "scatter");
+  Tensor out = Tensor::uninitialized(self.sizes(), self.dtype());
+  copy_into(out, self);
+  if (index.numel() == 0) return out;
+  if (how == "mean" && self.dtype() == DType::kBool) {
+    not_implemented("scatter_gather_tensor_cpu_reduce_mean", self.dtype());
+  }
+  const std::int64_t bound = size_at(out, dim), step = stride_at(out, dim);
+  std::vector<std::int64_t> count(static_cast<std::size_t>(out.numel()), include_self ? 1 : 0);
+  dispatch_all(self.dtype(), "scatter_reduce", [&](auto tag) {
+    using T = decltype(tag);
+    T* dst = out.template mutable_data<T>();
+    const T* from = src.template data<T>();
+    if (!include_self) {  // the places written start from the identity
+      T identity{};
+      if (how == "prod") identity = T(1);
+      if (how == "amax") identity = std::numeric_limits<T>::lowest();
+      if (how == "amin") identity = std::numeric_limits<T>::max();
+      if constexpr (std::numeric_limits<T>::has_infinity) {
+        if (how == "amax") identity = -std::numeric_limits<T>::infinity();
+        if (how == "amin") identity = std::numeric_limits<T>::infinity();
+      }
+      walk_index(index, out, dim, src, [&](std::int64_t i, std::int64_t at, std::int64_t) {
+        if (i < 0 || i >= bound) out_of_bounds(i, dim, bound);
+        dst[at + i * step] = identity;
+      });
+    }
+    walk_index(index, out, dim, src, [&](std::int64_t i, std::int64_t at, std::int64_t read) {
+      if (i < 0 || i >= bound) out_of_bounds(i, dim, bound);
+      T& place = dst[at + i * step];
+      const T v = from[read];
+      ++count[static_cast<std::size_t>(at + i * step)];
+      if constexpr (std::is_same_v<T, bool>) {
+        place = how == "prod" || how == "amin" ? (place && v) : (place || v);
+      } else if (how == "sum" || how == "mean") {
+        place = static_cast<T>(place + v);
+      } else if (how == "prod") {
+        place = static_cast<T>(place * v);
+      } else if (is_nan_value(place) || is_nan_value(v)) {  // amax and amin keep NaN
+        place = is_nan_value(place) ? place : v;
+      } else {
+        place = how == "amax" ? std::max(place, v) : std::min(place, v);
+      }
+    });
+    if (how == "mean") {
+      for (std::int64_t k = 0; k < out.numel(); ++k) {
+        const auto c =
+            static_cast<T>(std::max<std::int64_t>(count[static_cast<std::size_t>(k)], 1));
+        if constexpr (std::is_floating_point_v<T>) {
+          dst[k] = dst[k] / c;
+        } else if constexpr (!std::is_same_v<T, bool>) {
+          const T q = static_cast<T>(dst[k] / c);
+          dst[k] = static_cast<T>((dst[k] % c != 0 && (dst[k] < 0) != (c < 0)) ? q - 1 : q);
+        }
+      }
+    }
+  });
+  return out;
+}
+
+template <bool kInPlace>
+void scatter_reduce_two_op(Stack& s) {
+  IValue include_self = pop(s), reduce = pop(s), src = pop(s), index = pop(s), dim = pop(s),
+         self = pop(s);
+  Tensor out = scatter_reduce_two(self.to_tensor(), dim.to_int(), index.to_tensor(),
+                                  src.to_tensor(), reduce.to_string(), include_self.to_bool());
   push_result<kInPlace>(s, self, std::move(out));
 }
 
@@ -426,6 +531,8 @@ void register_gather_scatter_ops(OperatorRegistry& r) {
   r.add({"aten::scatter_.value_reduce", 5, {}, scatter_reduce_value<true>});
   r.add({"aten::scatter_add", 4, {}, scatter_add<false>});
   r.add({"aten::scatter_add_", 4, {}, scatter_add<true>});
+  r.add({"aten::scatter_reduce.two", 6, {IValue(true)}, scatter_reduce_two_op<false>});
+  r.add({"aten::scatter_reduce_.two", 6, {IValue(true)}, scatter_reduce_two_op<true>});
   r.add({"aten::one_hot", 2, {IValue(std::int64_t{-1})}, one_hot});
   const IValue one(std::int64_t{1});
   r.add({"aten::index_add", 5, {one}, index_add<false>});

@@ -9,6 +9,7 @@
 
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/common/type_promotion.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/tensor/broadcast.h"
@@ -243,6 +244,29 @@ void where_self(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
+// where with numbers for either side (`torch.where(mask, x, 0.0)`, `torch.where(mask, 1, 0)`):
+// each number a 0-dim tensor of the result dtype, which numbers alone make as wrapped
+// operands do (floats the default dtype, float32).
+template <bool kSelfScalar, bool kOtherScalar>
+void where_scalars(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  ResultType type;
+  for (const IValue* v : {&self, &other}) {
+    if (v->is(IValue::Kind::kTensor)) {
+      type.tensor(v->to_tensor());
+    } else {
+      type.scalar(*v);
+    }
+  }
+  const DType dtype = type.result();
+  auto as_tensor = [dtype](const IValue& v, bool scalar) {
+    return IValue(scalar ? scalar_tensor(v, dtype) : to_dtype(v.to_tensor(), dtype));
+  };
+  s.push_back(as_tensor(self, kSelfScalar));
+  s.push_back(as_tensor(other, kOtherScalar));
+  where_self(s);
+}
+
 }  // namespace
 
 void register_logical_ops(OperatorRegistry& r) {
@@ -279,6 +303,9 @@ void register_logical_ops(OperatorRegistry& r) {
   r.add({"aten::logical_or_", 2, {}, logical_op_<LogicalOr>});
   r.add({"aten::logical_xor_", 2, {}, logical_op_<LogicalXor>});
   r.add({"aten::where.self", 3, {}, where_self});
+  r.add({"aten::where.ScalarSelf", 3, {}, where_scalars<true, false>});
+  r.add({"aten::where.ScalarOther", 3, {}, where_scalars<false, true>});
+  r.add({"aten::where.Scalar", 3, {}, where_scalars<true, true>});
 }
 
 }  // namespace symbolite::ops

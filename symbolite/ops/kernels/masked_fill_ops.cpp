@@ -1,7 +1,8 @@
-// aten::masked_fill and masked_fill_ (.Scalar and .Tensor): `self` broadcast with `mask`,
-// copied, and `value` written where the mask is set. PyTorch 1.13's order of checks and messages: broadcasting
-// (mask is tensor a), the 0-dim value tensor, then the checked conversion of the value to
-// self's dtype ("value cannot be converted to type int64_t without overflow").
+// aten::masked_fill and masked_fill_ (.Scalar and .Tensor): `self` broadcast with `mask`, copied,
+// and `value` written where the mask is set. PyTorch 1.13's order of checks and messages:
+// broadcasting (mask is tensor a), the 0-dim value tensor, then the checked conversion of the
+// value to self's dtype ("value cannot be converted to type int64_t without overflow").
+// masked_scatter(_) writes a source tensor's elements, in order, where the mask is set.
 #include <cmath>
 #include <limits>
 
@@ -9,8 +10,10 @@
 
 #include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/elementwise_loops.h"
+#include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/error.h"
 #include "symbolite/tensor/broadcast.h"
@@ -138,6 +141,63 @@ void fill__tensor(Stack& s) {
   push_in_place(s, self, filled(self.to_tensor(), value_of(value.to_tensor())));
 }
 
+// masked_scatter(self, mask, source): self where the mask is not set; where it is, source's
+// elements in order (row-major). Out of place, self and mask broadcast together; in place, the
+// mask broadcasts to self.
+Tensor masked_scatter_impl(const Tensor& self, const IValue& mask_v, const Tensor& source,
+                           bool in_place) {
+  // In place the dtypes are checked first; out of place, after the broadcast. (PyTorch's
+  // message lacks a space after "got".)
+  const auto check_dtypes = [&] {
+    if (self.dtype() != source.dtype()) {
+      fail(fmt::format(
+          "masked_scatter: expected self and source to have same dtypes but got{} and {}",
+          tensor::scalar_type_name(self.dtype()), tensor::scalar_type_name(source.dtype())));
+    }
+  };
+  if (in_place) check_dtypes();
+  const Tensor& m = mask_v.to_tensor();
+  if (in_place && m.dim() > self.dim()) {  // PyTorch's expand_inplace names the type this way
+    fail(
+        fmt::format("expand(CPU{}Type{{{}}}, size={}): the number of sizes provided ({}) must be "
+                    "greater or equal to the number of dimensions in the tensor ({})",
+                    tensor::scalar_type_name(m.dtype()), tensor::format_sizes(m.sizes()),
+                    tensor::format_sizes(self.sizes()), self.dim(), m.dim()));
+  }
+  const Sizes sizes = in_place ? self.sizes() : broadcast_mask(m, self);
+  const Tensor mask =
+      run_op("aten::expand", {mask_v, int_list_value(sizes), IValue(false)}).to_tensor();
+  check_dtypes();
+  const Tensor set = to_dtype(mask, DType::kBool).contiguous();
+  const Tensor src = source.contiguous();
+  Tensor out = Tensor::uninitialized(sizes, self.dtype());
+  copy_into(
+      out,
+      run_op("aten::expand", {IValue(self), int_list_value(sizes), IValue(false)}).to_tensor());
+  const bool* where = set.data<bool>();
+  dispatch_all(self.dtype(), "masked_scatter", [&](auto tag) {
+    using T = decltype(tag);
+    T* dst = out.template mutable_data<T>();
+    const T* from = src.template data<T>();
+    std::int64_t taken = 0;
+    for (std::int64_t i = 0; i < out.numel(); ++i) {
+      if (!where[i]) continue;
+      if (taken >= src.numel()) fail("Number of elements of source < number of ones in mask");
+      dst[i] = from[taken++];
+    }
+  });
+  return out;
+}
+
+void masked_scatter(Stack& s) {
+  IValue source = pop(s), mask = pop(s), self = pop(s);
+  s.emplace_back(masked_scatter_impl(self.to_tensor(), mask, source.to_tensor(), false));
+}
+void masked_scatter_(Stack& s) {
+  IValue source = pop(s), mask = pop(s), self = pop(s);
+  push_in_place(s, self, masked_scatter_impl(self.to_tensor(), mask, source.to_tensor(), true));
+}
+
 }  // namespace
 
 void register_masking_ops(OperatorRegistry& r) {
@@ -148,6 +208,8 @@ void register_masking_ops(OperatorRegistry& r) {
   r.add({"aten::masked_fill.Tensor", 3, {}, masked_fill_tensor});
   r.add({"aten::masked_fill_.Scalar", 3, {}, masked_fill__scalar});
   r.add({"aten::masked_fill_.Tensor", 3, {}, masked_fill__tensor});
+  r.add({"aten::masked_scatter", 3, {}, masked_scatter});
+  r.add({"aten::masked_scatter_", 3, {}, masked_scatter_});
 }
 
 }  // namespace symbolite::ops

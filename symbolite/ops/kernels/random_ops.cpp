@@ -258,6 +258,59 @@ void uniform_(Stack& s) {
   push_in_place(s, self, out);
 }
 
+// exponential_(self, lambd=1) (gumbel_softmax draws through it), geometric_(self, p),
+// log_normal_(self, mean=1, std=2), cauchy_(self, median=0, sigma=1): into self, by inverting
+// each distribution's CDF at a uniform draw. 1 - u is in (0, 1], so the logarithms are finite.
+void exponential_(Stack& s) {
+  pop(s);
+  const double lambda = pop(s).to_double();
+  IValue self = pop(s);
+  if (!(lambda >= 0.0)) {
+    fail(fmt::format("exponential_ expects lambda >= 0.0, but found lambda={}", lambda));
+  }
+  Tensor out = Tensor::uninitialized(self.to_tensor().sizes(), self.to_tensor().dtype());
+  // lambda 0: infinitely long waits, as PyTorch gives.
+  fill_floating(out, "exponential_cpu",
+                [&] { return lambda == 0.0 ? HUGE_VAL : -std::log1p(-uniform01()) / lambda; });
+  push_in_place(s, self, out);
+}
+void geometric_(Stack& s) {
+  pop(s);
+  const double p = pop(s).to_double();
+  IValue self = pop(s);
+  if (!(p > 0.0 && p < 1.0)) {
+    fail(fmt::format("geometric_ expects p to be in (0, 1), but got p={}", p));
+  }
+  Tensor out = Tensor::uninitialized(self.to_tensor().sizes(), self.to_tensor().dtype());
+  // Trials up to the first success: any numeric dtype.
+  dispatch_numeric(out.dtype(), "geometric_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    T* q = out.template mutable_data<T>();
+    for (std::int64_t i = 0; i < out.numel(); ++i) {
+      q[i] = static_cast<T>(std::ceil(std::log1p(-uniform01()) / std::log1p(-p)));
+    }
+  });
+  push_in_place(s, self, out);
+}
+void log_normal_(Stack& s) {
+  pop(s);
+  const double std = pop(s).to_double(), mean = pop(s).to_double();
+  IValue self = pop(s);
+  if (!(std > 0.0)) fail(fmt::format("log_normal_ expects std > 0.0, but found std={}", std));
+  Tensor out = Tensor::uninitialized(self.to_tensor().sizes(), self.to_tensor().dtype());
+  fill_floating(out, "log_normal_cpu", [&] { return std::exp(mean + std * standard_normal()); });
+  push_in_place(s, self, out);
+}
+void cauchy_(Stack& s) {
+  pop(s);
+  const double sigma = pop(s).to_double(), median = pop(s).to_double();
+  IValue self = pop(s);
+  Tensor out = Tensor::uninitialized(self.to_tensor().sizes(), self.to_tensor().dtype());
+  fill_floating(out, "cauchy_cpu",
+                [&] { return median + sigma * std::tan(M_PI * (uniform01() - 0.5)); });
+  push_in_place(s, self, out);
+}
+
 // bernoulli(self) (self holds the probabilities) and bernoulli.p(self, p): 0s and 1s of
 // self's dtype.
 Tensor bernoulli_impl(const Tensor& shape_of, const Tensor& p) {
@@ -354,6 +407,10 @@ void register_random_ops(OperatorRegistry& r) {
   r.add({"aten::normal.float_float", 8, {none, none, none, none, none}, normal_float_float});
   r.add({"aten::normal_", 4, {IValue(0.0), IValue(1.0), none}, normal_});
   r.add({"aten::uniform_", 4, {IValue(0.0), IValue(1.0), none}, uniform_});
+  r.add({"aten::exponential_", 3, {IValue(1.0), none}, exponential_});
+  r.add({"aten::geometric_", 3, {none}, geometric_});
+  r.add({"aten::log_normal_", 4, {IValue(1.0), IValue(2.0), none}, log_normal_});
+  r.add({"aten::cauchy_", 4, {IValue(0.0), IValue(1.0), none}, cauchy_});
   r.add({"aten::bernoulli", 2, {none}, bernoulli});
   r.add({"aten::bernoulli.p", 3, {none}, bernoulli_p});
   r.add({"aten::multinomial", 4, {no, none}, multinomial});

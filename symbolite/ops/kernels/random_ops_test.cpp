@@ -12,6 +12,7 @@
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "tests/test_support/op_cases.h"
 
 namespace symbolite::ops {
 namespace {
@@ -121,6 +122,35 @@ TEST(RandomOps, BernoulliAndMultinomialFollowTheirProbabilities) {
   EXPECT_NE(once[0], once[1]);
   EXPECT_NE(once[2], once[3]);
   EXPECT_THROW(run_op("aten::multinomial", {IValue(weights), IValue(std::int64_t{5})}), OpError);
+}
+
+// The in-place fills have their distributions' means (exponential 1 / lambda, geometric 1 / p,
+// log-normal exp(mean + std^2 / 2)) and medians (Cauchy), and PyTorch's parameter checks.
+// The fills' parameter and dtype checks, with PyTorch's messages (family "random").
+TEST(RandomOps, ChecksMatchPyTorch) { testing::run_op_cases("random", 0, 0); }
+
+TEST(RandomOps, InPlaceFillsFollowTheirDistributions) {
+  const auto draw = [](const char* op, std::vector<IValue> args) {
+    IValue self(Tensor::empty({40000}, DType::kFloat64));
+    args.insert(args.begin(), self);
+    run_op(op, std::move(args));
+    return values(self.to_tensor());
+  };
+  std::vector<double> e = draw("aten::exponential_", {IValue(2.0)});
+  EXPECT_TRUE(std::all_of(e.begin(), e.end(), [](double x) { return x >= 0; }));
+  EXPECT_NEAR(mean(e), 0.5, 0.02);
+  std::vector<double> g = draw("aten::geometric_", {IValue(0.25)});
+  EXPECT_TRUE(
+      std::all_of(g.begin(), g.end(), [](double x) { return x >= 1 && x == std::floor(x); }));
+  EXPECT_NEAR(mean(g), 4.0, 0.1);
+  EXPECT_NEAR(mean(draw("aten::log_normal_", {IValue(0.0), IValue(0.5)})), std::exp(0.125), 0.02);
+  std::vector<double> c = draw("aten::cauchy_", {IValue(3.0), IValue(1.0)});
+  std::nth_element(c.begin(), c.begin() + 20000, c.end());
+  EXPECT_NEAR(c[20000], 3.0, 0.05);
+  const IValue t(Tensor::empty({2}, DType::kFloat32));
+  EXPECT_THROW(run_op("aten::exponential_", {t, IValue(-1.0)}), OpError);
+  EXPECT_THROW(run_op("aten::geometric_", {t, IValue(1.0)}), OpError);
+  EXPECT_THROW(run_op("aten::log_normal_", {t, IValue(1.0), IValue(0.0)}), OpError);
 }
 
 }  // namespace

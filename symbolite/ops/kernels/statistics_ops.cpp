@@ -47,7 +47,8 @@ Reduced reduced(const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
     }
   }
   r.out_strides = tensor::contiguous_strides(keep);
-  for (std::size_t d = 0; d < mask.size(); ++d) {
+  // A 0-dim tensor's mask has one entry (dim 0 or -1 names it) but the tensor no dimension.
+  for (std::size_t d = 0; d < keep.size(); ++d) {
     if (mask[d]) r.out_strides[d] = 0;
   }
   return r;

@@ -94,6 +94,22 @@ void register_grid_sample_ops(OperatorRegistry& registry);
 void register_unique_ops(OperatorRegistry& registry);
 // Sliding windows as columns: im2col (F.unfold) and col2im (F.fold).
 void register_sliding_window_ops(OperatorRegistry& registry);
+// Special functions: erfinv, lgamma, digamma, polygamma, mvlgamma, i0, torch.special's i0e, i1,
+// entr, erfcx, ndtr(i), log_ndtr, xlog1py, zeta, and the special_* aliases.
+void register_special_function_ops(OperatorRegistry& registry);
+// Matrix factorizations through LAPACK: cholesky, eigh / eigvalsh, qr, svd / svdvals.
+void register_linalg_decomposition_ops(OperatorRegistry& registry);
+// Functions of singular values built on them: pinv, matrix_rank, matrix_norm, linalg_norm.
+void register_linalg_spectral_ops(OperatorRegistry& registry);
+// LU-based linear algebra through LAPACK: solve, inv, det, slogdet, logdet, lstsq.
+void register_linalg_solve_ops(OperatorRegistry& registry);
+// Products built from matrix products: tensordot, kron, addmv, addr, addbmm, linalg.multi_dot,
+// chain_matmul.
+void register_matrix_product_ops(OperatorRegistry& registry);
+// Index combinations: cartesian_prod, combinations.
+void register_combination_ops(OperatorRegistry& registry);
+// Order statistics by sorting: quantile and nanquantile, mode.
+void register_quantile_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -137,6 +153,13 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_grid_sample_ops(registry);
   register_unique_ops(registry);
   register_sliding_window_ops(registry);
+  register_special_function_ops(registry);
+  register_linalg_decomposition_ops(registry);
+  register_linalg_spectral_ops(registry);
+  register_linalg_solve_ops(registry);
+  register_matrix_product_ops(registry);
+  register_combination_ops(registry);
+  register_quantile_ops(registry);
 }
 
 }  // namespace symbolite::ops

@@ -1,0 +1,13 @@
+// quantile and nanquantile (every interpolation), and mode: against PyTorch 1.13 (tests/fixtures/ops/op_cases.json, family "quantile"), values
+// and PyTorch's error texts.
+#include <gtest/gtest.h>
+
+#include "tests/test_support/op_cases.h"
+
+namespace symbolite::ops {
+namespace {
+
+TEST(QuantileOps, MatchPyTorch) { testing::run_op_cases("quantile", 1e-5, 1e-6); }
+
+}  // namespace
+}  // namespace symbolite::ops
