@@ -24,7 +24,7 @@ the MaxUnpool cases that run use the functional form instead.
 
 import math
 from collections import namedtuple
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Final, List, NamedTuple, Optional, Tuple
 
 import torch
 import torch.nn.functional as F
@@ -1762,6 +1762,270 @@ USER_OPS_2 = [
 ]
 for _name, _cls, _inputs in USER_OPS_2:
     case(f"user_ops2/{_name}", lambda c=_cls: ev(c()), _inputs)
+
+# A third batch (nineteenth session): the language around the tensors — NamedTuple and dict
+# outputs, ModuleList / ModuleDict loops, exported methods, interfaces, Optional tensors,
+# asserts and raises, enumerate / zip, Final constants — and detection-, NLP- and
+# segmentation-style post-processing.
+
+class Detection(NamedTuple):
+    boxes: Tensor
+    scores: Tensor
+    labels: Tensor
+
+
+class NamedTupleOut(nn.Module):
+    def forward(self, logits: Tensor, boxes: Tensor) -> Detection:
+        scores, labels = logits.softmax(-1).max(-1)
+        keep = scores > 0.3
+        return Detection(boxes[keep], scores[keep], labels[keep])
+
+
+class DictOut(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleDict({"cls": nn.Linear(8, 3), "reg": nn.Linear(8, 4)})
+
+    def forward(self, x: Tensor) -> Dict[str, Tensor]:
+        out: Dict[str, Tensor] = {}
+        for name, head in self.heads.items():
+            out[name] = head(x)
+        out["sum"] = out["cls"].sum(-1) + out["reg"].sum(-1)
+        return out
+
+
+class ModuleListLoop(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Sequential(nn.Linear(6, 6), nn.GELU()) for _ in range(3)])
+        self.norms = nn.ModuleList([nn.LayerNorm(6) for _ in range(3)])
+
+    def forward(self, x: Tensor) -> List[Tensor]:
+        outs: List[Tensor] = []
+        for i, (block, norm) in enumerate(zip(self.blocks, self.norms)):
+            x = norm(x + block(x)) * (i + 1)
+            outs.append(x)
+        return outs
+
+
+class ExportedMethods(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 2)
+        self.scale: Final[float] = 0.5
+
+    @torch.jit.export
+    def embed(self, x: Tensor) -> Tensor:
+        return self.proj(x) * self.scale
+
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor]:
+        e = self.embed(x)
+        return e, self.helper(e)
+
+    def helper(self, e: Tensor) -> Tensor:
+        return e.relu().sum(0)
+
+
+class OptionalTensor(nn.Module):
+    def forward(self, x: Tensor, mask: Optional[Tensor] = None, bias: Optional[Tensor] = None) -> Tensor:
+        if mask is not None:
+            x = x.masked_fill(~mask, 0.0)
+        if bias is None:
+            return x * 2
+        return x + bias
+
+
+class AssertsAndRaises(nn.Module):
+    def forward(self, x: Tensor, k: int) -> Tensor:
+        assert x.dim() == 2, f"expected a matrix, got {x.dim()} dims"
+        if k < 0:
+            raise ValueError(f"k must be non-negative, got {k}")
+        if k > x.size(1):
+            raise RuntimeError("k larger than the row")
+        return x.topk(k, dim=1).values
+
+
+class Tokenizer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.vocab: Dict[str, int] = {"<unk>": 0, "hello": 1, "world": 2, "the": 3, "cat": 4}
+
+    def forward(self, text: str) -> Tuple[Tensor, List[str]]:
+        words = text.lower().strip().split()
+        ids: List[int] = []
+        for w in words:
+            ids.append(self.vocab.get(w, 0))
+        return torch.tensor(ids, dtype=torch.long), words
+
+
+class BeamStep(nn.Module):
+    def forward(self, log_probs: Tensor, beam_scores: Tensor, k: int) -> Tuple[Tensor, Tensor, Tensor]:
+        vocab = log_probs.size(-1)
+        total = (beam_scores.unsqueeze(-1) + log_probs).view(-1)
+        scores, flat = total.topk(k)
+        beams = torch.div(flat, vocab, rounding_mode="floor")
+        tokens = flat % vocab
+        return scores, beams, tokens
+
+
+class SegmentationPost(nn.Module):
+    def forward(self, logits: Tensor, size: List[int]) -> Tuple[Tensor, Tensor, Tensor]:
+        up = F.interpolate(logits, size=size, mode="bilinear", align_corners=False)
+        probs = up.softmax(1)
+        conf, cls = probs.max(1)
+        counts = torch.stack([(cls == c).sum() for c in range(logits.size(1))])
+        return cls.to(torch.uint8), conf, counts
+
+
+class AnchorGrid(nn.Module):
+    def forward(self, feat: Tensor, stride: int) -> Tensor:
+        h, w = feat.shape[-2:]
+        ys = (torch.arange(h, dtype=torch.float32) + 0.5) * stride
+        xs = (torch.arange(w, dtype=torch.float32) + 0.5) * stride
+        yy, xx = torch.meshgrid(ys, xs, indexing="ij")
+        centers = torch.stack((xx.reshape(-1), yy.reshape(-1)), dim=1)
+        sizes = torch.tensor([[16.0, 16.0], [32.0, 16.0]])
+        return torch.cat([centers[:, None, :] - sizes / 2, centers[:, None, :] + sizes / 2], dim=-1).reshape(-1, 4)
+
+
+class ScriptedNms(nn.Module):
+    def forward(self, boxes: Tensor, scores: Tensor, thresh: float) -> Tensor:
+        order: List[int] = scores.argsort(descending=True).tolist()
+        keep: List[int] = []
+        suppressed = torch.zeros(boxes.size(0), dtype=torch.bool)
+        for i in order:
+            if bool(suppressed[i]):
+                continue
+            keep.append(i)
+            lt = torch.max(boxes[i, :2], boxes[:, :2])
+            rb = torch.min(boxes[i, 2:], boxes[:, 2:])
+            wh = (rb - lt).clamp(min=0)
+            inter = wh[:, 0] * wh[:, 1]
+            area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+            iou = inter / (area[i] + area - inter)
+            suppressed = suppressed | (iou > thresh)
+        return torch.tensor(keep, dtype=torch.long)
+
+
+class RecurrentLoop(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.GRUCell(3, 5)
+        self.out = nn.Linear(5, 3)
+
+    def forward(self, x: Tensor, steps: int) -> Tensor:
+        h = torch.zeros(x.size(0), 5)
+        inp = x
+        outs: List[Tensor] = []
+        for _ in range(steps):
+            h = self.cell(inp, h)
+            inp = torch.tanh(self.out(h))
+            outs.append(inp)
+        return torch.stack(outs, 1)
+
+
+class WhileConverge(nn.Module):
+    def forward(self, a: Tensor, b: Tensor) -> Tuple[Tensor, int]:
+        x = torch.zeros_like(b)
+        it = 0
+        while it < 100:
+            new = (b - (a @ x - a.diagonal() * x)) / a.diagonal()
+            if bool((new - x).abs().max() < 1e-6):
+                x = new
+                break
+            x = new
+            it += 1
+        return x, it
+
+
+class ListOfTuples(nn.Module):
+    def forward(self, x: Tensor) -> List[Tuple[int, float]]:
+        out: List[Tuple[int, float]] = []
+        vals, idx = x.sort(descending=True)
+        for i in range(min(3, x.numel())):
+            out.append((int(idx[i]), float(vals[i])))
+        out.reverse()
+        return out
+
+
+class TensorMethodsMix(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
+        return (x.clamp_(-1, 1).clone(), x.new_zeros(2, 2), x.expand(2, -1, -1).contiguous(), x.t().flatten(),
+                x.std(0, keepdim=True), x.masked_fill(x < 0, float("nan")).nanmean(0) if False else x.abs().log1p())
+
+
+class InterpolateModes(nn.Module):
+    def forward(self, x: Tensor, x1: Tensor, x3: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+        return (F.interpolate(x, scale_factor=(0.5, 0.75), mode="bilinear", align_corners=False, recompute_scale_factor=True),
+                F.interpolate(x1, size=7, mode="nearest"), F.interpolate(x3, scale_factor=2.0, mode="trilinear"),
+                F.interpolate(x, size=(5, 9), mode="nearest-exact"))
+
+
+class Normalizers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gn = nn.GroupNorm(2, 4)
+        self.inorm = nn.InstanceNorm2d(4, affine=True, track_running_stats=False)
+        self.ln = nn.LayerNorm([4, 3, 3])
+        self.lrn = nn.LocalResponseNorm(3)
+
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+        return self.gn(x), self.inorm(x), self.ln(x), self.lrn(x), F.normalize(x, p=1.0, dim=1)
+
+
+class NormsOfTensors(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+        return (torch.norm(x, dim=1), torch.norm(x), torch.norm(x, p=1, dim=0), x.norm(p=float("inf"), dim=-1),
+                torch.linalg.norm(x, dim=1))
+
+
+class StringsAndFormat(nn.Module):
+    def forward(self, x: Tensor, name: str) -> str:
+        parts: List[str] = []
+        values: List[float] = x.tolist()
+        for i, v in enumerate(values):
+            parts.append("{}[{}]={}".format(name, i, v))
+        return ", ".join(parts) + " | " + "{}:{}".format(name.upper(), len(parts))
+
+
+class IntListMath(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[List[int], int, Tensor]:
+        shape = list(x.shape)
+        shape.reverse()
+        numel = 1
+        for s in shape:
+            numel *= s
+        pads = [p // 2 for p in shape]
+        return shape, numel, F.pad(x, pads[:2])
+
+
+USER_OPS_3 = [
+    ("namedtuple_out", NamedTupleOut, lambda: (r(5, 4), r(5, 4))),
+    ("dict_out", DictOut, lambda: (r(2, 8),)),
+    ("module_list_loop", ModuleListLoop, lambda: (r(3, 6),)),
+    ("exported_methods", ExportedMethods, lambda: (r(3, 4),)),
+    ("optional_tensor_none", OptionalTensor, lambda: (r(2, 3), None, None)),
+    ("optional_tensor_some", OptionalTensor, lambda: (r(2, 3), torch.rand(2, 3) > 0.5, r(3))),
+    ("asserts_raises", AssertsAndRaises, lambda: (r(3, 5), 2)),
+    ("asserts_raises_fail", AssertsAndRaises, lambda: (r(3, 5), -1)),
+    ("tokenizer", Tokenizer, lambda: ("  Hello the CAT sat ",)),
+    ("beam_step", BeamStep, lambda: (torch.log_softmax(r(3, 7), -1), r(3), 4)),
+    ("segmentation_post", SegmentationPost, lambda: (r(1, 3, 4, 5), [8, 10])),
+    ("anchor_grid", AnchorGrid, lambda: (r(1, 2, 3, 4), 8)),
+    ("scripted_nms", ScriptedNms, lambda: (torch.tensor([[0., 0, 2, 2], [0.1, 0, 2, 2], [3, 3, 4, 4], [0, 0, 1, 1]]),
+                                           torch.tensor([0.9, 0.8, 0.7, 0.6]), 0.5)),
+    ("recurrent_loop", RecurrentLoop, lambda: (r(2, 3), 4)),
+    ("while_converge", WhileConverge, lambda: (torch.eye(3) * 4 + torch.rand(3, 3) * 0.5, r(3))),
+    ("list_of_tuples", ListOfTuples, lambda: (r(6),)),
+    ("tensor_methods_mix", TensorMethodsMix, lambda: (r(3, 4) * 2,)),
+    ("interpolate_modes", InterpolateModes, lambda: (r(1, 2, 6, 8), r(1, 2, 5), r(1, 1, 2, 3, 2))),
+    ("normalizers", Normalizers, lambda: (r(2, 4, 3, 3),)),
+    ("norms_of_tensors", NormsOfTensors, lambda: (r(3, 4),)),
+    ("strings_format", StringsAndFormat, lambda: (r(3), "w")),
+    ("int_list_math", IntListMath, lambda: (r(2, 3, 4),)),
+]
+for _name, _cls, _inputs in USER_OPS_3:
+    case(f"user_ops3/{_name}", lambda c=_cls: ev(c()), _inputs)
 
 # Cases symbolite is known not to run yet, with the reason; the survey reports them as
 # "known-gap" (and `--strict` lets them pass) until they run and match.

@@ -17,7 +17,9 @@ operators only when the run reaches one: library code names some on branches not
   infinities in the same places), integers and bools exact;
 - Python floats (TorchScript's doubles): |err| <= 1e-9 x max(1, |PyTorch|);
 - ints, bools, strings, None exact; tuples, lists and dicts element by element (dict keys
-  and their order too).
+  and their order too);
+- a model that raises (its own `raise` or a failing `assert`) matches when symbolite raises
+  PyTorch's message.
 
 A case in nn_families.KNOWN_GAPS that does not run and match is a "known-gap" (with its
 reason), which `--strict` lets pass. Prints one line per case and a summary; `--json` writes every record, `--markdown` a report
@@ -325,6 +327,12 @@ def survey_case(c, binary, work):
             if want is None:  # PyTorch fails as well: not symbolite's to answer for
                 return done("pytorch-lite-fails", f"symbolite reaches a missing operator; PyTorch lite: {lite_error}")
             return done("missing-operators")
+        if p.returncode == 1 and want is None and lite_error and ": " in lite_error:
+            # Both raise (a model's own `raise` or `assert`): the same message is a match.
+            message = first_line(lite_error.split(": ", 1)[1])
+            if message and message in first_line(p.stderr):
+                rec["match"] = True
+                return done("ok")
         stage = "symbolite-crash" if p.returncode < 0 or p.returncode > 2 else "symbolite-error"
         return done(stage, f"exit {p.returncode}: {p.stderr.strip()}")
     if want is None:
