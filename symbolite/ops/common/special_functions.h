@@ -50,4 +50,11 @@ T erfcx(T x);
 template <typename T>
 T log_ndtr(T x);
 
+// The regularized lower and upper incomplete gamma functions P(a, x) and Q(a, x) = 1 - P(a, x)
+// (NaN for negative a or x; defined in incomplete_gamma.cpp).
+template <typename T>
+T igamma(T a, T x);
+template <typename T>
+T igammac(T a, T x);
+
 }  // namespace symbolite::ops::special

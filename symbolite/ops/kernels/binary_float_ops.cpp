@@ -1,5 +1,6 @@
 // Elementwise functions of two tensors (broadcast, in PyTorch's promoted dtype): atan2, hypot,
-// logaddexp and logaddexp2, xlogy, copysign, fmax and fmin, float_power, lerp and heaviside.
+// logaddexp and logaddexp2, xlogy, copysign, fmax and fmin, float_power, lerp, heaviside,
+// nextafter and ldexp.
 // Integer operands of the float functions that PyTorch promotes (atan2, xlogy, copysign) give
 // float32; those it does not (hypot, logaddexp, lerp) fail as its dispatch does; float_power
 // computes in float64.
@@ -14,6 +15,7 @@
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
 #include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/tensor/broadcast.h"
 
@@ -72,7 +74,17 @@ SYMBOLITE_FLOAT_BINARY(xlogy_op, "xlogy_cpu", true,
                        : x == 0      ? decltype(x)(0)
                                      : x * std::log(y))
 
+// The next representable value after x towards y.
+SYMBOLITE_FLOAT_BINARY(nextafter_op, "nextafter_cpu", false, std::nextafter(x, y))
+
 #undef SYMBOLITE_FLOAT_BINARY
+
+// ldexp(self, other): self * 2**other, composed as PyTorch does (mul(self, pow(2., other)),
+// with exp2 for the power: float32 for integer exponents), so its dtypes are mul's.
+void ldexp_op(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  s.push_back(run_op("aten::mul.Tensor", {self, run_op("aten::exp2", {other})}));
+}
 
 void xlogy_scalar_other(Stack& s) {
   IValue other = pop(s), self = pop(s);
@@ -230,6 +242,8 @@ void register_binary_float_ops(OperatorRegistry& r) {
   r.add({"aten::lerp.Tensor", 3, {}, lerp_tensor});
   r.add({"aten::heaviside", 2, {}, heaviside_op});
   r.add({"aten::heaviside_", 2, {}, heaviside_});
+  r.add({"aten::nextafter", 2, {}, nextafter_op});
+  r.add({"aten::ldexp.Tensor", 2, {}, ldexp_op});
 }
 
 }  // namespace symbolite::ops

@@ -327,15 +327,19 @@ IValue split_at(const IValue& self, const Ints& cuts, std::int64_t dim_arg) {
   const Tensor& t = self.to_tensor();
   const std::int64_t dim = wrap_dim(dim_arg, t.dim());
   const std::int64_t size = t.sizes()[static_cast<std::size_t>(dim)];
+  // Each part is slice(start, end) with slice's wrapping of negative bounds; the next part
+  // starts at this one's end as given (PyTorch's loop), so [4, -3] cuts 5 into 4, 0 and 3.
+  auto wrap = [size](std::int64_t v) {
+    return std::clamp<std::int64_t>(v < 0 ? v + size : v, 0, size);
+  };
   IValueList parts;
   std::int64_t start = 0;
   for (std::size_t i = 0; i <= cuts.size(); ++i) {
-    std::int64_t end = i < cuts.size() ? cuts[i] : size;
-    end = std::clamp<std::int64_t>(end, 0, size);
-    const std::int64_t from = std::min(start, end);
+    const std::int64_t raw_end = i < cuts.size() ? cuts[i] : size;
+    const std::int64_t from = wrap(start), end = std::max(from, wrap(raw_end));
     parts.push_back(run_op("aten::slice.Tensor", {self, IValue(dim), IValue(from), IValue(end),
                                                   IValue(std::int64_t{1})}));
-    start = std::max(start, end);
+    start = raw_end;
   }
   return IValue::list(std::move(parts));
 }

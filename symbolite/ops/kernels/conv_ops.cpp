@@ -730,6 +730,8 @@ void register_conv_ops(OperatorRegistry& r) {
          {IValue(), ints({1}), IValue::string("valid"), ints({1}), IValue(1)},
          conv_nd_padding_mode<1>});
   r.add({"aten::_convolution", 13, {}, underscore_convolution<13>});
+  // convolution (traced models record it): _convolution without the backend flags.
+  r.add({"aten::convolution", 9, {}, underscore_convolution<9>});
   r.add({"aten::_convolution.deprecated", 12, {}, underscore_convolution<12>});
 }
 

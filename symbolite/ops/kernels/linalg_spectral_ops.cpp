@@ -304,6 +304,23 @@ void linalg_matrix_norm_str(Stack& s) {
       matrix_norm_string(self, ord.to_string(), int_list_arg(dim), keepdim.to_bool(), dtype));
 }
 
+// nuclear_norm(self, keepdim=False) and .dim(self, dim, keepdim): the matrix norm "nuc" (what
+// torch.norm(x, p="nuc") calls), over the last two dimensions unless told.
+void nuclear_norm(Stack& s) {
+  IValue keepdim = pop(s), self = pop(s);
+  if (self.to_tensor().dim() != 2) {
+    fail(
+        fmt::format("Expected a tensor with 2 dimensions, but got a tensor with {} dimension{} "
+                    "instead.",
+                    self.to_tensor().dim(), self.to_tensor().dim() == 1 ? "" : "s"));
+  }
+  s.push_back(matrix_norm_string(self, "nuc", {-2, -1}, keepdim.to_bool(), IValue()));
+}
+void nuclear_norm_dim(Stack& s) {
+  IValue keepdim = pop(s), dim = pop(s), self = pop(s);
+  s.push_back(matrix_norm_string(self, "nuc", int_list_arg(dim), keepdim.to_bool(), IValue()));
+}
+
 // linalg_norm(self, Scalar? ord=None, int[1]? dim=None, keepdim=False, *, dtype=None): a
 // matrix norm for an order with two dimensions (given, or those of a matrix), else the
 // vector norm.
@@ -373,6 +390,8 @@ void register_linalg_spectral_ops(OperatorRegistry& r) {
          linalg_matrix_norm_str});
   r.add({"aten::linalg_norm", 5, {none, none, no, none}, linalg_norm});
   r.add({"aten::linalg_norm.ord_str", 5, {none, no, none}, linalg_norm_str});
+  r.add({"aten::nuclear_norm", 2, {no}, nuclear_norm});
+  r.add({"aten::nuclear_norm.dim", 3, {no}, nuclear_norm_dim});
 }
 
 }  // namespace symbolite::ops

@@ -1,4 +1,4 @@
-// Elementwise math beyond arithmetic: abs, exp, clamp_, pow (by a Scalar) and sign, with
+// Elementwise math beyond arithmetic: abs, exp, clamp_, pow (by a Scalar), sign, gcd and lcm, with
 // PyTorch 1.13's dtypes, promotion and messages.
 #include <cmath>
 #include <type_traits>
@@ -8,6 +8,7 @@
 #include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/common/type_promotion.h"
 #include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -164,6 +165,45 @@ void sign_(Stack& s) {
 void abs(Stack& s) { s.emplace_back(abs_impl(pop(s).to_tensor())); }
 void exp(Stack& s) { s.emplace_back(exp_impl(pop(s).to_tensor())); }
 
+// gcd / lcm of integer tensors (broadcast, in their promoted dtype), by PyTorch's calc_gcd:
+// Euclid on the absolute values; lcm is |a / gcd * b|, 0 when both are.
+template <typename T>
+T gcd_of(T a, T b) {
+  a = static_cast<T>(a < 0 ? -a : a);
+  b = static_cast<T>(b < 0 ? -b : b);
+  while (a != 0) {
+    const T c = a;
+    a = static_cast<T>(b % a);
+    b = c;
+  }
+  return b;
+}
+template <bool kLcm>
+void gcd_lcm(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  const Tensor& a = self.to_tensor();
+  const Tensor& b = other.to_tensor();
+  const char* kernel = kLcm ? "lcm_cpu" : "gcd_cpu";
+  const DType dtype = ResultType().tensor(a).tensor(b).result();
+  s.emplace_back(dispatch_numeric(dtype, kernel, [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, bool>) {
+      not_implemented(kernel, dtype);
+    } else {
+      return binary_kernel<T>(a, b, [](T x, T y) -> T {
+        const T g = gcd_of(x, y);
+        if constexpr (!kLcm) {
+          return g;
+        } else {
+          if (g == 0) return T{0};
+          const T m = static_cast<T>(x / g * y);
+          return static_cast<T>(m < 0 ? -m : m);
+        }
+      });
+    }
+  }));
+}
+
 }  // namespace
 
 void register_math_ops(OperatorRegistry& r) {
@@ -176,6 +216,8 @@ void register_math_ops(OperatorRegistry& r) {
   r.add({"aten::sign_", 1, {}, sign_});
   r.add({"aten::exp", 1, {}, exp});
   r.add({"aten::clamp_", 3, {none, none}, clamp_});
+  r.add({"aten::gcd", 2, {}, gcd_lcm<false>});
+  r.add({"aten::lcm", 2, {}, gcd_lcm<true>});
 }
 
 }  // namespace symbolite::ops

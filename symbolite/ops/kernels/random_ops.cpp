@@ -5,6 +5,7 @@
 // samples (README, "deliberately differs"). Shapes, dtypes and checks are PyTorch's.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
 #include "symbolite/ops/registry/kernel_families.h"
+#include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/tensor/broadcast.h"
 
@@ -311,6 +313,117 @@ void cauchy_(Stack& s) {
   push_in_place(s, self, out);
 }
 
+// manual_seed(seed): this thread's generator restarts from `seed` (the numbers differ from
+// PyTorch's generator's, as every draw here does).
+void manual_seed(Stack& s) { generator().seed(static_cast<std::uint64_t>(pop(s).to_int())); }
+
+// The largest integer `dtype` holds exactly, random_'s default upper end: 2^mantissa for
+// floating dtypes, the type's maximum for integers, 1 for bool.
+std::int64_t random_upper(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return std::int64_t{1} << 24;
+    case DType::kFloat64:
+      return std::int64_t{1} << 53;
+    case DType::kBool:
+      return 1;
+    default:
+      return dispatch_all(dtype, "random_", [](auto tag) {
+        return static_cast<std::int64_t>(std::numeric_limits<decltype(tag)>::max());
+      });
+  }
+}
+
+// Integers uniform in [from, to] into self's dtype.
+void fill_integers(Stack& s, const IValue& self, std::int64_t from, std::int64_t to) {
+  Tensor out = Tensor::uninitialized(self.to_tensor().sizes(), self.to_tensor().dtype());
+  std::uniform_int_distribution<std::int64_t> pick(from, to);
+  dispatch_all(out.dtype(), "random_", [&](auto tag) {
+    using T = decltype(tag);
+    T* p = out.template mutable_data<T>();
+    for (std::int64_t i = 0; i < out.numel(); ++i) p[i] = static_cast<T>(pick(generator()));
+  });
+  push_in_place(s, self, out);
+}
+
+// random_(self): [0, random_upper]; random_.to(self, to): [0, to); random_.from(self, from,
+// to): [from, to), to None meaning random_upper.
+void random_(Stack& s) {
+  pop(s);
+  IValue self = pop(s);
+  fill_integers(s, self, 0, random_upper(self.to_tensor().dtype()));
+}
+void random_to(Stack& s) {
+  pop(s);
+  const std::int64_t to = pop(s).to_int();
+  IValue self = pop(s);
+  if (to <= 0) {
+    fail(fmt::format("random_ expects 'from' to be less than 'to', but got from=0 >= to={}", to));
+  }
+  fill_integers(s, self, 0, to - 1);
+}
+void random_from(Stack& s) {
+  pop(s);
+  const IValue to_v = pop(s);
+  const std::int64_t from = pop(s).to_int();
+  IValue self = pop(s);
+  if (to_v.is_none()) {
+    fill_integers(s, self, from, random_upper(self.to_tensor().dtype()));
+    return;
+  }
+  const std::int64_t to = to_v.to_int();
+  if (from >= to) {
+    fail(fmt::format("random_ expects 'from' to be less than 'to', but got from={} >= to={}", from,
+                     to));
+  }
+  fill_integers(s, self, from, to - 1);
+}
+
+// poisson(rates, generator=None): a Poisson draw for each rate, in the rates' dtype.
+void poisson(Stack& s) {
+  pop(s);
+  const Tensor rates = pop(s).to_tensor().contiguous();
+  Tensor out = Tensor::uninitialized(rates.sizes(), rates.dtype());
+  dispatch_floating(rates.dtype(), "poisson_cpu", [&](auto tag) {
+    using T = decltype(tag);
+    const T* r = rates.template data<T>();
+    T* p = out.template mutable_data<T>();
+    for (std::int64_t i = 0; i < out.numel(); ++i) {
+      if (!(r[i] >= 0)) fail("invalid Poisson rate, expected rate to be non-negative");
+      p[i] = r[i] == 0 ? T(0)
+                       : static_cast<T>(std::poisson_distribution<std::int64_t>(
+                             static_cast<double>(r[i]))(generator()));
+    }
+  });
+  s.emplace_back(std::move(out));
+}
+
+// binomial(count, prob, generator=None): successes in count trials of probability prob,
+// both broadcast, in count's dtype.
+void binomial(Stack& s) {
+  pop(s);
+  const Tensor prob = pop(s).to_tensor();
+  const Tensor count = pop(s).to_tensor();
+  const std::vector<std::int64_t> shape = tensor::broadcast_shapes(count.sizes(), prob.sizes());
+  const auto as_doubles = [&shape](const Tensor& t) {
+    return to_dtype(
+        run_op("aten::expand", {IValue(t), int_list_value(shape), IValue(false)}).to_tensor(),
+        DType::kFloat64);
+  };
+  const Tensor n = as_doubles(count), q = as_doubles(prob);
+  Tensor draws = Tensor::uninitialized(shape, DType::kFloat64);
+  const double* np = n.data<double>();
+  const double* qp = q.data<double>();
+  double* d = draws.mutable_data<double>();
+  for (std::int64_t i = 0; i < draws.numel(); ++i) {
+    const auto trials = static_cast<std::int64_t>(np[i]);
+    d[i] = trials <= 0 ? 0.0
+                       : static_cast<double>(std::binomial_distribution<std::int64_t>(
+                             trials, std::clamp(qp[i], 0.0, 1.0))(generator()));
+  }
+  s.emplace_back(to_dtype(draws, count.dtype()));
+}
+
 // bernoulli(self) (self holds the probabilities) and bernoulli.p(self, p): 0s and 1s of
 // self's dtype.
 Tensor bernoulli_impl(const Tensor& shape_of, const Tensor& p) {
@@ -411,6 +524,12 @@ void register_random_ops(OperatorRegistry& r) {
   r.add({"aten::geometric_", 3, {none}, geometric_});
   r.add({"aten::log_normal_", 4, {IValue(1.0), IValue(2.0), none}, log_normal_});
   r.add({"aten::cauchy_", 4, {IValue(0.0), IValue(1.0), none}, cauchy_});
+  r.add({"aten::manual_seed", 1, {}, manual_seed});
+  r.add({"aten::random_", 2, {none}, random_});
+  r.add({"aten::random_.to", 3, {none}, random_to});
+  r.add({"aten::random_.from", 4, {none}, random_from});
+  r.add({"aten::poisson", 2, {none}, poisson});
+  r.add({"aten::binomial", 3, {none}, binomial});
   r.add({"aten::bernoulli", 2, {none}, bernoulli});
   r.add({"aten::bernoulli.p", 3, {none}, bernoulli_p});
   r.add({"aten::multinomial", 4, {no, none}, multinomial});

@@ -153,5 +153,35 @@ TEST(RandomOps, InPlaceFillsFollowTheirDistributions) {
   EXPECT_THROW(run_op("aten::log_normal_", {t, IValue(1.0), IValue(0.0)}), OpError);
 }
 
+// random_ draws integers in its range (all of them, over enough draws), poisson and binomial
+// have their means, and manual_seed makes a thread's draws repeat.
+TEST(RandomOps, IntegerDrawsAndSeeding) {
+  IValue ints(Tensor::empty({3000}, DType::kInt64));
+  run_op("aten::random_.from", {ints, IValue(std::int64_t{-2}), IValue(std::int64_t{3})});
+  std::vector<double> v = values(ints.to_tensor());
+  EXPECT_EQ(*std::min_element(v.begin(), v.end()), -2);
+  EXPECT_EQ(*std::max_element(v.begin(), v.end()), 2);
+  IValue small(Tensor::empty({2000}, DType::kFloat32));
+  run_op("aten::random_.to", {small, IValue(std::int64_t{4})});
+  v = values(small.to_tensor());
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(),
+                          [](double x) { return x >= 0 && x < 4 && x == std::floor(x); }));
+  Tensor rates = Tensor::empty({20000}, DType::kFloat64);
+  std::fill_n(rates.mutable_data<double>(), 20000, 3.5);
+  EXPECT_NEAR(mean(values(run_op("aten::poisson", {IValue(rates)}).to_tensor())), 3.5, 0.05);
+  Tensor counts = Tensor::empty({20000}, DType::kFloat32);
+  std::fill_n(counts.mutable_data<float>(), 20000, 10.0f);
+  const Tensor p = Tensor::empty({}, DType::kFloat32);
+  p.mutable_data<float>()[0] = 0.3f;
+  const Tensor draws = run_op("aten::binomial", {IValue(counts), IValue(p)}).to_tensor();
+  EXPECT_EQ(draws.dtype(), DType::kFloat32);
+  EXPECT_NEAR(mean(values(draws)), 3.0, 0.05);
+  const auto draw_after_seed = [] {
+    run_op_multi("aten::manual_seed", {IValue(std::int64_t{42})});
+    return values(run_op("aten::rand", {int_list_value({5})}).to_tensor());
+  };
+  EXPECT_EQ(draw_after_seed(), draw_after_seed());
+}
+
 }  // namespace
 }  // namespace symbolite::ops

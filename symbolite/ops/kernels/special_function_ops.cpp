@@ -1,7 +1,8 @@
 // Special functions of tensors: erfinv, lgamma, digamma, polygamma, mvlgamma, i0 (+ in place)
 // and torch.special's i0e, i1, i1e, entr, erfcx, ndtr, ndtri, log_ndtr, xlog1py and zeta,
-// with the `aten::special_*` names that are other operators' aliases. Integer and bool
-// tensors compute in float32, floating ones in their own dtype, as PyTorch's float ops do;
+// the incomplete gamma functions igamma and igammac, with the `aten::special_*` names that are
+// other operators' aliases. Integer and bool tensors compute in float32 (igamma and igammac
+// refuse them), floating ones in their own dtype, as PyTorch's float ops do;
 // the scalar math is PyTorch's own algorithms (ops/common/special_functions.h).
 #include <cmath>
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include "symbolite/ops/common/type_promotion.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/ops/registry/resolved_kernel.h"
 
 namespace symbolite::ops {
 namespace {
@@ -254,16 +256,31 @@ void binary_self_scalar(Stack& s) {
   s.emplace_back(float_binary(wrapped(self, b), b, F::kName, F{}));
 }
 
-// Registers `alias` as the already registered operator `base` (same arguments, same kernel),
-// with the alias's own defaults where its schema has others. register_kernel_families
-// registers this family after those it aliases.
-void add_alias(OperatorRegistry& r, const std::string& alias, const std::string& base,
-               const std::vector<IValue>* defaults = nullptr) {
-  const OperatorDef* def = r.find(base);
-  if (def == nullptr) {
-    throw Error(ErrorKind::kInternal, fmt::format("{} aliases {}, not registered", alias, base));
+// igamma / igammac: floating operands only (no promotion of integers), as PyTorch's dispatch.
+struct Igamma {
+  static constexpr const char* kName = "igamma_cpu";
+  template <typename T>
+  T operator()(T a, T x) const {
+    return special::igamma(a, x);
   }
-  r.add({alias, def->num_args, defaults != nullptr ? *defaults : def->defaults, def->kernel});
+};
+struct Igammac {
+  static constexpr const char* kName = "igammac_cpu";
+  template <typename T>
+  T operator()(T a, T x) const {
+    return special::igammac(a, x);
+  }
+};
+template <typename F>
+void floating_binary(Stack& s) {
+  IValue other = pop(s), self = pop(s);
+  const Tensor& a = self.to_tensor();
+  const Tensor& b = other.to_tensor();
+  const DType dtype = ResultType().tensor(a).tensor(b).result();
+  s.emplace_back(dispatch_floating(dtype, F::kName, [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    return binary_kernel<T>(a, b, [](T x, T y) { return F{}(x, y); });
+  }));
 }
 
 }  // namespace
@@ -295,8 +312,11 @@ void register_special_function_ops(OperatorRegistry& r) {
   r.add({"aten::special_zeta", 2, {}, binary_tensors<Zeta>});
   r.add({"aten::special_zeta.other_scalar", 2, {}, binary_other_scalar<Zeta>});
   r.add({"aten::special_zeta.self_scalar", 2, {}, binary_self_scalar<Zeta>});
+  r.add({"aten::igamma", 2, {}, floating_binary<Igamma>});
+  r.add({"aten::igammac", 2, {}, floating_binary<Igammac>});
 
-  // torch.special's other names (TorchScript usually records the base operator already).
+  // torch.special's other names (TorchScript usually records the base operator already);
+  // register_kernel_families registers this family after those it aliases.
   const std::pair<const char*, const char*> aliases[] = {
       {"special_gammaln", "lgamma"},
       {"special_digamma", "digamma"},
@@ -318,7 +338,9 @@ void register_special_function_ops(OperatorRegistry& r) {
       {"special_logsumexp", "logsumexp"},
       {"special_xlogy", "xlogy.Tensor"},
       {"special_xlogy.other_scalar", "xlogy.Scalar_Other"},
-      {"special_xlogy.self_scalar", "xlogy.Scalar_Self"}};
+      {"special_xlogy.self_scalar", "xlogy.Scalar_Self"},
+      {"special_gammainc", "igamma"},
+      {"special_gammaincc", "igammac"}};
   for (const auto& [alias, base] : aliases) {
     add_alias(r, std::string("aten::") + alias, std::string("aten::") + base);
   }

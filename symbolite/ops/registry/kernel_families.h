@@ -95,7 +95,7 @@ void register_unique_ops(OperatorRegistry& registry);
 // Sliding windows as columns: im2col (F.unfold) and col2im (F.fold).
 void register_sliding_window_ops(OperatorRegistry& registry);
 // Special functions: erfinv, lgamma, digamma, polygamma, mvlgamma, i0, torch.special's i0e, i1,
-// entr, erfcx, ndtr(i), log_ndtr, xlog1py, zeta, and the special_* aliases.
+// entr, erfcx, ndtr(i), log_ndtr, xlog1py, zeta, igamma, igammac, and the special_* aliases.
 void register_special_function_ops(OperatorRegistry& registry);
 // Matrix factorizations through LAPACK: cholesky, eigh / eigvalsh, qr, svd / svdvals.
 void register_linalg_decomposition_ops(OperatorRegistry& registry);
@@ -103,6 +103,15 @@ void register_linalg_decomposition_ops(OperatorRegistry& registry);
 void register_linalg_spectral_ops(OperatorRegistry& registry);
 // LU-based linear algebra through LAPACK: solve, inv, det, slogdet, logdet, lstsq.
 void register_linalg_solve_ops(OperatorRegistry& registry);
+// The rest of TorchScript's str methods: partition, rpartition, splitlines, expandtabs,
+// isidentifier, isprintable, istitle; bin, oct, hex.
+void register_string_pieces_ops(OperatorRegistry& registry);
+// Questions about tensors and dtypes (element_size, stride, result_type, can_cast, ...), the
+// CPU identities (cpu, data, alias), strided views and factories, and warn.
+void register_tensor_info_ops(OperatorRegistry& registry);
+// Padding operators traced models record (constant_pad_nd, reflection_pad*d,
+// replication_pad*d) and pad_sequence.
+void register_padding_ops(OperatorRegistry& registry);
 // Products built from matrix products: tensordot, kron, addmv, addr, addbmm, linalg.multi_dot,
 // chain_matmul.
 void register_matrix_product_ops(OperatorRegistry& registry);
@@ -110,6 +119,26 @@ void register_matrix_product_ops(OperatorRegistry& registry);
 void register_combination_ops(OperatorRegistry& registry);
 // Order statistics by sorting: quantile and nanquantile, mode.
 void register_quantile_ops(OperatorRegistry& registry);
+// In-place forms of out-of-place operators: lt_, exp_, lerp_, gcd_, ... and t_, transpose_.
+void register_in_place_ops(OperatorRegistry& registry);
+// Other names of operators (arccos, greater, divide, concat, absolute_, ...), relu6, msort,
+// ravel, fliplr / flipud, mT / mH / adjoint / matrix_H.
+void register_alias_ops(OperatorRegistry& registry);
+// Splits and index updates: hsplit / vsplit / dsplit, diagflat, sum_to_size, fill_diagonal_,
+// put, index_reduce, vander / linalg.vander.
+void register_split_fill_ops(OperatorRegistry& registry);
+// NaN-skipping and joint statistics: nansum, nanmean, aminmax, cov, corrcoef.
+void register_nan_statistics_ops(OperatorRegistry& registry);
+// Integrals and distances: trapz / trapezoid / cumulative_trapezoid, dist, pdist, renorm.
+void register_integral_distance_ops(OperatorRegistry& registry);
+// Element tests: isin, isreal.
+void register_membership_ops(OperatorRegistry& registry);
+// Named products: inner, vdot, linalg.vecdot, matrix_power, triangular solves.
+void register_vector_product_ops(OperatorRegistry& registry);
+// Window functions: hann, hamming, bartlett, blackman, kaiser.
+void register_window_ops(OperatorRegistry& registry);
+// The matrix exponential by PyTorch's degree-selecting Taylor polynomials: matrix_exp.
+void register_matrix_exp_ops(OperatorRegistry& registry);
 
 inline void register_kernel_families(OperatorRegistry& registry) {
   register_scalar_ops(registry);
@@ -157,9 +186,21 @@ inline void register_kernel_families(OperatorRegistry& registry) {
   register_linalg_decomposition_ops(registry);
   register_linalg_spectral_ops(registry);
   register_linalg_solve_ops(registry);
+  register_string_pieces_ops(registry);
+  register_tensor_info_ops(registry);
+  register_padding_ops(registry);
   register_matrix_product_ops(registry);
   register_combination_ops(registry);
   register_quantile_ops(registry);
+  register_in_place_ops(registry);
+  register_alias_ops(registry);
+  register_split_fill_ops(registry);
+  register_nan_statistics_ops(registry);
+  register_integral_distance_ops(registry);
+  register_membership_ops(registry);
+  register_vector_product_ops(registry);
+  register_window_ops(registry);
+  register_matrix_exp_ops(registry);
 }
 
 }  // namespace symbolite::ops
