@@ -167,6 +167,18 @@ tensor::Tensor unary_same(const tensor::Tensor& x0, Op op) {
   return unary_map<T>(x0, [&op](T v) -> T { return static_cast<T>(op(v)); });
 }
 
+// out = f(x) in x's floating dtype, or float32 for integers and bools (PyTorch's unary float
+// functions); `kernel` names the dispatch for float16 / bfloat16, which fail.
+template <typename F>
+tensor::Tensor float_unary(const tensor::Tensor& x, const char* kernel, F f) {
+  const tensor::DType compute = is_floating(x.dtype()) ? x.dtype() : tensor::DType::kFloat32;
+  const tensor::Tensor in = x.dtype() == compute ? x : to_dtype(x, compute);
+  return dispatch_floating(compute, kernel, [&](auto tag) -> tensor::Tensor {
+    using T = decltype(tag);
+    return unary_same<T>(in, [&](T v) { return static_cast<T>(f(v)); });
+  });
+}
+
 // Pushes the value of an in-place op on `self` whose out-of-place result is `result`
 // (assign_in_place's checks): `self` itself when its storage was written, so the model keeps
 // one tensor, else the copy-on-write result.

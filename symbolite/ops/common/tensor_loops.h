@@ -62,6 +62,16 @@ decltype(auto) dispatch_floating(tensor::DType dtype, std::string_view kernel, F
   not_implemented(kernel, dtype);
 }
 
+// Whether an element is NaN; integers and bools never are.
+template <typename T>
+bool is_nan_element(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
+}
+
 // Element conversion as c10::convert / static_cast: to bool is `!= 0`; floating to integral
 // truncates (saturating instead of undefined behaviour when out of range, NaN gives 0).
 template <typename To, typename From>

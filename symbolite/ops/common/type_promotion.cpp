@@ -117,6 +117,10 @@ ResultType& ResultType::scalar(const IValue& s) {
   return *this;
 }
 
+ResultType& ResultType::operand(const IValue& v) {
+  return v.is(IValue::Kind::kTensor) ? tensor(v.to_tensor()) : scalar(v);
+}
+
 DType ResultType::result() const {
   return combine(dim_, combine(zero_, wrapped_)).value_or(DType::kFloat32);
 }

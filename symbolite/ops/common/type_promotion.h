@@ -33,6 +33,8 @@ class ResultType {
   ResultType& tensor(const tensor::Tensor& t);
   // A Python number: floats count as the default dtype (float32).
   ResultType& scalar(const IValue& s);
+  // A Tensor or Scalar argument, whichever `v` holds.
+  ResultType& operand(const IValue& v);
   tensor::DType result() const;
 
  private:

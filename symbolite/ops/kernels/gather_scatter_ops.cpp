@@ -7,16 +7,15 @@
 // Writes go in the index tensor's row-major order, so of two writes to one place the later stays.
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <limits>
+#include <optional>
 #include <string>
-#include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/elementwise_loops.h"
+#include "symbolite/ops/common/index_reduction.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
@@ -68,15 +67,6 @@ void walk_index(const Tensor& index, const Tensor& at, std::int64_t dim, const T
   std::array<const std::int64_t*, 3> strides{si.data(), sa.data(), so.data()};
   for_each_offset<3>(sizes, strides,
                      [&](const std::array<std::int64_t, 3>& o) { visit(idx[o[0]], o[1], o[2]); });
-}
-
-template <typename T>
-bool is_nan_value(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::isnan(v);
-  } else {
-    return false;
-  }
 }
 
 [[noreturn]] void out_of_bounds(std::int64_t i, std::int64_t dim, std::int64_t size) {
@@ -294,17 +284,13 @@ void scatter_add(Stack& s) {
 // included), integers rounding down.
 Tensor scatter_reduce_two(const Tensor& self, std::int64_t dim_arg, const Tensor& index,
                           const Tensor& src, const std::string& reduce, bool include_self) {
-  const std::array<const char*, 5> names{"sum", "prod", "mean", "amax", "amin"};
-  const auto which = std::find(names.begin(), names.end(), reduce);
-  if (which == names.end()) {
-    fail("reduce argument must be either sum, prod, mean, amax or amin.");
-  }
-  const std::string_view how = *which;
+  const std::optional<IndexReduction> how = index_reduction_named(reduce);
+  if (!how) fail("reduce argument must be either sum, prod, mean, amax or amin.");
   const std::int64_t dim = check_scatter(self, dim_arg, index, &src, "scatter");
   Tensor out = Tensor::uninitialized(self.sizes(), self.dtype());
   copy_into(out, self);
   if (index.numel() == 0) return out;
-  if (how == "mean" && self.dtype() == DType::kBool) {
+  if (how == IndexReduction::kMean && self.dtype() == DType::kBool) {
     not_implemented("scatter_gather_tensor_cpu_reduce_mean", self.dtype());
   }
   const std::int64_t bound = size_at(out, dim), step = stride_at(out, dim);
@@ -314,46 +300,19 @@ Tensor scatter_reduce_two(const Tensor& self, std::int64_t dim_arg, const Tensor
     T* dst = out.template mutable_data<T>();
     const T* from = src.template data<T>();
     if (!include_self) {  // the places written start from the identity
-      T identity{};
-      if (how == "prod") identity = T(1);
-      if (how == "amax") identity = std::numeric_limits<T>::lowest();
-      if (how == "amin") identity = std::numeric_limits<T>::max();
-      if constexpr (std::numeric_limits<T>::has_infinity) {
-        if (how == "amax") identity = -std::numeric_limits<T>::infinity();
-        if (how == "amin") identity = std::numeric_limits<T>::infinity();
-      }
       walk_index(index, out, dim, src, [&](std::int64_t i, std::int64_t at, std::int64_t) {
         if (i < 0 || i >= bound) out_of_bounds(i, dim, bound);
-        dst[at + i * step] = identity;
+        dst[at + i * step] = reduction_identity<T>(*how);
       });
     }
     walk_index(index, out, dim, src, [&](std::int64_t i, std::int64_t at, std::int64_t read) {
       if (i < 0 || i >= bound) out_of_bounds(i, dim, bound);
-      T& place = dst[at + i * step];
-      const T v = from[read];
+      dst[at + i * step] = reduce_into(*how, dst[at + i * step], from[read]);
       ++count[static_cast<std::size_t>(at + i * step)];
-      if constexpr (std::is_same_v<T, bool>) {
-        place = how == "prod" || how == "amin" ? (place && v) : (place || v);
-      } else if (how == "sum" || how == "mean") {
-        place = static_cast<T>(place + v);
-      } else if (how == "prod") {
-        place = static_cast<T>(place * v);
-      } else if (is_nan_value(place) || is_nan_value(v)) {  // amax and amin keep NaN
-        place = is_nan_value(place) ? place : v;
-      } else {
-        place = how == "amax" ? std::max(place, v) : std::min(place, v);
-      }
     });
-    if (how == "mean") {
+    if (how == IndexReduction::kMean) {
       for (std::int64_t k = 0; k < out.numel(); ++k) {
-        const auto c =
-            static_cast<T>(std::max<std::int64_t>(count[static_cast<std::size_t>(k)], 1));
-        if constexpr (std::is_floating_point_v<T>) {
-          dst[k] = dst[k] / c;
-        } else if constexpr (!std::is_same_v<T, bool>) {
-          const T q = static_cast<T>(dst[k] / c);
-          dst[k] = static_cast<T>((dst[k] % c != 0 && (dst[k] < 0) != (c < 0)) ? q - 1 : q);
-        }
+        dst[k] = mean_of(dst[k], count[static_cast<std::size_t>(k)]);
       }
     }
   });

@@ -250,15 +250,7 @@ void where_self(Stack& s) {
 template <bool kSelfScalar, bool kOtherScalar>
 void where_scalars(Stack& s) {
   IValue other = pop(s), self = pop(s);
-  ResultType type;
-  for (const IValue* v : {&self, &other}) {
-    if (v->is(IValue::Kind::kTensor)) {
-      type.tensor(v->to_tensor());
-    } else {
-      type.scalar(*v);
-    }
-  }
-  const DType dtype = type.result();
+  const DType dtype = ResultType().operand(self).operand(other).result();
   auto as_tensor = [dtype](const IValue& v, bool scalar) {
     return IValue(scalar ? scalar_tensor(v, dtype) : to_dtype(v.to_tensor(), dtype));
   };

@@ -29,24 +29,15 @@ using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
 template <typename T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::isnan(v);
-  } else {
-    return false;
-  }
-}
-
-template <typename T>
 struct Ascending {
   bool operator()(const std::pair<T, std::int64_t>& a, const std::pair<T, std::int64_t>& b) const {
-    return (!is_nan(a.first) && is_nan(b.first)) || (a.first < b.first);
+    return (!is_nan_element(a.first) && is_nan_element(b.first)) || (a.first < b.first);
   }
 };
 template <typename T>
 struct Descending {
   bool operator()(const std::pair<T, std::int64_t>& a, const std::pair<T, std::int64_t>& b) const {
-    return (is_nan(a.first) && !is_nan(b.first)) || (a.first > b.first);
+    return (is_nan_element(a.first) && !is_nan_element(b.first)) || (a.first > b.first);
   }
 };
 

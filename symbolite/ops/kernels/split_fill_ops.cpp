@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/elementwise_loops.h"
+#include "symbolite/ops/common/index_reduction.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
@@ -31,15 +33,6 @@ using Ints = std::vector<std::int64_t>;
 
 [[noreturn]] void fail_index(std::string message) {
   throw OpError("IndexError", std::move(message));
-}
-
-template <typename T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::isnan(v);
-  } else {
-    return false;
-  }
 }
 
 // hsplit / vsplit / dsplit: tensor_split along dimension 1 (0 for a vector), 0 or 2; the
@@ -249,7 +242,8 @@ void put(Stack& s) {
 // the indexed slices start from the reduction's identity.
 Tensor index_reduce_impl(const Tensor& self, std::int64_t dim_in, const Tensor& index_t,
                          const Tensor& source_t, const std::string& reduce, bool include_self) {
-  if (reduce != "prod" && reduce != "mean" && reduce != "amax" && reduce != "amin") {
+  const std::optional<IndexReduction> how = index_reduction_named(reduce);
+  if (!how || how == IndexReduction::kSum) {
     fail(fmt::format(
         "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {}.",
         reduce));
@@ -298,57 +292,35 @@ Tensor index_reduce_impl(const Tensor& self, std::int64_t dim_in, const Tensor& 
     if constexpr (!std::is_same_v<T, bool>) {
       T* o = out.template mutable_data<T>();
       const T* src = source.template data<T>();
-      std::vector<T> count(static_cast<std::size_t>(self_size), include_self ? T{1} : T{0});
+      std::vector<std::int64_t> count(static_cast<std::size_t>(self_size), include_self ? 1 : 0);
       auto at = [&](std::int64_t a, std::int64_t r, std::int64_t b) {
         return (a * self_size + r) * inner + b;
       };
       if (!include_self) {
-        T init{};
-        if (reduce == "prod") init = T{1};
-        if (reduce == "amax") init = std::numeric_limits<T>::lowest();
-        if (reduce == "amax" && std::is_floating_point_v<T>)
-          init = -std::numeric_limits<T>::infinity();
-        if (reduce == "amin") init = std::numeric_limits<T>::max();
-        if (reduce == "amin" && std::is_floating_point_v<T>)
-          init = std::numeric_limits<T>::infinity();
         for (std::int64_t i = 0; i < n; ++i) {
           for (std::int64_t a = 0; a < outer; ++a) {
-            for (std::int64_t b = 0; b < inner; ++b) o[at(a, row(i), b)] = init;
+            for (std::int64_t b = 0; b < inner; ++b) {
+              o[at(a, row(i), b)] = reduction_identity<T>(*how);
+            }
           }
         }
       }
       for (std::int64_t i = 0; i < n; ++i) {
         const std::int64_t r = row(i);
-        count[static_cast<std::size_t>(r)] += T{1};
+        ++count[static_cast<std::size_t>(r)];
         for (std::int64_t a = 0; a < outer; ++a) {
           for (std::int64_t b = 0; b < inner; ++b) {
             T& x = o[at(a, r, b)];
-            const T y = src[(a * n + i) * inner + b];
-            if (reduce == "prod") {
-              x = static_cast<T>(x * y);
-            } else if (reduce == "mean") {
-              x = static_cast<T>(x + y);
-            } else if (reduce == "amax") {
-              x = (is_nan(x) || is_nan(y)) ? (is_nan(x) ? x : y) : std::max(x, y);
-            } else {
-              x = (is_nan(x) || is_nan(y)) ? (is_nan(x) ? x : y) : std::min(x, y);
-            }
+            x = reduce_into(*how, x, src[(a * n + i) * inner + b]);
           }
         }
       }
-      if (reduce != "mean") return;
+      if (how != IndexReduction::kMean) return;
       for (std::int64_t a = 0; a < outer; ++a) {
         for (std::int64_t r = 0; r < self_size; ++r) {
-          T c = count[static_cast<std::size_t>(r)];
-          if (c == T{0}) c = T{1};
           for (std::int64_t b = 0; b < inner; ++b) {
             T& x = o[at(a, r, b)];
-            if constexpr (std::is_floating_point_v<T>) {
-              x = x / c;
-            } else {
-              const T q = static_cast<T>(x / c);
-              x = static_cast<T>((x % c != 0 && ((x < 0) != (c < 0))) ? q - 1 : q);
-            }
+            x = mean_of(x, count[static_cast<std::size_t>(r)]);
           }
         }
       }

@@ -86,15 +86,7 @@ void scalar_tensor_op(Stack& s) {
 // them), as a ScalarType code.
 void result_type(Stack& s) {
   const IValue b = pop(s), a = pop(s);
-  ResultType type;
-  for (const IValue* v : {&a, &b}) {
-    if (v->is(IValue::Kind::kTensor)) {
-      type.tensor(v->to_tensor());
-    } else {
-      type.scalar(*v);
-    }
-  }
-  s.emplace_back(scalar_type_code(type.result()));
+  s.emplace_back(scalar_type_code(ResultType().operand(a).operand(b).result()));
 }
 
 DType dtype_code(const IValue& v) {

@@ -21,17 +21,6 @@ namespace {
 using tensor::DType;
 using tensor::Tensor;
 
-// out = f(x) in x's floating dtype, or float32 for integers and bools.
-template <typename F>
-Tensor float_unary(const Tensor& x, const char* kernel, F f) {
-  const DType compute = is_floating(x.dtype()) ? x.dtype() : DType::kFloat32;
-  const Tensor in = x.dtype() == compute ? x : to_dtype(x, compute);
-  return dispatch_floating(compute, kernel, [&](auto tag) -> Tensor {
-    using T = decltype(tag);
-    return unary_same<T>(in, [&](T v) { return static_cast<T>(f(v)); });
-  });
-}
-
 #define SYMBOLITE_FLOAT_UNARY(name, kernel, expr)                                       \
   void name(Stack& s) {                                                                 \
     const Tensor x = pop(s).to_tensor();                                                \
