@@ -24,7 +24,7 @@ the MaxUnpool cases that run use the functional form instead.
 
 import math
 from collections import namedtuple
-from typing import Dict, Final, List, NamedTuple, Optional, Tuple
+from typing import Dict, Final, List, NamedTuple, Optional, Tuple, Union
 
 import torch
 import torch.nn.functional as F
@@ -2026,6 +2026,118 @@ USER_OPS_3 = [
 ]
 for _name, _cls, _inputs in USER_OPS_3:
     case(f"user_ops3/{_name}", lambda c=_cls: ev(c()), _inputs)
+
+# A fourth batch (nineteenth session): TorchScript classes, Union and Any, comprehensions,
+# slicing writes on lists, getattr / hasattr, ModuleList indexing, is_scripting, inf constants.
+
+@torch.jit.script
+class RunningStats:
+    def __init__(self, n: int):
+        self.count = 0
+        self.total = torch.zeros(n)
+
+    def push(self, x: Tensor) -> None:
+        self.count += 1
+        self.total = self.total + x
+
+    def mean(self) -> Tensor:
+        return self.total / max(self.count, 1)
+
+
+class ScriptClassUser(nn.Module):
+    def forward(self, xs: List[Tensor]) -> Tuple[Tensor, int]:
+        stats = RunningStats(xs[0].numel())
+        for x in xs:
+            stats.push(x.flatten())
+        return stats.mean(), stats.count
+
+
+class UnionArgs(nn.Module):
+    def forward(self, x: Tensor, scale: Union[int, float, Tensor]) -> Tensor:
+        if isinstance(scale, Tensor):
+            return x * scale
+        elif isinstance(scale, int):
+            return x * float(scale) + 1
+        else:
+            return x * scale - 1
+
+
+class Comprehensions(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Dict[str, int], List[int], List[Tensor]]:
+        names = ["a", "bb", "ccc"]
+        lengths = {n: len(n) for n in names}
+        evens = [i * i for i in range(0, 10, 2)]
+        rows = [x[i] * i for i in range(x.size(0))]
+        return lengths, evens, rows
+
+
+class ListSlicing(nn.Module):
+    def forward(self, n: int) -> Tuple[List[int], List[int], List[int]]:
+        a = list(range(n))
+        b = a[1:-1]
+        c = a[::2]
+        b.extend(c[:2])
+        return a[-3:], b, c[::-1]
+
+
+class GetattrHasattr(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Linear(3, 3), nn.ReLU(), nn.Linear(3, 2)])
+        self.use_bias: bool = True
+
+    def forward(self, x: Tensor) -> Tensor:
+        y = self.blocks[0](x)
+        y = self.blocks[1](y)
+        if torch.jit.is_scripting():
+            y = y + 1
+        if hasattr(self, "use_bias") and self.use_bias:
+            y = y - 0.5
+        return self.blocks[2](y)
+
+
+class InfAndLimits(nn.Module):
+    def forward(self, x: Tensor) -> Tuple[Tensor, float, Tensor]:
+        best = -math.inf
+        values: List[float] = x.tolist()
+        for v in values:
+            best = max(best, v)
+        clipped = x.clamp(-math.inf, 0.5)
+        return clipped, best, x.masked_fill(x > 0.5, math.inf).min()
+
+
+class ChunkedLoop(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Conv1d(4, 8, 3, padding=1)
+
+    def forward(self, x: Tensor) -> Tensor:
+        outs: List[Tensor] = []
+        for chunk in x.chunk(3, dim=-1):
+            outs.append(F.gelu(self.proj(chunk), approximate="tanh"))
+        return torch.cat(outs, -1)
+
+
+USER_OPS_4 = [
+    ("script_class", ScriptClassUser, lambda: ([r(2, 3), r(2, 3), r(2, 3)],)),
+    ("union_tensor", UnionArgs, lambda: (r(3), r(3))),
+    ("union_int", UnionArgs, lambda: (r(3), 2)),
+    ("union_float", UnionArgs, lambda: (r(3), 0.5)),
+    ("comprehensions", Comprehensions, lambda: (r(3, 2),)),
+    ("list_slicing", ListSlicing, lambda: (9,)),
+    ("getattr_hasattr", GetattrHasattr, lambda: (r(2, 3),)),
+    ("inf_and_limits", InfAndLimits, lambda: (r(5),)),
+    ("chunked_loop", ChunkedLoop, lambda: (r(2, 4, 9),)),
+]
+for _name, _cls, _inputs in USER_OPS_4:
+    case(f"user_ops4/{_name}", lambda c=_cls: ev(c()), _inputs)
+
+# Cases PyTorch 1.13's lite interpreter crashes on (a segmentation fault would end the survey
+# with it): the survey compares symbolite with TorchScript's full interpreter instead.
+LITE_CRASHES = {
+    "user_ops4/union_int": "segfaults on a Union[int, float, Tensor] argument",
+    "user_ops4/union_float": "segfaults on a Union[int, float, Tensor] argument",
+}
 
 # Cases symbolite is known not to run yet, with the reason; the survey reports them as
 # "known-gap" (and `--strict` lets them pass) until they run and match.
