@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -277,14 +278,12 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
     }
   });
 
-  // Uses of one operator together, operators in order of first use.
-  std::vector<std::string> names;
-  for (const auto& m : missing) {
-    if (std::find(names.begin(), names.end(), m.name) == names.end()) names.push_back(m.name);
-  }
+  // Uses of one operator together, operators in order of first use (a map: a hostile file
+  // may name many).
+  std::unordered_map<std::string, std::size_t> first_seen;
+  for (const auto& m : missing) first_seen.emplace(m.name, first_seen.size());
   std::stable_sort(missing.begin(), missing.end(), [&](const auto& a, const auto& b) {
-    return std::find(names.begin(), names.end(), a.name) <
-           std::find(names.begin(), names.end(), b.name);
+    return first_seen.at(a.name) < first_seen.at(b.name);
   });
   model.missing_operators = std::move(missing);
   fuse_model_operators(model);
