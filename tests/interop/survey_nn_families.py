@@ -249,10 +249,6 @@ def pytorch_error(e):
     return f"{type(e).__name__}: {text[:2000]}"
 
 
-class _Reference(Exception):
-    """The reference came from elsewhere than the lite interpreter (LITE_CRASHES)."""
-
-
 def survey_case(c, binary, work):
     """Runs one case through PyTorch and symbolite; returns its record."""
     import torch
@@ -295,28 +291,25 @@ def survey_case(c, binary, work):
         # cases the lite one crashes on, which would take this process with it).
         want, lite_error = None, None
         crash = nn_families.LITE_CRASHES.get(c.name)
-        try:
-            if crash is not None:
-                want = scripted(*copy.deepcopy(inputs))
-                rec["lite_runs"] = False
-                rec["lite_note"] = f"PyTorch's lite interpreter {crash}: compared with TorchScript's full interpreter"
-                raise _Reference()
+        if crash is not None:
+            want = scripted(*copy.deepcopy(inputs))
+            rec["lite_note"] = f"PyTorch's lite interpreter {crash}: compared with TorchScript's full interpreter"
+        else:
             try:
-                lite = torch.jit.mobile._load_for_lite_interpreter(path)
-            except RuntimeError:
-                repaired = os.path.join(directory, "repaired.ptl")
-                generate.drop_minus_one_rows(path, repaired)
-                lite = torch.jit.mobile._load_for_lite_interpreter(repaired)
-                rec["lite_note"] = "PyTorch refuses its own file (tag -1 rows); ran a copy without them"
-            want = lite(*copy.deepcopy(inputs))
-            rec["lite_runs"] = True
-        except _Reference:
-            pass
-        except Exception as e:  # noqa: BLE001
-            lite_error = pytorch_error(e)
-            rec["lite_error"] = lite_error
+                try:
+                    lite = torch.jit.mobile._load_for_lite_interpreter(path)
+                except RuntimeError:
+                    repaired = os.path.join(directory, "repaired.ptl")
+                    generate.drop_minus_one_rows(path, repaired)
+                    lite = torch.jit.mobile._load_for_lite_interpreter(repaired)
+                    rec["lite_note"] = "PyTorch refuses its own file (tag -1 rows); ran a copy without them"
+                want = lite(*copy.deepcopy(inputs))
+                rec["lite_runs"] = True
+            except Exception as e:  # noqa: BLE001
+                lite_error = pytorch_error(e)
+                rec["lite_error"] = lite_error
 
-    # symbolite: missing operators first.
+    # symbolite: the operators it lacks, then the run.
     p = subprocess.run([binary, "inspect", "--json", path], capture_output=True, text=True)
     if p.returncode != 0:
         return done("symbolite-inspect-fails", p.stderr.strip())

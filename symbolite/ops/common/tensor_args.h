@@ -28,6 +28,8 @@ std::vector<tensor::Tensor> tensor_list_arg(const IValue& v);
 std::optional<tensor::DType> dtype_arg(const IValue& v);
 // The c10::ScalarType code of `dtype`.
 std::int64_t scalar_type_code(tensor::DType dtype);
+// `dtype` as a `ScalarType` argument (its code), for calling other operators.
+inline IValue dtype_value(tensor::DType dtype) { return IValue(scalar_type_code(dtype)); }
 
 // PyTorch's maybe_wrap_dim: `dim` in [-ndim, ndim) (a 0-dim tensor counts as 1-dim) made
 // non-negative; IndexError "Dimension out of range (expected to be in range of [-2, 1], but

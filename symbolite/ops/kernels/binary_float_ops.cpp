@@ -215,10 +215,6 @@ void heaviside_op(Stack& s) {
   IValue values = pop(s), self = pop(s);
   s.emplace_back(heaviside(self.to_tensor(), values.to_tensor()));
 }
-void heaviside_(Stack& s) {
-  IValue values = pop(s), self = pop(s);
-  push_in_place(s, self, heaviside(self.to_tensor(), values.to_tensor()));
-}
 
 }  // namespace
 
@@ -241,7 +237,6 @@ void register_binary_float_ops(OperatorRegistry& r) {
   r.add({"aten::lerp.Scalar", 3, {}, lerp_scalar});
   r.add({"aten::lerp.Tensor", 3, {}, lerp_tensor});
   r.add({"aten::heaviside", 2, {}, heaviside_op});
-  r.add({"aten::heaviside_", 2, {}, heaviside_});
   r.add({"aten::nextafter", 2, {}, nextafter_op});
   r.add({"aten::ldexp.Tensor", 2, {}, ldexp_op});
 }

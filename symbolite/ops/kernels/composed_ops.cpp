@@ -29,8 +29,6 @@ using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
-IValue code_of(DType dtype) { return IValue(scalar_type_code(dtype)); }
-
 // Pops the operator's `n` arguments and pushes what `op` gives on the same arguments: for the
 // operators that are another one's other name.
 void rerun_as(Stack& s, std::size_t n, const char* op) {
@@ -59,7 +57,7 @@ void new_full(Stack& s) {
   const Tensor self = a[0].to_tensor();
   IValue size = a[1], value = a[2], dtype = a[3], layout = a[4], device = a[5], pin = a[6];
   drop(s, 7);
-  if (dtype.is_none()) dtype = code_of(self.dtype());
+  if (dtype.is_none()) dtype = dtype_value(self.dtype());
   s.push_back(run_op("aten::full", {size, value, dtype, layout, device, pin}));
 }
 
@@ -69,7 +67,7 @@ void new_ones(Stack& s) {
   const Tensor self = a[0].to_tensor();
   IValue size = a[1], dtype = a[2], layout = a[3], device = a[4], pin = a[5];
   drop(s, 6);
-  if (dtype.is_none()) dtype = code_of(self.dtype());
+  if (dtype.is_none()) dtype = dtype_value(self.dtype());
   s.push_back(run_op("aten::full", {size, IValue(std::int64_t{1}), dtype, layout, device, pin}));
 }
 
@@ -79,7 +77,7 @@ void new_empty(Stack& s) { rerun_as(s, 6, "aten::new_zeros"); }
 // type_as(self, other): self.to(other's dtype), self itself when it already is.
 void type_as(Stack& s) {
   IValue other = pop(s), self = pop(s);
-  s.push_back(run_op("aten::to.dtype", {self, code_of(other.to_tensor().dtype())}));
+  s.push_back(run_op("aten::to.dtype", {self, dtype_value(other.to_tensor().dtype())}));
 }
 
 void view_as_op(Stack& s) {

@@ -423,7 +423,7 @@ void check_cpu(const IValue& device) {
 // to.other(self, other, non_blocking, copy, memory_format): other's dtype (both on the CPU).
 void to_other(Stack& s) {
   IValue mf = pop(s), copy = pop(s), nb = pop(s), other = pop(s), self = pop(s);
-  IValue code(scalar_type_code(other.to_tensor().dtype()));
+  IValue code = dtype_value(other.to_tensor().dtype());
   s.emplace_back(run_op("aten::to.dtype", {self, code, nb, copy, mf}));
 }
 
@@ -439,7 +439,7 @@ void to_dtype_layout(Stack& s) {
   IValue mf = pop(s), copy = pop(s), nb = pop(s), pin = pop(s), device = pop(s), layout = pop(s);
   IValue dtype = pop(s), self = pop(s);
   check_cpu(device);
-  IValue code = dtype.is_none() ? IValue(scalar_type_code(self.to_tensor().dtype())) : dtype;
+  IValue code = dtype.is_none() ? dtype_value(self.to_tensor().dtype()) : dtype;
   s.emplace_back(run_op("aten::to.dtype", {self, code, nb, copy, mf}));
 }
 
@@ -449,7 +449,7 @@ void full_like(Stack& s) {
   IValue mf = pop(s), pin = pop(s), device = pop(s), layout = pop(s), dtype = pop(s);
   IValue value = pop(s), self = pop(s);
   check_cpu(device);
-  IValue code = dtype.is_none() ? IValue(scalar_type_code(self.to_tensor().dtype())) : dtype;
+  IValue code = dtype.is_none() ? dtype_value(self.to_tensor().dtype()) : dtype;
   s.emplace_back(run_op("aten::full", {int_list_value(self.to_tensor().sizes()), value, code,
                                        layout, IValue(), IValue()}));
 }

@@ -148,6 +148,11 @@ void register_in_place_ops(OperatorRegistry& r) {
   add_in_place<"aten::logit">(r);
   add_in_place<"aten::addcdiv">(r);
   add_in_place<"aten::addcmul">(r);
+  add_in_place<"aten::addmv">(r);
+  add_in_place<"aten::addr">(r);
+  add_in_place<"aten::addbmm">(r);
+  add_in_place<"aten::baddbmm">(r);
+  add_in_place<"aten::heaviside">(r);
   add_in_place<"aten::clamp_min.Tensor">(r);
   add_in_place<"aten::clamp_max.Tensor">(r);
   add_in_place<"aten::round.decimals">(r);

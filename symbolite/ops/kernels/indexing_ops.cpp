@@ -22,10 +22,6 @@ using tensor::DType;
 using tensor::Tensor;
 using Sizes = std::vector<std::int64_t>;
 
-[[noreturn]] void index_error(std::string message) {
-  throw OpError("IndexError", std::move(message));
-}
-
 // The element offsets (in `strides`) of every index of `sizes`, in row-major order.
 Sizes offsets_of(const Sizes& sizes, const Sizes& strides) {
   Sizes out;
@@ -111,7 +107,7 @@ void index_tensor(Stack& s) {
   const IValueList& items =
       indices_v.is(IValue::Kind::kTuple) ? indices_v.to_tuple() : indices_v.to_list();
   auto too_many = [&](std::size_t got) {
-    index_error(
+    fail_index(
         fmt::format("too many indices for tensor of dimension {} (got {})", self.dim(), got));
   };
   if (static_cast<std::int64_t>(items.size()) > self.dim()) too_many(items.size());
@@ -119,7 +115,7 @@ void index_tensor(Stack& s) {
     if (item.is_none()) continue;
     DType d = item.to_tensor().dtype();
     if (d != DType::kInt64 && !is_mask(item.to_tensor())) {
-      index_error("tensors used as indices must be long, byte or bool tensors");
+      fail_index("tensors used as indices must be long, byte or bool tensors");
     }
   }
   // One entry per dimension of self it addresses (masks address several).
@@ -137,7 +133,7 @@ void index_tensor(Stack& s) {
     for (std::int64_t j = 0; j < t.dim(); ++j) {
       std::int64_t src = wrap_dim(static_cast<std::int64_t>(per_dim.size()) + j, self.dim());
       if (t.sizes()[static_cast<std::size_t>(j)] != self.sizes()[static_cast<std::size_t>(src)]) {
-        index_error(fmt::format(
+        fail_index(fmt::format(
             "The shape of the mask {} at index {} does not match the shape "
             "of the indexed tensor {} at index {}",
             tensor::format_sizes(t.sizes()), j, tensor::format_sizes(self.sizes()), src));
@@ -168,8 +164,8 @@ void index_tensor(Stack& s) {
     for (std::size_t d : dims) {
       shapes += (shapes.empty() ? "" : ", ") + tensor::format_sizes(per_dim[d]->sizes());
     }
-    index_error("shape mismatch: indexing tensors could not be broadcast together with shapes " +
-                shapes);
+    fail_index("shape mismatch: indexing tensors could not be broadcast together with shapes " +
+               shapes);
   }
 
   // Kept dimensions: before the indexed ones (only when those are adjacent) and after.
@@ -187,7 +183,7 @@ void index_tensor(Stack& s) {
   bool indexes_empty_dim = false;
   for (std::size_t d : dims) indexes_empty_dim = indexes_empty_dim || self.sizes()[d] == 0;
   if (indexes_empty_dim && tensor::checked_numel(shape) != 0) {
-    index_error("index is out of bounds for dimension with size 0");
+    fail_index("index is out of bounds for dimension with size 0");
   }
   Tensor out = Tensor::uninitialized(out_sizes, self.dtype());
   if (out.numel() == 0) {
@@ -211,7 +207,7 @@ void index_tensor(Stack& s) {
       std::int64_t v = values[j][b];
       std::int64_t size = self.sizes()[dims[j]];
       if (v < -size || v >= size) {
-        index_error(
+        fail_index(
             fmt::format("index {} is out of bounds for dimension {} with size {}", v, j, size));
       }
       base[b] += (v < 0 ? v + size : v) * self.strides()[dims[j]];
@@ -230,7 +226,7 @@ void index_select(Stack& s) {
   const Tensor& self = self_v.to_tensor();
   const Tensor& index = index_v.to_tensor();
   std::int64_t dim = wrap_dim(dim_v.to_int(), self.dim());
-  if (index.dim() > 1) index_error("index_select(): Index is supposed to be a vector");
+  if (index.dim() > 1) fail_index("index_select(): Index is supposed to be a vector");
   if (index.dtype() != DType::kInt64 && index.dtype() != DType::kInt32) {
     fail("index_select(): Expected dtype int32 or int64 for index");
   }
@@ -242,7 +238,7 @@ void index_select(Stack& s) {
   Tensor out = Tensor::empty(out_sizes, self.dtype());
   auto check = [&](std::int64_t limit) {
     for (std::int64_t v : values) {
-      if (v < 0 || v >= limit) index_error("index out of range in self");
+      if (v < 0 || v >= limit) fail_index("index out of range in self");
     }
   };
   if (self.dim() > 1) {

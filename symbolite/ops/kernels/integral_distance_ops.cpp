@@ -37,8 +37,7 @@ IValue add(const IValue& a, const IValue& b) { return run_op("aten::add.Tensor",
 IValue zeros_except(const Tensor& y, std::int64_t dim) {
   Ints sizes = y.sizes();
   sizes.erase(sizes.begin() + dim);
-  return run_op("aten::zeros",
-                {int_list_value(sizes), IValue(scalar_type_code(y.dtype())), {}, {}, {}});
+  return run_op("aten::zeros", {int_list_value(sizes), dtype_value(y.dtype()), {}, {}, {}});
 }
 
 // The spacing x[1:] - x[:-1] along dim, x viewed against y as PyTorch does (a vector along

@@ -1,5 +1,5 @@
-// Products built from matrix products: tensordot, kron, addmv, addr, addbmm (and the in-place
-// forms, with baddbmm_), linalg.multi_dot and chain_matmul. Each follows PyTorch 1.13's own
+// Products built from matrix products: tensordot, kron, addmv, addr, addbmm (their in-place
+// forms are in in_place_ops.cpp), linalg.multi_dot and chain_matmul. Each follows PyTorch 1.13's own
 // composition (the same products in the same order, so the same roundings) with its checks
 // and messages.
 #include <algorithm>
@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
@@ -23,8 +22,6 @@ namespace {
 using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
-
-IValue int_value(std::int64_t v) { return IValue(v); }
 
 bool is_zero(const IValue& scalar) { return scalar.to_double() == 0.0; }
 
@@ -141,21 +138,14 @@ IValue addmv_impl(const IValue& self_v, const IValue& mat_v, const IValue& vec_v
   return run_op("aten::reshape", {out, int_list_value({rows})});
 }
 
-template <bool kInPlace>
 void addmv(Stack& s) {
   IValue alpha = pop(s), beta = pop(s), vec = pop(s), mat = pop(s), self = pop(s);
-  IValue out = addmv_impl(self, mat, vec, beta, alpha);
-  if constexpr (kInPlace) {
-    push_in_place(s, self, out.to_tensor());
-  } else {
-    s.push_back(std::move(out));
-  }
+  s.push_back(addmv_impl(self, mat, vec, beta, alpha));
 }
 
 // addr(self, vec1, vec2, beta, alpha): beta * self + alpha * vec1 (x) vec2, element by element
 // as PyTorch's kernel writes it (alpha * v1 * v2; self not read when beta is 0; bools as
 // and / or).
-template <bool kInPlace>
 void addr(Stack& s) {
   IValue alpha = pop(s), beta = pop(s), vec2_v = pop(s), vec1_v = pop(s), self_v = pop(s);
   const Tensor& vec1 = vec1_v.to_tensor();
@@ -192,11 +182,7 @@ void addr(Stack& s) {
       }
     }
   });
-  if constexpr (kInPlace) {
-    push_in_place(s, self_v, out);
-  } else {
-    s.emplace_back(std::move(out));
-  }
+  s.emplace_back(std::move(out));
 }
 
 // addbmm(self, batch1, batch2, beta, alpha): beta * self + alpha * the sum of the batch's
@@ -227,29 +213,17 @@ IValue addbmm_impl(const IValue& self_v, const IValue& b1_v, const IValue& b2_v,
   IValue out = self;
   IValue step_beta = beta;
   for (std::int64_t i = 0; i < batches; ++i) {
-    IValue m1 = run_op("aten::select.int", {b1_v, int_value(0), int_value(i)});
-    IValue m2 = run_op("aten::select.int", {b2_v, int_value(0), int_value(i)});
+    IValue m1 = run_op("aten::select.int", {b1_v, IValue(0), IValue(i)});
+    IValue m2 = run_op("aten::select.int", {b2_v, IValue(0), IValue(i)});
     out = run_op("aten::addmm", {out, m1, m2, step_beta, alpha});
-    step_beta = int_value(1);
+    step_beta = IValue(1);
   }
   return out;
 }
 
-template <bool kInPlace>
 void addbmm(Stack& s) {
   IValue alpha = pop(s), beta = pop(s), b2 = pop(s), b1 = pop(s), self = pop(s);
-  IValue out = addbmm_impl(self, b1, b2, beta, alpha);
-  if constexpr (kInPlace) {
-    push_in_place(s, self, out.to_tensor());
-  } else {
-    s.push_back(std::move(out));
-  }
-}
-
-void baddbmm_(Stack& s) {
-  IValue alpha = pop(s), beta = pop(s), b2 = pop(s), b1 = pop(s), self = pop(s);
-  IValue out = run_op("aten::baddbmm", {self, b1, b2, beta, alpha});
-  push_in_place(s, self, out.to_tensor());
+  s.push_back(addbmm_impl(self, b1, b2, beta, alpha));
 }
 
 // The split points of the cheapest order to multiply matrices of sizes p[i] x p[i + 1]
@@ -291,7 +265,7 @@ IValue multi_dot_impl(const std::vector<Tensor>& in) {
     const Tensor& t = first ? in.front() : in.back();
     IValue& at = first ? m.front() : m.back();
     if (t.dim() == 1) {
-      at = run_op("aten::unsqueeze", {at, int_value(first ? 0 : -1)});
+      at = run_op("aten::unsqueeze", {at, IValue(first ? 0 : -1)});
     } else if (t.dim() == 2) {
       out_shape.push_back(t.sizes()[first ? 0 : 1]);
     } else {
@@ -359,13 +333,9 @@ void register_matrix_product_ops(OperatorRegistry& r) {
   const IValue one(std::int64_t{1});
   r.add({"aten::tensordot", 4, {}, tensordot});
   r.add({"aten::kron", 2, {}, kron});
-  r.add({"aten::addmv", 5, {one, one}, addmv<false>});
-  r.add({"aten::addmv_", 5, {one, one}, addmv<true>});
-  r.add({"aten::addr", 5, {one, one}, addr<false>});
-  r.add({"aten::addr_", 5, {one, one}, addr<true>});
-  r.add({"aten::addbmm", 5, {one, one}, addbmm<false>});
-  r.add({"aten::addbmm_", 5, {one, one}, addbmm<true>});
-  r.add({"aten::baddbmm_", 5, {one, one}, baddbmm_});
+  r.add({"aten::addmv", 5, {one, one}, addmv});
+  r.add({"aten::addr", 5, {one, one}, addr});
+  r.add({"aten::addbmm", 5, {one, one}, addbmm});
   r.add({"aten::linalg_multi_dot", 1, {}, linalg_multi_dot});
   r.add({"aten::chain_matmul", 1, {}, chain_matmul});
 }

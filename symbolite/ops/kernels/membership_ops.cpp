@@ -26,10 +26,8 @@ void check_isin_dtype(DType dtype) {
   }
 }
 
-IValue code_of(DType dtype) { return IValue(scalar_type_code(dtype)); }
-
 IValue as_dtype(const IValue& t, DType dtype) {
-  return run_op("aten::to.dtype", {t, code_of(dtype), IValue(false), IValue(false), IValue()});
+  return run_op("aten::to.dtype", {t, dtype_value(dtype), IValue(false), IValue(false), IValue()});
 }
 
 // isin(elements, test_elements, *, assume_unique, invert): a bool tensor of elements' shape.
@@ -70,7 +68,7 @@ void isin_scalar_tensor(Stack& s) {
 void isreal(Stack& s) {
   IValue self = pop(s);
   s.push_back(
-      run_op("aten::full_like", {self, IValue(true), code_of(DType::kBool), {}, {}, {}, {}}));
+      run_op("aten::full_like", {self, IValue(true), dtype_value(DType::kBool), {}, {}, {}, {}}));
 }
 
 }  // namespace

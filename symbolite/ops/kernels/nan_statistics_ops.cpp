@@ -133,13 +133,12 @@ IValue cov_impl(const IValue& self, std::int64_t correction, const IValue& fweig
     check_weights(aweights.to_tensor(), "aweights", observations, false);
     w = w.is_none() ? aweights : run_op("aten::mul.Tensor", {w, aweights});
   }
-  const IValue w_sum = !w.is_none() ? run_op("aten::sum", {w, IValue()})
-                                    : run_op("aten::full", {int_list_value({}),
-                                                            IValue(observations),
-                                                            IValue(scalar_type_code(DType::kInt64)),
-                                                            {},
-                                                            {},
-                                                            {}});
+  const IValue w_sum =
+      !w.is_none()
+          ? run_op("aten::sum", {w, IValue()})
+          : run_op(
+                "aten::full",
+                {int_list_value({}), IValue(observations), dtype_value(DType::kInt64), {}, {}, {}});
   if (!w.is_none() && !is_true(run_op("aten::ne.Scalar", {w_sum, IValue(std::int64_t{0})}))) {
     fail("cov(): weights sum to zero, can't be normalized");
   }

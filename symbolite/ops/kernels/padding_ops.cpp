@@ -71,7 +71,7 @@ void pad_sequence(Stack& s) {
   const auto n = static_cast<std::int64_t>(sequences.size());
   Ints sizes = batch_first ? Ints{n, longest} : Ints{longest, n};
   sizes.insert(sizes.end(), sequences[0].sizes().begin() + 1, sequences[0].sizes().end());
-  const IValue dtype(scalar_type_code(sequences[0].dtype()));
+  const IValue dtype = dtype_value(sequences[0].dtype());
   IValue out =
       run_op("aten::full", {int_list_value(sizes), IValue(padding_value), dtype, {}, {}, {}});
   const IValue zero(std::int64_t{0});

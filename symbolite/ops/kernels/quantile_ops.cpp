@@ -25,8 +25,6 @@ using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
-IValue int_value(std::int64_t v) { return IValue(v); }
-
 enum class Interpolation { kLinear, kLower, kHigher, kMidpoint, kNearest };
 
 Interpolation interpolation_arg(const std::string& name) {
@@ -58,9 +56,9 @@ IValue quantile_impl(const IValue& self_v, const IValue& q_v, const IValue& dim_
     fail("quantile() input tensor must be either float or double dtype");
   }
   if (self.dtype() != q.dtype()) fail("quantile() q tensor must be same dtype as the input tensor");
-  const IValue in_range =
-      run_op("aten::logical_and", {run_op("aten::ge.Scalar", {q_v, int_value(0)}),
-                                   run_op("aten::le.Scalar", {q_v, int_value(1)})});
+  const IValue in_range = run_op(
+      "aten::logical_and",
+      {run_op("aten::ge.Scalar", {q_v, IValue(0)}), run_op("aten::le.Scalar", {q_v, IValue(1)})});
   if (!run_op("aten::all", {in_range}).to_tensor().data<bool>()[0]) {
     fail("quantile() q values must be in the range [0, 1]");
   }
@@ -83,14 +81,14 @@ IValue quantile_impl(const IValue& self_v, const IValue& q_v, const IValue& dim_
 
   IValue lines;
   if (!has_dim) {
-    lines = run_op("aten::flatten.using_ints", {self_v, int_value(0), int_value(-1)});
+    lines = run_op("aten::flatten.using_ints", {self_v, IValue(0), IValue(-1)});
   } else if (dim == self.dim() - 1) {
     lines = self_v;
   } else {
-    lines = run_op("aten::transpose.int", {run_op("aten::unsqueeze", {self_v, int_value(-1)}),
-                                           int_value(dim), int_value(-1)});
+    lines = run_op("aten::transpose.int",
+                   {run_op("aten::unsqueeze", {self_v, IValue(-1)}), IValue(dim), IValue(-1)});
   }
-  IValue sorted = run_op_multi("aten::sort", {lines, int_value(-1), IValue(false)})[0];
+  IValue sorted = run_op_multi("aten::sort", {lines, IValue(-1), IValue(false)})[0];
   // One line per output place, q's dimension left out.
   Ints line_shape(out_shape.begin() + 1, out_shape.end());
   line_shape.push_back(sorted.to_tensor().sizes().back());
@@ -106,38 +104,38 @@ IValue quantile_impl(const IValue& self_v, const IValue& q_v, const IValue& dim_
         run_op("aten::sum.dim_IntList",
                {run_op("aten::logical_not", {nan}), int_list_value({-1}), IValue(true), {}});
     ranks = run_op("aten::mul.Tensor",
-                   {q_v, run_op("aten::sub.Scalar", {count, int_value(1), int_value(1)})});
+                   {q_v, run_op("aten::sub.Scalar", {count, IValue(1), IValue(1)})});
     ranks = run_op("aten::masked_fill.Scalar",
-                   {ranks, run_op("aten::lt.Scalar", {ranks, int_value(0)}), int_value(0)});
+                   {ranks, run_op("aten::lt.Scalar", {ranks, IValue(0)}), IValue(0)});
   } else {
-    IValue scaled = run_op("aten::mul.Scalar", {q_v, int_value(last_index)});
-    IValue any_nan = run_op("aten::any.dim", {nan, int_value(-1), IValue(true)});
+    IValue scaled = run_op("aten::mul.Scalar", {q_v, IValue(last_index)});
+    IValue any_nan = run_op("aten::any.dim", {nan, IValue(-1), IValue(true)});
     IValue both = run_op("aten::broadcast_tensors", {IValue::list({scaled, any_nan})});
     ranks = run_op("aten::masked_fill.Scalar",
-                   {both.to_list()[0], both.to_list()[1], int_value(last_index)});
+                   {both.to_list()[0], both.to_list()[1], IValue(last_index)});
   }
   if (mode == Interpolation::kLower) ranks = run_op("aten::floor", {ranks});
   if (mode == Interpolation::kHigher) ranks = run_op("aten::ceil", {ranks});
   if (mode == Interpolation::kNearest) ranks = run_op("aten::round", {ranks});
-  const IValue long_code(scalar_type_code(DType::kInt64));
+  const IValue long_code = dtype_value(DType::kInt64);
   IValue below = run_op("aten::to.dtype", {ranks, long_code, IValue(false), IValue(false), {}});
-  IValue values = run_op("aten::gather", {sorted, int_value(-1), below, IValue(false)});
+  IValue values = run_op("aten::gather", {sorted, IValue(-1), below, IValue(false)});
   if (mode == Interpolation::kLinear || mode == Interpolation::kMidpoint) {
     IValue weights = mode == Interpolation::kMidpoint
                          ? run_op("aten::full_like", {ranks, IValue(0.5), {}, {}, {}, {}, {}})
-                         : run_op("aten::sub.Tensor", {ranks, below, int_value(1)});
+                         : run_op("aten::sub.Tensor", {ranks, below, IValue(1)});
     IValue above =
         run_op("aten::to.dtype",
                {run_op("aten::ceil", {ranks}), long_code, IValue(false), IValue(false), {}});
     values = run_op(
         "aten::lerp.Tensor",
-        {values, run_op("aten::gather", {sorted, int_value(-1), above, IValue(false)}), weights});
+        {values, run_op("aten::gather", {sorted, IValue(-1), above, IValue(false)}), weights});
   }
-  if (q.dim() == 0) return run_op("aten::squeeze.dim", {values, int_value(-1)});
+  if (q.dim() == 0) return run_op("aten::squeeze.dim", {values, IValue(-1)});
   // The quantiles' dimension moves first.
-  IValue moved = run_op("aten::transpose.int", {run_op("aten::unsqueeze", {values, int_value(0)}),
-                                                int_value(0), int_value(-1)});
-  return run_op("aten::squeeze.dim", {moved, int_value(-1)});
+  IValue moved = run_op("aten::transpose.int",
+                        {run_op("aten::unsqueeze", {values, IValue(0)}), IValue(0), IValue(-1)});
+  return run_op("aten::squeeze.dim", {moved, IValue(-1)});
 }
 
 // quantile / nanquantile (Tensor q) and their .scalar forms (float q).
@@ -213,8 +211,8 @@ void mode(Stack& s) {
   }
   IValue v(values), i(indices);
   if (!keepdim && self.dim() > 0) {
-    v = run_op("aten::squeeze.dim", {v, int_value(dim)});
-    i = run_op("aten::squeeze.dim", {i, int_value(dim)});
+    v = run_op("aten::squeeze.dim", {v, IValue(dim)});
+    i = run_op("aten::squeeze.dim", {i, IValue(dim)});
   }
   s.push_back(std::move(v));
   s.push_back(std::move(i));

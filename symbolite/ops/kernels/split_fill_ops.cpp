@@ -31,10 +31,6 @@ using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
-[[noreturn]] void fail_index(std::string message) {
-  throw OpError("IndexError", std::move(message));
-}
-
 // hsplit / vsplit / dsplit: tensor_split along dimension 1 (0 for a vector), 0 or 2; the
 // tensor needs that dimension, and a section count must divide it.
 template <int kDim, bool kSections>
@@ -356,18 +352,17 @@ void vander(Stack& s) {
   const DType dtype = is_floating(t.dtype()) ? t.dtype() : DType::kInt64;
   IValue out;
   if (n == 0) {
-    out = run_op("aten::zeros",
-                 {int_list_value({t.sizes()[0], 0}), IValue(scalar_type_code(dtype)), {}, {}, {}});
+    out =
+        run_op("aten::zeros", {int_list_value({t.sizes()[0], 0}), dtype_value(dtype), {}, {}, {}});
   } else {
     IValue ones =
-        run_op("aten::ones",
-               {int_list_value({t.sizes()[0], 1}), IValue(scalar_type_code(dtype)), {}, {}, {}});
+        run_op("aten::ones", {int_list_value({t.sizes()[0], 1}), dtype_value(dtype), {}, {}, {}});
     if (n == 1) {
       out = ones;
     } else {
-      IValue col = run_op("aten::to.dtype", {run_op("aten::unsqueeze", {x, IValue(1)}),
-                                             IValue(scalar_type_code(dtype)), IValue(false),
-                                             IValue(false), IValue()});
+      IValue col =
+          run_op("aten::to.dtype", {run_op("aten::unsqueeze", {x, IValue(1)}), dtype_value(dtype),
+                                    IValue(false), IValue(false), IValue()});
       IValue rest =
           run_op("aten::expand", {col, int_list_value({t.sizes()[0], n - 1}), IValue(false)});
       rest = run_op("aten::cumprod", {rest, IValue(1), IValue()});
@@ -400,8 +395,7 @@ void linalg_vander(Stack& s) {
                                IValue(-1), IValue()});
   shape.back() = 1;
   IValue ones = run_op(
-      "aten::ones",
-      {int_list_value(shape), IValue(scalar_type_code(powers.to_tensor().dtype())), {}, {}, {}});
+      "aten::ones", {int_list_value(shape), dtype_value(powers.to_tensor().dtype()), {}, {}, {}});
   s.push_back(run_op("aten::cat", {IValue::list({ones, powers}), IValue(-1)}));
 }
 

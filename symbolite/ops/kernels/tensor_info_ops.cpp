@@ -43,8 +43,9 @@ void get_device(Stack& s) {
   s.emplace_back(std::int64_t{-1});
 }
 
-// cpu, data and alias: the tensor itself (everything lives on the CPU; no autograd).
-void same_tensor(Stack& /*s*/) {}
+// cpu, data and alias: the tensor itself (everything lives on the CPU; no autograd); Size
+// (torch.Size of a list): the list itself. The argument stays on the stack as the result.
+void unchanged(Stack& /*s*/) {}
 
 // IntImplicit / FloatImplicit: a 0-dim tensor where an int / float is expected.
 template <bool kInt>
@@ -67,9 +68,6 @@ void warn_op(Stack& s) {
   pop(s);
   warn(pop(s).to_string());
 }
-
-// Size(sizes): torch.Size of a list, the list itself.
-void size_of(Stack& /*s*/) {}
 
 // scalar_tensor(s, *, dtype=None, layout, device, pin_memory): a 0-dim tensor of the number,
 // float32 unless told (PyTorch's default for every number here).
@@ -208,12 +206,12 @@ void register_tensor_info_ops(OperatorRegistry& r) {
   r.add({"aten::stride", 1, {}, strides});
   r.add({"aten::stride.int", 2, {}, stride_int});
   r.add({"aten::get_device", 1, {}, get_device});
-  r.add({"aten::cpu", 1, {}, same_tensor});
-  r.add({"aten::data", 1, {}, same_tensor});
-  r.add({"aten::alias", 1, {}, same_tensor});
+  r.add({"aten::cpu", 1, {}, unchanged});
+  r.add({"aten::data", 1, {}, unchanged});
+  r.add({"aten::alias", 1, {}, unchanged});
   r.add({"aten::IntImplicit", 1, {}, implicit_number<true>});
   r.add({"aten::FloatImplicit", 1, {}, implicit_number<false>});
-  r.add({"aten::Size", 1, {}, size_of});
+  r.add({"aten::Size", 1, {}, unchanged});
   r.add({"aten::warn", 2, {IValue(std::int64_t{2})}, warn_op});
   r.add({"aten::scalar_tensor", 5, {none, none, none, none}, scalar_tensor_op});
   for (const char* overload : {"Tensor", "Scalar", "Scalar_Tensor", "Scalar_Scalar"}) {

@@ -89,8 +89,8 @@ void matrix_power(Stack& s) {
   check_square(t, "linalg.matrix_power", "A");
   std::int64_t n = n_v.to_int();
   if (n == 0) {
-    IValue eye = run_op(
-        "aten::eye", {IValue(t.sizes().back()), IValue(scalar_type_code(t.dtype())), {}, {}, {}});
+    IValue eye =
+        run_op("aten::eye", {IValue(t.sizes().back()), dtype_value(t.dtype()), {}, {}, {}});
     IValue full = run_op("aten::expand", {eye, int_list_value(t.sizes()), IValue(false)});
     s.push_back(run_op("aten::clone", {full, IValue()}));
     return;

@@ -43,15 +43,13 @@ DType window_dtype(const char* name, const IValue& dtype_v, std::int64_t length)
   return dtype;
 }
 
-IValue code_of(DType dtype) { return IValue(scalar_type_code(dtype)); }
-
 IValue ones_window(DType dtype) {
-  return run_op("aten::full", {int_list_value({1}), IValue(std::int64_t{1}), code_of(dtype),
+  return run_op("aten::full", {int_list_value({1}), IValue(std::int64_t{1}), dtype_value(dtype),
                                IValue(), IValue(), IValue()});
 }
 
 IValue arange(std::int64_t n, DType dtype) {
-  return run_op("aten::arange", {IValue(n), code_of(dtype), IValue(), IValue(), IValue()});
+  return run_op("aten::arange", {IValue(n), dtype_value(dtype), IValue(), IValue(), IValue()});
 }
 
 IValue mul(const IValue& t, double v) { return run_op("aten::mul.Scalar", {t, IValue(v)}); }
@@ -66,7 +64,7 @@ IValue finish(const IValue& window, bool periodic, std::int64_t length) {
 // The empty and one-sample windows every function returns before computing.
 std::optional<IValue> trivial(std::int64_t length, DType dtype) {
   if (length == 0) {
-    return run_op("aten::zeros", {int_list_value({0}), code_of(dtype), {}, {}, {}});
+    return run_op("aten::zeros", {int_list_value({0}), dtype_value(dtype), {}, {}, {}});
   }
   if (length == 1) return ones_window(dtype);
   return std::nullopt;

@@ -25,4 +25,9 @@ class OpError : public Error {
   throw OpError("RuntimeError", std::move(message));
 }
 
+// An index or dimension out of range: PyTorch raises these as IndexError.
+[[noreturn]] inline void fail_index(std::string message) {
+  throw OpError("IndexError", std::move(message));
+}
+
 }  // namespace symbolite::ops
