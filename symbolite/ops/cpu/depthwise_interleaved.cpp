@@ -247,9 +247,16 @@ struct Block : simd::Lanes<Vec> {
     // Lanes past the last channel (in the last block only) repeat its input and are dropped.
     const float* src[L];
     float* dst[L];
+    // Output channel oc reads input channel oc / mult, counted up lane by lane: a division a
+    // lane took 40-90 cycles on Skylake-SP and Cascade Lake, as much as a 7x7 block's taps.
+    std::int64_t ic = oc0 / mult, next_ic = (ic + 1) * mult;
     for (std::int64_t l = 0; l < L; ++l) {
-      std::int64_t oc = oc0 + std::min<std::int64_t>(l, lanes - 1);
-      src[l] = in + (n * g.c + oc / mult) * g.h * g.w;
+      const std::int64_t oc = oc0 + std::min<std::int64_t>(l, lanes - 1);
+      if (oc == next_ic) {
+        ++ic;
+        next_ic += mult;
+      }
+      src[l] = in + (n * g.c + ic) * g.h * g.w;
       dst[l] = out + (n * g.o + oc) * plane + oy0 * g.ow;
     }
     float* const padded_rows = simd::line_aligned(padded, (py1 - py0) * cols * L);
