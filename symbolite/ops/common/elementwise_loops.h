@@ -45,14 +45,34 @@ bool writes_into_self(const tensor::Tensor& a, const tensor::Tensor& b) {
   return same_shape && b.storage_offset() == a.storage_offset();
 }
 
+// Operands of an out-of-place binary op that nothing but the op refers to (moved onto the
+// stack by their last use: IValue::holds_unshared_tensor, asked before the operands were
+// copied out of their IValues). The result may be written over one of them: no new buffer,
+// and the values are still in cache (an SE block's `scale * x` writes over x).
+struct SpareOperands {
+  bool a = false;
+  bool b = false;
+};
+
+// Whether the result (dtype T, `shape`) can be written over `x`, a spare operand: x of dtype T
+// and the result's shape, contiguous and writable. Each result element then reads only x's
+// element at its own position, so writing it there loses nothing another element needs. (A
+// nested tensor is not written over: a new result drops its marker.)
+template <typename T>
+bool can_write_over(const tensor::Tensor& x, const std::vector<std::int64_t>& shape) {
+  return x.dtype() == tensor::dtype_of<T> && x.sizes() == shape && x.is_contiguous() &&
+         !x.storage().is_view() && x.nested_lengths() == nullptr;
+}
+
 // out[i] = op(a[i], b[i]) over the broadcast shape, computing in T (a and b are converted
 // first when their dtype differs); the result's dtype is that of op's return type. Callers
 // dispatch on the dtype once and name T: a dispatch in here too would compile the loops for
 // every pair of dtypes. With `in_place` (an in-place operator: `a op= b`), the result is
-// written into a and a returned where writes_into_self allows it.
+// written into a and a returned where writes_into_self allows it; else over a `spare`
+// operand where can_write_over allows it, else into a new tensor.
 template <typename T, typename Op>
 tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0, Op&& op,
-                             bool in_place = false) {
+                             bool in_place = false, SpareOperands spare = {}) {
   using tensor::Tensor;
   using Out = decltype(op(T{}, T{}));
   constexpr tensor::DType compute = tensor::dtype_of<T>;
@@ -75,7 +95,13 @@ tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0,
   std::vector<std::int64_t> shape = tensor::broadcast_shapes(a0.sizes(), b0.sizes());
   Tensor a = a0.dtype() == compute ? a0 : to_dtype(a0, compute);
   Tensor b = b0.dtype() == compute ? b0 : to_dtype(b0, compute);
-  Tensor out = Tensor::uninitialized(shape, tensor::dtype_of<Out>);
+  Tensor out = [&] {
+    if constexpr (std::is_same_v<Out, T>) {
+      if (spare.a && can_write_over<T>(a0, shape)) return a0;
+      if (spare.b && can_write_over<T>(b0, shape)) return b0;
+    }
+    return Tensor::uninitialized(shape, tensor::dtype_of<Out>);
+  }();
   Out* dst = out.template mutable_data<Out>();
   const T* pa = a.template data<T>();
   const T* pb = b.template data<T>();

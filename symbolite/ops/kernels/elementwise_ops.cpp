@@ -60,7 +60,7 @@ void check_sub(DType a, DType b) {
 // a + alpha * b in `common`; `negate` for sub (a - alpha * b); `in_place` for a += alpha * b
 // (binary_kernel).
 Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& alpha, bool negate,
-                bool in_place) {
+                bool in_place, SpareOperands spare = {}) {
   std::vector<std::int64_t> shape = tensor::broadcast_shapes(a.sizes(), b.sizes());
   (void)shape;
   check_alpha(common, alpha);
@@ -74,41 +74,46 @@ Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& al
       if (negate) al = static_cast<T>(-al);
       if (al == T{1}) {
         return binary_kernel<T>(
-            a, b, [](T x, T y) -> T { return static_cast<T>(x + y); }, in_place);
+            a, b, [](T x, T y) -> T { return static_cast<T>(x + y); }, in_place, spare);
       }
       return binary_kernel<T>(
-          a, b, [al](T x, T y) -> T { return static_cast<T>(x + al * y); }, in_place);
+          a, b, [al](T x, T y) -> T { return static_cast<T>(x + al * y); }, in_place, spare);
     }
   });
 }
 
-// The operand pair of a `.Tensor` or `.Scalar` overload.
+// The operand pair of a `.Tensor` or `.Scalar` overload, and which of them the result may be
+// written over (out-of-place overloads only).
 struct Operands {
   Tensor a;
   Tensor b;
   DType common;
+  SpareOperands spare;
 };
 
 Operands tensor_operands(const IValue& self, const IValue& other) {
   const Tensor& a = self.to_tensor();
   const Tensor& b = other.to_tensor();
-  return {a, b, common_dtype(a, b)};
+  // Asked before the copies below take a second reference to the storage.
+  const SpareOperands spare{self.holds_unshared_tensor(), other.holds_unshared_tensor()};
+  return {a, b, common_dtype(a, b), spare};
 }
 
 Operands scalar_operands(const IValue& self, const IValue& other) {
   const Tensor& a = self.to_tensor();
+  const SpareOperands spare{self.holds_unshared_tensor(), false};
   DType common = common_with_scalar(a, other);
-  return {a, scalar_tensor(other, common), common};
+  return {a, scalar_tensor(other, common), common, spare};
 }
 
 // The operators below: with `in_place`, o.a op= o.b (binary_kernel).
 Tensor add_op(const Operands& o, const IValue& alpha, bool in_place = false) {
-  return add_impl(o.a, o.b, o.common, alpha, false, in_place);
+  return add_impl(o.a, o.b, o.common, alpha, false, in_place, o.spare);
 }
 
 Tensor sub_op(const Operands& o, DType other_dtype, const IValue& alpha, bool in_place = false) {
   check_sub(o.a.dtype(), other_dtype);
-  return add_impl(o.a, o.b, o.common, alpha, true, in_place);
+  return add_impl(o.a, o.b, o.common, alpha, true, in_place, o.spare);
 }
 
 Tensor mul_op(const Operands& o, bool in_place = false) {
@@ -118,7 +123,7 @@ Tensor mul_op(const Operands& o, bool in_place = false) {
       return binary_kernel<T>(o.a, o.b, [](bool x, bool y) { return x && y; });
     } else {
       return binary_kernel<T>(
-          o.a, o.b, [](T x, T y) -> T { return static_cast<T>(x * y); }, in_place);
+          o.a, o.b, [](T x, T y) -> T { return static_cast<T>(x * y); }, in_place, o.spare);
     }
   });
 }
@@ -129,7 +134,7 @@ Tensor div_op(const Operands& o, bool in_place = false) {
   return dispatch_floating(compute, "div_true_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     return binary_kernel<T>(
-        o.a, o.b, [](T x, T y) -> T { return x / y; }, in_place);
+        o.a, o.b, [](T x, T y) -> T { return x / y; }, in_place, o.spare);
   });
 }
 
@@ -385,19 +390,22 @@ T gelu_scalar(T x, bool tanh_approx) {
 // go the same way here: vec::gelu_* for the blocks, gelu_scalar for the rest. (With more than
 // one thread PyTorch splits an input past 16384 elements into chunks, each with a scalar rest
 // of its own; here the result is PyTorch's with one thread, the same at every thread count.)
+// `out` may be `in` (gelu_impl's over_input): each element is computed once, from its own.
 template <typename T>
 void gelu_contiguous(const T* in, T* out, std::int64_t n, bool tanh_approx) {
+  constexpr std::int64_t kBlock = 2 * 32 / static_cast<std::int64_t>(sizeof(T));
+  const std::int64_t blocks = n - n % kBlock;
   if constexpr (std::is_same_v<T, float>) {
     if (!tanh_approx && n > 1) return vec::gelu_f32(in, out, n);
-    if (tanh_approx) vec::gelu_tanh_f32(in, out, n);
+    if (tanh_approx) vec::gelu_tanh_f32(in, out, blocks);
   } else {
-    (tanh_approx ? vec::gelu_tanh_f64 : vec::gelu_f64)(in, out, n);
+    (tanh_approx ? vec::gelu_tanh_f64 : vec::gelu_f64)(in, out, blocks);
   }
-  constexpr std::int64_t kBlock = 2 * 32 / static_cast<std::int64_t>(sizeof(T));
-  for (std::int64_t i = n - n % kBlock; i < n; ++i) out[i] = gelu_scalar(in[i], tanh_approx);
+  for (std::int64_t i = blocks; i < n; ++i) out[i] = gelu_scalar(in[i], tanh_approx);
 }
 
-Tensor gelu_impl(const Tensor& x, const std::string& approximate) {
+// With `over_input` (a spare float32 input, spare_float32), the result is written over x.
+Tensor gelu_impl(const Tensor& x, const std::string& approximate, bool over_input = false) {
   if (approximate != "none" && approximate != "tanh") {
     fail("approximate argument must be either none or tanh.");
   }
@@ -405,7 +413,7 @@ Tensor gelu_impl(const Tensor& x, const std::string& approximate) {
   return dispatch_floating(x.dtype(), "GeluKernelImpl", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     if (x.is_contiguous()) {
-      Tensor out = Tensor::uninitialized(x.sizes(), x.dtype());
+      Tensor out = over_input ? x : Tensor::uninitialized(x.sizes(), x.dtype());
       gelu_contiguous<T>(x.template data<T>(), out.template mutable_data<T>(), x.numel(),
                          tanh_approx);
       return out;
@@ -423,15 +431,31 @@ Tensor float_unary_impl(const Tensor& x) {
     return static_cast<T>(Op{}(static_cast<double>(v)));
   });
 }
-template <typename Op, const char* kKernel>
-void float_unary(Stack& s) {
-  IValue self = pop(s);
-  s.emplace_back(float_unary_impl<Op, kKernel>(self.to_tensor()));
-}
 // In-place float32 ops on a writable contiguous tensor write straight into it (every alias
 // sees the values, as in PyTorch); anything else computes a result and assigns it.
 bool writes_in_place(const Tensor& t) {
   return t.dtype() == DType::kFloat32 && t.is_contiguous() && !t.storage().is_view();
+}
+
+// An out-of-place op's input that nothing but the op refers to (moved onto the stack at its
+// last use: `F.relu(x)`, `torch.sigmoid(x)`, `nn.ReLU6()`) is computed over as the in-place op
+// would, with the same values: no new buffer, and the values are still in cache. Not a nested
+// tensor, whose marker a new result drops.
+bool spare_float32(const IValue& v) {
+  return v.holds_unshared_tensor() && writes_in_place(v.to_tensor()) &&
+         v.to_tensor().nested_lengths() == nullptr;
+}
+
+template <typename Op, const char* kKernel>
+void float_unary_(Stack& s);
+
+template <typename Op, const char* kKernel>
+void float_unary(Stack& s) {
+  if constexpr (HasVectorF32<Op>) {
+    if (spare_float32(s.back())) return float_unary_<Op, kKernel>(s);
+  }
+  IValue self = pop(s);
+  s.emplace_back(float_unary_impl<Op, kKernel>(self.to_tensor()));
 }
 
 template <typename Op, const char* kKernel>
@@ -449,7 +473,11 @@ void float_unary_(Stack& s) {
   push_in_place(s, self, float_unary_impl<Op, kKernel>(t));
 }
 template <typename Op, const char* kKernel>
+void floating_only_(Stack& s);
+
+template <typename Op, const char* kKernel>
 void floating_only(Stack& s) {
+  if (spare_float32(s.back())) return floating_only_<Op, kKernel>(s);
   IValue self = pop(s);
   s.emplace_back(unary_floating_only(self.to_tensor(), kKernel, Op{}));
 }
@@ -479,7 +507,11 @@ constexpr char kHardswish[] = "hardswish_cpu";
 constexpr char kHardsigmoid[] = "hardsigmoid_cpu";
 constexpr char kSilu[] = "silu_cpu";
 
-void relu(Stack& s) { s.emplace_back(relu_impl(pop(s).to_tensor())); }
+void relu_(Stack& s);
+void relu(Stack& s) {
+  if (spare_float32(s.back())) return relu_(s);
+  s.emplace_back(relu_impl(pop(s).to_tensor()));
+}
 void relu_(Stack& s) {
   IValue self = pop(s);
   const Tensor& t = self.to_tensor();
@@ -490,7 +522,13 @@ void relu_(Stack& s) {
   }
   push_in_place(s, self, relu_impl(t));
 }
+void hardtanh_(Stack& s);
 void hardtanh(Stack& s) {
+  const std::size_t n = s.size();
+  if (spare_float32(s[n - 3]) &&
+      fusable_activation("aten::hardtanh_", std::array{s[n - 2], s[n - 1]})) {
+    return hardtanh_(s);
+  }
   IValue hi = pop(s), lo = pop(s), self = pop(s);
   s.emplace_back(hardtanh_impl(self.to_tensor(), lo, hi));
 }
@@ -507,7 +545,7 @@ void hardtanh_(Stack& s) {
 }
 void gelu(Stack& s) {
   IValue approximate = pop(s), self = pop(s);
-  s.emplace_back(gelu_impl(self.to_tensor(), approximate.to_string()));
+  s.emplace_back(gelu_impl(self.to_tensor(), approximate.to_string(), spare_float32(self)));
 }
 void gelu_(Stack& s) {
   IValue approximate = pop(s), self = pop(s);

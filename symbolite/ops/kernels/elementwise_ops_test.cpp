@@ -3,6 +3,7 @@
 // copy-on-write for read-only (mapped) storages.
 #include <cstring>
 #include <memory>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -112,6 +113,77 @@ TEST(ElementwiseOps, BroadcastOverAPermutedOperand) {
       }
     }
   }
+}
+
+// An out-of-place arithmetic op writes its result over an operand nothing else refers to (as
+// the interpreter hands over a value at its last use) when that operand has the result's shape
+// and dtype; an operand still referred to elsewhere keeps its values.
+TEST(ElementwiseOps, OutOfPlaceArithmeticWritesOverASpareOperand) {
+  const Tensor scale = run_op("aten::view", {arange(2), IValue::list({2, 1})}).to_tensor();
+  const auto run_moved = [](const char* op, std::vector<IValue> args) {
+    Stack s;
+    for (IValue& v : args) s.push_back(std::move(v));  // the stack's the only reference
+    default_registry().find(op)->kernel(s);
+    return s.back().to_tensor();
+  };
+  const auto grid = [] {  // [2, 3]: 0 1 2 / 3 4 5
+    return run_op("aten::view", {arange(6), IValue::list({2, 3})}).to_tensor().copy();
+  };
+  // scale * x, x spare: over x. Each element is its own product.
+  Tensor x = grid();
+  const void* x_bytes = x.storage().data();
+  std::vector<IValue> args{IValue(scale), IValue(std::move(x))};
+  Tensor out = run_moved("aten::mul.Tensor", std::move(args));
+  EXPECT_EQ(out.storage().data(), x_bytes);
+  EXPECT_EQ(out.sizes(), (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(out.data<float>()[1], 0.0f);
+  EXPECT_EQ(out.data<float>()[5], 5.0f);
+  // x - 1.5 (a Scalar), x spare: over x.
+  Tensor y = grid();
+  const void* y_bytes = y.storage().data();
+  out = run_moved("aten::sub.Scalar", [&] {
+    std::vector<IValue> v;
+    v.emplace_back(std::move(y));
+    v.emplace_back(1.5);
+    v.emplace_back(1);
+    return v;
+  }());
+  EXPECT_EQ(out.storage().data(), y_bytes);
+  EXPECT_EQ(out.data<float>()[4], 2.5f);
+  // A spare operand smaller than the result (broadcast) or of another dtype is not written.
+  Tensor small = scale.copy();
+  const void* small_bytes = small.storage().data();
+  out = run_moved("aten::add.Tensor", [&] {
+    std::vector<IValue> v;
+    v.emplace_back(std::move(small));
+    v.emplace_back(grid());
+    v.emplace_back(1);
+    return v;
+  }());
+  EXPECT_NE(out.storage().data(), small_bytes);
+  EXPECT_EQ(out.data<float>()[5], 6.0f);  // 1 + 5
+  // An out-of-place activation on a spare float32 input computes over it, as its in-place
+  // form does, with the same values.
+  for (const char* op : {"aten::relu", "aten::sigmoid", "aten::hardswish", "aten::gelu"}) {
+    Tensor z = grid();
+    const void* z_bytes = z.storage().data();
+    const Tensor want =  // z held by the caller: a new result
+        std::string_view(op) == "aten::gelu" ? run_op(op, {z, IValue::string("tanh")}).to_tensor()
+                                             : run_op(op, {z}).to_tensor();
+    ASSERT_NE(want.storage().data(), z_bytes) << op;
+    std::vector<IValue> args;
+    args.emplace_back(std::move(z));
+    if (std::string_view(op) == "aten::gelu") args.push_back(IValue::string("tanh"));
+    out = run_moved(op, std::move(args));
+    EXPECT_EQ(out.storage().data(), z_bytes) << op;
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(out.data<float>()[i], want.data<float>()[i]) << op;
+  }
+  // Held by the caller too: a new result, the operand unchanged.
+  const Tensor held = grid();
+  out = run_op("aten::div.Tensor", {held, scale}).to_tensor();
+  EXPECT_NE(out.storage().data(), held.storage().data());
+  EXPECT_EQ(held.data<float>()[4], 4.0f);
+  EXPECT_EQ(out.data<float>()[4], 4.0f);  // 4 / 1
 }
 
 TEST(ElementwiseOps, InPlaceReturnsTheSameValue) {
