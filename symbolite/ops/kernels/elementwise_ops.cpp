@@ -447,18 +447,6 @@ bool spare_float32(const IValue& v) {
 }
 
 template <typename Op, const char* kKernel>
-void float_unary_(Stack& s);
-
-template <typename Op, const char* kKernel>
-void float_unary(Stack& s) {
-  if constexpr (HasVectorF32<Op>) {
-    if (spare_float32(s.back())) return float_unary_<Op, kKernel>(s);
-  }
-  IValue self = pop(s);
-  s.emplace_back(float_unary_impl<Op, kKernel>(self.to_tensor()));
-}
-
-template <typename Op, const char* kKernel>
 void float_unary_(Stack& s) {
   IValue self = pop(s);
   const Tensor& t = self.to_tensor();
@@ -473,13 +461,12 @@ void float_unary_(Stack& s) {
   push_in_place(s, self, float_unary_impl<Op, kKernel>(t));
 }
 template <typename Op, const char* kKernel>
-void floating_only_(Stack& s);
-
-template <typename Op, const char* kKernel>
-void floating_only(Stack& s) {
-  if (spare_float32(s.back())) return floating_only_<Op, kKernel>(s);
+void float_unary(Stack& s) {
+  if constexpr (HasVectorF32<Op>) {
+    if (spare_float32(s.back())) return float_unary_<Op, kKernel>(s);
+  }
   IValue self = pop(s);
-  s.emplace_back(unary_floating_only(self.to_tensor(), kKernel, Op{}));
+  s.emplace_back(float_unary_impl<Op, kKernel>(self.to_tensor()));
 }
 template <typename Op, const char* kKernel>
 void floating_only_(Stack& s) {
@@ -500,6 +487,12 @@ void floating_only_(Stack& s) {
   }
   push_in_place(s, self, unary_floating_only(t, kKernel, Op{}));
 }
+template <typename Op, const char* kKernel>
+void floating_only(Stack& s) {
+  if (spare_float32(s.back())) return floating_only_<Op, kKernel>(s);
+  IValue self = pop(s);
+  s.emplace_back(unary_floating_only(self.to_tensor(), kKernel, Op{}));
+}
 
 constexpr char kSigmoid[] = "sigmoid_cpu";
 constexpr char kTanh[] = "tanh_cpu";
@@ -507,11 +500,6 @@ constexpr char kHardswish[] = "hardswish_cpu";
 constexpr char kHardsigmoid[] = "hardsigmoid_cpu";
 constexpr char kSilu[] = "silu_cpu";
 
-void relu_(Stack& s);
-void relu(Stack& s) {
-  if (spare_float32(s.back())) return relu_(s);
-  s.emplace_back(relu_impl(pop(s).to_tensor()));
-}
 void relu_(Stack& s) {
   IValue self = pop(s);
   const Tensor& t = self.to_tensor();
@@ -522,15 +510,9 @@ void relu_(Stack& s) {
   }
   push_in_place(s, self, relu_impl(t));
 }
-void hardtanh_(Stack& s);
-void hardtanh(Stack& s) {
-  const std::size_t n = s.size();
-  if (spare_float32(s[n - 3]) &&
-      fusable_activation("aten::hardtanh_", std::array{s[n - 2], s[n - 1]})) {
-    return hardtanh_(s);
-  }
-  IValue hi = pop(s), lo = pop(s), self = pop(s);
-  s.emplace_back(hardtanh_impl(self.to_tensor(), lo, hi));
+void relu(Stack& s) {
+  if (spare_float32(s.back())) return relu_(s);
+  s.emplace_back(relu_impl(pop(s).to_tensor()));
 }
 void hardtanh_(Stack& s) {
   IValue hi = pop(s), lo = pop(s), self = pop(s);
@@ -542,6 +524,15 @@ void hardtanh_(Stack& s) {
     return;
   }
   push_in_place(s, self, hardtanh_impl(t, lo, hi));
+}
+void hardtanh(Stack& s) {
+  const std::size_t n = s.size();
+  if (spare_float32(s[n - 3]) &&
+      fusable_activation("aten::hardtanh_", std::array{s[n - 2], s[n - 1]})) {
+    return hardtanh_(s);
+  }
+  IValue hi = pop(s), lo = pop(s), self = pop(s);
+  s.emplace_back(hardtanh_impl(self.to_tensor(), lo, hi));
 }
 void gelu(Stack& s) {
   IValue approximate = pop(s), self = pop(s);
