@@ -6,7 +6,9 @@
 #   FUZZ_SECONDS=60 scripts/test.sh    also a clang libFuzzer build and that many seconds of
 #                                      fuzzing per harness (scripts/fuzz.sh; by hand)
 # CI's trees carry line tables only (-g1): full debug info costs a third of the build time
-# and sanitizer and Valgrind reports need only file and line.
+# and sanitizer and Valgrind reports need only file and line. They compile in unity batches
+# (CMAKE_UNITY_BUILD: eight sources per translation unit, the optimized tree's kernels one
+# by one), which halves the build on 2 cores; docs/ARCHITECTURE.md "CI builds in batches".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -15,11 +17,12 @@ scripts/install-deps.sh test
 
 echo "== build (Werror) and test"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYMBOLITE_WERROR=ON \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
-# clang-format and clang-tidy with zero findings (the build tree's compile commands).
-scripts/lint.sh build
+# clang-format with zero findings; clang-tidy with zero findings on the sources changed since
+# its last full run (scripts/lint.sh --all, by hand: all of them take longer than CI's limit).
+scripts/lint.sh
 # ctest ran every test at the machine's thread count (support/parallel_for.h); the unit and
 # thread tests again on one thread, where no kernel splits its work.
 SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_tests --gtest_brief=1
@@ -29,7 +32,7 @@ SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_thread_tests --gtest_brief=1
 # ctest: a sanitizer process takes a second to start, and there are over a thousand cases.
 echo "== ASan + UBSan build: unit tests and every fuzz corpus replayed"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSYMBOLITE_WERROR=ON -DSYMBOLITE_SANITIZE=ON \
-  -DSYMBOLITE_FUZZ_REPLAY=ON -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" >/dev/null
+  -DSYMBOLITE_FUZZ_REPLAY=ON -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 pids=()

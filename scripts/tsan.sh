@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # -O1 with line tables: what ThreadSanitizer's documentation suggests, and quick to build.
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
-  -DSYMBOLITE_TSAN=ON >/dev/null
+  -DSYMBOLITE_TSAN=ON -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build build-tsan -j"$(nproc)" --target symbolite_thread_tests
 # libgomp (oneDNN's OpenMP) is not instrumented: its internal synchronisation would be reported
 # as races. symbolite runs its GEMMs with one OpenMP thread (ops/cpu/gemm.cpp) and splits them

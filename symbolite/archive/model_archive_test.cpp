@@ -19,14 +19,14 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-std::string archive_fixture(std::string_view name) {
+std::string archive_path(std::string_view name) {
   return symbolite::testing::fixture_path("archive/" + std::string(name));
 }
 
 using symbolite::testing::error_from;
 
 TEST(ModelArchiveTest, OpensMobileArchive) {
-  std::string path = archive_fixture("mobile.ptl");
+  std::string path = archive_path("mobile.ptl");
   ModelArchive archive = ModelArchive::open(path);
   EXPECT_EQ(archive.display_name(), path);
   EXPECT_EQ(archive.record_folder(), "mobile");
@@ -47,7 +47,7 @@ TEST(ModelArchiveTest, OpensMobileArchive) {
 }
 
 TEST(ModelArchiveTest, OpensScriptArchive) {
-  ModelArchive archive = ModelArchive::open(archive_fixture("script.pt"));
+  ModelArchive archive = ModelArchive::open(archive_path("script.pt"));
   EXPECT_EQ(archive.record_folder(), "script");
   EXPECT_EQ(archive.records().size(), 9u);
   EXPECT_FALSE(archive.has_record("bytecode.pkl"));
@@ -59,27 +59,27 @@ TEST(ModelArchiveTest, OpensScriptArchive) {
 }
 
 TEST(ModelArchiveTest, RecordFolderMayHaveAnyName) {
-  ModelArchive odd = ModelArchive::open(archive_fixture("python_zipfile.zip"));
+  ModelArchive odd = ModelArchive::open(archive_path("python_zipfile.zip"));
   EXPECT_EQ(odd.record_folder(), "any folder-1.0");
   // The directory entry "code/" is not a record.
   EXPECT_THAT(odd.records(), ElementsAre("version", "empty", "code/model.py", "big.txt"));
   EXPECT_EQ(odd.read_record("empty").size(), 0u);
   EXPECT_EQ(odd.read_record("big.txt").size(), 198000u);
 
-  ModelArchive zip64 = ModelArchive::open(archive_fixture("zip64.zip"));
+  ModelArchive zip64 = ModelArchive::open(archive_path("zip64.zip"));
   EXPECT_EQ(zip64.record_folder(), "z64");
   EXPECT_EQ(zip64.read_record("version").str(), "3\n");
 }
 
 TEST(ModelArchiveTest, FromBytesUsesTheDisplayName) {
-  Bytes file = map_file(archive_fixture("mobile.ptl"));
+  Bytes file = map_file(archive_path("mobile.ptl"));
   ModelArchive archive = ModelArchive::from_bytes(file, "in-memory model");
   EXPECT_EQ(archive.display_name(), "in-memory model");
   EXPECT_EQ(archive.zip().entries().size(), 13u);
 }
 
 TEST(ModelArchiveTest, MissingRecordIsNotFound) {
-  ModelArchive archive = ModelArchive::from_bytes(map_file(archive_fixture("script.pt")), "m.pt");
+  ModelArchive archive = ModelArchive::from_bytes(map_file(archive_path("script.pt")), "m.pt");
   Error e = error_from([&] { archive.read_record("bytecode.pkl"); });
   EXPECT_EQ(e.kind(), ErrorKind::kNotFound);
   EXPECT_EQ(std::string(e.what()),
@@ -87,7 +87,7 @@ TEST(ModelArchiveTest, MissingRecordIsNotFound) {
 }
 
 TEST(ModelArchiveTest, ReadErrorsNameTheEntryAndArchive) {
-  Bytes pristine = map_file(archive_fixture("mobile.ptl"));
+  Bytes pristine = map_file(archive_path("mobile.ptl"));
   std::vector<std::uint8_t> buffer(pristine.data(), pristine.data() + pristine.size());
   buffer[320 + 10] ^= 0x40;  // inside data.pkl, which starts at byte 320
   ModelArchive archive =
@@ -100,7 +100,7 @@ TEST(ModelArchiveTest, ReadErrorsNameTheEntryAndArchive) {
 }
 
 TEST(ModelArchiveTest, RejectsMixedTopFolders) {
-  std::string path = archive_fixture("mixed_folders.zip");
+  std::string path = archive_path("mixed_folders.zip");
   Error e = error_from([&] { ModelArchive::open(path); });
   EXPECT_EQ(e.kind(), ErrorKind::kFormat);
   EXPECT_EQ(std::string(e.what()),
@@ -110,7 +110,7 @@ TEST(ModelArchiveTest, RejectsMixedTopFolders) {
 }
 
 TEST(ModelArchiveTest, RejectsEntryWithoutFolder) {
-  Error e = error_from([&] { ModelArchive::open(archive_fixture("no_folder.zip")); });
+  Error e = error_from([&] { ModelArchive::open(archive_path("no_folder.zip")); });
   EXPECT_EQ(e.kind(), ErrorKind::kFormat);
   EXPECT_THAT(e.what(), HasSubstr("entry 'data.pkl' is not inside a top-level record folder"));
 }
@@ -131,7 +131,7 @@ TEST(ModelArchiveTest, OpenMissingFileIsNotFound) {
 }
 
 TEST(ModelArchiveTest, OpensBadFileNamingIt) {
-  std::string path = archive_fixture("make_archives.py");
+  std::string path = archive_path("make_archives.py");
   Error e = error_from([&] { ModelArchive::open(path); });
   EXPECT_EQ(e.kind(), ErrorKind::kFormat);
   EXPECT_THAT(e.what(), StartsWith(path + ": not a zip archive"));

@@ -4,12 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/archive/zip_format.h"
 #include "symbolite/support/error.h"
 
 namespace symbolite::archive {
 namespace {
-
-constexpr std::uint16_t kMethodDeflated = 8;
 
 // PyTorch 1.13 moved the version record under ".data/" for format version 6 and later.
 constexpr std::uint64_t kFirstDataFolderVersion = 6;
@@ -42,7 +41,7 @@ void ModelArchiveWriter::copy_record(const ModelArchive& from, std::string_view 
   // Reading first checks the CRC (inflating deflated records) and names a missing record.
   Bytes data = from.read_record(record);
   const ZipEntry* entry = from.zip().find(fmt::format("{}/{}", from.record_folder(), record));
-  if (entry->method == kMethodDeflated) {
+  if (entry->method == zip::kMethodDeflated) {
     zip_.add_precompressed(entry_name(record), from.zip().read_raw(*entry).span(), entry->crc32,
                            entry->uncompressed_size);
   } else {

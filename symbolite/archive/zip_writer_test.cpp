@@ -25,7 +25,7 @@ namespace {
 using ::testing::HasSubstr;
 using Buffer = std::vector<std::uint8_t>;
 
-Buffer bytes_of(std::string_view text) { return Buffer(text.begin(), text.end()); }
+Buffer buffer_of(std::string_view text) { return Buffer(text.begin(), text.end()); }
 
 // Text that deflates well, `size` bytes long.
 Buffer compressible(std::size_t size) {
@@ -49,7 +49,7 @@ Buffer incompressible(std::size_t size) {
   return out;
 }
 
-ZipReader reader_of(Buffer archive) {
+ZipReader written_reader(Buffer archive) {
   return ZipReader(Bytes::from_vector(std::move(archive)), "written.zip");
 }
 
@@ -72,10 +72,10 @@ std::vector<Sample> samples() {
       {"m/code/__torch__/a/much/longer/name/to/move/the/alignment.py", compressible(4228),
        Compression::kDeflated},
       {"m/code/__torch__.py.debug_pkl", compressible(333), Compression::kDeflated},
-      {"m/tiny_deflated", bytes_of("3\n"), Compression::kDeflated},
+      {"m/tiny_deflated", buffer_of("3\n"), Compression::kDeflated},
       {"m/empty_deflated", {}, Compression::kDeflated},
       {"m/noise_deflated", incompressible(500), Compression::kDeflated},
-      {"m/version", bytes_of("3\n"), Compression::kStored},
+      {"m/version", buffer_of("3\n"), Compression::kStored},
   };
 }
 
@@ -86,7 +86,7 @@ Buffer write_samples(ZipWriterOptions options = {}) {
 }
 
 void expect_samples_read_back(const Buffer& archive) {
-  ZipReader zip = reader_of(archive);
+  ZipReader zip = written_reader(archive);
   std::vector<Sample> want = samples();
   ASSERT_EQ(zip.entries().size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
@@ -107,7 +107,7 @@ void expect_samples_read_back(const Buffer& archive) {
 TEST(ZipWriterTest, RoundTripsThroughZipReader) {
   Buffer archive = write_samples();
   expect_samples_read_back(archive);
-  ZipReader zip = reader_of(archive);
+  ZipReader zip = written_reader(archive);
   const ZipEntry* code = zip.find("m/code/__torch__/a/much/longer/name/to/move/the/alignment.py");
   ASSERT_NE(code, nullptr);
   EXPECT_LT(code->compressed_size, code->uncompressed_size / 4);
@@ -144,7 +144,7 @@ TEST(ZipWriterTest, WritesPyTorchsHeaderFields) {
   EXPECT_EQ(load_u16le(archive.data() + 6), 0x0808u);
   EXPECT_EQ(load_u16le(archive.data() + 8), 8u);
   for (std::size_t at = 10; at < 26; ++at) EXPECT_EQ(archive[at], 0) << at;
-  ZipReader zip = reader_of(archive);
+  ZipReader zip = written_reader(archive);
   std::uint64_t central = load_u64le(archive.data() + archive.size() - 22 - 20 - 56 + 48);
   // Central header: version made by 0, needed 20, same flags, no extra field or attributes.
   EXPECT_EQ(load_u32le(archive.data() + central), 0x02014b50u);
@@ -159,7 +159,7 @@ TEST(ZipWriterTest, WritesPyTorchsHeaderFields) {
 
 TEST(ZipWriterTest, AlwaysWritesZip64EndRecords) {
   ZipWriter writer = ZipWriter::to_memory();
-  writer.add("m/version", bytes_of("3\n"));
+  writer.add("m/version", buffer_of("3\n"));
   Buffer archive = writer.finish();
   // 64 bytes of header and data, a 16-byte descriptor, a 55-byte central header.
   ASSERT_EQ(archive.size(), 64u + 2 + 16 + 55 + 56 + 20 + 22);
@@ -188,13 +188,13 @@ TEST(ZipWriterTest, IsDeterministic) { EXPECT_EQ(write_samples(), write_samples(
 TEST(ZipWriterTest, EmptyArchive) {
   Buffer archive = ZipWriter::to_memory().finish();
   EXPECT_EQ(archive.size(), 56u + 20 + 22);
-  EXPECT_TRUE(reader_of(archive).entries().empty());
+  EXPECT_TRUE(written_reader(archive).entries().empty());
 }
 
 TEST(ZipWriterTest, PrecompressedEntriesKeepTheirBytes) {
   Buffer text = compressible(1000);
   Buffer compressed = deflate_raw(text);
-  std::uint32_t crc = reader_of([&] {
+  std::uint32_t crc = written_reader([&] {
                         ZipWriter plain = ZipWriter::to_memory();
                         plain.add("m/x", text);
                         return plain.finish();
@@ -203,7 +203,7 @@ TEST(ZipWriterTest, PrecompressedEntriesKeepTheirBytes) {
                           .crc32;
   ZipWriter writer = ZipWriter::to_memory();
   writer.add_precompressed("m/x", compressed, crc, text.size());
-  ZipReader zip = reader_of(writer.finish());
+  ZipReader zip = written_reader(writer.finish());
   const ZipEntry& entry = zip.entries()[0];
   EXPECT_EQ(entry.method, 8);
   EXPECT_EQ(entry.data_offset % 64, 0u);
@@ -219,7 +219,7 @@ TEST(ZipWriterTest, DeflatesLargeInput) {
   EXPECT_LT(compressed.size(), text.size() / 10);
   ZipWriter writer = ZipWriter::to_memory();
   writer.add("m/big.py", text, Compression::kDeflated);
-  ZipReader zip = reader_of(writer.finish());
+  ZipReader zip = written_reader(writer.finish());
   Bytes data = zip.read(zip.entries()[0]);
   EXPECT_EQ(Buffer(data.data(), data.data() + data.size()), text);
 }
@@ -231,7 +231,7 @@ TEST(ZipWriterTest, Zip64EverywhereRoundTrips) {
   expect_samples_read_back(archive);
   // Every central header carries the marker and a ZIP64 extra field with both sizes and the
   // offset; the end record's size and offset hold the marker.
-  ZipReader zip = reader_of(archive);
+  ZipReader zip = written_reader(archive);
   std::uint64_t central = load_u64le(archive.data() + archive.size() - 22 - 20 - 56 + 48);
   EXPECT_EQ(load_u32le(archive.data() + central + 20), 0xFFFFFFFFu);
   EXPECT_EQ(load_u32le(archive.data() + central + 24), 0xFFFFFFFFu);
@@ -267,7 +267,7 @@ TEST(ZipWriterTest, Zip64ForLargeOffsetsOnly) {
   // Entries past byte 1000 get ZIP64 offsets; entries of 1000 bytes or more ZIP64 sizes.
   Buffer archive = write_samples({.zip64_threshold = 1000});
   expect_samples_read_back(archive);
-  ZipReader zip = reader_of(archive);
+  ZipReader zip = written_reader(archive);
   for (const ZipEntry& entry : zip.entries()) {
     SCOPED_TRACE(entry.name);
     std::size_t extra = load_u16le(archive.data() + entry.local_header_offset + 28);
@@ -285,23 +285,23 @@ TEST(ZipWriterTest, Zip64ForLargeOffsetsOnly) {
 
 TEST(ZipWriterTest, RefusesBadNames) {
   ZipWriter writer = ZipWriter::to_memory();
-  writer.add("m/a", bytes_of("x"));
+  writer.add("m/a", buffer_of("x"));
   for (std::string_view name : {"", "/m/b", "m/dir/", "m/a"}) {
     SCOPED_TRACE(name);
-    Error error = error_from([&] { writer.add(name, bytes_of("y")); });
+    Error error = error_from([&] { writer.add(name, buffer_of("y")); });
     EXPECT_EQ(error.kind(), ErrorKind::kUsage);
   }
-  EXPECT_THAT(error_from([&] { writer.add("m/a", bytes_of("y")); }).what(),
+  EXPECT_THAT(error_from([&] { writer.add("m/a", buffer_of("y")); }).what(),
               HasSubstr("cannot add entry 'm/a': an entry of that name was already added"));
   // Refused names leave no trace: the archive holds the one entry.
-  EXPECT_EQ(reader_of(writer.finish()).entries().size(), 1u);
+  EXPECT_EQ(written_reader(writer.finish()).entries().size(), 1u);
 }
 
 TEST(ZipWriterTest, RefusesUseAfterFinish) {
   ZipWriter writer = ZipWriter::to_memory();
   writer.finish();
   EXPECT_TRUE(writer.finished());
-  Error add = error_from([&] { writer.add("m/a", bytes_of("x")); });
+  Error add = error_from([&] { writer.add("m/a", buffer_of("x")); });
   EXPECT_EQ(add.kind(), ErrorKind::kUsage);
   EXPECT_THAT(add.what(), HasSubstr("already finished"));
   EXPECT_EQ(error_from([&] { writer.finish(); }).kind(), ErrorKind::kUsage);
@@ -322,7 +322,7 @@ TEST(ZipWriterTest, RemovesUnfinishedFiles) {
   std::string path = dir.file("out.zip");
   {
     ZipWriter writer = ZipWriter::to_file(path);
-    writer.add("m/a", bytes_of("x"));
+    writer.add("m/a", buffer_of("x"));
     EXPECT_TRUE(std::filesystem::exists(path));
   }
   EXPECT_FALSE(std::filesystem::exists(path));
@@ -332,9 +332,9 @@ TEST(ZipWriterTest, MovedWriterKeepsWriting) {
   ScratchDir dir;
   std::string path = dir.file("out.zip");
   ZipWriter first = ZipWriter::to_file(path);
-  first.add("m/a", bytes_of("x"));
+  first.add("m/a", buffer_of("x"));
   ZipWriter second = std::move(first);
-  second.add("m/b", bytes_of("y"));
+  second.add("m/b", buffer_of("y"));
   second.finish();
   EXPECT_EQ(ZipReader(map_file(path), path).entries().size(), 2u);
 }
@@ -353,7 +353,7 @@ TEST(ZipWriterTest, ReportsWriteErrors) {
   Error error = error_from([&] { writer.add("m/a", incompressible(100)); });
   EXPECT_EQ(error.kind(), ErrorKind::kIo);
   EXPECT_THAT(error.what(), HasSubstr("/dev/full: cannot write: No space left on device"));
-  Error again = error_from([&] { writer.add("m/b", bytes_of("x")); });
+  Error again = error_from([&] { writer.add("m/b", buffer_of("x")); });
   EXPECT_EQ(again.kind(), ErrorKind::kUsage);
   EXPECT_THAT(again.what(), HasSubstr("an earlier write failed"));
   // The writer is dropped here; /dev/full is not a regular file and stays.

@@ -19,16 +19,11 @@
 namespace symbolite::cli {
 namespace {
 
+using symbolite::testing::direct_call;
 using symbolite::testing::fixture_path;
+using symbolite::testing::nested;
 using symbolite::testing::run_cli;
 using symbolite::testing::ScratchDir;
-
-std::string nested() { return fixture_path("models/nested.ptl"); }
-
-std::string direct_call() {
-  std::string dir = fixture_path("run/nested/valid_2/");
-  return nested() + " --method direct --input " + dir + "input_0.npy " + dir + "input_1.npy";
-}
 
 void expect_usage_error(const std::string& args, const std::string& message) {
   auto r = run_cli(args);

@@ -18,21 +18,18 @@
 #include "tests/test_support/json_tensor.h"
 #include "tests/test_support/run_cli.h"
 #include "tests/test_support/scratch_dir.h"
+#include "tests/test_support/text.h"
 
 #include <unistd.h>
 
 namespace symbolite::cli {
 namespace {
 
+using symbolite::testing::contains;
 using symbolite::testing::fixture_path;
 using symbolite::testing::load_golden;
+using symbolite::testing::nested;
 using symbolite::testing::run_cli;
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-std::string nested() { return fixture_path("models/nested.ptl"); }
 
 TEST(Cli, InspectPrintsMethodsModulesAndDebugRecords) {
   auto golden = load_golden("nested");

@@ -11,10 +11,12 @@
 #include "tests/test_support/fixtures.h"
 #include "tests/test_support/run_cli.h"
 #include "tests/test_support/scratch_dir.h"
+#include "tests/test_support/text.h"
 
 namespace symbolite::cli {
 namespace {
 
+using symbolite::testing::contains;
 using symbolite::testing::fixture_path;
 using symbolite::testing::load_golden;
 using symbolite::testing::run_cli;
@@ -23,10 +25,6 @@ using symbolite::testing::ScratchDir;
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
 }
 
 TEST(GraphCommand, PrintsEveryMethodWithSourcesAndModules) {

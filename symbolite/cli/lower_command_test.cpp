@@ -18,10 +18,10 @@ namespace symbolite::cli {
 namespace {
 
 using symbolite::testing::fixture_path;
+using symbolite::testing::nested;
 using symbolite::testing::run_cli;
 using symbolite::testing::ScratchDir;
 
-std::string nested() { return fixture_path("models/nested.ptl"); }
 std::string nested_inputs() {
   std::string dir = fixture_path("run/nested/valid_0/");
   return dir + "input_0.npy " + dir + "input_1.npy";

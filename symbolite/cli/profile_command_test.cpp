@@ -15,14 +15,9 @@
 namespace symbolite::cli {
 namespace {
 
+using symbolite::testing::direct_call;
 using symbolite::testing::fixture_path;
 using symbolite::testing::run_cli;
-
-std::string direct_call() {
-  std::string dir = fixture_path("run/nested/valid_2/");
-  return fixture_path("models/nested.ptl") + " --method direct --input " + dir + "input_0.npy " +
-         dir + "input_1.npy";
-}
 
 std::int64_t pytorch_flops_of_direct() {
   std::ifstream in(fixture_path("profile/expected.json"));

@@ -18,13 +18,13 @@ using tensor::Tensor;
 
 // What the walk knows of a value: nothing; its value (read from the module tree or the
 // constants); or that it is the output of the convolution at `producer`.
-struct Value {
+struct WalkValue {
   enum class Kind { kUnknown, kKnown, kConvOutput };
   Kind kind = Kind::kUnknown;
   IValue known;
   std::size_t producer = 0;
 
-  static Value of(IValue v) { return {Kind::kKnown, std::move(v), 0}; }
+  static WalkValue of(IValue v) { return {Kind::kKnown, std::move(v), 0}; }
   bool is_conv_output() const { return kind == Kind::kConvOutput; }
 };
 
@@ -119,10 +119,11 @@ std::optional<NumberComparison> number_comparison(std::string_view name) {
 
 // A comparison of two known numbers of the kinds its overload takes (`if self.stride == 1:`,
 // a stochastic depth's `if p < 0.0`), computed.
-std::optional<IValue> compare_numbers(const ResolvedOperator& op, const std::vector<Value>& args) {
+std::optional<IValue> compare_numbers(const ResolvedOperator& op,
+                                      const std::vector<WalkValue>& args) {
   const std::optional<NumberComparison> comparison = number_comparison(op.name);
-  if (!comparison || args.size() != 2 || args[0].kind != Value::Kind::kKnown ||
-      args[1].kind != Value::Kind::kKnown) {
+  if (!comparison || args.size() != 2 || args[0].kind != WalkValue::Kind::kKnown ||
+      args[1].kind != WalkValue::Kind::kKnown) {
     return std::nullopt;
   }
   const IValue& a = args[0].known;
@@ -169,7 +170,7 @@ class Walker {
     // The arguments: self, then values the walk cannot know.
     std::size_t arguments = fn.code->arguments.size();
     if (arguments > 0) {
-      stack_.push_back(Value::of(root));
+      stack_.push_back(WalkValue::of(root));
       stack_.resize(arguments);
     }
   }
@@ -199,14 +200,14 @@ class Walker {
   }
 
  private:
-  Value pop() {
+  WalkValue pop() {
     if (stack_.empty()) return {};  // below what the walk tracks
-    Value v = std::move(stack_.back());
+    WalkValue v = std::move(stack_.back());
     stack_.pop_back();
     return v;
   }
   // A value consumed by anything but a fold: a convolution output's fold is off.
-  void consume(const Value& v) {
+  void consume(const WalkValue& v) {
     if (v.is_conv_output()) convs_[v.producer].escaped = true;
   }
   void forget_stack() {
@@ -240,24 +241,24 @@ class Walker {
         registers_[x] = {};
         break;
       case OpCode::kLoadC:
-        stack_.push_back(Value::of(fn_.constants[x]));
+        stack_.push_back(WalkValue::of(fn_.constants[x]));
         break;
       case OpCode::kGetAttr: {
-        Value object = pop();
+        WalkValue object = pop();
         consume(object);
-        Value attribute;
-        if (object.kind == Value::Kind::kKnown && object.known.is(IValue::Kind::kObject)) {
+        WalkValue attribute;
+        if (object.kind == WalkValue::Kind::kKnown && object.known.is(IValue::Kind::kObject)) {
           const auto& slots = object.known.to_object().slots;
-          if (x < slots.size()) attribute = Value::of(slots[x]);
+          if (x < slots.size()) attribute = WalkValue::of(slots[x]);
         }
         stack_.push_back(std::move(attribute));
         break;
       }
       case OpCode::kJf: {
-        Value condition = pop();
+        WalkValue condition = pop();
         consume(condition);
         const auto if_false = static_cast<std::size_t>(static_cast<std::int64_t>(pc) + ins.x);
-        if (condition.kind == Value::Kind::kKnown && condition.known.is(IValue::Kind::kBool)) {
+        if (condition.kind == WalkValue::Kind::kKnown && condition.known.is(IValue::Kind::kBool)) {
           return condition.known.to_bool() ? pc + 1 : if_false;
         }
         // An assertion: where one side only raises, the run goes on along the other.
@@ -266,24 +267,24 @@ class Walker {
         return std::nullopt;
       }
       case OpCode::kNot: {
-        Value v = pop();
+        WalkValue v = pop();
         consume(v);
-        stack_.push_back(v.kind == Value::Kind::kKnown && v.known.is(IValue::Kind::kBool)
-                             ? Value::of(IValue(!v.known.to_bool()))
-                             : Value{});
+        stack_.push_back(v.kind == WalkValue::Kind::kKnown && v.known.is(IValue::Kind::kBool)
+                             ? WalkValue::of(IValue(!v.known.to_bool()))
+                             : WalkValue{});
         break;
       }
       case OpCode::kIs:
       case OpCode::kIsNot: {
-        Value b = pop();
-        Value a = pop();
+        WalkValue b = pop();
+        WalkValue a = pop();
         consume(a);
         consume(b);
-        Value result;
-        if (a.kind == Value::Kind::kKnown && b.kind == Value::Kind::kKnown &&
+        WalkValue result;
+        if (a.kind == WalkValue::Kind::kKnown && b.kind == WalkValue::Kind::kKnown &&
             (a.known.is_none() || b.known.is_none())) {
           const bool same = a.known.is_none() && b.known.is_none();
-          result = Value::of(IValue(ins.op == OpCode::kIs ? same : !same));
+          result = WalkValue::of(IValue(ins.op == OpCode::kIs ? same : !same));
         }
         stack_.push_back(std::move(result));
         break;
@@ -362,17 +363,17 @@ class Walker {
   }
 
   void operator_call(const ResolvedOperator& op, Role role, std::size_t pc) {
-    std::vector<Value>& args = args_;
+    std::vector<WalkValue>& args = args_;
     args.resize(op.num_specified_args);
     for (std::size_t i = args.size(); i > 0; --i) args[i - 1] = pop();
     switch (role) {
       case Role::kConv:
         for (const auto& a : args) consume(a);
         convs_[pc] = {};
-        if (args.size() >= 2 && args[1].kind == Value::Kind::kKnown) {
+        if (args.size() >= 2 && args[1].kind == WalkValue::Kind::kKnown) {
           convs_[pc].weight = args[1].known;
         }
-        stack_.push_back({Value::Kind::kConvOutput, {}, pc});
+        stack_.push_back({WalkValue::Kind::kConvOutput, {}, pc});
         return;
       case Role::kBatchNorm:
         for (std::size_t i = 1; i < args.size(); ++i) consume(args[i]);
@@ -389,7 +390,7 @@ class Walker {
       case Role::kComparison: {
         for (const auto& a : args) consume(a);
         std::optional<IValue> result = compare_numbers(op, args);
-        stack_.push_back(result ? Value::of(std::move(*result)) : Value{});
+        stack_.push_back(result ? WalkValue::of(std::move(*result)) : WalkValue{});
         return;
       }
       case Role::kPushesOne:
@@ -405,7 +406,7 @@ class Walker {
 
   // Nothing but the batch norm's argument may still refer to the convolution's output.
   bool only_reference(std::size_t producer) const {
-    auto refers = [producer](const Value& v) {
+    auto refers = [producer](const WalkValue& v) {
       return v.is_conv_output() && v.producer == producer;
     };
     for (const auto& v : stack_) {
@@ -417,13 +418,13 @@ class Walker {
     return true;
   }
 
-  void try_fold(const std::vector<Value>& args, std::size_t pc) {
+  void try_fold(const std::vector<WalkValue>& args, std::size_t pc) {
     const std::size_t conv_pc = args[0].producer;
     ConvSite& site = convs_[conv_pc];
     if (site.escaped || !only_reference(conv_pc)) return;
     site.escaped = true;  // one fold per convolution
     for (std::size_t i = 1; i <= 7; ++i) {
-      if (args[i].kind != Value::Kind::kKnown) return;
+      if (args[i].kind != WalkValue::Kind::kKnown) return;
     }
     const IValue& weight = args[1].known;
     const IValue& bias = args[2].known;
@@ -460,11 +461,11 @@ class Walker {
   }
 
   const LoadedFunction& fn_;
-  std::vector<Value> stack_;  // the top of the stack; below it, values the walk cannot know
-  std::vector<Value> registers_;
+  std::vector<WalkValue> stack_;  // the top of the stack; below it, values the walk cannot know
+  std::vector<WalkValue> registers_;
   std::map<std::size_t, ConvSite> convs_;
-  std::vector<Role> roles_;  // per operator index
-  std::vector<Value> args_;  // an operator's arguments, reused
+  std::vector<Role> roles_;      // per operator index
+  std::vector<WalkValue> args_;  // an operator's arguments, reused
   std::vector<BatchNormFold> folds_;
 };
 

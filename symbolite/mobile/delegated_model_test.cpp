@@ -8,17 +8,14 @@
 
 #include "symbolite/mobile/model_info.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/text.h"
 
 namespace symbolite::mobile {
 namespace {
 
 using symbolite::testing::fixture_path;
 using symbolite::testing::load_golden;
-
-std::string rstrip(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
+using symbolite::testing::rstrip;
 
 const ModuleNode& child(const ModuleNode& node, const std::string& name) {
   for (const auto& c : node.children) {

@@ -10,6 +10,7 @@
 #include "symbolite/mobile/model_info.h"
 #include "symbolite/support/error.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/text.h"
 
 namespace symbolite::mobile {
 namespace {
@@ -17,11 +18,7 @@ namespace {
 using debuginfo::SymbolicationStatus;
 using symbolite::testing::fixture_path;
 using symbolite::testing::load_golden;
-
-std::string rstrip(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
+using symbolite::testing::rstrip;
 
 std::string replace_first(std::string s, const std::string& from, const std::string& to) {
   auto pos = s.find(from);

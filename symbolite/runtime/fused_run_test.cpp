@@ -17,6 +17,7 @@
 #include "tests/test_support/fixtures.h"
 #include "tests/test_support/forward_call.h"
 #include "tests/test_support/json_tensor.h"
+#include "tests/test_support/loaded_fixture.h"
 #include "tests/test_support/nn_cases.h"
 
 namespace symbolite::runtime {
@@ -24,18 +25,6 @@ namespace {
 
 using ops::IValue;
 using tensor::Tensor;
-
-const mobile::LoadedModel& model(const std::string& name) {
-  static std::map<std::string, mobile::LoadedModel> models;
-  auto it = models.find(name);
-  if (it == models.end()) {
-    it = models
-             .emplace(name,
-                      mobile::LoadedModel::load(testing::fixture_path("models/" + name + ".ptl")))
-             .first;
-  }
-  return it->second;
-}
 
 nlohmann::json calls() {
   std::ifstream in(testing::fixture_path("goldens/fused.json"));
@@ -45,7 +34,8 @@ nlohmann::json calls() {
 // Runs forward on fresh copies of the call's inputs: with the fused code, or under a
 // profiler, which runs the file's code.
 IValue run(const std::string& model_name, const nlohmann::json& call, bool fused) {
-  return testing::run_forward_call(model(model_name), call, /*profiled=*/!fused);
+  return testing::run_forward_call(testing::loaded_fixture(model_name + ".ptl"), call,
+                                   /*profiled=*/!fused);
 }
 
 RunErrorDetails failure(const std::string& model_name, const nlohmann::json& call, bool fused) {
@@ -67,7 +57,8 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 // "fold aten::conv2d" (a convolution applying its batch norm), "+act" (an activation in its
 // epilogue), "identity" (a folded batch norm), "skip" (JMP 1 over an activation).
 std::vector<std::string> rewrites(const std::string& model_name) {
-  const mobile::LoadedFunction& fn = *model(model_name).method("forward");
+  const mobile::LoadedFunction& fn =
+      *testing::loaded_fixture(model_name + ".ptl").method("forward");
   std::vector<std::string> out;
   if (fn.fused_instructions.empty()) return out;
   EXPECT_EQ(fn.fused_instructions.size(), fn.instructions().size());
@@ -110,7 +101,7 @@ TEST(OperatorFusion, FoldsEachEvalBatchNormIntoTheConvolutionBeforeIt) {
       // e: folded; its relu is not in place. f: folded; relu_ comes after a STORE and LOAD.
       "fold aten::conv2d", "identity", "fold aten::conv2d", "identity"};
   EXPECT_EQ(rewrites("fused"), expected);
-  EXPECT_TRUE(model("fused").method("forward")->fused_assumes_root);
+  EXPECT_TRUE(testing::loaded_fixture("fused.ptl").method("forward")->fused_assumes_root);
   const std::vector<std::string> depthwise = {
       // a to e: the batch norm folded, the activation in the convolution's epilogue.
       "fold aten::conv2d +act", "identity", "skip aten::hardswish_",                 //
@@ -142,7 +133,8 @@ TEST(OperatorFusion, FusesActivationsWhereNothingFolds) {
   // A model that sets an attribute: module attributes are not fixed, nothing folds.
   EXPECT_EQ(rewrites("fused_sets_attribute"),
             (std::vector<std::string>{"aten::batch_norm +act", "skip aten::relu_"}));
-  EXPECT_FALSE(model("fused_sets_attribute").method("forward")->fused_assumes_root);
+  EXPECT_FALSE(
+      testing::loaded_fixture("fused_sets_attribute.ptl").method("forward")->fused_assumes_root);
 }
 
 TEST(OperatorFusion, FoldsAreUndoneOnUnbatchedInputs) {
@@ -178,7 +170,7 @@ std::pair<std::vector<std::string>, Tensor> profile_as_run(const std::string& mo
   IValue result;
   {
     profiler::ProfilingScope scope(sink);
-    result = testing::run_forward_call(model(model_name), call);
+    result = testing::run_forward_call(testing::loaded_fixture(model_name + ".ptl"), call);
   }
   std::vector<std::string> names;
   for (const auto& e : sink.events()) {
@@ -217,7 +209,7 @@ TEST(OperatorFusion, ProfilesTheCodeAsItRunsWhenAsked) {
   auto [plain, result] = [&] {
     profiler::RecordingSink sink;
     profiler::ProfilingScope scope(sink);
-    IValue out = testing::run_forward_call(model("fused"), calls()[0]);
+    IValue out = testing::run_forward_call(testing::loaded_fixture("fused.ptl"), calls()[0]);
     std::vector<std::string> names;
     for (const auto& e : sink.events()) names.emplace_back(e.op);
     return std::pair{names, out};
@@ -233,7 +225,7 @@ TEST(OperatorFusion, LeavesTheCallersInputAsItWas) {
   ASSERT_EQ(call["model"], "fused");
   Tensor x = testing::tensor_from_json(call["inputs"][0]);
   Tensor before = x.copy();
-  Interpreter interpreter(model("fused"));
+  Interpreter interpreter(testing::loaded_fixture("fused.ptl"));
   interpreter.run_method("forward", {IValue(x)});
   EXPECT_TRUE(same_bits(x, before));
 }

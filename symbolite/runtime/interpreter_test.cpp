@@ -17,32 +17,22 @@
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/tensor/npy.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/loaded_fixture.h"
 #include "tests/test_support/run_manifest.h"
+#include "tests/test_support/text.h"
 
 namespace symbolite::runtime {
 namespace {
 
 using symbolite::testing::fixture_path;
-
-std::string rstrip(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
-const mobile::LoadedModel& model(const std::string& name) {
-  static std::map<std::string, mobile::LoadedModel> models;
-  auto it = models.find(name);
-  if (it == models.end()) {
-    it = models.emplace(name, mobile::LoadedModel::load(fixture_path("models/" + name))).first;
-  }
-  return it->second;
-}
+using symbolite::testing::loaded_fixture;
+using symbolite::testing::rstrip;
 
 class RunFixture : public ::testing::TestWithParam<int> {};
 
 TEST_P(RunFixture, MatchesPyTorch) {
   const auto& entry = testing::run_manifest()[static_cast<std::size_t>(GetParam())];
-  testing::check_run_entry(entry, model(entry["model"].get<std::string>()));
+  testing::check_run_entry(entry, loaded_fixture(entry["model"].get<std::string>()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, RunFixture,
@@ -61,7 +51,7 @@ TEST(Interpreter, ViewOfTransposedInputFailsAsInPyTorch) {
   ASSERT_FALSE(expected.is_null());
   ops::IValue x = ops::run_op("aten::zeros", {ops::IValue::list({4, 3, 2})});
   ops::IValue xt = ops::run_op("aten::transpose.int", {x, 0, 2});  // randn(4, 3, 2).transpose(0, 2)
-  Interpreter interpreter(model("shape_ops.ptl"));
+  Interpreter interpreter(loaded_fixture("shape_ops.ptl"));
   try {
     interpreter.run_method(expected["method"].get<std::string>(), {xt});
     FAIL() << "expected the call to fail";
@@ -93,7 +83,7 @@ TEST(Interpreter, StrippedModelNamesHandleAndModelId) {
 }
 
 TEST(Interpreter, UnknownMethodAndWrongInputCountAreClear) {
-  Interpreter interpreter(model("nested.ptl"));
+  Interpreter interpreter(loaded_fixture("nested.ptl"));
   try {
     interpreter.run_method("nope", {});
     FAIL();

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/test_support/fixtures.h"
+
 namespace symbolite::testing {
 namespace {
 
@@ -36,6 +38,13 @@ CliResult run_cli(const std::string& args, const std::string& stdin_text) {
   result.err = slurp(dir / "err");
   fs::remove_all(dir);
   return result;
+}
+
+std::string nested() { return fixture_path("models/nested.ptl"); }
+
+std::string direct_call() {
+  std::string dir = fixture_path("run/nested/valid_2/");
+  return nested() + " --method direct --input " + dir + "input_0.npy " + dir + "input_1.npy";
 }
 
 }  // namespace symbolite::testing

@@ -14,4 +14,10 @@ struct CliResult {
 // `args` is appended to the binary path as is (shell syntax); `stdin_text` is fed on stdin.
 CliResult run_cli(const std::string& args, const std::string& stdin_text = "");
 
+// tests/fixtures/models/nested.ptl, the model most CLI tests run.
+std::string nested();
+
+// CLI arguments that run nested.ptl's `direct` method on committed inputs it accepts.
+std::string direct_call();
+
 }  // namespace symbolite::testing

@@ -21,6 +21,17 @@ void check_square(const tensor::Tensor& t, std::string_view fn, std::string_view
 // Got Long", and without `low_precision_ok` "...: Low precision dtypes not supported. Got Half".
 void check_floating(const tensor::Tensor& t, std::string_view fn, bool low_precision_ok = true);
 
+// The rows of each matrix of `t` (its size before the last).
+inline std::int64_t rows_of(const tensor::Tensor& t) { return t.sizes()[t.sizes().size() - 2]; }
+
+// Sizes `batch` followed by a rows x cols matrix.
+inline std::vector<std::int64_t> with_matrix(std::vector<std::int64_t> batch, std::int64_t rows,
+                                             std::int64_t cols) {
+  batch.push_back(rows);
+  batch.push_back(cols);
+  return batch;
+}
+
 // The sizes before the last two, and how many matrices they hold.
 std::vector<std::int64_t> batch_shape(const tensor::Tensor& t);
 std::int64_t batch_count(const tensor::Tensor& t);

@@ -24,9 +24,6 @@
 namespace symbolite::ops::special {
 namespace {
 
-template <typename T>
-constexpr T kNan = std::numeric_limits<T>::quiet_NaN();
-
 // Half an ulp at 1 (Cephes' MACHEP): the series below stop when a term is this small relative to
 // their sum.
 template <typename T>

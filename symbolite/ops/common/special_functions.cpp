@@ -17,11 +17,6 @@
 namespace symbolite::ops::special {
 namespace {
 
-template <typename T>
-constexpr T kInf = std::numeric_limits<T>::infinity();
-template <typename T>
-constexpr T kNan = std::numeric_limits<T>::quiet_NaN();
-
 // Cephes polevl: c[0] x^n + ... + c[n], coefficients highest power first.
 template <typename T, std::size_t N>
 T polevl(T x, const T (&c)[N]) {

@@ -7,8 +7,15 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 namespace symbolite::ops::special {
+
+// Infinity and NaN of T, as the algorithms' sources write them.
+template <typename T>
+inline constexpr T kInf = std::numeric_limits<T>::infinity();
+template <typename T>
+inline constexpr T kNan = std::numeric_limits<T>::quiet_NaN();
 
 // The inverse of erf: ±inf at ±1, NaN outside [-1, 1].
 template <typename T>

@@ -313,20 +313,20 @@ void block_baseline(const float* in, const float* weight, const float* bias, flo
   Block<Vec4>::run(in, weight, bias, out, g, n, oc0, lanes, oy0, oy1, fused, padded, result);
 }
 
-struct Kernel {
+struct LaneKernel {
   BlockFn fn;
   std::int64_t lanes;
 };
 
 // The widest version this CPU runs, chosen once.
-Kernel best_kernel() {
-  static const Kernel best = [] {
+LaneKernel best_kernel() {
+  static const LaneKernel best = [] {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return Kernel{&block_avx512, 16};
+    if (__builtin_cpu_supports("avx512f")) return LaneKernel{&block_avx512, 16};
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      return Kernel{&block_avx2, 8};
+      return LaneKernel{&block_avx2, 8};
     }
-    return Kernel{&block_baseline, 4};
+    return LaneKernel{&block_baseline, 4};
   }();
   return best;
 }
@@ -335,7 +335,7 @@ Kernel best_kernel() {
 
 void depthwise_conv2d_interleaved(const float* in, const float* weight, const float* bias,
                                   float* out, const ConvGeometry& g, const Epilogue* fused) {
-  const Kernel kernel = best_kernel();
+  const LaneKernel kernel = best_kernel();
   const std::int64_t blocks = (g.o + kernel.lanes - 1) / kernel.lanes;
   // The epilogue on the interleaved result where vector_math's vectors are the block's (one
   // call a block; plane by plane, a 7x7 plane is a call for three vectors and a tail).

@@ -12,7 +12,7 @@ namespace symbolite::ops {
 namespace {
 
 // Multiply-adds per thread below which a product stays on one thread.
-constexpr std::int64_t kMultiplyAddsPerThread = std::int64_t{1} << 16;
+constexpr std::int64_t kGemvMultiplyAddsPerThread = std::int64_t{1} << 16;
 
 // The sums of the 16 lanes of four vectors, in the lanes of one: halves of each added, then
 // adjacent pairs (a fixed tree: a row's sum has the same bits whichever rows it is reduced
@@ -114,7 +114,7 @@ bool sgemv(bool trans_b, std::int64_t n, std::int64_t k, float alpha, const floa
   if (!cpu_has_avx512f()) return false;
   // Columns per piece: enough multiply-adds to pay for a hand-off, in whole vectors.
   const std::int64_t grain =
-      std::max<std::int64_t>(16, (kMultiplyAddsPerThread / std::max<std::int64_t>(1, k)) & ~15);
+      std::max<std::int64_t>(16, (kGemvMultiplyAddsPerThread / std::max<std::int64_t>(1, k)) & ~15);
   parallel_for(n, grain, [&](std::int64_t first, std::int64_t last) {
     if (trans_b) {
       dot_rows(first, last, k, alpha, a, b, ldb, beta, c);

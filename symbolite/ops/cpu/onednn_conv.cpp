@@ -26,7 +26,7 @@ using onednn::stream;
 using Dims = memory::dims;
 
 // Multiply-adds a thread takes at least: below, the convolution runs as one primitive.
-constexpr std::int64_t kMultiplyAddsPerThread = std::int64_t{1} << 20;
+constexpr std::int64_t kConvMultiplyAddsPerThread = std::int64_t{1} << 20;
 // Output channels go to threads in multiples of oneDNN's AVX-512 channel block.
 constexpr std::int64_t kChannelBlock = 16;
 // A band of output rows writes at most about this much (a quarter of a 2 MiB L2): ResNet's
@@ -395,7 +395,7 @@ bool onednn_conv2d(const float* in, const Bytes& weight_bytes, float* out, const
                    const ChannelsDone& done) {
   if (!onednn_conv2d_shape(g) || weight_bytes.owner() == nullptr) return false;
   const std::int64_t work = g.n * g.o * g.oh * g.ow * g.c * g.kh * g.kw;
-  const std::int64_t threads = threads_for(work, kMultiplyAddsPerThread);
+  const std::int64_t threads = threads_for(work, kConvMultiplyAddsPerThread);
   const std::int64_t slices =
       std::clamp<std::int64_t>(threads, 1, (g.o + kChannelBlock - 1) / kChannelBlock);
   std::shared_ptr<const ConvPlan> plan =

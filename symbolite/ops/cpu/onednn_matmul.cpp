@@ -29,7 +29,7 @@ using Dims = memory::dims;
 // Products below this many multiply-adds keep sgemm: a primitive call costs microseconds.
 constexpr std::int64_t kMinMultiplyAdds = std::int64_t{1} << 18;
 // Multiply-adds a thread takes at least: below, the product runs as one primitive.
-constexpr std::int64_t kMultiplyAddsPerThread = std::int64_t{1} << 20;
+constexpr std::int64_t kMatmulMultiplyAddsPerThread = std::int64_t{1} << 20;
 // Columns go to threads in blocks of at least this many (multiples of 16).
 constexpr std::int64_t kMinColumnsPerThread = 64;
 // The weights' layout is chosen for products of this many rows and kept for all: a copy of
@@ -179,7 +179,7 @@ bool onednn_matmul_by_file_rows(const Bytes& a, const float* b, std::int64_t ldb
                                 const std::function<void(std::int64_t, std::int64_t)>& done) {
   if (n > kShortRows || !onednn_matmul_size(m, n, k) || a.owner() == nullptr) return false;
   const std::int64_t slices = std::clamp<std::int64_t>(
-      threads_for(m * n * k, kMultiplyAddsPerThread), 1, std::max<std::int64_t>(1, m / 16));
+      threads_for(m * n * k, kMatmulMultiplyAddsPerThread), 1, std::max<std::int64_t>(1, m / 16));
   auto plan = weight_plans<RowsPlan>().get(
       a, {m, n, k, ldb, ldc, slices}, [&] { return make_rows_plan(m, n, k, ldb, ldc, slices); });
   if (!plan) return false;
@@ -224,7 +224,7 @@ bool onednn_matmul(const float* a, std::int64_t lda, const Bytes& b, bool b_tran
                    std::int64_t ldc, const float* bias) {
   if (!onednn_matmul_size(m, n, k) || b.owner() == nullptr) return false;
   const std::int64_t slices =
-      std::clamp<std::int64_t>(threads_for(m * n * k, kMultiplyAddsPerThread), 1,
+      std::clamp<std::int64_t>(threads_for(m * n * k, kMatmulMultiplyAddsPerThread), 1,
                                std::max<std::int64_t>(1, n / kMinColumnsPerThread));
   auto weights = weight_plans<MatmulWeights>().get(b, {b_transposed, n, k, slices}, [&] {
     return reorder_weights(b, b_transposed, n, k, slices);

@@ -26,14 +26,6 @@ using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
-Ints with_matrix(Ints batch, std::int64_t rows, std::int64_t cols) {
-  batch.push_back(rows);
-  batch.push_back(cols);
-  return batch;
-}
-
-std::int64_t rows_of(const Tensor& t) { return t.sizes()[t.sizes().size() - 2]; }
-
 // A LAPACK workspace size from its query (a float), as PyTorch reads it.
 template <typename T>
 int work_size(T query) {

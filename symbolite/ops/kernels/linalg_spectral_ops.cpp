@@ -25,14 +25,6 @@ using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
-std::int64_t rows_of(const Tensor& t) { return t.sizes()[t.sizes().size() - 2]; }
-
-Ints with_matrix(Ints batch, std::int64_t rows, std::int64_t cols) {
-  batch.push_back(rows);
-  batch.push_back(cols);
-  return batch;
-}
-
 IValue double_scalar(double v) { return scalar_tensor(IValue(v), DType::kFloat64); }
 
 IValue unsqueeze_last(const IValue& t) {

@@ -14,11 +14,13 @@
 #include "symbolite/runtime/interpreter.h"
 #include "symbolite/runtime/run_error.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/text.h"
 
 namespace symbolite::runtime {
 namespace {
 
 using symbolite::testing::fixture_path;
+using symbolite::testing::rstrip;
 
 nlohmann::json golden(const std::string& name) {
   std::ifstream in(fixture_path("goldens/" + name + ".json"));
@@ -35,11 +37,6 @@ std::vector<ops::IValue> inputs_of(const nlohmann::json& values) {
     inputs.emplace_back(std::move(t));
   }
   return inputs;
-}
-
-std::string rstrip(std::string s) {
-  while (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
 }
 
 // PyTorch names the function of a delegate's outer frames `<unknown>`; symbolite names them.
