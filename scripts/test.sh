@@ -2,7 +2,7 @@
 # Builds and runs every test: the unit tests and the PyTorch interop suite (warnings are
 # errors), the unit tests and every fuzz corpus again under AddressSanitizer +
 # UndefinedBehaviorSanitizer, and the threaded tests under ThreadSanitizer.
-#   scripts/test.sh                    what CI runs (about 45 minutes on 2 cores)
+#   scripts/test.sh                    what CI runs (about 35 minutes on 2 cores)
 #   FUZZ_SECONDS=60 scripts/test.sh    also a clang libFuzzer build and that many seconds of
 #                                      fuzzing per harness (scripts/fuzz.sh; by hand)
 # CI's trees carry line tables only (-g1): full debug info costs a third of the build time
