@@ -21,6 +21,9 @@ for arg in "$@"; do
   esac
 done
 jobs=$(nproc)
+# The commit a full run vouches for: the one checked out when it starts, in a clean tree.
+linted=$(git rev-parse HEAD)
+[ -z "$(git status --porcelain)" ] || linted=
 
 mapfile -t cxx < <(git ls-files '*.cpp' '*.h' | grep -v '^tests/fixtures/')
 echo "== clang-format: ${#cxx[@]} files"
@@ -54,8 +57,8 @@ if [ "${#sources[@]}" -ne 0 ]; then
     exit 1
   fi
 fi
-if [ "$all" = 1 ] && [ -z "$(git status --porcelain)" ]; then
-  echo "$(git rev-parse HEAD) every library source clang-tidy clean (scripts/lint.sh --all, $(date -u +%F))" >scripts/tidy-baseline
+if [ "$all" = 1 ] && [ -n "$linted" ]; then
+  echo "$linted every library source clang-tidy clean (scripts/lint.sh --all, $(date -u +%F))" >scripts/tidy-baseline
   echo "lint: scripts/tidy-baseline moved to HEAD"
 fi
 echo "lint: clean"
