@@ -1,5 +1,7 @@
 #include "symbolite/debuginfo/handle_table_reader.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "symbolite/support/error.h"
@@ -8,18 +10,26 @@ namespace symbolite::debuginfo {
 
 HandleTable::HandleTable(std::int64_t bytecode_version, std::vector<FunctionHandles> functions)
     : bytecode_version_(bytecode_version), functions_(std::move(functions)) {
+  index_.reserve(instruction_count());
   for (std::size_t f = 0; f < functions_.size(); ++f) {
     const auto& handles = functions_[f].handles;
     for (std::size_t i = 0; i < handles.size(); ++i) {
-      if (handles[i] != kInvalidDebugHandle) index_.emplace(handles[i], std::make_pair(f, i));
+      if (handles[i] != kInvalidDebugHandle) index_.push_back({handles[i], f, i});
     }
+  }
+  // Exporters number handles in the order they write instructions, so the sort is usually
+  // skipped; stable, so a handle's first site stays first.
+  auto by_handle = [](const Site& a, const Site& b) { return a.handle < b.handle; };
+  if (!std::is_sorted(index_.begin(), index_.end(), by_handle)) {
+    std::stable_sort(index_.begin(), index_.end(), by_handle);
   }
 }
 
 std::optional<InstructionSite> HandleTable::site_of(DebugHandle handle) const {
-  auto it = index_.find(handle);
-  if (it == index_.end()) return std::nullopt;
-  return InstructionSite{functions_[it->second.first].function, it->second.second};
+  auto it = std::lower_bound(index_.begin(), index_.end(), handle,
+                             [](const Site& site, DebugHandle h) { return site.handle < h; });
+  if (it == index_.end() || it->handle != handle) return std::nullopt;
+  return InstructionSite{functions_[it->function].function, it->instruction};
 }
 
 const FunctionHandles* HandleTable::find(std::string_view function) const {

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "symbolite/debuginfo/debug_info.h"
@@ -41,9 +40,17 @@ class HandleTable {
   std::size_t instruction_count() const;
 
  private:
+  struct Site {
+    DebugHandle handle;
+    std::size_t function;  // index into functions_
+    std::size_t instruction;
+  };
+
   std::int64_t bytecode_version_ = 0;
   std::vector<FunctionHandles> functions_;
-  std::unordered_map<DebugHandle, std::pair<std::size_t, std::size_t>> index_;
+  // Every valid handle's site, ordered by handle, the first site of a handle first: one
+  // allocation where a hash map made one per instruction (a tenth of loading a model).
+  std::vector<Site> index_;
 };
 
 // Throws Error(kModel) naming the function on malformed shapes.
