@@ -54,8 +54,11 @@ constexpr std::array<std::pair<std::string_view, OpCode>, 42> kNames = {{
 }  // namespace
 
 std::optional<OpCode> opcode_from_name(std::string_view name) {
+  if (name.empty()) return std::nullopt;
+  // Called once per instruction a model loads: size and first letter rule out most names
+  // before a byte comparison is called for.
   for (const auto& [n, op] : kNames) {
-    if (n == name) return op;
+    if (n.size() == name.size() && n[0] == name[0] && n == name) return op;
   }
   return std::nullopt;
 }
