@@ -9,7 +9,8 @@
 #   scripts/tidy-baseline (a .cpp, or the .cpp beside a changed .h): on a 2-core machine a run
 #   over all of them takes longer than the rest of CI together.
 #   --all runs it over every source, and on zero findings in a clean tree moves the baseline
-#   to HEAD (commit that); run it by hand after changes to headers many sources include.
+#   to the commit it started on (commit that); run it by hand after changes to headers many
+#   sources include.
 #   clang-format -i FILE    applies the format to a file
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +60,6 @@ if [ "${#sources[@]}" -ne 0 ]; then
 fi
 if [ "$all" = 1 ] && [ -n "$linted" ]; then
   echo "$linted every library source clang-tidy clean (scripts/lint.sh --all, $(date -u +%F))" >scripts/tidy-baseline
-  echo "lint: scripts/tidy-baseline moved to HEAD"
+  echo "lint: scripts/tidy-baseline moved to ${linted:0:12}"
 fi
 echo "lint: clean"

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <map>
 
 #include <gtest/gtest.h>
 

@@ -314,16 +314,18 @@ std::vector<std::uint8_t> write_npy(const Tensor& tensor) {
   }
 
   Tensor data = tensor.contiguous();
-  // Sized once and filled in place: GCC 12 warns of an overflow that cannot happen when it
-  // inlines a chain of inserts into a reserved vector (-Wstringop-overflow).
-  std::vector<std::uint8_t> out(prefix + dict.size() + data.nbytes());
+  // The header filled in place, the data appended: GCC 12 warns of an overflow that cannot
+  // happen when it inlines a chain of inserts into a reserved vector (-Wstringop-overflow).
+  std::vector<std::uint8_t> out;
+  out.reserve(prefix + dict.size() + data.nbytes());
+  out.resize(prefix + dict.size());
   std::uint8_t* at = std::copy(kMagic.begin(), kMagic.end(), out.data());
   *at++ = 1;
   *at++ = 0;
   *at++ = static_cast<std::uint8_t>(dict.size() & 0xff);
   *at++ = static_cast<std::uint8_t>(dict.size() >> 8);
-  at = std::copy(dict.begin(), dict.end(), at);
-  std::copy(data.raw_data(), data.raw_data() + data.nbytes(), at);
+  std::copy(dict.begin(), dict.end(), at);
+  out.insert(out.end(), data.raw_data(), data.raw_data() + data.nbytes());
   return out;
 }
 
