@@ -10,7 +10,7 @@ set -euo pipefail
 
 profile=${1:-build}
 packages=(g++ cmake make ccache pkg-config zlib1g-dev libfmt-dev nlohmann-json3-dev libcli11-dev libxxhash-dev libdeflate-dev
-          libopenblas-serial-dev libsleef-dev libdnnl-dev libxnnpack-dev libpthreadpool-dev
+          libmimalloc-dev libopenblas-serial-dev libsleef-dev libdnnl-dev libxnnpack-dev libpthreadpool-dev
           pybind11-dev python3-dev python3-numpy)
 if [ "$profile" = test ]; then
   packages+=(libgtest-dev googletest libbenchmark-dev clang libclang-rt-14-dev clang-format clang-tidy
