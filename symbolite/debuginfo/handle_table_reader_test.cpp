@@ -41,7 +41,7 @@ TEST(HandleTable, EveryHandleOfEveryFixtureLeadsToItsFirstInstruction) {
     SCOPED_TRACE(name);
     ModelDebugInfo info;
     try {
-      info = ModelDebugInfo::load_handles(
+      info = ModelDebugInfo::load(
           archive::ModelArchive::open(testing::fixture_path("models/" + name)));
     } catch (const Error&) {
       continue;  // the fixtures that are broken on purpose

@@ -49,13 +49,16 @@ ModelDebugInfo ModelDebugInfo::load(const archive::ModelArchive& archive) {
   return info;
 }
 
-ModelDebugInfo ModelDebugInfo::load_handles(const archive::ModelArchive& archive) {
+ModelDebugInfo ModelDebugInfo::find_records(const archive::ModelArchive& archive) {
   ModelDebugInfo info;
   if (archive.has_record(kCallstackMap)) {
     info.has_callstack_map = true;
     info.callstack_map_size = archive.record_size(kCallstackMap).value_or(0);
   }
-  read_handle_table_record(archive, info);
+  if (archive.has_record(kHandleTable)) {
+    info.has_handle_table = true;
+    info.handle_table_size = archive.record_size(kHandleTable).value_or(0);
+  }
   return info;
 }
 

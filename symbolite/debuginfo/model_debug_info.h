@@ -37,9 +37,9 @@ struct ModelDebugInfo {
   // Reads whatever debug records `archive` holds. Throws Error (naming archive and entry)
   // when a record that is present is malformed.
   static ModelDebugInfo load(const archive::ModelArchive& archive);
-  // What running needs: the per-instruction handle table, and whether a call-stack map is
-  // there (has_callstack_map, callstack_map_size); source ranges and call stacks are not read.
-  static ModelDebugInfo load_handles(const archive::ModelArchive& archive);
+  // What loading for running needs: whether the call-stack map and the handle table are
+  // there, and their sizes (has_* and *_size); no record is decoded.
+  static ModelDebugInfo find_records(const archive::ModelArchive& archive);
 };
 
 }  // namespace symbolite::debuginfo

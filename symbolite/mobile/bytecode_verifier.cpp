@@ -14,12 +14,6 @@ class Verifier {
   explicit Verifier(const LoadedFunction& fn) : fn_(fn) {}
 
   void run() {
-    if (!fn_.debug_handles.empty() && fn_.debug_handles.size() != fn_.instructions().size()) {
-      throw Error(
-          ErrorKind::kModel,
-          fmt::format("verifier: {}: {} debug handles for {} instructions", fn_.qualified_name(),
-                      fn_.debug_handles.size(), fn_.instructions().size()));
-    }
     for (pc_ = 0; pc_ < fn_.instructions().size(); ++pc_) check(fn_.instructions()[pc_]);
     for (pc_ = 0; pc_ < fn_.instructions().size(); ++pc_)
       check_not_endless(fn_.instructions()[pc_]);

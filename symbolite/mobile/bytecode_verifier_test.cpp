@@ -76,12 +76,5 @@ TEST(BytecodeVerifier, RejectsJumpsOutsideTheFunction) {
   EXPECT_TRUE(mentions(rejection({OpCode::kLoop, 1, 1}), "LOOP needs"));
 }
 
-TEST(BytecodeVerifier, RequiresOneDebugHandlePerInstruction) {
-  auto fn = function_with({OpCode::kDrop, 0, 0});
-  fn.debug_handles = {1, 2, 3};
-  auto e = error_from([&] { verify_function(fn); });
-  EXPECT_TRUE(mentions(e.what(), "3 debug handles for 5 instructions")) << e.what();
-}
-
 }  // namespace
 }  // namespace symbolite::mobile

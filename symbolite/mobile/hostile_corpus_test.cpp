@@ -63,8 +63,10 @@ void open_as(const std::string& path, const nlohmann::json& entry) {
     auto symbolicator = model.symbolicator();
     for (auto handle : model.debug.table.handles()) symbolicator.symbolicate(handle);
   } else if (how == "runtime") {
-    // Loading for running: decode every function, resolve its operators, verify its code.
-    LoadedModel::load(path);
+    // Loading for running: decode every function, resolve its operators, verify its code;
+    // then what a failure or a profile reads: each function's debug handles.
+    LoadedModel model = LoadedModel::load(path);
+    for (const auto& [name, fn] : model.functions) fn.debug_handles();
   } else if (how == "sidecar") {
     auto sidecar = debuginfo::SidecarReader::open(path);
     debuginfo::Symbolicator symbolicator(sidecar);

@@ -144,10 +144,12 @@ void LoadedModel::require_operators() const {
     std::string line = fmt::format("  {} (used in {}, instruction {}", single_line(m.name),
                                    single_line(m.function), m.instruction);
     const auto& fn = functions.at(m.function);
-    if (symbolicator && debug_error.empty() && m.instruction < fn.debug_handles.size()) {
+    if (symbolicator && debug_error.empty()) {
       try {
-        auto s = symbolicator->resolve(fn.debug_handles[m.instruction]);
-        if (!s.module_hierarchy.empty()) line += ": " + s.module_hierarchy;
+        if (auto handle = fn.debug_handle(m.instruction)) {
+          auto s = symbolicator->resolve(*handle);
+          if (!s.module_hierarchy.empty()) line += ": " + s.module_hierarchy;
+        }
       } catch (const Error& e) {
         debug_error = e.text();
       }
@@ -207,13 +209,26 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
     }
   }
 
+  // The handle table is a debug record: decoded on the first failure, profile or delegate call.
+  std::shared_ptr<const LazyHandleTable> handle_table;
+  if (info->debug.has_handle_table) {
+    std::vector<LazyHandleTable::Function> numbered;
+    for (const auto& fn : info->bytecode->functions) {
+      numbered.push_back({fn.qualified_name, fn.instructions.size()});
+    }
+    handle_table = std::make_shared<const LazyHandleTable>(info->archive, std::move(numbered));
+  }
+
   ValueConverter constants(info->archive, "constants");
   std::vector<MissingOperatorUse> missing;
   // Errors in a function's code name the file and record they came from.
   with_context(fmt::format("{}: bytecode.pkl", path), [&] {
-    for (const auto& fn : info->bytecode->functions) {
+    for (std::size_t index = 0; index < info->bytecode->functions.size(); ++index) {
+      const BytecodeFunction& fn = info->bytecode->functions[index];
       LoadedFunction loaded;
       loaded.code = std::shared_ptr<const BytecodeFunction>(info, &fn);  // keeps `info` alive
+      loaded.handle_table = handle_table;
+      loaded.handle_table_index = index;
       if (fn.register_size < 0) {
         throw Error(ErrorKind::kModel,
                     fmt::format("{}: negative register_size", fn.qualified_name));
@@ -227,9 +242,6 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
       });
       for (const auto& arg : fn.arguments) {
         loaded.argument_defaults.push_back(constants.convert(arg.default_value));
-      }
-      if (const auto* handles = info->debug.handles.find(fn.qualified_name)) {
-        loaded.debug_handles = handles->handles;
       }
       for (std::size_t i = 0; i < fn.operators.size(); ++i) {
         const auto& ref = fn.operators[i];

@@ -18,6 +18,7 @@
 #include "symbolite/archive/model_archive.h"
 #include "symbolite/debuginfo/debug_info_source.h"
 #include "symbolite/mobile/bytecode.h"
+#include "symbolite/mobile/lazy_handle_table.h"
 #include "symbolite/ops/common/activation.h"
 #include "symbolite/ops/registry/epilogue_kernels.h"
 #include "symbolite/ops/registry/ivalue.h"
@@ -68,7 +69,10 @@ struct LoadedFunction {
   std::vector<ops::IValue> constants;          // code->constants as runtime values
   std::vector<ops::IValue> argument_defaults;  // code->arguments' defaults, including self's
   std::size_t register_size = 0;               // registers the code uses, ≤ code->register_size
-  std::vector<debuginfo::DebugHandle> debug_handles;  // per instruction; empty if unknown
+  // The model's debug handles (mobile_debug_handles.pkl), decoded on first use, and this
+  // function's number in it; null when the file has none.
+  std::shared_ptr<const LazyHandleTable> handle_table;
+  std::size_t handle_table_index = 0;
   // The code with fused operators (operator_fusion.h), index for index; empty if none fuse.
   std::vector<Instruction> fused_instructions;
   // Whether that code folds values read from the root module (batch_norm_folding.h): it
@@ -79,6 +83,17 @@ struct LoadedFunction {
     return code->qualified_name;
   }  // "__torch__.Top.forward"
   const std::vector<Instruction>& instructions() const { return code->instructions; }
+  // One debug handle per instruction, or null when the file has none for this function. The
+  // first call decodes the model's handle table; a damaged one throws its Error, each time.
+  const std::vector<debuginfo::DebugHandle>* debug_handles() const {
+    return handle_table ? handle_table->handles_of(handle_table_index) : nullptr;
+  }
+  // The handle of instruction `pc`, if the file has one (-1 included, as the file has it).
+  std::optional<debuginfo::DebugHandle> debug_handle(std::size_t pc) const {
+    const auto* handles = debug_handles();
+    if (handles == nullptr || pc >= handles->size()) return std::nullopt;
+    return (*handles)[pc];
+  }
   // "forward" of "__torch__.Top.forward".
   std::string short_name() const;
 };

@@ -55,7 +55,8 @@ TEST(ModelLoader, ModulesParametersAndMethodsLoad) {
     auto methods = model.method_names();
     EXPECT_NE(std::find(methods.begin(), methods.end(), "forward"), methods.end());
     ASSERT_NE(model.method("forward"), nullptr);
-    EXPECT_EQ(model.method("forward")->debug_handles.size(),
+    ASSERT_NE(model.method("forward")->debug_handles(), nullptr);
+    EXPECT_EQ(model.method("forward")->debug_handles()->size(),
               model.method("forward")->instructions().size());
     EXPECT_TRUE(model.debug != nullptr);
     const auto& root = model.root.to_object();

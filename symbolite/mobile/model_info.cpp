@@ -73,7 +73,7 @@ ModelInfo ModelInfo::from_archive(archive::ModelArchive archive, Contents conten
         archive, "bytecode.pkl", [](const pickle::Value& v) { return read_bytecode(v); });
   }
   auto debug = all ? debuginfo::ModelDebugInfo::load(archive)
-                   : debuginfo::ModelDebugInfo::load_handles(archive);
+                   : debuginfo::ModelDebugInfo::find_records(archive);
   return ModelInfo{std::move(archive), std::move(bytecode), std::move(modules), std::move(debug),
                    contents,           operator_version};
 }

@@ -22,8 +22,9 @@ struct ModelInfo {
   debuginfo::ModelDebugInfo debug;
 
   // What to read: everything (inspection, symbolication), or what running needs — the
-  // bytecode and the handle table, with data.pkl left to the loader and the debug records to
-  // when they are first needed (mobile/lazy_debug_source.h).
+  // bytecode, with data.pkl left to the loader and the debug records (the handle table
+  // included) to when they are first needed (mobile/lazy_debug_source.h,
+  // mobile/lazy_handle_table.h).
   enum class Contents { kAll, kForRunning };
   Contents contents = Contents::kAll;
   // The archive's `version` record (PyTorch's operator version, not the bytecode version):

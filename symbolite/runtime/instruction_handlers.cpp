@@ -121,7 +121,7 @@ bool call_custom_class(const mobile::LoadedFunction& fn, Stack& stack, const Ins
                        std::make_move_iterator(stack.end()));
   ops::drop(stack, as_index(ins.n));
   // Profile events from inside the delegate name this call (profiled_op.h).
-  DelegateCallScope scope(handle_at(fn, pc));
+  DelegateCallScope scope(handle_if_readable(fn, pc));
   IValue result = custom->call(method, args);
   stack.push_back(std::move(result));
   return true;

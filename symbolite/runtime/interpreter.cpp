@@ -56,6 +56,10 @@ IValue Interpreter::run_method(std::string_view name, std::vector<IValue> inputs
     throw Error(ErrorKind::kUsage, fmt::format("{}() takes {} inputs, got {}", fn->short_name(),
                                                fn->argument_defaults.size() - 1, inputs.size()));
   }
+  // A profile names each event's debug handle: the model's handle table is decoded before
+  // the run, so a damaged one refuses the profile with its own error rather than failing an
+  // instruction of the model.
+  if (profiler::current_sink() != nullptr) fn->debug_handles();
   executed_ = 0;
   next_check_ = 0;  // the first instruction checks, and sets the next point
   started_ = std::chrono::steady_clock::now();
@@ -78,8 +82,12 @@ void Interpreter::fail(const mobile::LoadedFunction& fn, std::size_t pc, std::st
   d.function = fn.qualified_name();
   d.instruction = pc;
   d.model_id = to_hex(model_.model_id());
-  if (pc < fn.debug_handles.size()) d.handle = fn.debug_handles[pc];
   d.delegate_handle = delegate_handle;
+  try {
+    d.handle = fn.debug_handle(pc);
+  } catch (const Error& e) {
+    d.debug_info_error = e.text();  // a damaged handle table must not hide the model's error
+  }
   if (d.handle && symbolicator_) {
     try {
       auto s = delegate_handle ? symbolicator_->symbolicate_delegated(*d.handle, *delegate_handle)

@@ -72,8 +72,8 @@ std::vector<profiler::OpEvent> profile(const Case& c, std::uint32_t details) {
 // The operator an instruction with `handle` calls (handles are unique per instruction).
 const mobile::ResolvedOperator* operator_of(debuginfo::DebugHandle handle) {
   for (const auto& [name, fn] : nested().functions) {
-    for (std::size_t pc = 0; pc < fn.debug_handles.size(); ++pc) {
-      if (fn.debug_handles[pc] != handle) continue;
+    for (std::size_t pc = 0; pc < fn.instructions().size(); ++pc) {
+      if (fn.debug_handle(pc) != handle) continue;
       const auto& ins = fn.instructions()[pc];
       if (ins.op != mobile::OpCode::kOp && ins.op != mobile::OpCode::kOpN) return nullptr;
       return &fn.operators[static_cast<std::size_t>(ins.x)];

@@ -682,19 +682,19 @@ def newline_names():
         (HERE / name).write_bytes(buf.getvalue())
 
 
-def damaged_call_stacks():
-    """nested.ptl whose callstack_debug_map.pkl is damaged (a pickle cut short). Running reads
-    debug records only when a failure needs them: the model runs, and a failure is reported
-    whole with its handle and why it is not symbolicated; inspect and symbolicate refuse the
+def damaged_record(record, name):
+    """nested.ptl whose `record` is damaged (a pickle cut short). Running reads debug records
+    only when a failure, profile or delegate call needs them: the model runs, and a failure
+    is reported whole with why it is not symbolicated; inspect and symbolicate refuse the
     file. Not in expected.json (running it succeeds)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(NESTED) as src, zipfile.ZipFile(buf, "w") as dst:
         for info in src.infolist():
             data = src.read(info.filename)
-            if info.filename.endswith("callstack_debug_map.pkl"):
+            if info.filename.endswith("/" + record):
                 data = data[: len(data) // 2]
             dst.writestr(info, data)
-    (HERE / "damaged_call_stacks.ptl").write_bytes(buf.getvalue())
+    (HERE / name).write_bytes(buf.getvalue())
 
 
 def main():
@@ -708,7 +708,8 @@ def main():
     sidecar_cases()
     control_chars()
     newline_names()
-    damaged_call_stacks()
+    damaged_record("callstack_debug_map.pkl", "damaged_call_stacks.ptl")
+    damaged_record("mobile_debug_handles.pkl", "damaged_handle_table.ptl")
     (HERE / "expected.json").write_text(json.dumps(cases, indent=1, sort_keys=True) + "\n")
 
 
