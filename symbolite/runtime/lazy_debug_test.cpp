@@ -39,17 +39,23 @@ RunErrorDetails failure_of(const mobile::LoadedModel& model) {
   return {};
 }
 
+// The model's own message for the broadcast failure, whatever its debug info.
+constexpr const char* kBroadcastFailure =
+    "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0";
+
+// nested.ptl with one debug record damaged (tests/hostile/make_hostile.py, damaged_record).
+mobile::LoadedModel damaged(const std::string& name) {
+  return mobile::LoadedModel::load(symbolite::testing::source_path("tests/hostile/" + name));
+}
+
 TEST(LazyDebug, ADamagedCallStackMapLoadsRunsAndStillReportsTheFailure) {
-  auto model = mobile::LoadedModel::load(
-      symbolite::testing::source_path("tests/hostile/damaged_call_stacks.ptl"));
+  auto model = damaged("damaged_call_stacks.ptl");
   ASSERT_NE(model.debug, nullptr);
   EXPECT_EQ(model.top_type, "__torch__.model_defs.Nested");
   Interpreter(model).run_method("forward", inputs("nested/valid_0"));  // runs
 
   RunErrorDetails d = failure_of(model);
-  EXPECT_EQ(
-      d.message,
-      "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
+  EXPECT_EQ(d.message, kBroadcastFailure);
   ASSERT_TRUE(d.handle.has_value());
   EXPECT_TRUE(d.module_hierarchy.empty());
   EXPECT_NE(d.debug_info_error.find("callstack_debug_map.pkl"), std::string::npos)
@@ -69,14 +75,11 @@ TEST(LazyDebug, ADamagedCallStackMapLoadsRunsAndStillReportsTheFailure) {
 }
 
 TEST(LazyDebug, ADamagedHandleTableLoadsRunsReportsTheFailureAndRefusesAProfile) {
-  auto model = mobile::LoadedModel::load(
-      symbolite::testing::source_path("tests/hostile/damaged_handle_table.ptl"));
+  auto model = damaged("damaged_handle_table.ptl");
   Interpreter(model).run_method("forward", inputs("nested/valid_0"));  // runs
 
   RunErrorDetails d = failure_of(model);
-  EXPECT_EQ(
-      d.message,
-      "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
+  EXPECT_EQ(d.message, kBroadcastFailure);
   EXPECT_FALSE(d.handle.has_value());
   EXPECT_EQ(d.instruction,
             failure_of(mobile::LoadedModel::load(fixture_path("models/nested.ptl"))).instruction);
