@@ -1,9 +1,9 @@
 // The load-time bytecode verifier: every operand of every instruction is checked before
 // anything runs — register indices within register_size, constant, operator and type
 // indices in range, jump targets inside the function (the handle table, a debug record, is
-// checked when it is first decoded: mobile/lazy_handle_table.h). A malformed model is rejected at load with Error(kModel) naming the
-// function and instruction; nothing malformed reaches the interpreter, which can then index
-// without checks.
+// checked when it is first decoded: mobile/lazy_handle_table.h). A malformed model is
+// rejected at load with Error(kModel) naming the function and instruction; nothing malformed
+// reaches the interpreter, which can then index without checks.
 #pragma once
 
 #include "symbolite/mobile/loaded_model.h"

@@ -1,7 +1,8 @@
 // A model's own debug info, decoded when first asked for: loading a model for running reads
 // none of its debug records, and the source ranges and call stacks (most of a debug build's
 // records, and half its load time) wait for the first failure, profile or symbolication (the
-// per-instruction handles: mobile/lazy_handle_table.h). Safe to use from several threads: the first caller decodes, once.
+// per-instruction handles: mobile/lazy_handle_table.h). Safe to use from several threads:
+// the first caller decodes, once.
 #pragma once
 
 #include <exception>
