@@ -9,18 +9,10 @@ constexpr std::string_view kCallstackMap = "callstack_debug_map.pkl";
 constexpr std::string_view kHandleTable = "mobile_debug_handles.pkl";
 constexpr std::string_view kSourceRangeSuffix = ".debug_pkl";
 
-void read_handle_table_record(const archive::ModelArchive& archive, ModelDebugInfo& info) {
-  if (!archive.has_record(kHandleTable)) return;
-  info.has_handle_table = true;
-  info.handle_table_size = archive.record_size(kHandleTable).value_or(0);
-  info.handles = archive::decode_pickle_record(
-      archive, kHandleTable, [](const pickle::Value& v) { return read_handle_table(v); });
-}
-
 }  // namespace
 
 ModelDebugInfo ModelDebugInfo::load(const archive::ModelArchive& archive) {
-  ModelDebugInfo info;
+  ModelDebugInfo info = find_records(archive);
   // PyTorch reads every record ending in .debug_pkl (code/*.debug_pkl and
   // delegated_backends.debug_pkl alike) into one tag map.
   std::size_t record_bytes = 0;
@@ -38,14 +30,15 @@ ModelDebugInfo ModelDebugInfo::load(const archive::ModelArchive& archive) {
         DebugRecordInfo{record, archive.record_size(record).value_or(0), file.records.size(),
                         file.string_table_format});
   }
-  if (archive.has_record(kCallstackMap)) {
-    info.has_callstack_map = true;
-    info.callstack_map_size = archive.record_size(kCallstackMap).value_or(0);
+  if (info.has_callstack_map) {
     info.table = archive::decode_pickle_record(archive, kCallstackMap, [&](const pickle::Value& v) {
       return read_callstack_map(v, info.tags, &info.callstack_stats);
     });
   }
-  read_handle_table_record(archive, info);
+  if (info.has_handle_table) {
+    info.handles = archive::decode_pickle_record(
+        archive, kHandleTable, [](const pickle::Value& v) { return read_handle_table(v); });
+  }
   return info;
 }
 

@@ -3,32 +3,30 @@
 #include <fmt/format.h>
 
 #include "symbolite/archive/pickle_record.h"
+#include "symbolite/mobile/model_info.h"
 #include "symbolite/support/error.h"
 
 namespace symbolite::mobile {
 
-LazyHandleTable::LazyHandleTable(archive::ModelArchive archive, std::vector<Function> functions)
-    : archive_(std::move(archive)), functions_(std::move(functions)) {}
+LazyHandleTable::LazyHandleTable(std::shared_ptr<const ModelInfo> info) : info_(std::move(info)) {}
 
 void LazyHandleTable::decode() const {
   table_ = archive::decode_pickle_record(
-      archive_, "mobile_debug_handles.pkl", [this](const pickle::Value& root) {
+      info_->archive, "mobile_debug_handles.pkl", [this](const pickle::Value& root) {
         debuginfo::HandleTable table = debuginfo::read_handle_table(root);
-        for (const Function& fn : functions_) {
-          const debuginfo::FunctionHandles* found = table.find(fn.name);
-          if (found != nullptr && found->handles.size() != fn.instructions) {
+        for (const BytecodeFunction& fn : info_->bytecode->functions) {
+          const debuginfo::FunctionHandles* found = table.find(fn.qualified_name);
+          if (found != nullptr && found->handles.size() != fn.instructions.size()) {
             throw Error(ErrorKind::kModel,
-                        fmt::format("{}: {} debug handles for {} instructions", fn.name,
-                                    found->handles.size(), fn.instructions));
+                        fmt::format("{}: {} debug handles for {} instructions", fn.qualified_name,
+                                    found->handles.size(), fn.instructions.size()));
           }
+          entry_of_.push_back(found != nullptr
+                                  ? static_cast<std::size_t>(found - table.functions().data())
+                                  : kNone);
         }
         return table;
       });
-  by_function_.reserve(functions_.size());
-  for (const Function& fn : functions_) {
-    const debuginfo::FunctionHandles* found = table_.find(fn.name);
-    by_function_.push_back(found != nullptr ? &found->handles : nullptr);
-  }
 }
 
 const std::vector<debuginfo::DebugHandle>* LazyHandleTable::handles_of(std::size_t index) const {
@@ -40,7 +38,8 @@ const std::vector<debuginfo::DebugHandle>* LazyHandleTable::handles_of(std::size
     }
   });
   if (error_) std::rethrow_exception(error_);
-  return index < by_function_.size() ? by_function_[index] : nullptr;
+  if (index >= entry_of_.size() || entry_of_[index] == kNone) return nullptr;
+  return &table_.functions()[entry_of_[index]].handles;
 }
 
 }  // namespace symbolite::mobile

@@ -209,15 +209,9 @@ LoadedModel LoadedModel::from_info(std::shared_ptr<const ModelInfo> info, const 
     }
   }
 
-  // The handle table is a debug record: decoded on the first failure, profile or delegate call.
-  std::shared_ptr<const LazyHandleTable> handle_table;
-  if (info->debug.has_handle_table) {
-    std::vector<LazyHandleTable::Function> numbered;
-    for (const auto& fn : info->bytecode->functions) {
-      numbered.push_back({fn.qualified_name, fn.instructions.size()});
-    }
-    handle_table = std::make_shared<const LazyHandleTable>(info->archive, std::move(numbered));
-  }
+  // The handle table is a debug record: decoded on the first failure or profile.
+  auto handle_table =
+      info->debug.has_handle_table ? std::make_shared<const LazyHandleTable>(info) : nullptr;
 
   ValueConverter constants(info->archive, "constants");
   std::vector<MissingOperatorUse> missing;

@@ -120,8 +120,10 @@ bool call_custom_class(const mobile::LoadedFunction& fn, Stack& stack, const Ins
   ops::IValueList args(std::make_move_iterator(stack.end() - ins.n + 1),
                        std::make_move_iterator(stack.end()));
   ops::drop(stack, as_index(ins.n));
-  // Profile events from inside the delegate name this call (profiled_op.h).
-  DelegateCallScope scope(handle_if_readable(fn, pc));
+  // Profile events from inside the delegate name this call (profiled_op.h); an unprofiled
+  // run needs no handle and leaves the table undecoded.
+  DelegateCallScope scope(profiler::current_sink() != nullptr ? handle_at(fn, pc)
+                                                              : debuginfo::kInvalidDebugHandle);
   IValue result = custom->call(method, args);
   stack.push_back(std::move(result));
   return true;

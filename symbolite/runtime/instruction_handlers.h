@@ -43,20 +43,10 @@ struct Frame {
 
 inline std::size_t as_index(std::int32_t operand) { return static_cast<std::size_t>(operand); }
 
-// The debug handle of instruction `pc`, for profile events and delegate calls. Decodes the
-// handle table on first use: a damaged one stops the run with its Error, as a damaged
-// call-stack map stops the profile that needs it.
+// The debug handle of instruction `pc`, for profile events. A profiled run decoded the
+// handle table before it started (Interpreter::run_method), so this only reads it.
 inline debuginfo::DebugHandle handle_at(const mobile::LoadedFunction& fn, std::size_t pc) {
   return fn.debug_handle(pc).value_or(debuginfo::kInvalidDebugHandle);
-}
-// The same for the scope of a delegate call, which every run opens, profiled or not: a
-// damaged table leaves the call without a handle rather than failing a run that needs none.
-inline debuginfo::DebugHandle handle_if_readable(const mobile::LoadedFunction& fn, std::size_t pc) {
-  try {
-    return handle_at(fn, pc);
-  } catch (const Error&) {
-    return debuginfo::kInvalidDebugHandle;
-  }
 }
 
 // ---------------------------------------------------------------- registers and constants
