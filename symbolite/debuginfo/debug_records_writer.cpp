@@ -193,7 +193,7 @@ std::vector<std::pair<std::string, std::string>> write_debug_records(
     }
   }
   std::vector<std::pair<std::string, std::string>> out;
-  out.emplace_back("mobile_debug_handles.pkl", write_handle_table(records, bytecode_version));
+  out.emplace_back(std::string(kHandleTableRecord), write_handle_table(records, bytecode_version));
   out.emplace_back(std::string(kSourceRangesRecord), write_source_ranges(tags, unknown_row));
   out.emplace_back("callstack_debug_map.pkl", write_callstack_map(records, tags));
   return out;

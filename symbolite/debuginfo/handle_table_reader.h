@@ -7,12 +7,16 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "symbolite/debuginfo/debug_info.h"
 #include "symbolite/pickle/value.h"
 
 namespace symbolite::debuginfo {
+
+// The record's name in a model archive.
+inline constexpr std::string_view kHandleTableRecord = "mobile_debug_handles.pkl";
 
 struct FunctionHandles {
   std::string function;  // qualified: "__torch__.Top.forward"

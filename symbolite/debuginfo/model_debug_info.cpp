@@ -6,7 +6,6 @@ namespace symbolite::debuginfo {
 namespace {
 
 constexpr std::string_view kCallstackMap = "callstack_debug_map.pkl";
-constexpr std::string_view kHandleTable = "mobile_debug_handles.pkl";
 constexpr std::string_view kSourceRangeSuffix = ".debug_pkl";
 
 }  // namespace
@@ -37,7 +36,7 @@ ModelDebugInfo ModelDebugInfo::load(const archive::ModelArchive& archive) {
   }
   if (info.has_handle_table) {
     info.handles = archive::decode_pickle_record(
-        archive, kHandleTable, [](const pickle::Value& v) { return read_handle_table(v); });
+        archive, kHandleTableRecord, [](const pickle::Value& v) { return read_handle_table(v); });
   }
   return info;
 }
@@ -48,9 +47,9 @@ ModelDebugInfo ModelDebugInfo::find_records(const archive::ModelArchive& archive
     info.has_callstack_map = true;
     info.callstack_map_size = archive.record_size(kCallstackMap).value_or(0);
   }
-  if (archive.has_record(kHandleTable)) {
+  if (archive.has_record(kHandleTableRecord)) {
     info.has_handle_table = true;
-    info.handle_table_size = archive.record_size(kHandleTable).value_or(0);
+    info.handle_table_size = archive.record_size(kHandleTableRecord).value_or(0);
   }
   return info;
 }

@@ -12,7 +12,7 @@ LazyHandleTable::LazyHandleTable(std::shared_ptr<const ModelInfo> info) : info_(
 
 void LazyHandleTable::decode() const {
   table_ = archive::decode_pickle_record(
-      info_->archive, "mobile_debug_handles.pkl", [this](const pickle::Value& root) {
+      info_->archive, debuginfo::kHandleTableRecord, [this](const pickle::Value& root) {
         debuginfo::HandleTable table = debuginfo::read_handle_table(root);
         for (const BytecodeFunction& fn : info_->bytecode->functions) {
           const debuginfo::FunctionHandles* found = table.find(fn.qualified_name);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "symbolite/archive/model_archive_writer.h"
+#include "symbolite/debuginfo/handle_table_reader.h"
 #include "symbolite/mobile/bytecode_writer.h"
 #include "symbolite/mobile/model_id.h"
 #include "symbolite/support/error.h"
@@ -20,7 +21,7 @@ namespace {
 constexpr std::string_view kBytecodeRecord = "bytecode.pkl";
 
 bool is_replaced(std::string_view record) {
-  return record == kBytecodeRecord || record == "mobile_debug_handles.pkl" ||
+  return record == kBytecodeRecord || record == debuginfo::kHandleTableRecord ||
          record == "callstack_debug_map.pkl" || record.ends_with(".debug_pkl") ||
          record == kModelIdRecord;
 }

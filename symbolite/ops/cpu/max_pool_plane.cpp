@@ -7,6 +7,7 @@
 
 #include "symbolite/ops/cpu/cpu_features.h"
 #include "symbolite/ops/cpu/float_lanes.h"
+#include "symbolite/ops/cpu/running_max.h"
 #include "symbolite/ops/cpu/window_columns.h"
 
 namespace symbolite::ops {
@@ -15,14 +16,6 @@ namespace {
 constexpr std::int64_t kLanes = 16;
 
 std::int64_t round_up(std::int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
-
-// m with v taken where v > m or v is NaN: PyTorch's `val > max || isnan(val)`. VMAXPS(v, m)
-// is `v > m ? v : m` (its second operand for a NaN or equal zeros), so only a NaN v needs a
-// compare: one a tap on the port the stride-2 permutes use, where max_takes16 makes two.
-__attribute__((target("avx512f"))) inline __m512 select_max(__m512 m, __m512 v) {
-  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
-                              _mm512_maskz_max_ps(0xffff, v, m), v);
-}
 
 // `maxima` holds every input row's column maxima (pass 1), `padded_width` (ow in whole
 // vectors) apart. SW is p.sw; K the window's height and width where it is K x K at compile
@@ -43,10 +36,10 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
       __m512 m = minus_inf;
       const std::int64_t first = x * SW - p.pw;
       if (window_taps_inside(x, SW, p.pw, kw, p.w)) {
-        for (std::int64_t j = 0; j < kw; ++j) m = select_max(m, inside_tap<SW>(row, first + j));
+        for (std::int64_t j = 0; j < kw; ++j) m = select_max16(m, inside_tap<SW>(row, first + j));
       } else {
         for (std::int64_t j = 0; j < kw; ++j) {
-          m = select_max(m, window_tap(row, first + j, SW, p.w, minus_inf));
+          m = select_max16(m, window_tap(row, first + j, SW, p.w, minus_inf));
         }
       }
       _mm512_storeu_ps(dst + x, m);
@@ -60,7 +53,7 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
       for (std::int64_t i = 0; i < kh; ++i) {
         const std::int64_t y = oy * p.sh - p.ph + i;
         if (y < 0 || y >= p.h) continue;  // padding
-        m = select_max(m, _mm512_loadu_ps(maxima + y * padded_width + x));
+        m = select_max16(m, _mm512_loadu_ps(maxima + y * padded_width + x));
       }
       const std::int64_t n = std::min(kLanes, p.ow - x);
       _mm512_mask_storeu_ps(dst + x, static_cast<__mmask16>((1u << n) - 1), m);

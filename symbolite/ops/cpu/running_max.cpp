@@ -23,7 +23,7 @@ __attribute__((target("avx512f"))) void max_avx512(const float* in, float* out, 
         n - i >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (n - i)) - 1);
     const __m512 v = _mm512_maskz_loadu_ps(lanes, in + i);
     const __m512 m = _mm512_maskz_loadu_ps(lanes, out + i);
-    _mm512_mask_storeu_ps(out + i, static_cast<__mmask16>(max_takes16(v, m) & lanes), v);
+    _mm512_mask_storeu_ps(out + i, lanes, select_max16(m, v));
   }
 }
 
