@@ -32,10 +32,12 @@ struct WalkValue {
 enum class Role {
   kConv,        // aten::conv2d
   kBatchNorm,   // aten::batch_norm
+  kMaxPool,     // aten::max_pool2d
   kShape,       // aten::size: reads a shape, not the values
   kComparison,  // int or float comparison, computed when both sides are known
   kPushesOne,   // pushes one value the walk does not know
   kOther,       // after it the walk knows nothing of the stack below what comes next
+  kIdentity,    // returns its input: prim::unchecked_cast, (fused code) a folded batch norm
 };
 
 // Operators that push exactly one value: the walk keeps track of the stack across them.
@@ -149,15 +151,22 @@ std::optional<IValue> compare_numbers(const ResolvedOperator& op,
 
 struct ConvSite {
   IValue weight;         // None where the walk does not know it
-  bool escaped = false;  // its output was read by something other than a batch norm fold
+  bool escaped = false;  // its output was read by something other than a fold or chain
 };
 
+// What the walk looks for: batch norms to fold (in the file's code), or max pools fed by a
+// convolution alone (in the fused code, where folded batch norms return their input and fused
+// activations are jumps over them).
+enum class Search { kBatchNormFolds, kPoolChains };
+
 Role role_of(const ResolvedOperator& op) {
+  if (op.folded_away || op.name == "prim::unchecked_cast") return Role::kIdentity;
   // An upgraded operator, or a kernel of one's own registry, is not the standard one.
   const bool standard =
       op.upgrader.empty() && op.def != nullptr && ops::default_registry().find(op.name) == op.def;
   if (standard && op.name == "aten::conv2d") return Role::kConv;
   if (standard && op.name == "aten::batch_norm") return Role::kBatchNorm;
+  if (standard && op.name == "aten::max_pool2d") return Role::kMaxPool;
   if (standard && op.name == "aten::size") return Role::kShape;
   if (number_comparison(op.name)) return Role::kComparison;
   return pushes_one_value(op.name) ? Role::kPushesOne : Role::kOther;
@@ -165,7 +174,9 @@ Role role_of(const ResolvedOperator& op) {
 
 class Walker {
  public:
-  Walker(const LoadedFunction& fn, const IValue& root) : fn_(fn), registers_(fn.register_size + 1) {
+  Walker(const LoadedFunction& fn, const std::vector<Instruction>& code, const IValue& root,
+         Search search)
+      : fn_(fn), code_(code), search_(search), registers_(fn.register_size + 1) {
     for (const auto& op : fn.operators) roles_.push_back(role_of(op));
     // The arguments: self, then values the walk cannot know.
     std::size_t arguments = fn.code->arguments.size();
@@ -175,8 +186,8 @@ class Walker {
     }
   }
 
-  std::vector<BatchNormFold> walk() {
-    const auto& code = fn_.instructions();
+  void walk() {
+    const auto& code = code_;
     std::vector<bool> visited(code.size(), false);
     std::size_t pc = 0;
     while (pc < code.size() && !visited[pc]) {
@@ -189,15 +200,19 @@ class Walker {
       // Where the walk stops, the run goes on along paths it does not know. A fold whose
       // instructions one of them can come back to would run again with other values.
       std::vector<bool> reachable = reachable_from(code, pc);
-      std::erase_if(folds_, [&](const BatchNormFold& f) {
-        for (std::size_t at = f.conv_pc; at <= f.batch_norm_pc; ++at) {
+      auto reached = [&](std::size_t from, std::size_t to) {
+        for (std::size_t at = from; at <= to; ++at) {
           if (reachable[at]) return true;
         }
         return false;
-      });
+      };
+      std::erase_if(folds_,
+                    [&](const BatchNormFold& f) { return reached(f.conv_pc, f.batch_norm_pc); });
+      std::erase_if(chains_, [&](const PoolChain& c) { return reached(c.conv_pc, c.pool_pc); });
     }
-    return std::move(folds_);
   }
+  std::vector<BatchNormFold> folds() { return std::move(folds_); }
+  std::vector<PoolChain> chains() { return std::move(chains_); }
 
  private:
   WalkValue pop() {
@@ -294,11 +309,19 @@ class Walker {
       case OpCode::kListConstruct:
       case OpCode::kTupleConstruct: {
         std::size_t n = ins.op == OpCode::kTupleConstruct ? x : static_cast<std::size_t>(ins.n);
-        for (std::size_t i = 0; i < n; ++i) consume(pop());
-        stack_.emplace_back();
+        // A list of known values (a convolution's stride [2, 2]) is known.
+        ops::IValueList items(n);
+        bool known = ins.op == OpCode::kListConstruct;
+        for (std::size_t i = n; i > 0; --i) {
+          WalkValue item = pop();
+          consume(item);
+          known = known && item.kind == WalkValue::Kind::kKnown;
+          if (known) items[i - 1] = std::move(item.known);
+        }
+        stack_.push_back(known ? WalkValue::of(IValue::list(std::move(items))) : WalkValue{});
         break;
       }
-      case OpCode::kDim:  // reads a shape: not a use of the values
+      case OpCode::kDim:  // reads the rank, which a chained pool keeps: not a use
         pop();
         stack_.emplace_back();
         break;
@@ -343,9 +366,15 @@ class Walker {
     return pc + 1;
   }
 
+  // A shape read does not use a convolution's values, so a batch norm may still fold into
+  // it; a chained pool's output would stand in for it, whose shape differs.
+  void read_shape(const WalkValue& v) {
+    if (search_ == Search::kPoolChains) consume(v);
+  }
+
   // From `pc`, straight-line code that ends in RAISE_EXCEPTION.
   bool only_raises(std::size_t pc) const {
-    const auto& code = fn_.instructions();
+    const auto& code = code_;
     for (; pc < code.size(); ++pc) {
       switch (code[pc].op) {
         case OpCode::kRaiseException:
@@ -375,9 +404,16 @@ class Walker {
         }
         stack_.push_back({WalkValue::Kind::kConvOutput, {}, pc});
         return;
+      case Role::kMaxPool:
+        if (search_ == Search::kPoolChains && !args.empty() && args[0].is_conv_output()) {
+          try_chain(op, args, pc);
+        }
+        for (const auto& a : args) consume(a);
+        stack_.emplace_back();
+        return;
       case Role::kBatchNorm:
         for (std::size_t i = 1; i < args.size(); ++i) consume(args[i]);
-        if (args.size() == 9 && args[0].is_conv_output()) {
+        if (search_ == Search::kBatchNormFolds && args.size() == 9 && args[0].is_conv_output()) {
           try_fold(args, pc);
         } else if (!args.empty()) {
           consume(args[0]);
@@ -385,6 +421,7 @@ class Walker {
         stack_.emplace_back();
         return;
       case Role::kShape:
+        for (const auto& a : args) read_shape(a);
         stack_.emplace_back();
         return;
       case Role::kComparison: {
@@ -401,7 +438,33 @@ class Walker {
         for (const auto& a : args) consume(a);
         forget_stack();
         return;
+      case Role::kIdentity:
+        for (std::size_t i = 1; i < args.size(); ++i) consume(args[i]);
+        stack_.push_back(args.empty() ? WalkValue{} : std::move(args[0]));
+        return;
     }
+  }
+
+  // A max_pool2d reading the output of the convolution at args[0].producer, which nothing
+  // else reads, with its window known (the arguments the bytecode leaves out are the
+  // schema's defaults, which the interpreter pushes): a chain.
+  void try_chain(const ResolvedOperator& op, const std::vector<WalkValue>& args, std::size_t pc) {
+    const std::size_t producer = args[0].producer;
+    ConvSite& site = convs_[producer];
+    if (site.escaped || !only_reference(producer)) return;
+    site.escaped = true;
+    PoolChain chain{producer, pc, {}};
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i].kind != WalkValue::Kind::kKnown) return;
+      chain.pool_args.push_back(args[i].known);
+    }
+    const auto& defaults = op.def->defaults;
+    const std::size_t first_default = op.def->num_args - defaults.size();
+    for (std::size_t i = args.size(); i < op.def->num_args; ++i) {
+      if (i < first_default) return;
+      chain.pool_args.push_back(defaults[i - first_default]);
+    }
+    chains_.push_back(std::move(chain));
   }
 
   // Nothing but the batch norm's argument may still refer to the convolution's output.
@@ -461,18 +524,31 @@ class Walker {
   }
 
   const LoadedFunction& fn_;
+  const std::vector<Instruction>& code_;
+  Search search_;
   std::vector<WalkValue> stack_;  // the top of the stack; below it, values the walk cannot know
   std::vector<WalkValue> registers_;
   std::map<std::size_t, ConvSite> convs_;
   std::vector<Role> roles_;      // per operator index
   std::vector<WalkValue> args_;  // an operator's arguments, reused
   std::vector<BatchNormFold> folds_;
+  std::vector<PoolChain> chains_;
 };
 
 }  // namespace
 
 std::vector<BatchNormFold> find_batch_norm_folds(const LoadedFunction& fn, const IValue& root) {
-  return Walker(fn, root).walk();
+  Walker walker(fn, fn.instructions(), root, Search::kBatchNormFolds);
+  walker.walk();
+  return walker.folds();
+}
+
+std::vector<PoolChain> find_pool_chains(const LoadedFunction& fn,
+                                        const std::vector<Instruction>& fused_code,
+                                        const IValue& root) {
+  Walker walker(fn, fused_code, root, Search::kPoolChains);
+  walker.walk();
+  return walker.chains();
 }
 
 }  // namespace symbolite::mobile

@@ -35,4 +35,21 @@ struct BatchNormFold {
 // The folds of `fn`, a method of `root`'s class, in order.
 std::vector<BatchNormFold> find_batch_norm_folds(const LoadedFunction& fn, const ops::IValue& root);
 
+// A max_pool2d whose input is a convolution's output, which nothing else reads (its shape
+// neither), its window known: found the same way, on the code after folding and fusion, where
+// a folded batch norm returns its input and a fused activation is a jump over it
+// (operator_fusion.h). A stem's convolution and pool, run together
+// (ops/registry/epilogue_kernels.h, MaxPoolStage).
+struct PoolChain {
+  std::size_t conv_pc = 0;  // OP aten::conv2d
+  std::size_t pool_pc = 0;  // OP aten::max_pool2d reading its output
+  // The pool's arguments after its input (kernel_size, stride, padding, dilation, ceil_mode).
+  std::vector<ops::IValue> pool_args;
+};
+
+// The chains of `fn`, a method of `root`'s class whose fused code is `fused_code`.
+std::vector<PoolChain> find_pool_chains(const LoadedFunction& fn,
+                                        const std::vector<Instruction>& fused_code,
+                                        const ops::IValue& root);
+
 }  // namespace symbolite::mobile

@@ -39,7 +39,7 @@ struct ResolvedOperator {
 
   // The rest is set on the operators fusion adds (operator_fusion.h), which the interpreter
   // runs with run_fused_operator (runtime/instruction_handlers.h).
-  bool fused() const { return epilogue != nullptr || folded_away; }
+  bool fused() const { return epilogue != nullptr || folded_away || taken_by_producer; }
   // The kernel that runs this operator and then `epilogue` on its output
   // (ops/registry/epilogue_kernels.h), and the activation's own operator, run after it when
   // that kernel could not.
@@ -55,6 +55,17 @@ struct ResolvedOperator {
   // A folded batch norm: returns its input, unless its convolution ran as written; then it
   // runs `def` and, with `activation_def` (the activation moved into the convolution), that.
   bool folded_away = false;
+  // A fused convolution whose output only a max_pool2d reads (batch_norm_folding.h,
+  // PoolChain): the two run together, band by band (ops/registry/epilogue_kernels.h,
+  // MaxPoolStage), the pool, at `pool_pc`, then returning its input. Where the kernel does
+  // not take the pair (a small image), `alone` runs here and the pool at its own instruction.
+  std::shared_ptr<const ops::MaxPoolStage> then_pool;
+  std::size_t pool_pc = 0;
+  // That max_pool2d: returns its input, already its output, unless its producer ran alone;
+  // then `alone` runs.
+  bool taken_by_producer = false;
+  // Each of the two as it was before they were chained.
+  std::shared_ptr<const ResolvedOperator> alone;
   // What a profile of the code as it runs calls a fused operator: the operators it stands for,
   // joined by '+' ("aten::conv2d+aten::batch_norm+aten::hardswish_").
   std::string fused_name;

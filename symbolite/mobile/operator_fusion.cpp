@@ -1,6 +1,8 @@
 #include "symbolite/mobile/operator_fusion.h"
 
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -94,6 +96,35 @@ class Fuser {
     }
   }
 
+  // A fused convolution and the max_pool2d that alone reads its output (PoolChain) run as
+  // one operator at the convolution's instruction (ResolvedOperator::then_pool); the pool
+  // returns its input.
+  void chain_pools(const ops::IValue& root) {
+    if (fused_.empty()) return;  // the convolution must have been fused: nothing was
+    for (PoolChain& chain : find_pool_chains(fn_, fused_, root)) {
+      const auto conv_index = static_cast<std::size_t>(fused_[chain.conv_pc].x);
+      const auto pool_index = static_cast<std::size_t>(fused_[chain.pool_pc].x);
+      std::optional<ops::MaxPoolStage> stage = max_pool_stage(chain.pool_args);
+      const ResolvedOperator& conv = fn_.operators[conv_index];
+      if (!stage || conv.epilogue == nullptr || conv.folded_away || conv.then_pool != nullptr ||
+          fn_.operators[pool_index].fused()) {
+        continue;
+      }
+      auto conv_alone = std::make_shared<ResolvedOperator>(conv);
+      auto pool_alone = std::make_shared<ResolvedOperator>(fn_.operators[pool_index]);
+      ResolvedOperator chained_conv = *conv_alone;
+      chained_conv.then_pool = std::make_shared<ops::MaxPoolStage>(*stage);
+      chained_conv.pool_pc = chain.pool_pc;
+      chained_conv.fused_name = conv_alone->fused_name + "+" + pool_alone->name;
+      chained_conv.alone = std::move(conv_alone);
+      ResolvedOperator chained_pool = *pool_alone;
+      chained_pool.taken_by_producer = true;
+      chained_pool.alone = std::move(pool_alone);
+      rewrite(chain.conv_pc, add_operator(std::move(chained_conv)));
+      rewrite(chain.pool_pc, add_operator(std::move(chained_pool)));
+    }
+  }
+
   void finish() { fn_.fused_instructions = std::move(fused_); }
 
  private:
@@ -128,6 +159,42 @@ class Fuser {
       if (targets_[at]) return std::nullopt;
     }
     return ActivationSite{*kind, pc, op_pc, op.def, std::move(constants)};
+  }
+  // max_pool2d's arguments after its input (kernel_size, stride, padding, dilation,
+  // ceil_mode), read at load as its kernel reads them; nullopt for anything else, which the
+  // pool then gets to refuse at its own instruction.
+  static std::optional<ops::MaxPoolStage> max_pool_stage(const std::vector<ops::IValue>& args) {
+    using Kind = ops::IValue::Kind;
+    if (args.size() != 5 || !args[4].is(Kind::kBool)) return std::nullopt;
+    // int[2]: one int or two; stride may be empty (the kernel size).
+    auto ints = [](const ops::IValue& v) -> std::optional<std::vector<std::int64_t>> {
+      if (!v.is(Kind::kList)) return std::nullopt;
+      std::vector<std::int64_t> out;
+      for (const ops::IValue& item : v.to_list()) {
+        if (!item.is(Kind::kInt)) return std::nullopt;
+        out.push_back(item.to_int());
+      }
+      if (out.size() > 2) return std::nullopt;
+      return out;
+    };
+    const auto kernel = ints(args[0]), stride = ints(args[1]), padding = ints(args[2]),
+               dilation = ints(args[3]);
+    if (!kernel || !stride || !padding || !dilation || kernel->empty() || padding->empty() ||
+        dilation->empty()) {
+      return std::nullopt;
+    }
+    auto second = [](const std::vector<std::int64_t>& v) { return v.size() == 2 ? v[1] : v[0]; };
+    ops::MaxPoolStage stage;
+    stage.kh = (*kernel)[0];
+    stage.kw = second(*kernel);
+    stage.sh = stride->empty() ? stage.kh : (*stride)[0];
+    stage.sw = stride->empty() ? stage.kw : second(*stride);
+    stage.ph = (*padding)[0];
+    stage.pw = second(*padding);
+    stage.dh = (*dilation)[0];
+    stage.dw = second(*dilation);
+    stage.ceil_mode = args[4].to_bool();
+    return stage;
   }
   const std::string& operator_name(const ActivationSite& site) const {
     return fn_.operators[static_cast<std::size_t>(code_[site.op_pc].x)].name;
@@ -165,6 +232,7 @@ void fuse_operators(LoadedFunction& fn, const ops::IValue* root) {
   Fuser fuser(fn);
   if (root != nullptr) fuser.fold_batch_norms(*root);
   fuser.fuse_activations();
+  if (root != nullptr) fuser.chain_pools(*root);
   fuser.finish();
 }
 

@@ -8,6 +8,9 @@
 //   `hardsigmoid_`, `silu_`, ReLU6's `hardtanh_(x, 0, 6)`), as every torchvision
 //   Conv-BN-activation block compiles, runs in the epilogue; after a folded batch norm, in
 //   the convolution's.
+// - A max_pool2d that alone reads a fused convolution's output runs with it, band by band of
+//   rows (batch_norm_folding.h, PoolChain; ops/registry/epilogue_kernels.h, MaxPoolStage),
+//   where the kernel takes the pair at run time; the pool then returns its input.
 // The epilogue computes as the operators it replaces, in their order, so results are the same
 // bits (ops/common/activation.h, ops/cpu/vector_math.h).
 //

@@ -4,8 +4,10 @@
 // make_fused_model.py) and bit for bit against the same model's unfused code (what a profiled
 // run executes), and failures reported where the unfused code reports them.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -25,10 +27,12 @@ namespace {
 using ops::IValue;
 using tensor::Tensor;
 
-nlohmann::json calls() {
+nlohmann::json golden(const char* key) {
   std::ifstream in(testing::fixture_path("goldens/fused.json"));
-  return nlohmann::json::parse(in)["calls"];
+  return nlohmann::json::parse(in)[key];
 }
+
+nlohmann::json calls() { return golden("calls"); }
 
 // Runs forward on fresh copies of the call's inputs: with the fused code, or under a
 // profiler, which runs the file's code.
@@ -54,7 +58,8 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 
 // What the fused code of `model`'s forward does differently, instruction by instruction:
 // "fold aten::conv2d" (a convolution applying its batch norm), "+act" (an activation in its
-// epilogue), "identity" (a folded batch norm), "skip" (JMP 1 over an activation).
+// epilogue), "identity" (a folded batch norm), "skip" (JMP 1 over an activation), "chain" (a
+// convolution run with the max pool reading its output), "chained" (that pool).
 std::vector<std::string> rewrites(const std::string& model_name) {
   const mobile::LoadedFunction& fn =
       *testing::loaded_fixture(model_name + ".ptl").method("forward");
@@ -74,9 +79,20 @@ std::vector<std::string> rewrites(const std::string& model_name) {
     }
     EXPECT_EQ(now.op, mobile::OpCode::kOp);
     const mobile::ResolvedOperator& op = fn.operators[static_cast<std::size_t>(now.x)];
+    if (op.taken_by_producer) {
+      EXPECT_NE(op.alone, nullptr);
+      out.push_back("chained " + op.name);
+      continue;
+    }
     std::string what = op.name;
     if (op.epilogue != nullptr && !op.epilogue->scale.empty()) what = "fold " + op.name;
     if (op.folded_away) what = "identity";
+    if (op.then_pool != nullptr) {
+      EXPECT_NE(op.alone, nullptr);
+      EXPECT_TRUE(fn.operators[static_cast<std::size_t>(fn.fused_instructions[op.pool_pc].x)]
+                      .taken_by_producer);
+      what.insert(0, "chain ");
+    }
     if (op.epilogue != nullptr && op.epilogue->activation) {
       EXPECT_NE(op.activation_def, nullptr);
       what += " +act";
@@ -118,6 +134,22 @@ TEST(OperatorFusion, FoldsEachEvalBatchNormIntoTheConvolutionBeforeIt) {
   EXPECT_EQ(rewrites("fused_branches"), branches);
 }
 
+TEST(OperatorFusion, ChainsAConvolutionWithTheMaxPoolReadingItsOutputAlone) {
+  const std::string pool = "chained aten::max_pool2d";
+  EXPECT_EQ(rewrites("fused_pool"),
+            (std::vector<std::string>{
+                // a: bias and relu_ in the epilogue, chained with its pool.
+                "chain aten::conv2d +act", "skip aten::relu_", pool,
+                // b: the batch norm folded too.
+                "chain fold aten::conv2d +act", "identity", "skip aten::relu_", pool,
+                // c: F.max_pool2d(x, 2).
+                "chain aten::conv2d +act", "skip aten::relu_", pool,
+                // d: its output read again after the pool; e: its shape read before it.
+                "aten::conv2d +act", "skip aten::relu_", "aten::conv2d +act", "skip aten::relu_",
+                // f
+                "chain aten::conv2d +act", "skip aten::hardswish_", pool}));
+}
+
 TEST(OperatorFusion, FusesActivationsWhereNothingFolds) {
   // An activation in a convolution's epilogue; a batch norm whose input is read again.
   EXPECT_EQ(rewrites("fused_peephole"),
@@ -157,8 +189,104 @@ TEST(OperatorFusion, ResultsAreThoseOfTheUnfusedCodeAndPyTorchs) {
     ++checked;
   }
   // fused at batch 1 and 2, fused64, fused_peephole, fused_sets_attribute, fused_unbatched
-  // unbatched and batched, fused_depthwise at batch 1 and 2, fused_branches
-  EXPECT_EQ(checked, 10);
+  // unbatched and batched, fused_depthwise at batch 1 and 2, fused_branches, fused_pool (too
+  // small an image for its chains: each convolution and pool apart)
+  EXPECT_EQ(checked, 11);
+}
+
+// The large_calls input: element i is ((i * 7919) % 2003 - 1001) / 512, exact in float32.
+Tensor large_input(const std::vector<std::int64_t>& shape) {
+  Tensor x = Tensor::uninitialized(shape, tensor::DType::kFloat32);
+  float* data = x.mutable_data<float>();
+  for (std::int64_t i = 0; i < x.numel(); ++i) {
+    data[i] = static_cast<float>(i * 7919 % 2003 - 1001) / 512.0f;
+  }
+  return x;
+}
+
+TEST(OperatorFusion, ChainedPoolsGiveTheUnfusedBitsAndPyTorchsOnLargeImages) {
+  int checked = 0;
+  for (const auto& call : golden("large_calls")) {
+    if (call.contains("message")) continue;
+    const auto shape = call["shape"].get<std::vector<std::int64_t>>();
+    SCOPED_TRACE(call["shape"].dump());
+    const mobile::LoadedModel& model = testing::loaded_fixture("fused_pool.ptl");
+    Tensor fused =
+        Interpreter(model).run_method("forward", {IValue(large_input(shape))}).to_tensor();
+    profiler::RecordingSink as_run(profiler::kDetailAsRun);
+    {
+      profiler::ProfilingScope scope(as_run);
+      Interpreter(model).run_method("forward", {IValue(large_input(shape))});
+    }
+    std::vector<std::string> events;
+    for (const auto& e : as_run.events()) {
+      if (e.op.find("conv2d") != std::string_view::npos) events.emplace_back(e.op);
+    }
+    // The chains ran (a to c and f), the others apart.
+    const std::string chain = "+aten::max_pool2d";
+    EXPECT_EQ(events, (std::vector<std::string>{
+                          "aten::conv2d+aten::relu_" + chain,
+                          "aten::conv2d+aten::batch_norm+aten::relu_" + chain,
+                          "aten::conv2d+aten::relu_" + chain, "aten::conv2d+aten::relu_",
+                          "aten::conv2d+aten::relu_", "aten::conv2d+aten::hardswish_" + chain}));
+    Tensor unfused;
+    {
+      profiler::RecordingSink sink;  // the file's code
+      profiler::ProfilingScope scope(sink);
+      unfused = Interpreter(model).run_method("forward", {IValue(large_input(shape))}).to_tensor();
+    }
+    EXPECT_TRUE(same_bits(fused, unfused));
+    // Against PyTorch: the shape, the sum and 100 evenly spaced elements.
+    const nlohmann::json& summary = call["summary"];
+    ASSERT_EQ(fused.sizes(), summary["shape"].get<std::vector<std::int64_t>>());
+    const float* data = fused.data<float>();
+    double sum = 0;
+    for (std::int64_t i = 0; i < fused.numel(); ++i) sum += data[i];
+    const double expected_sum = summary["sum"].get<double>();
+    EXPECT_NEAR(sum, expected_sum, 1e-5 * std::abs(expected_sum));
+    const auto step = summary["step"].get<std::int64_t>();
+    const auto samples = summary["samples"].get<std::vector<float>>();
+    for (std::size_t k = 0; k < samples.size(); ++k) {
+      const float actual = data[static_cast<std::int64_t>(k) * step];
+      EXPECT_NEAR(actual, samples[k], 1e-5f + 1e-5f * std::abs(samples[k])) << "sample " << k;
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);  // batch 1, batch 2
+}
+
+TEST(OperatorFusion, AChainedPoolThatRefusesItsInputFailsAtItsOwnInstruction) {
+  int checked = 0;
+  for (const auto& call : golden("large_calls")) {
+    if (!call.contains("message")) continue;
+    const mobile::LoadedModel& model =
+        testing::loaded_fixture(call["model"].get<std::string>() + ".ptl");
+    const auto shape = call["shape"].get<std::vector<std::int64_t>>();
+    auto fail = [&](bool fused) {
+      std::optional<profiler::RecordingSink> sink;
+      std::optional<profiler::ProfilingScope> scope;
+      if (!fused) scope.emplace(sink.emplace());  // the file's code
+      try {
+        Interpreter(model).run_method("forward", {IValue(large_input(shape))});
+      } catch (const RunError& e) {
+        return e.details();
+      }
+      ADD_FAILURE() << "no error";
+      return RunErrorDetails{};
+    };
+    RunErrorDetails fused = fail(true);
+    RunErrorDetails unfused = fail(false);
+    EXPECT_EQ(fused.message, call["message"].get<std::string>());
+    EXPECT_EQ(fused.instruction, unfused.instruction);
+    EXPECT_EQ(fused.traceback, unfused.traceback);
+    EXPECT_EQ(model.method("forward")
+                  ->operators[static_cast<std::size_t>(
+                      model.method("forward")->instructions()[fused.instruction].x)]
+                  .name,
+              "aten::max_pool2d");
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1);
 }
 
 // The events a profile of the code as it runs (profiler::kDetailAsRun) records for a call,
@@ -248,8 +376,9 @@ TEST(OperatorFusion, FailuresAreReportedWhereTheUnfusedCodeReportsThem) {
     EXPECT_EQ(fused.traceback, unfused.traceback);
     ++checked;
   }
-  // float64 input to float32 parameters; 4 channels for 8
-  EXPECT_EQ(checked, 2);
+  // float64 input to float32 parameters; 4 channels for 8; fused_pool's first pool refusing
+  // its input, chained or not
+  EXPECT_EQ(checked, 3);
 }
 
 }  // namespace

@@ -293,6 +293,25 @@ void run_activation(const mobile::ResolvedOperator& op, Stack& stack) {
 }  // namespace
 
 void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_t pc) {
+  if (op.taken_by_producer) {  // a chained max_pool2d
+    auto it = std::find(f.unfolded.begin(), f.unfolded.end(), pc);
+    if (it == f.unfolded.end()) {  // its convolution ran it: return the input (no event)
+      ops::drop(f.stack, op.def->num_args - 1);
+      return;
+    }
+    f.unfolded.erase(it);
+    const mobile::ResolvedOperator& alone = *op.alone;  // the pool as the file has it
+    if (profiler::EventSink* sink = profiler::current_sink()) {
+      run_profiled_op(alone, alone.def->num_args, handle_at(f.fn, pc), f.stack, *sink);
+    } else {
+      alone.def->kernel(f.stack);
+    }
+    return;
+  }
+  if (op.then_pool != nullptr && !ops::nn::takes_max_pool_chain(f.stack, *op.then_pool)) {
+    f.unfolded.push_back(op.pool_pc);
+    return run_fused_operator(f, *op.alone, pc);
+  }
   if (op.folded_away) {
     auto it = std::find(f.unfolded.begin(), f.unfolded.end(), pc);
     if (it == f.unfolded.end()) {  // the convolution applied it: return the input (no event)
@@ -302,6 +321,10 @@ void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_
     f.unfolded.erase(it);
   }
   auto run = [&f, &op](Stack& stack) {
+    if (op.then_pool != nullptr) {  // taken: checked above
+      ops::nn::conv2d_then_max_pool(stack, *op.epilogue, *op.then_pool);
+      return;
+    }
     if (op.folded_away) {  // its convolution ran as written
       op.def->kernel(stack);
       if (op.activation_def != nullptr) run_activation(op, stack);

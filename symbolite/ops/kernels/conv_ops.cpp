@@ -33,6 +33,7 @@
 #include "symbolite/ops/cpu/stem_conv.h"
 #include "symbolite/ops/cpu/strided_copy.h"
 #include "symbolite/ops/cpu/vector_math.h"
+#include "symbolite/ops/kernels/conv_compute.h"
 #include "symbolite/ops/registry/epilogue_kernels.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/parallel_for.h"
@@ -246,10 +247,9 @@ void conv_gemm(const T* in, const T* weight, T* out, const Geometry& g, const Co
                });
 }
 
-// out = epilogue(conv(x, wt)), for contiguous x and wt of type T.
+// out = epilogue(conv(in, wt)), for contiguous input `in` and weight wt of type T.
 template <typename T>
-void run_conv(const Tensor& x, const Tensor& wt, T* out, const Geometry& g,
-              const ConvEpilogue<T>& e) {
+void run_conv(const T* in, const Tensor& wt, T* out, const Geometry& g, const ConvEpilogue<T>& e) {
   const std::int64_t plane = g.oh * g.ow;
   if (g.c == 0) {  // no input channels: the bias alone
     fill_bias(out, g, e.bias);
@@ -258,13 +258,13 @@ void run_conv(const Tensor& x, const Tensor& wt, T* out, const Geometry& g,
   }
   if constexpr (std::is_same_v<T, float>) {
     if (g.groups == g.c && g.cg == 1) {
-      depthwise_conv2d(x.data<float>(), wt.data<float>(), e.bias, out, g, e.fused);
+      depthwise_conv2d(in, wt.data<float>(), e.bias, out, g, e.fused);
       return;
     }
     // Groups of a few channels (RegNet's 8, ResNeXt's 4): each output plane a sum of shifted
     // input planes, rather than a tiny GEMM per group.
     if (g.groups > 1 && g.cg * g.kh * g.kw <= kMaxPlaneTaps) {
-      grouped_conv2d_by_plane(x.data<float>(), wt.data<float>(), e.bias, out, g, e.fused);
+      grouped_conv2d_by_plane(in, wt.data<float>(), e.bias, out, g, e.fused);
       return;
     }
     // A 1x1 convolution over a small image (7x7) by weights read-only in the model file:
@@ -277,7 +277,7 @@ void run_conv(const Tensor& x, const Tensor& wt, T* out, const Geometry& g,
         float* image = out + n * g.o * plane;
         // The first image declines or none does: the same shape, the same plan.
         taken = onednn_matmul_by_file_rows(
-            weight_bytes, x.data<float>() + n * g.c * plane, plane, g.o, plane, g.c, image, plane,
+            weight_bytes, in + n * g.c * plane, plane, g.o, plane, g.c, image, plane,
             [&](std::int64_t first, std::int64_t count) {
               finish_rows(image + first * plane, first, count, plane, plane, g.o, e);
             });
@@ -293,17 +293,17 @@ void run_conv(const Tensor& x, const Tensor& wt, T* out, const Geometry& g,
     // Few inputs per output (a stem over 3 colour channels): row by row (stem_conv.h), not a
     // GEMM with k = 27.
     if (stem_conv2d_shape(g)) {
-      stem_conv2d(x.data<float>(), wt.data<float>(), out, g, done);
+      stem_conv2d(in, wt.data<float>(), out, g, done);
       return;
     }
     // Weights read-only in the model file: oneDNN's direct convolution, its reordered copy
     // of the weights made once (onednn_conv.h).
     if (wt.storage().is_view() && onednn_conv2d_shape(g)) {
       const Bytes weight_bytes(wt.storage().bytes().owner(), wt.raw_data(), wt.nbytes());
-      if (onednn_conv2d(x.data<float>(), weight_bytes, out, g, done)) return;
+      if (onednn_conv2d(in, weight_bytes, out, g, done)) return;
     }
   }
-  conv_gemm(x.data<T>(), wt.data<T>(), out, g, e);
+  conv_gemm(in, wt.data<T>(), out, g, e);
 }
 
 // The CPU backend's own checks (slow_conv2d / slow_conv_dilated2d), on the 2-d view.
@@ -521,10 +521,10 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   if (out.numel() != 0) {
     Tensor b = bias == nullptr ? Tensor() : to_dtype(*bias, dtype);
     if (dtype == DType::kFloat64) {
-      run_conv<double>(x, wt, out.mutable_data<double>(), g,
+      run_conv<double>(x.data<double>(), wt, out.mutable_data<double>(), g,
                        {bias == nullptr ? nullptr : b.data<double>(), nullptr});
     } else {
-      run_conv<float>(x, wt, out.mutable_data<float>(), g,
+      run_conv<float>(x.data<float>(), wt, out.mutable_data<float>(), g,
                       {bias == nullptr ? nullptr : b.data<float>(), fused});
       if (fused_applied != nullptr) *fused_applied = true;
     }
@@ -706,6 +706,18 @@ void underscore_convolution(Stack& s) {
 }
 
 }  // namespace
+
+bool conv2d_f32_by_rows(const ConvGeometry& g) {
+  const bool one_by_one =
+      g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+  // One input channel is a depthwise convolution to run_conv.
+  return g.groups == 1 && g.c > 1 && g.cg * g.kh * g.kw <= kMaxBlockedK && !one_by_one;
+}
+
+void conv2d_f32(const float* in, const Tensor& weight, const float* bias, const Epilogue* fused,
+                float* out, const ConvGeometry& g) {
+  run_conv<float>(in, weight, out, g, {bias, fused});
+}
 
 bool conv2d_with_epilogue(Stack& s, const Epilogue& epilogue) {
   return conv_nd_with<2>(s, &epilogue);

@@ -4,6 +4,7 @@
 // in-place activation — and `batch_norm` an activation in its own pass over the output.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -29,7 +30,26 @@ using EpilogueKernel = bool (*)(Stack& stack, const Epilogue& epilogue);
 // The epilogue kernel of operator `op_name` ("aten::batch_norm"), or null if it has none.
 EpilogueKernel epilogue_kernel(std::string_view op_name);
 
+// A max_pool2d reading a convolution's output, which nothing else reads (a stem as SqueezeNet
+// 1.1 has it: convolution, activation, pool), its window read from the model at load
+// (mobile/batch_norm_folding.h, PoolChain): run with the convolution band by band of output
+// rows (ops/kernels/conv_max_pool.cpp), so that the convolution's output (3.2 MB in SqueezeNet
+// 1.1's stem) is pooled while in cache and never written out whole.
+struct MaxPoolStage {
+  std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  bool ceil_mode = false;
+};
+
 namespace nn {
+// Whether conv2d_then_max_pool takes the conv2d whose 7 arguments end `s`: a float32 batched
+// convolution over few inputs per output (one group, at most 128 taps: a stem) that neither
+// it nor `stage` would refuse, an output too large to stay in cache until the pool reads it,
+// and a window the plane kernel takes (ops/cpu/max_pool_plane.h).
+bool takes_max_pool_chain(const Stack& s, const MaxPoolStage& stage);
+// That conv2d with `epilogue`, then `stage` on its output, band by band; pushes the pool's
+// output, the same bits as the two in turn.
+void conv2d_then_max_pool(Stack& s, const Epilogue& epilogue, const MaxPoolStage& stage);
+
 // batch_norm takes an activation only.
 bool batch_norm_with_activation(Stack& s, std::optional<Activation> activation);
 bool conv2d_with_epilogue(Stack& s, const Epilogue& epilogue);
