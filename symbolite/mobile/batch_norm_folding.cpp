@@ -17,15 +17,22 @@ using tensor::DType;
 using tensor::Tensor;
 
 // What the walk knows of a value: nothing; its value (read from the module tree or the
-// constants); or that it is the output of the convolution at `producer`.
+// constants); that it is the output of the convolution at `producer`; or (looking for chains)
+// a list built at `producer` of the outputs of the convolutions at `items`, in order.
 struct WalkValue {
-  enum class Kind { kUnknown, kKnown, kConvOutput };
+  enum class Kind { kUnknown, kKnown, kConvOutput, kConvList };
   Kind kind = Kind::kUnknown;
   IValue known;
   std::size_t producer = 0;
+  std::vector<std::size_t> items;
 
-  static WalkValue of(IValue v) { return {Kind::kKnown, std::move(v), 0}; }
+  static WalkValue of(IValue v) { return {Kind::kKnown, std::move(v), 0, {}}; }
   bool is_conv_output() const { return kind == Kind::kConvOutput; }
+  // Whether this value holds the output of the convolution at `conv`.
+  bool holds(std::size_t conv) const {
+    return (kind == Kind::kConvOutput && producer == conv) ||
+           (kind == Kind::kConvList && std::find(items.begin(), items.end(), conv) != items.end());
+  }
 };
 
 // What the walk makes of an operator.
@@ -33,6 +40,7 @@ enum class Role {
   kConv,        // aten::conv2d
   kBatchNorm,   // aten::batch_norm
   kMaxPool,     // aten::max_pool2d
+  kCat,         // aten::cat
   kShape,       // aten::size: reads a shape, not the values
   kComparison,  // int or float comparison, computed when both sides are known
   kPushesOne,   // pushes one value the walk does not know
@@ -154,10 +162,10 @@ struct ConvSite {
   bool escaped = false;  // its output was read by something other than a fold or chain
 };
 
-// What the walk looks for: batch norms to fold (in the file's code), or max pools fed by a
-// convolution alone (in the fused code, where folded batch norms return their input and fused
-// activations are jumps over them).
-enum class Search { kBatchNormFolds, kPoolChains };
+// What the walk looks for: batch norms to fold (in the file's code), or chains — max pools fed
+// by a convolution alone, cats of convolutions' outputs — in the fused code, where folded batch
+// norms return their input and fused activations are jumps over them.
+enum class Search { kBatchNormFolds, kChains };
 
 Role role_of(const ResolvedOperator& op) {
   if (op.folded_away || op.name == "prim::unchecked_cast") return Role::kIdentity;
@@ -167,6 +175,7 @@ Role role_of(const ResolvedOperator& op) {
   if (standard && op.name == "aten::conv2d") return Role::kConv;
   if (standard && op.name == "aten::batch_norm") return Role::kBatchNorm;
   if (standard && op.name == "aten::max_pool2d") return Role::kMaxPool;
+  if (standard && op.name == "aten::cat") return Role::kCat;
   if (standard && op.name == "aten::size") return Role::kShape;
   if (number_comparison(op.name)) return Role::kComparison;
   return pushes_one_value(op.name) ? Role::kPushesOne : Role::kOther;
@@ -208,11 +217,15 @@ class Walker {
       };
       std::erase_if(folds_,
                     [&](const BatchNormFold& f) { return reached(f.conv_pc, f.batch_norm_pc); });
-      std::erase_if(chains_, [&](const PoolChain& c) { return reached(c.conv_pc, c.pool_pc); });
+      std::erase_if(chains_.pools,
+                    [&](const PoolChain& c) { return reached(c.conv_pc, c.pool_pc); });
+      std::erase_if(chains_.cats, [&](const CatChain& c) {
+        return reached(*std::min_element(c.conv_pcs.begin(), c.conv_pcs.end()), c.cat_pc);
+      });
     }
   }
   std::vector<BatchNormFold> folds() { return std::move(folds_); }
-  std::vector<PoolChain> chains() { return std::move(chains_); }
+  FusedChains chains() { return std::move(chains_); }
 
  private:
   WalkValue pop() {
@@ -221,9 +234,10 @@ class Walker {
     stack_.pop_back();
     return v;
   }
-  // A value consumed by anything but a fold: a convolution output's fold is off.
+  // A value consumed by anything but a fold or chain: a convolution output's is off.
   void consume(const WalkValue& v) {
     if (v.is_conv_output()) convs_[v.producer].escaped = true;
+    for (std::size_t conv : v.items) convs_[conv].escaped = true;
   }
   void forget_stack() {
     for (const auto& v : stack_) consume(v);
@@ -309,6 +323,7 @@ class Walker {
       case OpCode::kListConstruct:
       case OpCode::kTupleConstruct: {
         std::size_t n = ins.op == OpCode::kTupleConstruct ? x : static_cast<std::size_t>(ins.n);
+        if (ins.op == OpCode::kListConstruct && conv_list(n, pc)) break;
         // A list of known values (a convolution's stride [2, 2]) is known.
         ops::IValueList items(n);
         bool known = ins.op == OpCode::kListConstruct;
@@ -369,7 +384,31 @@ class Walker {
   // A shape read does not use a convolution's values, so a batch norm may still fold into
   // it; a chained pool's output would stand in for it, whose shape differs.
   void read_shape(const WalkValue& v) {
-    if (search_ == Search::kPoolChains) consume(v);
+    if (search_ == Search::kChains) consume(v);
+  }
+
+  // (Looking for chains) The top `n` values, the outputs of as many convolutions that nothing
+  // else refers to, made a list: pushes it and returns true. Otherwise leaves them.
+  bool conv_list(std::size_t n, std::size_t pc) {
+    if (search_ != Search::kChains || n < 2 || n > stack_.size()) return false;
+    WalkValue list{WalkValue::Kind::kConvList, {}, pc, {}};
+    for (std::size_t i = stack_.size() - n; i < stack_.size(); ++i) {
+      const WalkValue& item = stack_[i];
+      if (!item.is_conv_output() || convs_[item.producer].escaped || list.holds(item.producer)) {
+        return false;
+      }
+      list.items.push_back(item.producer);
+    }
+    stack_.resize(stack_.size() - n);
+    for (std::size_t conv : list.items) {
+      if (!only_reference(conv)) {
+        consume(list);
+        stack_.emplace_back();
+        return true;
+      }
+    }
+    stack_.push_back(std::move(list));
+    return true;
   }
 
   // From `pc`, straight-line code that ends in RAISE_EXCEPTION.
@@ -402,11 +441,19 @@ class Walker {
         if (args.size() >= 2 && args[1].kind == WalkValue::Kind::kKnown) {
           convs_[pc].weight = args[1].known;
         }
-        stack_.push_back({WalkValue::Kind::kConvOutput, {}, pc});
+        stack_.push_back({WalkValue::Kind::kConvOutput, {}, pc, {}});
         return;
       case Role::kMaxPool:
-        if (search_ == Search::kPoolChains && !args.empty() && args[0].is_conv_output()) {
+        if (search_ == Search::kChains && !args.empty() && args[0].is_conv_output()) {
           try_chain(op, args, pc);
+        }
+        for (const auto& a : args) consume(a);
+        stack_.emplace_back();
+        return;
+      case Role::kCat:
+        if (args.size() == 2 && args[0].kind == WalkValue::Kind::kConvList &&
+            args[1].kind == WalkValue::Kind::kKnown && args[1].known.is(IValue::Kind::kInt)) {
+          try_cat(args, pc);
         }
         for (const auto& a : args) consume(a);
         stack_.emplace_back();
@@ -464,14 +511,23 @@ class Walker {
       if (i < first_default) return;
       chain.pool_args.push_back(defaults[i - first_default]);
     }
-    chains_.push_back(std::move(chain));
+    chains_.pools.push_back(std::move(chain));
+  }
+
+  // The list of convolutions' outputs args[0], which nothing else refers to (nor to its
+  // items), concatenated along the known dim args[1]: a chain.
+  void try_cat(const std::vector<WalkValue>& args, std::size_t pc) {
+    const WalkValue& list = args[0];
+    for (std::size_t conv : list.items) {
+      if (convs_[conv].escaped || !only_reference(conv)) return;
+    }
+    for (std::size_t conv : list.items) convs_[conv].escaped = true;
+    chains_.cats.push_back(CatChain{list.items, pc, args[1].known.to_int()});
   }
 
   // Nothing but the batch norm's argument may still refer to the convolution's output.
   bool only_reference(std::size_t producer) const {
-    auto refers = [producer](const WalkValue& v) {
-      return v.is_conv_output() && v.producer == producer;
-    };
+    auto refers = [producer](const WalkValue& v) { return v.holds(producer); };
     for (const auto& v : stack_) {
       if (refers(v)) return false;
     }
@@ -532,7 +588,7 @@ class Walker {
   std::vector<Role> roles_;      // per operator index
   std::vector<WalkValue> args_;  // an operator's arguments, reused
   std::vector<BatchNormFold> folds_;
-  std::vector<PoolChain> chains_;
+  FusedChains chains_;
 };
 
 }  // namespace
@@ -543,10 +599,9 @@ std::vector<BatchNormFold> find_batch_norm_folds(const LoadedFunction& fn, const
   return walker.folds();
 }
 
-std::vector<PoolChain> find_pool_chains(const LoadedFunction& fn,
-                                        const std::vector<Instruction>& fused_code,
-                                        const IValue& root) {
-  Walker walker(fn, fused_code, root, Search::kPoolChains);
+FusedChains find_chains(const LoadedFunction& fn, const std::vector<Instruction>& fused_code,
+                        const IValue& root) {
+  Walker walker(fn, fused_code, root, Search::kChains);
   walker.walk();
   return walker.chains();
 }

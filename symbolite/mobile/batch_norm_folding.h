@@ -47,9 +47,23 @@ struct PoolChain {
   std::vector<ops::IValue> pool_args;
 };
 
+// A cat of the outputs of convolutions that nothing else reads (their shapes neither), in a
+// list that only the cat reads, along a known dim (SqueezeNet's Fire modules, Inception's
+// blocks): the convolutions write their outputs into the parts of one buffer that the cat
+// then returns whole (runtime/cat_in_place.h).
+struct CatChain {
+  std::vector<std::size_t> conv_pcs;  // OP aten::conv2d of each item, in the list's order
+  std::size_t cat_pc = 0;             // OP aten::cat
+  std::int64_t dim = 0;
+};
+
+struct FusedChains {
+  std::vector<PoolChain> pools;
+  std::vector<CatChain> cats;
+};
+
 // The chains of `fn`, a method of `root`'s class whose fused code is `fused_code`.
-std::vector<PoolChain> find_pool_chains(const LoadedFunction& fn,
-                                        const std::vector<Instruction>& fused_code,
-                                        const ops::IValue& root);
+FusedChains find_chains(const LoadedFunction& fn, const std::vector<Instruction>& fused_code,
+                        const ops::IValue& root);
 
 }  // namespace symbolite::mobile

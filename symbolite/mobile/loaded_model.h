@@ -18,6 +18,7 @@
 #include "symbolite/archive/model_archive.h"
 #include "symbolite/debuginfo/debug_info_source.h"
 #include "symbolite/mobile/bytecode.h"
+#include "symbolite/mobile/cat_in_place_plan.h"
 #include "symbolite/mobile/lazy_handle_table.h"
 #include "symbolite/ops/common/activation.h"
 #include "symbolite/ops/registry/epilogue_kernels.h"
@@ -39,7 +40,9 @@ struct ResolvedOperator {
 
   // The rest is set on the operators fusion adds (operator_fusion.h), which the interpreter
   // runs with run_fused_operator (runtime/instruction_handlers.h).
-  bool fused() const { return epilogue != nullptr || folded_away || taken_by_producer; }
+  bool fused() const {
+    return epilogue != nullptr || folded_away || taken_by_producer || cat_plan != nullptr;
+  }
   // The kernel that runs this operator and then `epilogue` on its output
   // (ops/registry/epilogue_kernels.h), and the activation's own operator, run after it when
   // that kernel could not.
@@ -66,6 +69,12 @@ struct ResolvedOperator {
   bool taken_by_producer = false;
   // Each of the two as it was before they were chained.
   std::shared_ptr<const ResolvedOperator> alone;
+  // A fused convolution whose output is item `cat_item` of a chained cat's list
+  // (batch_norm_folding.h, CatChain), or that cat (`gathers_cat`): the convolution writes its
+  // output into its part of a buffer that the cat returns whole (runtime/cat_in_place.h).
+  std::shared_ptr<CatInPlacePlan> cat_plan;
+  std::size_t cat_item = 0;
+  bool gathers_cat = false;
   // What a profile of the code as it runs calls a fused operator: the operators it stands for,
   // joined by '+' ("aten::conv2d+aten::batch_norm+aten::hardswish_").
   std::string fused_name;

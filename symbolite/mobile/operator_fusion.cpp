@@ -96,38 +96,68 @@ class Fuser {
     }
   }
 
-  // A fused convolution and the max_pool2d that alone reads its output (PoolChain) run as
-  // one operator at the convolution's instruction (ResolvedOperator::then_pool); the pool
-  // returns its input.
-  void chain_pools(const ops::IValue& root) {
-    if (fused_.empty()) return;  // the convolution must have been fused: nothing was
-    for (PoolChain& chain : find_pool_chains(fn_, fused_, root)) {
-      const auto conv_index = static_cast<std::size_t>(fused_[chain.conv_pc].x);
-      const auto pool_index = static_cast<std::size_t>(fused_[chain.pool_pc].x);
-      std::optional<ops::MaxPoolStage> stage = max_pool_stage(chain.pool_args);
-      const ResolvedOperator& conv = fn_.operators[conv_index];
-      if (!stage || conv.epilogue == nullptr || conv.folded_away || conv.then_pool != nullptr ||
-          fn_.operators[pool_index].fused()) {
-        continue;
-      }
-      auto conv_alone = std::make_shared<ResolvedOperator>(conv);
-      auto pool_alone = std::make_shared<ResolvedOperator>(fn_.operators[pool_index]);
-      ResolvedOperator chained_conv = *conv_alone;
-      chained_conv.then_pool = std::make_shared<ops::MaxPoolStage>(*stage);
-      chained_conv.pool_pc = chain.pool_pc;
-      chained_conv.fused_name = conv_alone->fused_name + "+" + pool_alone->name;
-      chained_conv.alone = std::move(conv_alone);
-      ResolvedOperator chained_pool = *pool_alone;
-      chained_pool.taken_by_producer = true;
-      chained_pool.alone = std::move(pool_alone);
-      rewrite(chain.conv_pc, add_operator(std::move(chained_conv)));
-      rewrite(chain.pool_pc, add_operator(std::move(chained_pool)));
-    }
+  // Chains in the fused code (FusedChains): convolutions must have been fused.
+  void chain_in_fused_code(const ops::IValue& root) {
+    if (fused_.empty()) return;  // nothing was
+    FusedChains chains = find_chains(fn_, fused_, root);
+    for (const PoolChain& pool : chains.pools) chain_pool(pool);
+    for (const CatChain& cat : chains.cats) chain_cat(cat);
   }
 
   void finish() { fn_.fused_instructions = std::move(fused_); }
 
  private:
+  // A fused convolution and the max_pool2d that alone reads its output (PoolChain) run as
+  // one operator at the convolution's instruction (ResolvedOperator::then_pool); the pool
+  // returns its input.
+  void chain_pool(const PoolChain& chain) {
+    const auto conv_index = static_cast<std::size_t>(fused_[chain.conv_pc].x);
+    const auto pool_index = static_cast<std::size_t>(fused_[chain.pool_pc].x);
+    std::optional<ops::MaxPoolStage> stage = max_pool_stage(chain.pool_args);
+    const ResolvedOperator& conv = fn_.operators[conv_index];
+    if (!stage || !chainable(conv) || fn_.operators[pool_index].fused()) return;
+    auto conv_alone = std::make_shared<ResolvedOperator>(conv);
+    auto pool_alone = std::make_shared<ResolvedOperator>(fn_.operators[pool_index]);
+    ResolvedOperator chained_conv = *conv_alone;
+    chained_conv.then_pool = std::make_shared<ops::MaxPoolStage>(*stage);
+    chained_conv.pool_pc = chain.pool_pc;
+    chained_conv.fused_name = conv_alone->fused_name + "+" + pool_alone->name;
+    chained_conv.alone = std::move(conv_alone);
+    ResolvedOperator chained_pool = *pool_alone;
+    chained_pool.taken_by_producer = true;
+    chained_pool.alone = std::move(pool_alone);
+    rewrite(chain.conv_pc, add_operator(std::move(chained_conv)));
+    rewrite(chain.pool_pc, add_operator(std::move(chained_pool)));
+  }
+
+  // Fused convolutions whose outputs only a cat reads, in a list of their own (CatChain),
+  // write them into the parts of the buffer the cat returns (ResolvedOperator::cat_plan).
+  void chain_cat(const CatChain& chain) {
+    const auto cat_index = static_cast<std::size_t>(fused_[chain.cat_pc].x);
+    if (fn_.operators[cat_index].fused()) return;
+    for (std::size_t pc : chain.conv_pcs) {
+      if (!chainable(fn_.operators[static_cast<std::size_t>(fused_[pc].x)])) return;
+    }
+    auto plan = std::make_shared<CatInPlacePlan>(chain.cat_pc, chain.conv_pcs.size());
+    for (std::size_t item = 0; item < chain.conv_pcs.size(); ++item) {
+      ResolvedOperator conv =
+          fn_.operators[static_cast<std::size_t>(fused_[chain.conv_pcs[item]].x)];
+      conv.cat_plan = plan;
+      conv.cat_item = item;
+      rewrite(chain.conv_pcs[item], add_operator(std::move(conv)));
+    }
+    ResolvedOperator cat = fn_.operators[cat_index];
+    cat.cat_plan = std::move(plan);
+    cat.gathers_cat = true;
+    cat.fused_name = cat.name;
+    rewrite(chain.cat_pc, add_operator(std::move(cat)));
+  }
+  // A fused convolution not in a chain yet.
+  static bool chainable(const ResolvedOperator& conv) {
+    return conv.epilogue != nullptr && !conv.folded_away && conv.then_pool == nullptr &&
+           conv.cat_plan == nullptr;
+  }
+
   // An in-place activation of the value on top of the stack that a kernel before it may
   // apply instead: `OP relu_` (hardswish_, hardsigmoid_, silu_), or ReLU6's
   // `LOADC 0.0; LOADC 6.0; OP hardtanh_`, running the standard kernel, with no jump landing
@@ -232,7 +262,7 @@ void fuse_operators(LoadedFunction& fn, const ops::IValue* root) {
   Fuser fuser(fn);
   if (root != nullptr) fuser.fold_batch_norms(*root);
   fuser.fuse_activations();
-  if (root != nullptr) fuser.chain_pools(*root);
+  if (root != nullptr) fuser.chain_in_fused_code(*root);
   fuser.finish();
 }
 

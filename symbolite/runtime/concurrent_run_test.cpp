@@ -68,5 +68,42 @@ TEST(ConcurrentRun, ManyThreadsOneModelSameResultsAsSequential) {
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
 }
 
+TEST(ConcurrentRun, ChainedCatsSharedByThreadsRunningShapesThatChange) {
+  // fused_cat.ptl: cats whose items are written in place where the shapes are those of the
+  // cat's last run (cat_in_place.h), which threads running other shapes keep changing.
+  const auto model = mobile::LoadedModel::load(fixture_path("models/fused_cat.ptl"));
+  std::vector<std::vector<ops::IValue>> inputs;
+  for (const std::vector<std::int64_t>& shape :
+       {std::vector<std::int64_t>{1, 6, 9, 7}, std::vector<std::int64_t>{2, 6, 5, 6},
+        std::vector<std::int64_t>{1, 6, 4, 11}}) {
+    tensor::Tensor x = tensor::Tensor::uninitialized(shape, tensor::DType::kFloat32);
+    float* data = x.mutable_data<float>();
+    for (std::int64_t i = 0; i < x.numel(); ++i) data[i] = static_cast<float>(i % 13 - 6) / 4.0f;
+    inputs.push_back({ops::IValue(x)});
+  }
+  std::vector<std::string> expected;
+  {
+    Interpreter sequential(model);
+    for (const auto& call : inputs) expected.push_back(outcome(sequential, "forward", call));
+  }
+  constexpr int kThreads = 6;
+  constexpr int kRunsPerThread = 30;
+  std::vector<int> mismatches(kThreads, 0);
+  std::vector<std::thread> threads;
+  threads.reserve(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Interpreter interpreter(model);
+      for (int i = 0; i < kRunsPerThread; ++i) {
+        // Half the threads keep one shape, the others change it every run.
+        const std::size_t c = static_cast<std::size_t>(t % 2 == 0 ? t / 2 : t + i) % inputs.size();
+        if (outcome(interpreter, "forward", inputs[c]) != expected[c]) ++mismatches[t];
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+}
+
 }  // namespace
 }  // namespace symbolite::runtime

@@ -59,7 +59,8 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 // What the fused code of `model`'s forward does differently, instruction by instruction:
 // "fold aten::conv2d" (a convolution applying its batch norm), "+act" (an activation in its
 // epilogue), "identity" (a folded batch norm), "skip" (JMP 1 over an activation), "chain" (a
-// convolution run with the max pool reading its output), "chained" (that pool).
+// convolution run with the max pool reading its output), "chained" (that pool), "cat" (a
+// convolution writing its output into its part of a cat's), "gathers" (that cat).
 std::vector<std::string> rewrites(const std::string& model_name) {
   const mobile::LoadedFunction& fn =
       *testing::loaded_fixture(model_name + ".ptl").method("forward");
@@ -84,6 +85,11 @@ std::vector<std::string> rewrites(const std::string& model_name) {
       out.push_back("chained " + op.name);
       continue;
     }
+    if (op.gathers_cat) {
+      EXPECT_NE(op.cat_plan, nullptr);
+      out.push_back("gathers " + op.name);
+      continue;
+    }
     std::string what = op.name;
     if (op.epilogue != nullptr && !op.epilogue->scale.empty()) what = "fold " + op.name;
     if (op.folded_away) what = "identity";
@@ -92,6 +98,10 @@ std::vector<std::string> rewrites(const std::string& model_name) {
       EXPECT_TRUE(fn.operators[static_cast<std::size_t>(fn.fused_instructions[op.pool_pc].x)]
                       .taken_by_producer);
       what.insert(0, "chain ");
+    }
+    if (op.cat_plan != nullptr) {
+      EXPECT_GT(op.cat_plan->cat_pc(), pc);
+      what.insert(0, "cat" + std::to_string(op.cat_item) + " ");
     }
     if (op.epilogue != nullptr && op.epilogue->activation) {
       EXPECT_NE(op.activation_def, nullptr);
@@ -150,6 +160,26 @@ TEST(OperatorFusion, ChainsAConvolutionWithTheMaxPoolReadingItsOutputAlone) {
                 "chain aten::conv2d +act", "skip aten::hardswish_", pool}));
 }
 
+TEST(OperatorFusion, HasConvolutionsWriteTheirOutputsIntoTheCatReadingThemAlone) {
+  EXPECT_EQ(rewrites("fused_cat"),
+            (std::vector<std::string>{
+                // The squeeze; a: expand1x1 and expand3x3 into their cat.
+                "aten::conv2d +act", "skip aten::relu_",                            //
+                "cat0 aten::conv2d +act", "skip aten::relu_",                       //
+                "cat1 aten::conv2d +act", "skip aten::relu_", "gathers aten::cat",  //
+                // b: three batch-normed branches, cat along dim -3.
+                "cat0 fold aten::conv2d +act", "identity", "skip aten::relu_",       //
+                "cat1 fold aten::conv2d +act", "identity", "skip aten::relu_",       //
+                "cat2 fold aten::conv2d +act", "identity", "skip aten::hardswish_",  //
+                "gathers aten::cat",                                                 //
+                // c: listed second, then first.
+                "cat1 aten::conv2d +act", "skip aten::relu_",                       //
+                "cat0 aten::conv2d +act", "skip aten::silu_", "gathers aten::cat",  //
+                // d: its first item read again; e: the input in its list.
+                "aten::conv2d +act", "skip aten::relu_", "aten::conv2d +act", "skip aten::relu_",
+                "aten::conv2d +act", "skip aten::relu_"}));
+}
+
 TEST(OperatorFusion, FusesActivationsWhereNothingFolds) {
   // An activation in a convolution's epilogue; a batch norm whose input is read again.
   EXPECT_EQ(rewrites("fused_peephole"),
@@ -190,8 +220,46 @@ TEST(OperatorFusion, ResultsAreThoseOfTheUnfusedCodeAndPyTorchs) {
   }
   // fused at batch 1 and 2, fused64, fused_peephole, fused_sets_attribute, fused_unbatched
   // unbatched and batched, fused_depthwise at batch 1 and 2, fused_branches, fused_pool (too
-  // small an image for its chains: each convolution and pool apart)
-  EXPECT_EQ(checked, 11);
+  // small an image for its chains: each convolution and pool apart), fused_cat at batch 1 and 2
+  EXPECT_EQ(checked, 13);
+}
+
+TEST(OperatorFusion, ChainedCatsCopyNothingFromTheirSecondRunOn) {
+  // A model of its own: the cats' shapes are remembered in it, run to run.
+  const mobile::LoadedModel model =
+      mobile::LoadedModel::load(testing::fixture_path("models/fused_cat.ptl"));
+  int checked = 0;
+  for (const auto& call : calls()) {
+    if (call["model"] != "fused_cat") continue;
+    const std::string name = call["name"].get<std::string>();
+    SCOPED_TRACE(name);
+    const Tensor unfused = testing::run_forward_call(model, call, /*profiled=*/true).to_tensor();
+    // Bytes each cat allocated, run by run, as the code runs.
+    for (int run = 0; run < 3; ++run) {
+      profiler::RecordingSink sink(profiler::kDetailAsRun | profiler::kDetailMemory);
+      IValue result;
+      {
+        profiler::ProfilingScope scope(sink);
+        result = testing::run_forward_call(model, call);
+      }
+      EXPECT_TRUE(same_bits(result.to_tensor(), unfused));
+      testing::nn_expect_close(result.to_tensor(), testing::tensor_from_json(call["output"]));
+      std::vector<std::int64_t> cat_bytes;
+      for (const auto& e : sink.events()) {
+        if (e.op == "aten::cat") cat_bytes.push_back(e.bytes_allocated);
+      }
+      ASSERT_EQ(cat_bytes.size(), 5U);
+      // The three chained cats: a copy on the first run, and on every run of the batch of two,
+      // whose items are not contiguous parts of the output; nothing after that.
+      const bool copies = run == 0 || name == "float32_batch2";
+      for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(cat_bytes[i] > 0, copies) << "cat " << i;
+      // d and e always copy.
+      EXPECT_GT(cat_bytes[3], 0);
+      EXPECT_GT(cat_bytes[4], 0);
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
 }
 
 // The large_calls input: element i is ((i * 7919) % 2003 - 1001) / 512, exact in float32.

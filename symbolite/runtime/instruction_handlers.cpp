@@ -320,9 +320,22 @@ void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_
     }
     f.unfolded.erase(it);
   }
-  auto run = [&f, &op](Stack& stack) {
+  // The epilogue kernel; a chained cat's convolution writes into its part of the cat's buffer.
+  auto with_epilogue = [&f, &op](Stack& stack) {
+    if (op.cat_plan == nullptr) return op.epilogue_kernel(stack, *op.epilogue);
+    const ops::OutputAllocator part = [&f, &op](const std::vector<std::int64_t>& sizes,
+                                                tensor::DType dtype) {
+      return cat_part(f.pending_cats, *op.cat_plan, op.cat_item, sizes, dtype);
+    };
+    return ops::nn::conv2d_with_epilogue_into(stack, *op.epilogue, part);
+  };
+  auto run = [&f, &op, &with_epilogue](Stack& stack) {
     if (op.then_pool != nullptr) {  // taken: checked above
       ops::nn::conv2d_then_max_pool(stack, *op.epilogue, *op.then_pool);
+      return;
+    }
+    if (op.gathers_cat) {
+      run_cat_in_place(f.pending_cats, op, stack);
       return;
     }
     if (op.folded_away) {  // its convolution ran as written
@@ -333,7 +346,7 @@ void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_
     if (!op.epilogue->scale.empty()) {  // a convolution with its batch norm folded in
       const IValue& input = ops::last(stack, op.def->num_args)[0];
       const bool batched = input.is(IValue::Kind::kTensor) && input.to_tensor().dim() == 4;
-      if (batched && op.epilogue_kernel(stack, *op.epilogue)) return;
+      if (batched && with_epilogue(stack)) return;
       // Unbatched, its batch norm's channels are the output's rows; or the epilogue could not
       // be applied (an empty output). The convolution as written, and the batch norm at its
       // own instruction.
@@ -341,7 +354,7 @@ void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_
       f.unfolded.push_back(op.batch_norm_pc);
       return;
     }
-    if (!op.epilogue_kernel(stack, *op.epilogue)) run_activation(op, stack);
+    if (!with_epilogue(stack)) run_activation(op, stack);
   };
   if (profiler::EventSink* sink = profiler::current_sink()) {
     run_profiled_op(op, op.def->num_args, handle_at(f.fn, pc), f.stack, *sink, 0, run);

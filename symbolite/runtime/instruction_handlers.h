@@ -19,6 +19,7 @@
 #include "symbolite/ops/registry/ivalue.h"
 #include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/profiler/event_sink.h"
+#include "symbolite/runtime/cat_in_place.h"
 #include "symbolite/runtime/profiled_op.h"
 #include "symbolite/support/error.h"
 
@@ -37,8 +38,11 @@ struct Frame {
   const mobile::LoadedFunction& fn;
   Stack& stack;
   std::vector<IValue> registers;  // 1-based, as the bytecode numbers them
-  // Instructions of folded batch norms whose convolution ran unfolded (run_fused_operator).
+  // Instructions of folded batch norms whose convolution ran unfolded, and of chained max
+  // pools whose convolution ran alone (run_fused_operator).
   std::vector<std::size_t> unfolded;
+  // Buffers of chained cats being written (cat_in_place.h).
+  std::vector<PendingCat> pending_cats;
 };
 
 inline std::size_t as_index(std::int32_t operand) { return static_cast<std::size_t>(operand); }
@@ -101,7 +105,8 @@ inline debuginfo::DebugHandle handle_at(const mobile::LoadedFunction& fn, std::s
 // ---------------------------------------------------------------- operators
 
 // An operator fusion added (mobile/operator_fusion.h): a kernel with an activation in its
-// epilogue, a convolution with a batch norm folded in, or the folded batch norm.
+// epilogue, a convolution with a batch norm folded in, or the folded batch norm; a chain's
+// convolution, max pool or cat.
 void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_t pc);
 
 // OP X / OPN X N: operator X on its arguments (OPN also pushes N, the count of its varargs).

@@ -326,7 +326,8 @@ void check_backend(const Ints& kernel, const Ints& dilation) {
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
                    const Ints& stride_arg, const Ints& padding_arg, const Ints& dilation_arg,
                    bool transposed, const Ints& output_padding_arg, std::int64_t groups,
-                   const Epilogue* fused = nullptr, bool* fused_applied = nullptr);
+                   const Epilogue* fused = nullptr, bool* fused_applied = nullptr,
+                   const OutputAllocator* allocate = nullptr);
 
 // A 3-d convolution (checked by `convolution`) as a sum of 2-d ones over the kernel's time
 // taps: output frame t is the sum over kt of conv2d(input frame t*st - pt + kt*dt, weight[:, :,
@@ -411,11 +412,12 @@ Tensor convolution_3d(const Tensor& input, const Tensor& weight, const Tensor* b
 }
 
 // at::_convolution on a batched input; transposed ones go to transposed_convolution. A 2-d
-// float32 convolution applies `fused` too, and says so in `fused_applied`.
+// float32 convolution applies `fused` too, and says so in `fused_applied`; a 2-d one gets its
+// output from `allocate` when given.
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias,
                    const Ints& stride_arg, const Ints& padding_arg, const Ints& dilation_arg,
                    bool transposed, const Ints& output_padding_arg, std::int64_t groups,
-                   const Epilogue* fused, bool* fused_applied) {
+                   const Epilogue* fused, bool* fused_applied, const OutputAllocator* allocate) {
   std::int64_t k = weight.dim();
   std::int64_t dim = k - 2;
   if (dim <= 0) fail("weight should have at least three dimensions");
@@ -517,7 +519,8 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor* bias
   }
   set_output_size(g);
   Ints out_sizes = {g.n, g.o, g.oh, g.ow};
-  Tensor out = Tensor::uninitialized(out_sizes, dtype);
+  Tensor out = allocate != nullptr && dim == 2 ? (*allocate)(out_sizes, dtype)
+                                               : Tensor::uninitialized(out_sizes, dtype);
   if (out.numel() != 0) {
     Tensor b = bias == nullptr ? Tensor() : to_dtype(*bias, dtype);
     if (dtype == DType::kFloat64) {
@@ -587,14 +590,14 @@ Tensor unbatch(const Tensor& out, bool batched) {
 
 // With `fused`, returns whether it applied it (convolution).
 template <int Spatial>
-bool conv_nd_with(Stack& s, const Epilogue* fused) {
+bool conv_nd_with(Stack& s, const Epilogue* fused, const OutputAllocator* allocate = nullptr) {
   const char* name = Spatial == 1 ? "conv1d" : Spatial == 2 ? "conv2d" : "conv3d";
   ConvCall c = pop_conv_args(s);
   auto [x, batched] = batchify(c.input.to_tensor(), Spatial, name);
   bool applied = false;
   Tensor out = convolution(x, c.weight.to_tensor(), optional_tensor(c.bias), int_list_arg(c.stride),
                            int_list_arg(c.padding), int_list_arg(c.dilation), false, {0}, c.groups,
-                           fused, &applied);
+                           fused, &applied, batched ? allocate : nullptr);
   s.emplace_back(unbatch(out, batched));
   return applied;
 }
@@ -721,6 +724,11 @@ void conv2d_f32(const float* in, const Tensor& weight, const float* bias, const 
 
 bool conv2d_with_epilogue(Stack& s, const Epilogue& epilogue) {
   return conv_nd_with<2>(s, &epilogue);
+}
+
+bool conv2d_with_epilogue_into(Stack& s, const Epilogue& epilogue,
+                               const OutputAllocator& allocate) {
+  return conv_nd_with<2>(s, &epilogue, &allocate);
 }
 
 void register_conv_ops(OperatorRegistry& r) {

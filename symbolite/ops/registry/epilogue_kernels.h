@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "symbolite/ops/common/activation.h"
 #include "symbolite/ops/registry/operator_registry.h"
+#include "symbolite/tensor/tensor.h"
 
 namespace symbolite::ops {
 
@@ -29,6 +31,10 @@ using EpilogueKernel = bool (*)(Stack& stack, const Epilogue& epilogue);
 
 // The epilogue kernel of operator `op_name` ("aten::batch_norm"), or null if it has none.
 EpilogueKernel epilogue_kernel(std::string_view op_name);
+
+// An uninitialized contiguous output of these sizes and dtype, where the caller wants it.
+using OutputAllocator =
+    std::function<tensor::Tensor(const std::vector<std::int64_t>& sizes, tensor::DType dtype)>;
 
 // A max_pool2d reading a convolution's output, which nothing else reads (a stem as SqueezeNet
 // 1.1 has it: convolution, activation, pool), its window read from the model at load
@@ -53,6 +59,9 @@ void conv2d_then_max_pool(Stack& s, const Epilogue& epilogue, const MaxPoolStage
 // batch_norm takes an activation only.
 bool batch_norm_with_activation(Stack& s, std::optional<Activation> activation);
 bool conv2d_with_epilogue(Stack& s, const Epilogue& epilogue);
+// conv2d_with_epilogue whose batched output is `allocate`d: a part of a buffer that a cat
+// returns whole (runtime/cat_in_place.h).
+bool conv2d_with_epilogue_into(Stack& s, const Epilogue& epilogue, const OutputAllocator& allocate);
 }  // namespace nn
 
 }  // namespace symbolite::ops
