@@ -239,6 +239,20 @@ class Walker {
     if (v.is_conv_output()) convs_[v.producer].escaped = true;
     for (std::size_t conv : v.items) convs_[conv].escaped = true;
   }
+  // A value an operator the walk does not know may change in place, or that a container now
+  // holds: a list built of known values (a pool's window) is known no more, wherever it is.
+  void may_change(const WalkValue& v) {
+    if (v.kind != WalkValue::Kind::kKnown || !v.known.is(IValue::Kind::kList)) return;
+    const ops::IValueList* list = &v.known.to_list();
+    auto forget = [list](WalkValue& held) {
+      if (held.kind == WalkValue::Kind::kKnown && held.known.is(IValue::Kind::kList) &&
+          &held.known.to_list() == list) {
+        held = {};
+      }
+    };
+    for (WalkValue& held : stack_) forget(held);
+    for (WalkValue& held : registers_) forget(held);
+  }
   void forget_stack() {
     for (const auto& v : stack_) consume(v);
     stack_.clear();
@@ -330,6 +344,7 @@ class Walker {
         for (std::size_t i = n; i > 0; --i) {
           WalkValue item = pop();
           consume(item);
+          may_change(item);
           known = known && item.kind == WalkValue::Kind::kKnown;
           if (known) items[i - 1] = std::move(item.known);
         }
@@ -482,7 +497,10 @@ class Walker {
         stack_.emplace_back();
         return;
       case Role::kOther:
-        for (const auto& a : args) consume(a);
+        for (const auto& a : args) {
+          consume(a);
+          may_change(a);
+        }
         forget_stack();
         return;
       case Role::kIdentity:
