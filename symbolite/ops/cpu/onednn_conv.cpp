@@ -37,6 +37,16 @@ constexpr std::int64_t kBandBytes = std::int64_t{512} << 10;
 // convolution (MobileNet's 3x3 stem: 85 us as im2col + GEMM, 230 us on two threads here).
 constexpr std::int64_t kMinDepth = 128;
 
+// A 1x1 convolution is one GEMM as it stands (conv_ops.cpp), except over a short image whose
+// pixels are no multiple of 16 (9x9 to 13x13), where sgemm's column tails cost more than the
+// primitive's reorders: alone, 1.2-1.56x faster here on 81, 100, 121 and 169 pixels into 256
+// or more channels, against 0.85x on 144 and 256 (docs/PERFORMANCE.md). From 196 pixels
+// (14x14) on the two came out even.
+bool ragged_short_product(const ConvGeometry& g) {
+  const std::int64_t plane = g.oh * g.ow;
+  return plane > 64 && plane < 192 && plane % 16 != 0 && g.o >= 128;
+}
+
 // A block of the output — some of its channels over all rows, or all channels over a band of
 // rows — with its own primitive.
 struct Slice {
@@ -387,8 +397,8 @@ bool onednn_conv2d_shape(const ConvGeometry& g) {
   const bool one_by_one =
       g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
   const bool depthwise = g.cg == 1 && g.groups > 1;
-  return !depthwise && !one_by_one && g.cg * g.kh * g.kw > kMinDepth && g.n > 0 && g.c > 0 &&
-         g.o > 0 && g.oh > 0 && g.ow > 0;
+  return !depthwise && (!one_by_one || ragged_short_product(g)) && g.cg * g.kh * g.kw > kMinDepth &&
+         g.n > 0 && g.c > 0 && g.o > 0 && g.oh > 0 && g.ow > 0;
 }
 
 bool onednn_conv2d(const float* in, const Bytes& weight_bytes, float* out, const ConvGeometry& g,

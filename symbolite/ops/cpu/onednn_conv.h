@@ -1,7 +1,8 @@
 // Float32 convolutions over more than 128 inputs per output (CG * KH * KW; anything but a 1x1
-// stride-1 unpadded kernel, which is one GEMM as it stands, and depthwise ones) on oneDNN's
-// direct-convolution primitives: ResNet's, VGG's and DenseNet's 3x3s, grouped ones of RegNet
-// and ResNeXt with 16 or more channels a group, 7x7 stems, strided and dilated ones. The primitives read weights in their own
+// stride-1 unpadded kernel, which is one GEMM as it stands unless over a short image of no
+// multiple of 16 pixels, and depthwise ones) on oneDNN's direct-convolution primitives:
+// ResNet's, VGG's and DenseNet's 3x3s, grouped ones of RegNet and ResNeXt with 16 or more
+// channels a group, 7x7 stems, strided and dilated ones. The primitives read weights in their own
 // blocked layout; reordering them costs a copy, so it is made once per convolution and kept,
 // which is only sound for weights that cannot change: read-only bytes of a model file
 // (a tensor::Storage view). Other convolutions keep im2col + GEMM (conv_ops.cpp). Images

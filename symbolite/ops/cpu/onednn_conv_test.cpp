@@ -58,9 +58,10 @@ TEST(OnednnConv, ResultsAreThoseOfPyTorchAtOneAndTwoThreads) {
       }
       ++i;
     }
-    // Per input shape: stem, a, b, grouped, dilated, asym, down and the conv1d take the path;
-    // the convolution whose weight forward computes does not.
-    EXPECT_EQ(onednn_conv2d_plans() - before, 16U);
+    // Per input shape: stem, a, b, grouped, dilated, asym, pointwise (1x1 over 81 or 72
+    // pixels), down and the conv1d take the path; the convolution whose weight forward
+    // computes does not.
+    EXPECT_EQ(onednn_conv2d_plans() - before, 18U);
   }
 }
 
@@ -69,7 +70,7 @@ TEST(OnednnConv, ReorderedWeightsGoWithTheirModel) {
   {
     const mobile::LoadedModel model = load();
     run(model, calls()[0]);
-    EXPECT_EQ(onednn_conv2d_plans(), before + 8);
+    EXPECT_EQ(onednn_conv2d_plans(), before + 9);
   }
   EXPECT_EQ(onednn_conv2d_plans(), before);
 }
@@ -164,6 +165,16 @@ TEST(OnednnConv, TakesDeepConvolutionsButOneByOneUnstridedAndDepthwise) {
   EXPECT_FALSE(onednn_conv2d_shape(depthwise));  // depthwise_conv.h's, whatever its kernel
   ConvGeometry one_by_one{1, 256, 10, 10, 16, 256, 1, 1, 10, 10, 1, 1, 0, 0, 1, 1, 1};
   EXPECT_FALSE(onednn_conv2d_shape(one_by_one));
+  // Into 128 channels or more over 65-191 pixels that are no multiple of 16: the primitive.
+  ConvGeometry ragged = one_by_one;
+  ragged.o = 128;
+  EXPECT_TRUE(onednn_conv2d_shape(ragged));  // 100 pixels
+  ragged.h = ragged.w = ragged.oh = ragged.ow = 12;
+  EXPECT_FALSE(onednn_conv2d_shape(ragged));  // 144
+  ragged.h = ragged.w = ragged.oh = ragged.ow = 13;
+  EXPECT_TRUE(onednn_conv2d_shape(ragged));  // 169
+  ragged.h = ragged.w = ragged.oh = ragged.ow = 14;
+  EXPECT_FALSE(onednn_conv2d_shape(ragged));  // 196
   one_by_one.sh = one_by_one.sw = 2;
   one_by_one.oh = one_by_one.ow = 5;
   EXPECT_TRUE(onednn_conv2d_shape(one_by_one));

@@ -9,7 +9,8 @@
 // plane (grouped_by_plane.h), float32; 1x1 with stride 1 and no padding as one GEMM per
 // group, on oneDNN's matmul primitive reading the file's weights in place for images of at
 // most 64 pixels (onednn_matmul.h); other float32 ones over more than 128 inputs per output
-// with weights read-only in the model file on oneDNN's direct convolutions (onednn_conv.h);
+// with weights read-only in the model file on oneDNN's direct convolutions (onednn_conv.h:
+// 1x1s too over a short image of no multiple of 16 pixels);
 // float32 ones over at most 128 inputs per output into at most 32 channels (stems) row by row
 // (stem_conv.h); everything else as im2col + GEMM (gemm.h: oneDNN sgemm for float32,
 // OpenBLAS dgemm for float64). float64 takes the GEMM paths for depthwise and grouped ones
