@@ -1,13 +1,13 @@
 // What a chained cat's convolutions and the cat share (batch_norm_folding.h, CatChain): the
-// shapes its items had the last time the cat ran, from which the first convolution sizes the
-// buffer all of them write their outputs into and the cat returns whole
+// shapes its items had the last time the cat ran, from which the first convolution to run sizes
+// the buffer all of them write their outputs into and the cat returns whole
 // (runtime/cat_in_place.h). Runs of the model on several threads share it, hence the lock.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
-#include <optional>
 #include <vector>
 
 #include "symbolite/tensor/dtype.h"
@@ -29,11 +29,12 @@ class CatInPlacePlan {
   std::size_t cat_pc() const { return cat_pc_; }
   std::size_t count() const { return count_; }  // items in the cat's list
 
-  std::optional<CatShapes> last() const {
+  // Shared, not copied: every chained convolution asks, every run.
+  std::shared_ptr<const CatShapes> last() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return last_;
   }
-  void remember(std::optional<CatShapes> shapes) {
+  void remember(std::shared_ptr<const CatShapes> shapes) {
     std::lock_guard<std::mutex> lock(mutex_);
     last_ = std::move(shapes);
   }
@@ -42,7 +43,7 @@ class CatInPlacePlan {
   std::size_t cat_pc_;
   std::size_t count_;
   mutable std::mutex mutex_;
-  std::optional<CatShapes> last_;
+  std::shared_ptr<const CatShapes> last_;  // null: nothing to go by
 };
 
 }  // namespace symbolite::mobile

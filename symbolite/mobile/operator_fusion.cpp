@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "symbolite/mobile/batch_norm_folding.h"
+#include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/registry/epilogue_kernels.h"
 
 namespace symbolite::mobile {
@@ -197,32 +198,22 @@ class Fuser {
     using Kind = ops::IValue::Kind;
     if (args.size() != 5 || !args[4].is(Kind::kBool)) return std::nullopt;
     // int[2]: one int or two; stride may be empty (the kernel size).
-    auto ints = [](const ops::IValue& v) -> std::optional<std::vector<std::int64_t>> {
-      if (!v.is(Kind::kList)) return std::nullopt;
-      std::vector<std::int64_t> out;
-      for (const ops::IValue& item : v.to_list()) {
-        if (!item.is(Kind::kInt)) return std::nullopt;
-        out.push_back(item.to_int());
-      }
-      if (out.size() > 2) return std::nullopt;
-      return out;
-    };
-    const auto kernel = ints(args[0]), stride = ints(args[1]), padding = ints(args[2]),
-               dilation = ints(args[3]);
-    if (!kernel || !stride || !padding || !dilation || kernel->empty() || padding->empty() ||
-        dilation->empty()) {
+    const auto kernel = ops::int_list_if(args[0]), stride = ops::int_list_if(args[1]),
+               padding = ops::int_list_if(args[2]), dilation = ops::int_list_if(args[3]);
+    auto one_or_two = [](const auto& v) { return v && !v->empty() && v->size() <= 2; };
+    if (!one_or_two(kernel) || !stride || stride->size() > 2 || !one_or_two(padding) ||
+        !one_or_two(dilation)) {
       return std::nullopt;
     }
-    auto second = [](const std::vector<std::int64_t>& v) { return v.size() == 2 ? v[1] : v[0]; };
     ops::MaxPoolStage stage;
-    stage.kh = (*kernel)[0];
-    stage.kw = second(*kernel);
-    stage.sh = stride->empty() ? stage.kh : (*stride)[0];
-    stage.sw = stride->empty() ? stage.kw : second(*stride);
-    stage.ph = (*padding)[0];
-    stage.pw = second(*padding);
-    stage.dh = (*dilation)[0];
-    stage.dw = second(*dilation);
+    stage.kh = kernel->front();
+    stage.kw = kernel->back();
+    stage.sh = stride->empty() ? stage.kh : stride->front();
+    stage.sw = stride->empty() ? stage.kw : stride->back();
+    stage.ph = padding->front();
+    stage.pw = padding->back();
+    stage.dh = dilation->front();
+    stage.dw = dilation->back();
     stage.ceil_mode = args[4].to_bool();
     return stage;
   }

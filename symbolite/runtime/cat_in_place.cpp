@@ -1,8 +1,8 @@
 #include "symbolite/runtime/cat_in_place.h"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
-#include <optional>
 #include <utility>
 
 namespace symbolite::runtime {
@@ -28,36 +28,37 @@ std::vector<PendingCat>::iterator find(std::vector<PendingCat>& pending, std::si
 
 // The items' shapes when they are contiguous parts of the cat's output along `dim`: the same
 // dtype and rank, equal sizes but along `dim`, and every dimension before it of size 1.
-std::optional<mobile::CatShapes> tiling(const ops::IValueList& items, std::int64_t dim) {
-  mobile::CatShapes shapes;
+std::shared_ptr<const mobile::CatShapes> tiling(const ops::IValueList& items, std::int64_t dim) {
+  auto tiled = std::make_shared<mobile::CatShapes>();
+  mobile::CatShapes& shapes = *tiled;
   for (const ops::IValue& item : items) {
-    if (!item.is(ops::IValue::Kind::kTensor)) return std::nullopt;
+    if (!item.is(ops::IValue::Kind::kTensor)) return nullptr;
     const Tensor& t = item.to_tensor();
     const auto rank = static_cast<std::int64_t>(t.dim());
     if (shapes.sizes.empty()) {
-      if (rank == 0 || dim < -rank || dim >= rank) return std::nullopt;
+      if (rank == 0 || dim < -rank || dim >= rank) return nullptr;
       shapes.dim = dim < 0 ? dim + rank : dim;
       shapes.dtype = t.dtype();
     }
     const Ints& first = shapes.sizes.empty() ? t.sizes() : shapes.sizes.front();
-    if (t.dtype() != shapes.dtype || t.sizes().size() != first.size()) return std::nullopt;
+    if (t.dtype() != shapes.dtype || t.sizes().size() != first.size()) return nullptr;
     for (std::size_t d = 0; d < first.size(); ++d) {
       const auto at = static_cast<std::int64_t>(d);
       if ((at < shapes.dim && t.sizes()[d] != 1) ||
           (at != shapes.dim && t.sizes()[d] != first[d])) {
-        return std::nullopt;
+        return nullptr;
       }
     }
     shapes.sizes.push_back(t.sizes());
   }
-  return shapes;
+  return tiled;
 }
 
 }  // namespace
 
 Tensor cat_part(std::vector<PendingCat>& pending, const mobile::CatInPlacePlan& plan,
                 std::size_t item, const Ints& sizes, tensor::DType dtype) {
-  std::optional<mobile::CatShapes> last = plan.last();
+  const std::shared_ptr<const mobile::CatShapes> last = plan.last();
   auto own = [&] { return Tensor::uninitialized(sizes, dtype); };
   if (!last || last->sizes.size() != plan.count() || item >= last->sizes.size() ||
       last->sizes[item] != sizes || last->dtype != dtype) {
@@ -117,7 +118,7 @@ void run_cat_in_place(std::vector<PendingCat>& pending, const mobile::ResolvedOp
       return;
     }
   }
-  std::optional<mobile::CatShapes> shapes;
+  std::shared_ptr<const mobile::CatShapes> shapes;
   if (args[0].is(ops::IValue::Kind::kList) && args[1].is(ops::IValue::Kind::kInt)) {
     shapes = tiling(args[0].to_list(), args[1].to_int());
   }

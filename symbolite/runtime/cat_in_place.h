@@ -1,6 +1,6 @@
 // A cat whose items are the outputs of convolutions that nothing else reads
 // (mobile/batch_norm_folding.h, CatChain; SqueezeNet's Fire modules, Inception's blocks), run
-// without copying: the first convolution makes a buffer the size of the cat's output, each
+// without copying: the first convolution to run makes a buffer the size of the output, each
 // writes its output into its part of it, and the cat returns the buffer. The parts' shapes
 // come from the cat's last run (mobile/cat_in_place_plan.h): a first run, or one whose shapes
 // changed or do not tile the output (a batch of several images along channels), copies as

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -308,9 +309,13 @@ void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_
     }
     return;
   }
-  if (op.then_pool != nullptr && !ops::nn::takes_max_pool_chain(f.stack, *op.then_pool)) {
-    f.unfolded.push_back(op.pool_pc);
-    return run_fused_operator(f, *op.alone, pc);
+  std::optional<ops::nn::MaxPoolChain> pool_chain;
+  if (op.then_pool != nullptr) {
+    pool_chain = ops::nn::max_pool_chain(f.stack, *op.then_pool);
+    if (!pool_chain) {  // the two apart
+      f.unfolded.push_back(op.pool_pc);
+      return run_fused_operator(f, *op.alone, pc);
+    }
   }
   if (op.folded_away) {
     auto it = std::find(f.unfolded.begin(), f.unfolded.end(), pc);
@@ -329,9 +334,9 @@ void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_
     };
     return ops::nn::conv2d_with_epilogue_into(stack, *op.epilogue, part);
   };
-  auto run = [&f, &op, &with_epilogue](Stack& stack) {
-    if (op.then_pool != nullptr) {  // taken: checked above
-      ops::nn::conv2d_then_max_pool(stack, *op.epilogue, *op.then_pool);
+  auto run = [&f, &op, &with_epilogue, &pool_chain](Stack& stack) {
+    if (pool_chain) {
+      ops::nn::conv2d_then_max_pool(stack, *op.epilogue, *pool_chain);
       return;
     }
     if (op.gathers_cat) {

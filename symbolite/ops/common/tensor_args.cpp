@@ -23,6 +23,19 @@ std::vector<std::int64_t> int_list_arg(const IValue& v) {
   return out;
 }
 
+std::optional<std::vector<std::int64_t>> int_list_if(const IValue& v) {
+  if (v.is(IValue::Kind::kInt)) return std::vector<std::int64_t>{v.to_int()};
+  if (!v.is(IValue::Kind::kList) && !v.is(IValue::Kind::kTuple)) return std::nullopt;
+  const IValueList& items = v.is(IValue::Kind::kTuple) ? v.to_tuple() : v.to_list();
+  std::vector<std::int64_t> out;
+  out.reserve(items.size());
+  for (const auto& item : items) {
+    if (!item.is(IValue::Kind::kInt)) return std::nullopt;
+    out.push_back(item.to_int());
+  }
+  return out;
+}
+
 std::optional<std::vector<std::int64_t>> optional_int_list_arg(const IValue& v) {
   if (v.is_none()) return std::nullopt;
   return int_list_arg(v);

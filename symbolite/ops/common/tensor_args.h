@@ -18,6 +18,9 @@ namespace symbolite::ops {
 std::vector<std::int64_t> int_list_arg(const IValue& v);
 // The other way: an `int[]` value from sizes, for a nested run_op call.
 IValue int_list_value(const std::vector<std::int64_t>& values);
+// int_list_arg without its errors, for code that inspects arguments before a kernel reads
+// them: nullopt for anything but an int or a list or tuple of ints.
+std::optional<std::vector<std::int64_t>> int_list_if(const IValue& v);
 // An `int[]?` argument: None gives nullopt.
 std::optional<std::vector<std::int64_t>> optional_int_list_arg(const IValue& v);
 // A `Tensor[]` argument.

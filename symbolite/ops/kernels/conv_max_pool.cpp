@@ -18,6 +18,7 @@
 
 #include "symbolite/ops/common/conv_geometry.h"
 #include "symbolite/ops/common/pooling_shape.h"
+#include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/cpu/max_pool_plane.h"
 #include "symbolite/ops/kernels/conv_compute.h"
 #include "symbolite/ops/registry/epilogue_kernels.h"
@@ -38,27 +39,14 @@ constexpr std::int64_t kMinOutputBytes = std::int64_t{2} << 20;
 
 // A conv2d argument of two ints: an int, or a list or tuple of one or two.
 std::optional<std::array<std::int64_t, 2>> int_pair(const IValue& v) {
-  if (v.is(IValue::Kind::kInt)) return std::array<std::int64_t, 2>{v.to_int(), v.to_int()};
-  if (!v.is(IValue::Kind::kList) && !v.is(IValue::Kind::kTuple)) return std::nullopt;
-  const IValueList& items = v.is(IValue::Kind::kTuple) ? v.to_tuple() : v.to_list();
-  if (items.empty() || items.size() > 2) return std::nullopt;
-  std::array<std::int64_t, 2> out{};
-  for (std::size_t i = 0; i < 2; ++i) {
-    const IValue& item = items[items.size() == 1 ? 0 : i];
-    if (!item.is(IValue::Kind::kInt)) return std::nullopt;
-    out[i] = item.to_int();
-  }
-  return out;
+  const std::optional<std::vector<std::int64_t>> ints = int_list_if(v);
+  if (!ints || ints->empty() || ints->size() > 2) return std::nullopt;
+  return std::array<std::int64_t, 2>{ints->front(), ints->back()};
 }
 
-struct Plan {
-  ConvGeometry conv;
-  PoolPlane pool;  // over one whole output plane of the convolution
-};
+}  // namespace
 
-// The two operators' geometry from conv2d's 7 arguments on top of `s`, where neither would
-// refuse them and the pair is worth running together; nullopt otherwise.
-std::optional<Plan> plan_of(const Stack& s, const MaxPoolStage& stage) {
+std::optional<MaxPoolChain> max_pool_chain(const Stack& s, const MaxPoolStage& stage) {
   if (s.size() < 7) return std::nullopt;
   const IValue* a = s.data() + s.size() - 7;
   if (!a[0].is(IValue::Kind::kTensor) || !a[1].is(IValue::Kind::kTensor) ||
@@ -125,19 +113,12 @@ std::optional<Plan> plan_of(const Stack& s, const MaxPoolStage& stage) {
                  m.ph,
                  m.pw};
   if (pool.oh < 1 || pool.ow < 1 || !max_pool_plane_takes(pool)) return std::nullopt;
-  return Plan{g, pool};
+  return MaxPoolChain{g, pool};
 }
 
-}  // namespace
-
-bool takes_max_pool_chain(const Stack& s, const MaxPoolStage& stage) {
-  return plan_of(s, stage).has_value();
-}
-
-void conv2d_then_max_pool(Stack& s, const Epilogue& epilogue, const MaxPoolStage& stage) {
-  const Plan plan = plan_of(s, stage).value();  // the caller asked takes_max_pool_chain
-  const ConvGeometry& g = plan.conv;
-  const PoolPlane& pool = plan.pool;
+void conv2d_then_max_pool(Stack& s, const Epilogue& epilogue, const MaxPoolChain& chain) {
+  const ConvGeometry& g = chain.conv;
+  const PoolPlane& pool = chain.pool;
   const IValue* a = s.data() + s.size() - 7;
   const Tensor x = a[0].to_tensor().contiguous();
   const Tensor w = a[1].to_tensor().contiguous();

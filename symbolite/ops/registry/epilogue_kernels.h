@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "symbolite/ops/common/activation.h"
+#include "symbolite/ops/common/conv_geometry.h"
+#include "symbolite/ops/cpu/pool_plane.h"
 #include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/tensor/tensor.h"
 
@@ -47,14 +49,20 @@ struct MaxPoolStage {
 };
 
 namespace nn {
-// Whether conv2d_then_max_pool takes the conv2d whose 7 arguments end `s`: a float32 batched
-// convolution over few inputs per output (one group, at most 128 taps: a stem) that neither
-// it nor `stage` would refuse, an output too large to stay in cache until the pool reads it,
-// and a window the plane kernel takes (ops/cpu/max_pool_plane.h).
-bool takes_max_pool_chain(const Stack& s, const MaxPoolStage& stage);
-// That conv2d with `epilogue`, then `stage` on its output, band by band; pushes the pool's
+// The two operators' geometry, for conv2d_then_max_pool.
+struct MaxPoolChain {
+  ConvGeometry conv;
+  PoolPlane pool;  // over one whole output plane of the convolution
+};
+// The chain of the conv2d whose 7 arguments end `s` and `stage`, where conv2d_then_max_pool
+// takes them: a float32 batched convolution over few inputs per output (one group, at most
+// 128 taps: a stem) that neither it nor `stage` would refuse, an output too large to stay in
+// cache until the pool reads it, and a window the plane kernel takes
+// (ops/cpu/max_pool_plane.h); nullopt otherwise.
+std::optional<MaxPoolChain> max_pool_chain(const Stack& s, const MaxPoolStage& stage);
+// That conv2d with `epilogue`, then the pool on its output, band by band; pushes the pool's
 // output, the same bits as the two in turn.
-void conv2d_then_max_pool(Stack& s, const Epilogue& epilogue, const MaxPoolStage& stage);
+void conv2d_then_max_pool(Stack& s, const Epilogue& epilogue, const MaxPoolChain& chain);
 
 // batch_norm takes an activation only.
 bool batch_norm_with_activation(Stack& s, std::optional<Activation> activation);
