@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/kernels/conv_max_pool.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/runtime/delegate/custom_class.h"
 #include "symbolite/runtime/tensor_to_list.h"

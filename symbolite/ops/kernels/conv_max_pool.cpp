@@ -1,15 +1,5 @@
-// aten::conv2d and the aten::max_pool2d that alone reads its output, run together
-// (epilogue_kernels.h, MaxPoolStage): the convolution a band of output rows at a time into a
-// buffer that stays in cache, each band pooled from there, so that the convolution's output
-// is never written to memory and read back. SqueezeNet 1.1's stem writes 3.2 MB there: in the
-// model it took twice as long as alone, its output buffer coming from memory every run
-// (docs/PERFORMANCE.md).
-//
-// The pooled output is the same bits as the two operators in turn: a band's convolution is one
-// of its own over the input rows the band reads, by a path that computes every output as the
-// whole convolution does (conv_compute.h, conv2d_f32_by_rows), and the pool's plane kernel
-// takes the band as a plane of its own (max_pool_plane.h: each output the maximum of its
-// window's rows in order).
+#include "symbolite/ops/kernels/conv_max_pool.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -42,6 +32,12 @@ std::optional<std::array<std::int64_t, 2>> int_pair(const IValue& v) {
   const std::optional<std::vector<std::int64_t>> ints = int_list_if(v);
   if (!ints || ints->empty() || ints->size() > 2) return std::nullopt;
   return std::array<std::int64_t, 2>{ints->front(), ints->back()};
+}
+
+// The pool over one whole output plane of the convolution.
+PoolPlane whole_plane(const MaxPoolChain& c) {
+  return {c.conv.oh, c.conv.ow, c.pooled_h, c.pooled_w, c.pool.kh,
+          c.pool.kw, c.pool.sh, c.pool.sw,  c.pool.ph,  c.pool.pw};
 }
 
 }  // namespace
@@ -102,23 +98,17 @@ std::optional<MaxPoolChain> max_pool_chain(const Stack& s, const MaxPoolStage& s
       m.dw != 1 || m.kh / 2 < m.ph || m.kw / 2 < m.pw) {
     return std::nullopt;
   }
-  PoolPlane pool{g.oh,
-                 g.ow,
-                 pooling_output_length(g.oh, m.kh, m.ph, m.sh, 1, m.ceil_mode),
-                 pooling_output_length(g.ow, m.kw, m.pw, m.sw, 1, m.ceil_mode),
-                 m.kh,
-                 m.kw,
-                 m.sh,
-                 m.sw,
-                 m.ph,
-                 m.pw};
-  if (pool.oh < 1 || pool.ow < 1 || !max_pool_plane_takes(pool)) return std::nullopt;
-  return MaxPoolChain{g, pool};
+  MaxPoolChain chain{g, m, pooling_output_length(g.oh, m.kh, m.ph, m.sh, 1, m.ceil_mode),
+                     pooling_output_length(g.ow, m.kw, m.pw, m.sw, 1, m.ceil_mode)};
+  if (chain.pooled_h < 1 || chain.pooled_w < 1 || !max_pool_plane_takes(whole_plane(chain))) {
+    return std::nullopt;
+  }
+  return chain;
 }
 
 void conv2d_then_max_pool(Stack& s, const Epilogue& epilogue, const MaxPoolChain& chain) {
   const ConvGeometry& g = chain.conv;
-  const PoolPlane& pool = chain.pool;
+  const PoolPlane pool = whole_plane(chain);
   const IValue* a = s.data() + s.size() - 7;
   const Tensor x = a[0].to_tensor().contiguous();
   const Tensor w = a[1].to_tensor().contiguous();

@@ -11,8 +11,6 @@
 #include <vector>
 
 #include "symbolite/ops/common/activation.h"
-#include "symbolite/ops/common/conv_geometry.h"
-#include "symbolite/ops/cpu/pool_plane.h"
 #include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/tensor/tensor.h"
 
@@ -41,7 +39,7 @@ using OutputAllocator =
 // A max_pool2d reading a convolution's output, which nothing else reads (a stem as SqueezeNet
 // 1.1 has it: convolution, activation, pool), its window read from the model at load
 // (mobile/batch_norm_folding.h, PoolChain): run with the convolution band by band of output
-// rows (ops/kernels/conv_max_pool.cpp), so that the convolution's output (3.2 MB in SqueezeNet
+// rows (ops/kernels/conv_max_pool.h), so that the convolution's output (3.2 MB in SqueezeNet
 // 1.1's stem) is pooled while in cache and never written out whole.
 struct MaxPoolStage {
   std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
@@ -49,21 +47,6 @@ struct MaxPoolStage {
 };
 
 namespace nn {
-// The two operators' geometry, for conv2d_then_max_pool.
-struct MaxPoolChain {
-  ConvGeometry conv;
-  PoolPlane pool;  // over one whole output plane of the convolution
-};
-// The chain of the conv2d whose 7 arguments end `s` and `stage`, where conv2d_then_max_pool
-// takes them: a float32 batched convolution over few inputs per output (one group, at most
-// 128 taps: a stem) that neither it nor `stage` would refuse, an output too large to stay in
-// cache until the pool reads it, and a window the plane kernel takes
-// (ops/cpu/max_pool_plane.h); nullopt otherwise.
-std::optional<MaxPoolChain> max_pool_chain(const Stack& s, const MaxPoolStage& stage);
-// That conv2d with `epilogue`, then the pool on its output, band by band; pushes the pool's
-// output, the same bits as the two in turn.
-void conv2d_then_max_pool(Stack& s, const Epilogue& epilogue, const MaxPoolChain& chain);
-
 // batch_norm takes an activation only.
 bool batch_norm_with_activation(Stack& s, std::optional<Activation> activation);
 bool conv2d_with_epilogue(Stack& s, const Epilogue& epilogue);
