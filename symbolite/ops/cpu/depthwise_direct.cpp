@@ -33,68 +33,119 @@ struct Plane : simd::PhaseRows<Vec> {
   using Rows::L;
   using Rows::load;
   using Rows::splat;
+  using Rows::store;
   using Layout = typename Rows::Layout;
   static constexpr int kVectors = 4;  // output vectors computed together, to hide FMA latency
 
-  // `count` (1 to kVectors) vectors of output pixels from `dst`, rows[ky] the phase rows of
-  // the padded input row tap row ky reads; the last vector keeps only `tail` pixels (1 to L).
-  // KH, KW, S: the kernel and stride when known at compile time (0 for a kernel read from g).
-  template <int KH, int KW, int S, int count>
+  // `count` (1 to kVectors) vectors of output pixels from column ox of R (1 or 2)
+  // consecutive output rows, dst[r] output row r. rows[i] are the phase rows of the padded
+  // input rows they read, output row r's tap row ky being rows[r * S + ky]: each input vector
+  // is loaded once for both rows, and two rows' accumulators hide the FMAs' latency, which a
+  // row of 56 pixels (four vectors) did not. Each accumulator still adds its taps in kernel
+  // order. The last vector keeps only `tail` pixels (1 to L) unless `spill_first` (for row
+  // 0) or `spill` (for row R - 1): then it is stored whole, its lanes past the row landing on
+  // the start of the row after, which is written later. KH, KW, S: the kernel and stride when known at compile time (0 for a
+  // kernel read from g).
+  template <int KH, int KW, int S, int R, int count>
   [[gnu::always_inline]] static inline void pixels(const float* const* rows, std::int64_t stride,
                                                    const Vec* taps, const float* w, Vec bias,
                                                    const ConvGeometry& g, std::int64_t ox,
-                                                   std::int64_t tail, float* dst) {
+                                                   std::int64_t tail, bool spill_first, bool spill,
+                                                   float* const* dst) {
+    static_assert(kVectors == 4 && (R == 1 || R == 2));
     const std::int64_t kh = KH != 0 ? KH : g.kh;
     const std::int64_t kw = KW != 0 ? KW : g.kw;
     const std::int64_t s = S;
-    Vec a0 = bias, a1 = bias, a2 = bias, a3 = bias;
-    for (std::int64_t ky = 0; ky < kh; ++ky) {
+    // Named accumulators: GCC 12 spills an array of vectors to the stack.
+    Vec a0 = bias, a1 = bias, a2 = bias, a3 = bias;  // output row 0
+    Vec b0 = bias, b1 = bias, b2 = bias, b3 = bias;  // output row 1
+#pragma GCC unroll 9
+    for (std::int64_t i = 0; i < kh + s * (R - 1); ++i) {
+#pragma GCC unroll 7
       for (std::int64_t kx = 0; kx < kw; ++kx) {
-        const Vec wt = KW != 0 ? taps[ky * kw + kx] : splat(w[ky * kw + kx]);
-        const float* p = rows[ky] + (kx % s) * stride + kx / s + ox;
-        a0 += wt * load(p);
-        if constexpr (count > 1) a1 += wt * load(p + L);
-        if constexpr (count > 2) a2 += wt * load(p + 2 * L);
-        if constexpr (count > 3) a3 += wt * load(p + 3 * L);
+        const float* p = rows[i] + (kx % s) * stride + kx / s + ox;
+        const Vec x0 = load(p);
+        Vec x1 = {}, x2 = {}, x3 = {};
+        if constexpr (count > 1) x1 = load(p + L);
+        if constexpr (count > 2) x2 = load(p + 2 * L);
+        if constexpr (count > 3) x3 = load(p + 3 * L);
+        if (i < kh) {
+          const Vec wt = KW != 0 ? taps[i * kw + kx] : splat(w[i * kw + kx]);
+          a0 += wt * x0;
+          if constexpr (count > 1) a1 += wt * x1;
+          if constexpr (count > 2) a2 += wt * x2;
+          if constexpr (count > 3) a3 += wt * x3;
+        }
+        if (R == 2 && i >= s) {
+          const Vec wt = KW != 0 ? taps[(i - s) * kw + kx] : splat(w[(i - s) * kw + kx]);
+          b0 += wt * x0;
+          if constexpr (count > 1) b1 += wt * x1;
+          if constexpr (count > 2) b2 += wt * x2;
+          if constexpr (count > 3) b3 += wt * x3;
+        }
       }
     }
-    const Vec acc[kVectors] = {a0, a1, a2, a3};
-    for (int i = 0; i + 1 < count; ++i) __builtin_memcpy(dst + i * L, &acc[i], sizeof(Vec));
-    __builtin_memcpy(dst + (count - 1) * L, &acc[count - 1],
-                     static_cast<std::size_t>(tail) * sizeof(float));
+    // Row 0's spill lands on row 1, stored after it.
+    put<count>(dst[0] + ox, tail, spill_first, a0, a1, a2, a3);
+    if constexpr (R == 2) put<count>(dst[1] + ox, tail, spill, b0, b1, b2, b3);
   }
 
-  // Output row `dst` (ow pixels), rows[ky] the phase rows of the padded input row its tap
-  // row ky reads; `taps` the weights splatted when KH and KW are known.
-  template <int KH, int KW, int S>
+  // Stores `count` vectors at dst, the last one whole or its first `tail` lanes.
+  template <int count>
+  [[gnu::always_inline]] static inline void put(float* dst, std::int64_t tail, bool whole, Vec v0,
+                                                Vec v1, Vec v2, Vec v3) {
+    const Vec acc[kVectors] = {v0, v1, v2, v3};
+    for (int i = 0; i + 1 < count; ++i) store(dst + i * L, acc[i]);
+    if (whole || tail == L) {
+      store(dst + (count - 1) * L, acc[count - 1]);
+    } else {
+      __builtin_memcpy(dst + (count - 1) * L, &acc[count - 1],
+                       static_cast<std::size_t>(tail) * sizeof(float));
+    }
+  }
+
+  // R output rows (dst[r] row r), rows[i] as `pixels` takes them; `taps` the weights
+  // splatted when KH and KW are known; `spill_first` and `spill` as pixels takes them.
+  template <int KH, int KW, int S, int R>
   [[gnu::always_inline]] static inline void row(const float* const* rows, std::int64_t stride,
                                                 const Vec* taps, const float* w, Vec bias,
-                                                const ConvGeometry& g, float* dst) {
+                                                const ConvGeometry& g, bool spill_first, bool spill,
+                                                float* const* dst) {
+    // The last vectors first: row 0's spill onto row 1 is then overwritten by the whole
+    // chunks' stores of row 1.
     const std::int64_t chunk = kVectors * L;
-    std::int64_t ox = 0;
-    for (; ox + chunk <= g.ow; ox += chunk) {
-      pixels<KH, KW, S, kVectors>(rows, stride, taps, w, bias, g, ox, L, dst + ox);
-    }
-    const std::int64_t left = g.ow - ox;
+    const std::int64_t whole = g.ow / chunk * chunk;
+    const std::int64_t left = g.ow - whole;
     const std::int64_t tail = left - (left - 1) / L * L;
     switch ((left + L - 1) / L) {
       case 1:
-        return pixels<KH, KW, S, 1>(rows, stride, taps, w, bias, g, ox, tail, dst + ox);
+        pixels<KH, KW, S, R, 1>(rows, stride, taps, w, bias, g, whole, tail, spill_first, spill,
+                                dst);
+        break;
       case 2:
-        return pixels<KH, KW, S, 2>(rows, stride, taps, w, bias, g, ox, tail, dst + ox);
+        pixels<KH, KW, S, R, 2>(rows, stride, taps, w, bias, g, whole, tail, spill_first, spill,
+                                dst);
+        break;
       case 3:
-        return pixels<KH, KW, S, 3>(rows, stride, taps, w, bias, g, ox, tail, dst + ox);
+        pixels<KH, KW, S, R, 3>(rows, stride, taps, w, bias, g, whole, tail, spill_first, spill,
+                                dst);
+        break;
       case 4:
-        return pixels<KH, KW, S, 4>(rows, stride, taps, w, bias, g, ox, tail, dst + ox);
+        pixels<KH, KW, S, R, 4>(rows, stride, taps, w, bias, g, whole, tail, spill_first, spill,
+                                dst);
+        break;
       default:  // none left
-        return;
+        break;
+    }
+    for (std::int64_t ox = 0; ox < whole; ox += chunk) {
+      pixels<KH, KW, S, R, kVectors>(rows, stride, taps, w, bias, g, ox, L, false, false, dst);
     }
   }
 
-  // Output rows [oy0, oy1) of the plane `dst` (oh x ow) from the input plane `plane`. The
-  // padded input rows are packed as the output rows come near them, into a ring of kh + 2s
-  // rows (a band's whole input overflows L1 at 112x112); padding rows all read one row of
-  // zeros.
+  // Output rows [oy0, oy1) of the plane `dst` (oh x ow) from the input plane `plane`, two at
+  // a time. The padded input rows are packed as the output rows come near them, into a ring
+  // of rows (a band's whole input overflows L1 at 112x112) zeroed once, so that packing a row
+  // copies only its image columns; padding rows all read one row of zeros.
   template <int KH, int KW, int S>
   [[gnu::always_inline]] static inline void band(const float* plane, const float* w, Vec bias,
                                                  const ConvGeometry& g, std::int64_t oy0,
@@ -110,26 +161,41 @@ struct Plane : simd::PhaseRows<Vec> {
     // Rows are packed `ahead` output rows before they are read: read at once, the copy's
     // stores would still be in flight, and a load straddling two of them waits for both.
     const std::int64_t ahead = 2 * S;
-    const std::int64_t ring = kh + ahead;
+    const std::int64_t span = kh + S;  // the input rows two output rows read
+    const std::int64_t ring = span + ahead;
     float* base = simd::line_aligned(scratch, (ring + 1) * row_floats);
     float* zeros = base + ring * row_floats;
-    for (std::int64_t j = 0; j < row_floats; ++j) zeros[j] = 0.0f;
-    thread_local std::vector<const float*> rows;
-    rows.resize(static_cast<std::size_t>(kh));
+    std::fill_n(base, (ring + 1) * row_floats, 0.0f);
+    // The rows two output rows read: on the stack for kernels up to 15 rows tall.
+    constexpr std::int64_t kLocalRows = 16;
+    const float* local_rows[kLocalRows];
+    std::vector<const float*> heap_rows(span > kLocalRows ? static_cast<std::size_t>(span) : 0);
+    const float** rows = span > kLocalRows ? heap_rows.data() : local_rows;
     const std::int64_t end = (oy1 - 1) * S + kh;  // past the last padded row read
     std::int64_t next = oy0 * S;                  // the next padded row to pack
-    for (std::int64_t oy = oy0; oy < oy1; ++oy) {
+    for (std::int64_t oy = oy0; oy < oy1; oy += 2) {
       const std::int64_t top = oy * S;
-      for (; next < std::min(end, top + kh + ahead); ++next) {
+      const bool pair = oy + 1 < oy1;
+      for (; next < std::min(end, top + span + ahead); ++next) {
         const std::int64_t y = next - g.ph;
-        if (y >= 0 && y < g.h) Rows::pack(plane, y, g, at, base + next % ring * row_floats);
+        if (y >= 0 && y < g.h) {
+          Rows::pack(plane, y, g, at, base + next % ring * row_floats, false);
+        }
       }
-      for (std::int64_t ky = 0; ky < kh; ++ky) {
-        const std::int64_t y = top + ky - g.ph;
-        rows[static_cast<std::size_t>(ky)] =
-            (y >= 0 && y < g.h ? base + (top + ky) % ring * row_floats : zeros) + at.shift;
+      for (std::int64_t i = 0; i < (pair ? span : kh); ++i) {
+        const std::int64_t y = top + i - g.ph;
+        rows[i] = (y >= 0 && y < g.h ? base + (top + i) % ring * row_floats : zeros) + at.shift;
       }
-      row<KH, KW, S>(rows.data(), at.stride, taps, w, bias, g, dst + oy * g.ow);
+      float* out[2] = {dst + oy * g.ow, dst + (oy + 1) * g.ow};
+      // A last vector stored whole reaches at most L - 1 floats into the next row when a row
+      // holds a vector or more; the band's last row stores exact tails (the next row may be
+      // another thread's, or past the tensor).
+      const bool wide = g.ow >= L;
+      if (pair) {
+        row<KH, KW, S, 2>(rows, at.stride, taps, w, bias, g, wide, wide && oy + 2 < oy1, out);
+      } else {
+        row<KH, KW, S, 1>(rows, at.stride, taps, w, bias, g, false, false, out);
+      }
     }
   }
 

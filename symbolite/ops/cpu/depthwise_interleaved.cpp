@@ -131,6 +131,114 @@ struct Block : simd::Lanes<Vec> {
     store(dst + 3 * L, a3);
   }
 
+  // kPixels output pixels (`step` floats apart) of two output rows at once, the second
+  // `shift` tap rows (row_step floats apart) below the first: tap row t of the pair is tap row
+  // t of the first output row and tap row t - shift of the second, so each input vector is
+  // loaded once for both, and eight accumulators hide the FMAs' latency (four chains of 9 or
+  // 25 dependent FMAs did not). With KW known and unit steps along the row, the row's
+  // kPixels + KW - 1 input pixels are each loaded once (as unit_stride_pixels does). Each
+  // accumulator still adds its taps in kernel order: the same bits.
+  template <int KW>
+  [[gnu::always_inline]] static inline void pair_pixels(const float* base, const float* w, Vec bias,
+                                                        std::int64_t kh, std::int64_t kw,
+                                                        std::int64_t shift, std::int64_t row_step,
+                                                        std::int64_t step, std::int64_t col_step,
+                                                        float* dst0, float* dst1) {
+    static_assert(kPixels == 4);
+    Vec a0 = bias, a1 = bias, a2 = bias, a3 = bias;  // the first row's pixels
+    Vec b0 = bias, b1 = bias, b2 = bias, b3 = bias;  // the second's
+    for (std::int64_t t = 0; t < kh + shift; ++t) {
+      const float* p = base + t * row_step;
+      const bool first = t < kh;
+      const bool second = t >= shift;
+      const float* wa = w + t * kw * L;
+      const float* wb = w + (t - shift) * kw * L;
+      if constexpr (KW != 0) {
+        Vec x0 = load(p), x1 = load(p + L), x2 = load(p + 2 * L);
+        for (int kx = 0; kx < KW; ++kx) {
+          const Vec x3 = load(p + (kx + 3) * L);
+          if (first) {
+            const Vec wt = load(wa + kx * L);
+            a0 += wt * x0;
+            a1 += wt * x1;
+            a2 += wt * x2;
+            a3 += wt * x3;
+          }
+          if (second) {
+            const Vec wt = load(wb + kx * L);
+            b0 += wt * x0;
+            b1 += wt * x1;
+            b2 += wt * x2;
+            b3 += wt * x3;
+          }
+          x0 = x1;
+          x1 = x2;
+          x2 = x3;
+        }
+      } else {
+        for (std::int64_t kx = 0; kx < kw; ++kx) {
+          const float* q = p + kx * col_step;
+          const Vec x0 = load(q), x1 = load(q + step), x2 = load(q + 2 * step);
+          const Vec x3 = load(q + 3 * step);
+          if (first) {
+            const Vec wt = load(wa + kx * L);
+            a0 += wt * x0;
+            a1 += wt * x1;
+            a2 += wt * x2;
+            a3 += wt * x3;
+          }
+          if (second) {
+            const Vec wt = load(wb + kx * L);
+            b0 += wt * x0;
+            b1 += wt * x1;
+            b2 += wt * x2;
+            b3 += wt * x3;
+          }
+        }
+      }
+    }
+    store(dst0, a0);
+    store(dst0 + L, a1);
+    store(dst0 + 2 * L, a2);
+    store(dst0 + 3 * L, a3);
+    store(dst1, b0);
+    store(dst1 + L, b1);
+    store(dst1 + 2 * L, b2);
+    store(dst1 + 3 * L, b3);
+  }
+
+  // Output rows oy and oy + 1 of `compute`, when the second's tap rows are the first's
+  // shifted by whole tap rows (the stride a multiple of the dilation).
+  template <int KH, int KW>
+  [[gnu::always_inline]] static inline void pair_rows(const float* padded, std::int64_t cols,
+                                                      const float* w, Vec bias,
+                                                      const ConvGeometry& g, std::int64_t oy,
+                                                      float* result) {
+    const std::int64_t kh = KH != 0 ? KH : g.kh;
+    const std::int64_t kw = KW != 0 ? KW : g.kw;
+    const std::int64_t step = g.sw * L;
+    const std::int64_t row_step = g.dh * cols * L;
+    const std::int64_t col_step = g.dw * L;
+    const std::int64_t shift = g.sh / g.dh;
+    const bool unit = step == L && col_step == L;
+    float* dst0 = result + oy * g.ow * L;
+    float* dst1 = dst0 + g.ow * L;
+    const float* top = padded + oy * g.sh * cols * L;
+    auto pixels = [&](std::int64_t ox) {
+      if (unit) {
+        pair_pixels<KW>(top + ox * L, w, bias, kh, kw, shift, row_step, step, col_step,
+                        dst0 + ox * L, dst1 + ox * L);
+      } else {
+        pair_pixels<0>(top + ox * step, w, bias, kh, kw, shift, row_step, step, col_step,
+                       dst0 + ox * L, dst1 + ox * L);
+      }
+    };
+    std::int64_t ox = 0;
+    for (; ox + kPixels <= g.ow; ox += kPixels) pixels(ox);
+    // The last pixels as the row's last kPixels, some computed again (to the same values).
+    if (ox < g.ow) pixels(g.ow - kPixels);
+  }
+
   // result[(oy, ox)] = bias + sum over taps of w[tap] * padded[tap's pixel]. KH and KW are
   // the kernel size when known at compile time (fully unrolled), 0 otherwise.
   template <int KH, int KW>
@@ -142,7 +250,13 @@ struct Block : simd::Lanes<Vec> {
     const std::int64_t step = g.sw * L;  // from one output pixel's taps to the next's
     const std::int64_t row_step = g.dh * cols * L;
     const std::int64_t col_step = g.dw * L;
-    for (std::int64_t oy = 0; oy < rows; ++oy) {
+    // Rows in pairs where the pair shares tap rows and a row holds kPixels pixels.
+    const bool pairs = g.sh % g.dh == 0 && g.ow >= kPixels;
+    std::int64_t oy = 0;
+    if (pairs) {
+      for (; oy + 1 < rows; oy += 2) pair_rows<KH, KW>(padded, cols, w, bias, g, oy, result);
+    }
+    for (; oy < rows; ++oy) {
       float* dst = result + oy * g.ow * L;
       const float* top = padded + oy * g.sh * cols * L;
       const bool unit = step == L && col_step == L;

@@ -60,10 +60,11 @@ struct PhaseRows : Lanes<Vec> {
   }
 
   // Input row y of `plane` as the sw phase rows of its zero-padded copy, into `dst` (placed as
-  // `at` says); sw is 1 or 2.
+  // `at` says); sw is 1 or 2. Without `zero_pads`, the padding columns are left as they are:
+  // for a ring of rows zeroed once, whose padding columns only ever hold zeros.
   [[gnu::always_inline]] static inline void pack(const float* plane, std::int64_t y,
                                                  const nn::ConvGeometry& g, const Layout& at,
-                                                 float* dst) {
+                                                 float* dst, bool zero_pads = true) {
     const float* src = plane + y * g.w;
     for (std::int64_t q = 0; q < g.sw; ++q) {
       float* row = dst + q * at.stride + at.shift;
@@ -76,11 +77,19 @@ struct PhaseRows : Lanes<Vec> {
           g.w - 1 + g.pw - q < 0 ? 0 : over_stride(g.w - 1 + g.pw - q, g.sw) + 1, first, width);
       // Loops rather than memcpy / memset: rows are a few hundred bytes, where the library
       // calls cost more than the copy.
-      for (std::int64_t j = 0; j < first; ++j) row[j] = 0.0f;
+      if (zero_pads) {
+        for (std::int64_t j = 0; j < first; ++j) row[j] = 0.0f;
+      }
       const float* from = src + q + g.sw * first - g.pw;
       if (g.sw == 1) {
         std::int64_t j = first;
         for (; j + L <= last; j += L) store(row + j, load(from + (j - first)));
+        // The last columns as one vector ending at the row's last: it overlaps columns
+        // already copied, and stays inside the row.
+        if (j < last && last - first >= L) {
+          store(row + last - L, load(from + (last - L - first)));
+          j = last;
+        }
         for (; j < last; ++j) row[j] = from[j - first];
       } else {
         // Every other column: the even lanes of two vectors.
@@ -92,7 +101,9 @@ struct PhaseRows : Lanes<Vec> {
         }
         for (; j < last; ++j) row[j] = from[2 * (j - first)];
       }
-      for (std::int64_t j = last; j < width; ++j) row[j] = 0.0f;
+      if (zero_pads) {
+        for (std::int64_t j = last; j < width; ++j) row[j] = 0.0f;
+      }
     }
   }
 };
