@@ -1,8 +1,9 @@
-// Chooses between the two depthwise convolution kernels behind ops/cpu/depthwise_conv.h:
-// channel planes one at a time (grouped_by_plane.h) against channels interleaved in vector
-// lanes (depthwise_interleaved.h), one thread, on the depthwise shapes of MobileNet v2/v3,
-// MNASNet, ShuffleNet and EfficientNet at 224x224 and a few in between. Both give the same
-// bits; depthwise_conv.cpp's `interleave` encodes where each wins. Google Benchmark prints the
+// Chooses between the three depthwise convolution kernels behind ops/cpu/depthwise_conv.h:
+// channel planes one at a time (grouped_by_plane.h), channels interleaved in vector lanes
+// (depthwise_interleaved.h) and planes row by row (depthwise_direct.h), one thread, on the
+// depthwise shapes of MobileNet v2/v3, MNASNet, ShuffleNet and EfficientNet at 224x224 and a
+// few in between. All give the same bits; depthwise_conv.cpp's `choose` encodes where each
+// wins. Google Benchmark prints the
 // time per shape; docs/PERFORMANCE.md records a run. `grouped` runs the plane-by-plane kernel
 // on the grouped 3x3 convolutions of RegNet-Y-400MF (8 channels a group) and ResNeXt-50
 // (4), which conv_ops.cpp sends to it rather than to im2col (measured there through the
@@ -32,7 +33,8 @@ const Shape kShapes[] = {
     {32, 28, 3, 1},  {64, 24, 3, 1},  {64, 24, 5, 1},  {128, 17, 3, 1}, {96, 28, 5, 1},
     {128, 35, 3, 1}, {128, 35, 5, 1}, {240, 20, 3, 1}, {240, 20, 5, 1}, {240, 14, 5, 1},
     {288, 14, 5, 2}, {576, 7, 5, 1},  {960, 7, 3, 1},  {96, 112, 3, 2}, {144, 56, 5, 2},
-    {240, 28, 5, 1}, {96, 56, 7, 1},  {384, 14, 7, 1}, {144, 56, 3, 2},
+    {240, 28, 5, 1}, {96, 56, 7, 1},  {384, 14, 7, 1}, {144, 56, 3, 2}, {48, 56, 3, 1},
+    {24, 112, 3, 2}, {16, 112, 3, 1},
 };
 
 enum class Kernel { kByPlane, kInterleaved, kDirect };

@@ -12,7 +12,7 @@
 namespace symbolite::ops::nn {
 namespace {
 
-// Each output plane is computed a row at a time, a vector of consecutive output pixels per
+// Each output plane is computed two rows at a time, a vector of consecutive output pixels per
 // load, from input rows packed zero-padded and split into stride phases (phase_rows.h): every
 // tap is one unaligned vector load and one FMA, with no shuffles (the interleaved kernel
 // transposes every input and output element). Padding rows above and below the image all

@@ -18,10 +18,11 @@ namespace {
 // interleaved into a zero-padded (rows, cols, lanes) image, so every tap of every output
 // pixel is one vector load and one FMA whatever the stride, dilation or plane size (MobileNets
 // end at 7x7 planes, where loops along a plane's rows spend their time on edges). The output
-// is computed interleaved the same way and written back plane by plane. Interleaving is a
-// lanes x lanes transpose of register tiles. Lanes never mix, so the result does not depend
-// on how channels are blocked or on the thread count. With fewer blocks than threads, a block
-// is also cut into bands of output rows, each packing only the input rows it reads.
+// is computed interleaved the same way, two output rows at a time where they share input
+// rows, and written back plane by plane. Interleaving is a lanes x lanes transpose of
+// register tiles. Lanes never mix, so the result does not depend on how channels are blocked
+// or on the thread count. With fewer blocks than threads, a block is also cut into bands of
+// output rows, each packing only the input rows it reads.
 //
 // Every member is inlined into the per-instruction-set functions below, so no vector value
 // crosses a call between code built for different instruction sets (what -Wpsabi warns of).
