@@ -132,6 +132,16 @@ struct Block : simd::Lanes<Vec> {
     store(dst + 3 * L, a3);
   }
 
+  // Adds the tap whose weights are at `w` to four pixels' accumulators.
+  [[gnu::always_inline]] static inline void add_tap(const float* w, Vec x0, Vec x1, Vec x2, Vec x3,
+                                                    Vec& a0, Vec& a1, Vec& a2, Vec& a3) {
+    const Vec wt = load(w);
+    a0 += wt * x0;
+    a1 += wt * x1;
+    a2 += wt * x2;
+    a3 += wt * x3;
+  }
+
   // kPixels output pixels (`step` floats apart) of two output rows at once, the second
   // `shift` tap rows (row_step floats apart) below the first: tap row t of the pair is tap row
   // t of the first output row and tap row t - shift of the second, so each input vector is
@@ -154,48 +164,31 @@ struct Block : simd::Lanes<Vec> {
       const bool second = t >= shift;
       const float* wa = w + t * kw * L;
       const float* wb = w + (t - shift) * kw * L;
+      Vec s0 = {}, s1 = {}, s2 = {};  // unit steps: the window's first three inputs
       if constexpr (KW != 0) {
-        Vec x0 = load(p), x1 = load(p + L), x2 = load(p + 2 * L);
-        for (int kx = 0; kx < KW; ++kx) {
-          const Vec x3 = load(p + (kx + 3) * L);
-          if (first) {
-            const Vec wt = load(wa + kx * L);
-            a0 += wt * x0;
-            a1 += wt * x1;
-            a2 += wt * x2;
-            a3 += wt * x3;
-          }
-          if (second) {
-            const Vec wt = load(wb + kx * L);
-            b0 += wt * x0;
-            b1 += wt * x1;
-            b2 += wt * x2;
-            b3 += wt * x3;
-          }
-          x0 = x1;
-          x1 = x2;
-          x2 = x3;
-        }
-      } else {
-        for (std::int64_t kx = 0; kx < kw; ++kx) {
+        s0 = load(p);
+        s1 = load(p + L);
+        s2 = load(p + 2 * L);
+      }
+      for (std::int64_t kx = 0; kx < (KW != 0 ? KW : kw); ++kx) {
+        Vec x0, x1, x2, x3;
+        if constexpr (KW != 0) {
+          x0 = s0;
+          x1 = s1;
+          x2 = s2;
+          x3 = load(p + (kx + 3) * L);
+          s0 = x1;
+          s1 = x2;
+          s2 = x3;
+        } else {
           const float* q = p + kx * col_step;
-          const Vec x0 = load(q), x1 = load(q + step), x2 = load(q + 2 * step);
-          const Vec x3 = load(q + 3 * step);
-          if (first) {
-            const Vec wt = load(wa + kx * L);
-            a0 += wt * x0;
-            a1 += wt * x1;
-            a2 += wt * x2;
-            a3 += wt * x3;
-          }
-          if (second) {
-            const Vec wt = load(wb + kx * L);
-            b0 += wt * x0;
-            b1 += wt * x1;
-            b2 += wt * x2;
-            b3 += wt * x3;
-          }
+          x0 = load(q);
+          x1 = load(q + step);
+          x2 = load(q + 2 * step);
+          x3 = load(q + 3 * step);
         }
+        if (first) add_tap(wa + kx * L, x0, x1, x2, x3, a0, a1, a2, a3);
+        if (second) add_tap(wb + kx * L, x0, x1, x2, x3, b0, b1, b2, b3);
       }
     }
     store(dst0, a0);
