@@ -163,7 +163,7 @@ struct Block : simd::Lanes<Vec> {
       const bool first = t < kh;
       const bool second = t >= shift;
       const float* wa = w + t * kw * L;
-      const float* wb = w + (t - shift) * kw * L;
+      const float* wb = w + (second ? t - shift : 0) * kw * L;
       Vec s0 = {}, s1 = {}, s2 = {};  // unit steps: the window's first three inputs
       if constexpr (KW != 0) {
         s0 = load(p);
@@ -218,19 +218,19 @@ struct Block : simd::Lanes<Vec> {
     float* dst0 = result + oy * g.ow * L;
     float* dst1 = dst0 + g.ow * L;
     const float* top = padded + oy * g.sh * cols * L;
-    auto pixels = [&](std::int64_t ox) {
-      if (unit) {
-        pair_pixels<KW>(top + ox * L, w, bias, kh, kw, shift, row_step, step, col_step,
-                        dst0 + ox * L, dst1 + ox * L);
-      } else {
-        pair_pixels<0>(top + ox * step, w, bias, kh, kw, shift, row_step, step, col_step,
-                       dst0 + ox * L, dst1 + ox * L);
-      }
-    };
-    std::int64_t ox = 0;
-    for (; ox + kPixels <= g.ow; ox += kPixels) pixels(ox);
     // The last pixels as the row's last kPixels, some computed again (to the same values).
-    if (ox < g.ow) pixels(g.ow - kPixels);
+    const std::int64_t last = g.ow - kPixels;
+    for (std::int64_t ox = 0;; ox += kPixels) {
+      const std::int64_t at = std::min(ox, last);
+      if (unit) {
+        pair_pixels<KW>(top + at * L, w, bias, kh, kw, shift, row_step, step, col_step,
+                        dst0 + at * L, dst1 + at * L);
+      } else {
+        pair_pixels<0>(top + at * step, w, bias, kh, kw, shift, row_step, step, col_step,
+                       dst0 + at * L, dst1 + at * L);
+      }
+      if (at == last) break;
+    }
   }
 
   // result[(oy, ox)] = bias + sum over taps of w[tap] * padded[tap's pixel]. KH and KW are
