@@ -44,8 +44,8 @@ struct Plane : simd::PhaseRows<Vec> {
   // row of 56 pixels (four vectors) did not. Each accumulator still adds its taps in kernel
   // order. The last vector keeps only `tail` pixels (1 to L) unless `spill_first` (for row
   // 0) or `spill` (for row R - 1): then it is stored whole, its lanes past the row landing on
-  // the start of the row after, which is written later. KH, KW, S: the kernel and stride when known at compile time (0 for a
-  // kernel read from g).
+  // the start of the row after, which is written later. KH, KW, S: the kernel and stride
+  // when known at compile time (0 for a kernel read from g).
   template <int KH, int KW, int S, int R, int count>
   [[gnu::always_inline]] static inline void pixels(const float* const* rows, std::int64_t stride,
                                                    const Vec* taps, const float* w, Vec bias,
