@@ -179,7 +179,7 @@ struct Plane : simd::PhaseRows<Vec> {
       for (; next < std::min(end, top + span + ahead); ++next) {
         const std::int64_t y = next - g.ph;
         if (y >= 0 && y < g.h) {
-          Rows::pack(plane, y, g, at, base + next % ring * row_floats, false);
+          Rows::pack(plane, y, g, at, base + next % ring * row_floats);
         }
       }
       for (std::int64_t i = 0; i < (pair ? span : kh); ++i) {

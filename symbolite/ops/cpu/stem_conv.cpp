@@ -188,7 +188,7 @@ struct Stem : simd::PhaseRows<Vec> {
     const std::int64_t ring = g.kh + ahead;
     float* base = simd::line_aligned(scratch, (g.c * ring + 1) * row_floats);
     float* zeros = base + g.c * ring * row_floats;
-    for (std::int64_t j = 0; j < row_floats; ++j) zeros[j] = 0.0f;
+    std::fill_n(base, (g.c * ring + 1) * row_floats, 0.0f);  // padding columns stay zero
     const float* image = in + n * g.c * g.h * g.w;
     float* result = out + n * g.o * g.oh * g.ow;
     const float* taps[kMaxTaps];
