@@ -7,8 +7,10 @@
 // Compute paths: depthwise (groups == in_channels, one input channel per group) in
 // depthwise_conv.cpp, float32 only; grouped ones over at most 72 inputs per output plane by
 // plane (grouped_by_plane.h), float32; 1x1 with stride 1 and no padding as one GEMM per
-// group, on oneDNN's matmul primitive reading the file's weights in place for images of at
-// most 64 pixels (onednn_matmul.h); other float32 ones over more than 128 inputs per output
+// group, by file weights over images of at most 256 pixels with output channels in the
+// AVX-512 lanes (pointwise_channel_lanes.h) where they fill them better than pixels would,
+// else over at most 64 pixels on oneDNN's matmul primitive reading the weights in place
+// (onednn_matmul.h); other float32 ones over more than 128 inputs per output
 // with weights read-only in the model file on oneDNN's direct convolutions (onednn_conv.h:
 // 1x1s too over a short image of no multiple of 16 pixels);
 // float32 ones over at most 128 inputs per output into at most 32 channels (stems) row by row
@@ -31,6 +33,7 @@
 #include "symbolite/ops/cpu/grouped_by_plane.h"
 #include "symbolite/ops/cpu/onednn_conv.h"
 #include "symbolite/ops/cpu/onednn_matmul.h"
+#include "symbolite/ops/cpu/pointwise_channel_lanes.h"
 #include "symbolite/ops/cpu/stem_conv.h"
 #include "symbolite/ops/cpu/strided_copy.h"
 #include "symbolite/ops/cpu/vector_math.h"
@@ -268,20 +271,25 @@ void run_conv(const T* in, const Tensor& wt, T* out, const Geometry& g, const Co
       grouped_conv2d_by_plane(in, wt.data<float>(), e.bias, out, g, e.fused);
       return;
     }
-    // A 1x1 convolution over a small image (7x7) by weights read-only in the model file:
-    // oneDNN's matmul reads them where they are, where sgemm packs them again every call.
+    // A 1x1 convolution over a small image (7x7, 14x14) by weights read-only in the model
+    // file: output channels in the vector lanes (pointwise_channel_lanes.h), else oneDNN's
+    // matmul, which reads the weights where they are where sgemm packs them again every call.
     if (g.groups == 1 && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 &&
-        g.pw == 0 && plane <= kShortRows && wt.storage().is_view()) {
+        g.pw == 0 && plane <= std::max(kShortRows, kChannelLanesMaxRows) &&
+        wt.storage().is_view()) {
       const Bytes weight_bytes(wt.storage().bytes().owner(), wt.raw_data(), wt.nbytes());
       bool taken = true;
       for (std::int64_t n = 0; n < g.n && taken; ++n) {
         float* image = out + n * g.o * plane;
-        // The first image declines or none does: the same shape, the same plan.
-        taken = onednn_matmul_by_file_rows(
-            weight_bytes, in + n * g.c * plane, plane, g.o, plane, g.c, image, plane,
-            [&](std::int64_t first, std::int64_t count) {
-              finish_rows(image + first * plane, first, count, plane, plane, g.o, e);
-            });
+        auto finish = [&](std::int64_t first, std::int64_t count) {
+          finish_rows(image + first * plane, first, count, plane, plane, g.o, e);
+        };
+        // The first image declines or none does: the same shape, the same choice.
+        const float* x = in + n * g.c * plane;
+        taken = pointwise_channel_lanes(weight_bytes, x, plane, g.o, plane, g.c, image, plane,
+                                        finish) ||
+                onednn_matmul_by_file_rows(weight_bytes, x, plane, g.o, plane, g.c, image, plane,
+                                           finish);
       }
       if (taken) return;
     }
