@@ -17,6 +17,8 @@
 #include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
+// Named, so that a unity build's batch of files shares none of these names (kLanes, tile).
+namespace channel_lanes {
 namespace {
 
 constexpr std::int64_t kLanes = 16;
@@ -111,11 +113,10 @@ void rows(const PackedWeights& packed, const float* b, std::int64_t ldb, std::in
   transpose_f32(scratch, kBlock, c + first * ldc, ldc, n, count);
 }
 
-}  // namespace
-
-bool pointwise_channel_lanes(const Bytes& a, const float* b, std::int64_t ldb, std::int64_t m,
-                             std::int64_t n, std::int64_t k, float* c, std::int64_t ldc,
-                             const std::function<void(std::int64_t, std::int64_t)>& done) {
+// What pointwise_channel_lanes does (pointwise_channel_lanes.h).
+bool product(const Bytes& a, const float* b, std::int64_t ldb, std::int64_t m, std::int64_t n,
+             std::int64_t k, float* c, std::int64_t ldc,
+             const std::function<void(std::int64_t, std::int64_t)>& done) {
   if (n < 1 || n > kChannelLanesMaxRows || m < 1 || k < 1 || m * n * k < kMinMultiplyAdds ||
       a.owner() == nullptr || !cpu_has_avx512f()) {
     return false;
@@ -153,6 +154,17 @@ bool pointwise_channel_lanes(const Bytes& a, const float* b, std::int64_t ldb, s
   return true;
 }
 
-std::size_t pointwise_channel_lanes_plans() { return weight_plans<PackedWeights>().size(); }
+}  // namespace
+}  // namespace channel_lanes
+
+bool pointwise_channel_lanes(const Bytes& a, const float* b, std::int64_t ldb, std::int64_t m,
+                             std::int64_t n, std::int64_t k, float* c, std::int64_t ldc,
+                             const std::function<void(std::int64_t, std::int64_t)>& done) {
+  return channel_lanes::product(a, b, ldb, m, n, k, c, ldc, done);
+}
+
+std::size_t pointwise_channel_lanes_plans() {
+  return weight_plans<channel_lanes::PackedWeights>().size();
+}
 
 }  // namespace symbolite::ops
