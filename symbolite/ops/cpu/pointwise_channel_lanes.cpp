@@ -14,6 +14,7 @@
 #include "symbolite/ops/cpu/onednn_matmul.h"
 #include "symbolite/ops/cpu/weight_plan_cache.h"
 #include "symbolite/support/float_control.h"
+#include "symbolite/support/mapped_file.h"
 #include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
@@ -129,8 +130,12 @@ bool product(const Bytes& a, const float* b, std::int64_t ldb, std::int64_t m, s
   if (lane_use(m) < lane_use(n) || (n > kShortRows && k < kMinDepthOverLongRows)) {
     return false;
   }
-  auto packed = weight_plans<PackedWeights>().get(
-      a, {m, k}, [&] { return pack(reinterpret_cast<const float*>(a.data()), m, k); });
+  auto packed = weight_plans<PackedWeights>().get(a, {m, k}, [&] {
+    auto made = pack(reinterpret_cast<const float*>(a.data()), m, k);
+    // The file's copy is not read here again: its pages need not count in resident memory.
+    release_mapped_pages(a);
+    return made;
+  });
   // Threads take runs of 16 channels; each run goes in pieces that stay in one block of 64.
   const std::int64_t groups = (m + kLanes - 1) / kLanes;
   const int threads = threads_for(m * n * k, kMultiplyAddsPerThread);
