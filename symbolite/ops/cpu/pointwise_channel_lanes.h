@@ -19,8 +19,10 @@ namespace symbolite::ops {
 // Every output is the sum of its k products in order from zero, whichever thread computes it.
 // `done(first, count)` runs on the thread that wrote rows [first, first + count), right after
 // (a convolution's epilogue, while they are in cache). Returns false, having written nothing,
-// when it does not take the product: no AVX-512, rows longer than kChannelLanesMaxRows, or a
-// product too small to be worth packing weights for.
+// when it does not take the product: no AVX-512, rows longer than kChannelLanesMaxRows, a
+// product too small to be worth packing weights for, channels that would fill their vectors'
+// lanes worse than the pixels do, or rows over 64 pixels long with fewer than 64 inputs per
+// output.
 constexpr std::int64_t kChannelLanesMaxRows = 256;
 bool pointwise_channel_lanes(const Bytes& a, const float* b, std::int64_t ldb, std::int64_t m,
                              std::int64_t n, std::int64_t k, float* c, std::int64_t ldc,
