@@ -45,8 +45,8 @@ struct PackedWeights {
 std::shared_ptr<const PackedWeights> pack(const float* a, std::int64_t m, std::int64_t k) {
   auto packed = std::make_shared<PackedWeights>();
   const std::int64_t blocks = (m + kBlock - 1) / kBlock;
+  // Fresh storage, so its lanes past row m are the zeros the vector was grown with.
   float* out = simd::line_aligned(packed->storage, blocks * k * kBlock);
-  std::fill_n(out, blocks * k * kBlock, 0.0f);
   for (std::int64_t o = 0; o < m; ++o) {
     float* column = out + o / kBlock * k * kBlock + o % kBlock;
     for (std::int64_t kk = 0; kk < k; ++kk) column[kk * kBlock] = a[o * k + kk];
