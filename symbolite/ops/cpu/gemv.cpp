@@ -14,6 +14,15 @@ namespace {
 // Multiply-adds per thread below which a product stays on one thread.
 constexpr std::int64_t kGemvMultiplyAddsPerThread = std::int64_t{1} << 16;
 
+// How far ahead of the rows being read dot_rows prefetches B into L2 when its rows are back
+// to back and it is too large to stay in a core's L2 between calls (a classifier's weights,
+// read once a run, mostly from memory): the hardware prefetchers stop at each 4 KiB page.
+// Below kPrefetchFrom the prefetches only compete with the loads (an LSTM's recurrent
+// weights, read from L2 every step: 1.24x slower with them). Into L1 they made the 1280-input
+// classifiers slower (a 4-row block is 20 KiB there). Figures in docs/PERFORMANCE.md.
+constexpr std::int64_t kPrefetchBytes = 32 * 1024;
+constexpr std::int64_t kPrefetchFrom = 1024 * 1024;
+
 // The sums of the 16 lanes of four vectors, in the lanes of one: halves of each added, then
 // adjacent pairs (a fixed tree: a row's sum has the same bits whichever rows it is reduced
 // with). It was each vector stored and its lanes added one by one: 16 dependent additions,
@@ -41,11 +50,14 @@ __attribute__((target("avx512f"))) inline __m512 row_times(const float* a, const
   return sum;
 }
 
-// c[j] for j in [first, last): four rows of B at a time share each load of a.
+// c[j] for j in [first, last): four rows of B at a time share each load of a. With
+// `prefetch` (B's rows back to back), the four rows' 256 bytes of each step are matched by
+// four line prefetches kPrefetchBytes on, so the prefetches run through B at the pace it is
+// read.
 __attribute__((target("avx512f"))) void dot_rows(std::int64_t first, std::int64_t last,
                                                  std::int64_t k, float alpha, const float* a,
                                                  const float* b, std::int64_t ldb, float beta,
-                                                 float* c) {
+                                                 float* c, bool prefetch) {
   auto store = [&](std::int64_t j, float value) {
     c[j] = beta == 0.0f ? alpha * value : alpha * value + beta * c[j];
   };
@@ -61,7 +73,15 @@ __attribute__((target("avx512f"))) void dot_rows(std::int64_t first, std::int64_
     __m512 s1 = s0;
     __m512 s2 = s0;
     __m512 s3 = s0;
+    const char* ahead = reinterpret_cast<const char*>(b0) + kPrefetchBytes;
     for (std::int64_t i = 0; i < full; i += 16) {
+      if (prefetch) {
+        const char* line = ahead + i * 16;  // 4 rows x 16 floats a step
+        _mm_prefetch(line, _MM_HINT_T1);
+        _mm_prefetch(line + 64, _MM_HINT_T1);
+        _mm_prefetch(line + 128, _MM_HINT_T1);
+        _mm_prefetch(line + 192, _MM_HINT_T1);
+      }
       const __m512 x = _mm512_loadu_ps(a + i);
       s0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b0 + i), s0);
       s1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(b1 + i), s1);
@@ -112,12 +132,13 @@ __attribute__((target("avx512f"))) void sum_rows(std::int64_t first, std::int64_
 bool sgemv(bool trans_b, std::int64_t n, std::int64_t k, float alpha, const float* a,
            const float* b, std::int64_t ldb, float beta, float* c) {
   if (!cpu_has_avx512f()) return false;
+  const bool prefetch = trans_b && ldb == k && n * k * std::int64_t{sizeof(float)} >= kPrefetchFrom;
   // Columns per piece: enough multiply-adds to pay for a hand-off, in whole vectors.
   const std::int64_t grain =
       std::max<std::int64_t>(16, (kGemvMultiplyAddsPerThread / std::max<std::int64_t>(1, k)) & ~15);
   parallel_for(n, grain, [&](std::int64_t first, std::int64_t last) {
     if (trans_b) {
-      dot_rows(first, last, k, alpha, a, b, ldb, beta, c);
+      dot_rows(first, last, k, alpha, a, b, ldb, beta, c, prefetch);
     } else {
       sum_rows(first, last, k, alpha, a, b, ldb, beta, c);
     }
