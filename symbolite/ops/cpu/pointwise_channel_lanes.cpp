@@ -56,15 +56,21 @@ std::shared_ptr<const PackedWeights> pack(const float* a, std::int64_t m, std::i
 }
 
 // P pixels (columns p of b) by V vectors of channels: out[p * kBlock + lane] = the sum over kk
-// of w[kk * kBlock + lane] * b[kk * ldb + p], added in kk order from zero.
+// of w[kk * kBlock + lane] * b[kk * ldb + p], added in kk order from zero. With `next` (the
+// next block's weights), each step also prefetches that block's row kk into L2.
 template <int P, int V>
 __attribute__((target("avx512f"))) void tile(const float* w, const float* b, std::int64_t ldb,
-                                             std::int64_t k, float* out) {
+                                             std::int64_t k, float* out, const float* next) {
   __m512 acc[P][V];
   for (int p = 0; p < P; ++p) {
     for (int v = 0; v < V; ++v) acc[p][v] = _mm512_setzero_ps();
   }
   for (std::int64_t kk = 0; kk < k; ++kk) {
+    if (next != nullptr) {
+      for (int v = 0; v < kTileVectors; ++v) {
+        _mm_prefetch(reinterpret_cast<const char*>(next + kk * kBlock + v * kLanes), _MM_HINT_T1);
+      }
+    }
     __m512 weights[V];
     for (int v = 0; v < V; ++v) weights[v] = _mm512_load_ps(w + kk * kBlock + v * kLanes);
     const float* x = b + kk * ldb;
@@ -84,7 +90,7 @@ double lane_use(std::int64_t count) {
   return static_cast<double>(count) / static_cast<double>(occupied);
 }
 
-using Tile = void (*)(const float*, const float*, std::int64_t, std::int64_t, float*);
+using Tile = void (*)(const float*, const float*, std::int64_t, std::int64_t, float*, const float*);
 
 template <int V, std::size_t... P>
 constexpr std::array<Tile, kTilePixels> tiles_of_width(std::index_sequence<P...>) {
@@ -101,15 +107,20 @@ constexpr std::array<std::array<Tile, kTilePixels>, kTileVectors> kTiles = {
 
 // Rows [first, first + count) of c, all in one block of 64 (first % 64 a multiple of 16):
 // every pixel's tile into `scratch` (n rows of 64, a row per pixel), then transposed into c.
-void rows(const PackedWeights& packed, const float* b, std::int64_t ldb, std::int64_t n,
-          std::int64_t k, std::int64_t first, std::int64_t count, float* scratch, float* c,
-          std::int64_t ldc) {
-  const float* w = packed.data + first / kBlock * k * kBlock + first % kBlock;
+// The packed weights are read once a run, mostly from memory, and the first tile waits for
+// them: the second tile (the first if it is the only one) prefetches the next block's.
+void rows(const PackedWeights& packed, std::int64_t m, const float* b, std::int64_t ldb,
+          std::int64_t n, std::int64_t k, std::int64_t first, std::int64_t count, float* scratch,
+          float* c, std::int64_t ldc) {
+  const std::int64_t block = first / kBlock;
+  const float* w = packed.data + block * k * kBlock + first % kBlock;
+  const float* next = (block + 1) * kBlock < m ? packed.data + (block + 1) * k * kBlock : nullptr;
+  const std::int64_t prefetching = n > kTilePixels ? kTilePixels : 0;
   const auto vectors = static_cast<int>((count + kLanes - 1) / kLanes);
   for (std::int64_t p = 0; p < n; p += kTilePixels) {
     const auto pixels = static_cast<int>(std::min<std::int64_t>(kTilePixels, n - p));
     kTiles[static_cast<std::size_t>(vectors - 1)][static_cast<std::size_t>(pixels - 1)](
-        w, b + p, ldb, k, scratch + p * kBlock);
+        w, b + p, ldb, k, scratch + p * kBlock, p == prefetching ? next : nullptr);
   }
   transpose_f32(scratch, kBlock, c + first * ldc, ldc, n, count);
 }
@@ -150,7 +161,7 @@ bool product(const Bytes& a, const float* b, std::int64_t ldb, std::int64_t m, s
                      // As every float32 product (gemm.h); `done` (an epilogue) keeps the
                      // caller's control, as it has unfused.
                      SubnormalOperandsAsZero subnormals;
-                     rows(*packed, b, ldb, n, k, first, count, tiles, c, ldc);
+                     rows(*packed, m, b, ldb, n, k, first, count, tiles, c, ldc);
                    }
                    done(first, count);
                    first += count;
