@@ -251,6 +251,23 @@ void epilogue_planes_f32(float* p, std::int64_t rows, std::int64_t cols, const f
                  activation);
   }
 }
+void scale_rows_f32(const float* in, const float* scales, float* out, std::int64_t rows,
+                    std::int64_t cols) {
+  // Whole rows to a thread, as many as make kElementsPerThread.
+  const std::int64_t grain =
+      std::max<std::int64_t>(1, kElementsPerThread / std::max<std::int64_t>(1, cols));
+  parallel_for(rows, grain, [&](std::int64_t begin, std::int64_t end) {
+    const float* x = in + begin * cols;
+    float* y = out + begin * cols;
+    if (isa() == Isa::kAvx512)
+      return avx512::scale_rows_f32(x, scales + begin, y, end - begin, cols);
+    if (isa() == Isa::kAvx2) return avx2::scale_rows_f32(x, scales + begin, y, end - begin, cols);
+    for (std::int64_t r = 0; r < end - begin; ++r) {
+      const __m128 s = _mm_set1_ps(scales[begin + r]);
+      map4(x + r * cols, y + r * cols, cols, [&](__m128 v) { return _mm_mul_ps(v, s); });
+    }
+  });
+}
 std::int64_t lanes_f32() { return isa() == Isa::kAvx512 ? 16 : isa() == Isa::kAvx2 ? 8 : 4; }
 void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
                               const Activation* activation) {

@@ -90,6 +90,11 @@ void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, 
 // cost three times the work itself).
 void epilogue_planes_f32(float* p, std::int64_t rows, std::int64_t cols, const float* bias,
                          const float* scale, const float* shift, const Activation* activation);
+// Row r of `rows` rows of `cols` floats, back to back from `in`, times scales[r], into the
+// same place from `out` (`in` == `out` for in place): an SE block's x * scale[N, C, 1, 1]. One
+// multiply an element, so the bits of the elementwise loop.
+void scale_rows_f32(const float* in, const float* scales, float* out, std::int64_t rows,
+                    std::int64_t cols);
 // The float32 lanes of this CPU's vectors here: 16 (AVX-512), 8 (AVX2) or 4.
 std::int64_t lanes_f32();
 // epilogue_f32 without a bias on channels interleaved into vector lanes (ops/cpu/

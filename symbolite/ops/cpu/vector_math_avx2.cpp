@@ -183,6 +183,14 @@ void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, cons
   });
 }
 
+void scale_rows_f32(const float* in, const float* scales, float* out, std::int64_t rows,
+                    std::int64_t cols) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const __m256 s = _mm256_set1_ps(scales[r]);
+    map8(in + r * cols, out + r * cols, cols, [&](__m256 x) { return _mm256_mul_ps(x, s); });
+  }
+}
+
 void gelu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, gelu_onednn); }
 
 void softmax_row_f32(const float* in, float* out, std::int64_t n) {

@@ -245,6 +245,24 @@ void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, cons
   });
 }
 
+void scale_rows_f32(const float* in, const float* scales, float* out, std::int64_t rows,
+                    std::int64_t cols) {
+  // A row's tail in masked lanes: rows of 49 (7x7) would spend half their time in map16's
+  // padded lane.
+  const __mmask16 tail = static_cast<__mmask16>((1u << (cols % 16)) - 1);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const __m512 s = _mm512_set1_ps(scales[r]);
+    const float* x = in + r * cols;
+    float* y = out + r * cols;
+    std::int64_t i = 0;
+    for (; i + 16 <= cols; i += 16)
+      _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(x + i), s));
+    if (i < cols) {
+      _mm512_mask_storeu_ps(y + i, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, x + i), s));
+    }
+  }
+}
+
 void gelu_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, gelu_onednn); }
 
 void softmax_row_f32(const float* in, float* out, std::int64_t n) {

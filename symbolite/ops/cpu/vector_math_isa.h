@@ -24,6 +24,8 @@ void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, 
                        const Activation* activation);
 void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
                               const Activation* activation);
+void scale_rows_f32(const float* in, const float* scales, float* out, std::int64_t rows,
+                    std::int64_t cols);
 void gelu_f32(const float* in, float* out, std::int64_t n);
 void softmax_row_f32(const float* in, float* out, std::int64_t n);
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
@@ -46,6 +48,8 @@ void epilogue_rows_f32(const Rows& rows, const float* bias, const float* scale, 
                        const Activation* activation);
 void epilogue_interleaved_f32(float* p, std::int64_t n, const float* scale, const float* shift,
                               const Activation* activation);
+void scale_rows_f32(const float* in, const float* scales, float* out, std::int64_t rows,
+                    std::int64_t cols);
 void gelu_f32(const float* in, float* out, std::int64_t n);
 void softmax_row_f32(const float* in, float* out, std::int64_t n);
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n);

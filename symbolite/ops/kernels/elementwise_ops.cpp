@@ -4,6 +4,7 @@
 // A binary op computes in the common dtype of its operands into a new contiguous tensor of
 // the broadcast shape. In-place variants compute out of place, then write into self
 // (assign_in_place: PyTorch's shape and cast checks; copy-on-write for read-only parameters).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <optional>
@@ -116,7 +117,43 @@ Tensor sub_op(const Operands& o, DType other_dtype, const IValue& alpha, bool in
   return add_impl(o.a, o.b, o.common, alpha, true, in_place, o.spare);
 }
 
+// x * s (or s * x) where s is x's shape up to some dimension and ones after it, both float32
+// and contiguous: each of s's values scales a run of x (an SE block's x * scale[N, C, 1, 1]).
+// A vector loop a run (vec::scale_rows_f32), where binary_kernel's loop over a row of the
+// broadcast is scalar; written over x where x is spare. nullopt for other operands.
+std::optional<Tensor> mul_by_runs_f32(const Operands& o) {
+  constexpr DType kF32 = DType::kFloat32;
+  if (o.common != kF32 || o.a.dtype() != kF32 || o.b.dtype() != kF32) return std::nullopt;
+  for (const bool swapped : {false, true}) {
+    const Tensor& x = swapped ? o.b : o.a;
+    const Tensor& s = swapped ? o.a : o.b;
+    if (x.dim() == 0 || x.dim() != s.dim() || x.numel() == 0 || !x.is_contiguous() ||
+        !s.is_contiguous()) {
+      continue;
+    }
+    std::size_t d = 0;
+    while (d < x.sizes().size() && s.sizes()[d] == x.sizes()[d]) ++d;
+    // d == dim: the same shape, binary_kernel's contiguous loop.
+    if (d == x.sizes().size() ||
+        !std::all_of(s.sizes().begin() + static_cast<std::ptrdiff_t>(d), s.sizes().end(),
+                     [](std::int64_t size) { return size == 1; })) {
+      continue;
+    }
+    const bool spare = swapped ? o.spare.b : o.spare.a;
+    Tensor out =
+        spare && can_write_over<float>(x, x.sizes()) ? x : Tensor::uninitialized(x.sizes(), kF32);
+    const std::int64_t rows = s.numel();
+    vec::scale_rows_f32(x.data<float>(), s.data<float>(), out.mutable_data<float>(), rows,
+                        x.numel() / rows);
+    return out;
+  }
+  return std::nullopt;
+}
+
 Tensor mul_op(const Operands& o, bool in_place = false) {
+  if (!in_place) {
+    if (std::optional<Tensor> scaled = mul_by_runs_f32(o)) return *std::move(scaled);
+  }
   return dispatch_all(o.common, "mul", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {

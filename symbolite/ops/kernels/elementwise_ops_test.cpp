@@ -1,9 +1,13 @@
 // Elementwise kernels against PyTorch 1.13 (tests/fixtures/ops/op_cases.json), plus the
 // in-place semantics the reference cases cannot show: writes through views, and
 // copy-on-write for read-only (mapped) storages.
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -110,6 +114,55 @@ TEST(ElementwiseOps, BroadcastOverAPermutedOperand) {
                 << n << " " << c << " " << h << " " << w;
           }
         }
+      }
+    }
+  }
+}
+
+// x * s with s one value per run of x (an SE block's x * scale[N, C, 1, 1]; a vector loop a
+// run): every element is its own float product, for runs of every length around the vector
+// widths, s on either side, through NaN, infinities, -0.0 and subnormals; s of more than one
+// run per leading index (x [2, 3, 5] * s [2, 3, 1]) and the leading dimension alone too.
+TEST(ElementwiseOps, MulByOneValueARunGivesEachElementsProduct) {
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(), -0.0f, 1e-40f, -3.5f};
+  const auto filled = [&](const std::vector<std::int64_t>& shape, int salt) {
+    std::int64_t n = 1;
+    for (std::int64_t d : shape) n *= d;
+    Tensor t = Tensor::empty(shape, DType::kFloat32);
+    float* p = t.mutable_data<float>();
+    for (std::int64_t i = 0; i < n; ++i) {
+      p[i] = (i + salt) % 11 == 0 ? specials[(i + salt) / 11 % 5]
+                                  : static_cast<float>((i * 7 + salt) % 23 - 11) * 0.37f;
+    }
+    return t;
+  };
+  const std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> shapes = {
+      {{2, 3, 5}, {2, 3, 1}},
+      {{4, 6}, {4, 1}},
+      {{1, 576, 7, 7}, {1, 576, 1, 1}},
+      {{2, 3, 4, 5}, {2, 1, 1, 1}}};
+  std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> all = shapes;
+  for (std::int64_t cols : {1, 2, 15, 16, 17, 31, 32, 33, 48, 49, 64, 196}) {
+    all.push_back({{3, 5, cols}, {3, 5, 1}});
+  }
+  for (const auto& [xs, ss] : all) {
+    const Tensor x = filled(xs, 3);
+    const Tensor s = filled(ss, 5);
+    const std::int64_t runs = s.numel();
+    const std::int64_t run = x.numel() / runs;
+    for (const bool scale_first : {true, false}) {
+      const Tensor r =
+          (scale_first ? run_op("aten::mul.Tensor", {s, x}) : run_op("aten::mul.Tensor", {x, s}))
+              .to_tensor();
+      ASSERT_EQ(r.sizes(), xs);
+      for (std::int64_t i = 0; i < x.numel(); ++i) {
+        const float want = x.data<float>()[i] * s.data<float>()[i / run];
+        const float got = r.data<float>()[i];
+        ASSERT_TRUE(std::memcmp(&got, &want, sizeof got) == 0 ||
+                    (std::isnan(got) && std::isnan(want)))
+            << "x" << ::testing::PrintToString(xs) << " element " << i << ": " << got
+            << " != " << want;
       }
     }
   }
