@@ -17,6 +17,100 @@ constexpr std::int64_t kLanes = 16;
 
 std::int64_t round_up(std::int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
 
+// The lanes of 16 columns from `start` that fall inside [0, w), in scalar arithmetic.
+inline __mmask16 lanes_inside(std::int64_t start, std::int64_t w) {
+  const std::int64_t from = std::clamp<std::int64_t>(-start, 0, kLanes);
+  const std::int64_t to = std::clamp<std::int64_t>(w - start, 0, kLanes);
+  if (from >= to) return 0;
+  return static_cast<__mmask16>(((1u << to) - 1) & ~((1u << from) - 1));
+}
+
+// Columns [start, start + 16) of `row`, `fill` outside [0, w) (window_columns.h's, its mask
+// from lanes_inside).
+__attribute__((target("avx512f"))) inline __m512 columns_inside(const float* row,
+                                                                std::int64_t start, std::int64_t w,
+                                                                __m512 fill) {
+  return _mm512_mask_loadu_ps(fill, lanes_inside(start, w), row + start);
+}
+
+// Input columns [start, start + 32) of `row` as two vectors, -inf outside [0, w).
+__attribute__((target("avx512f"))) inline void load_pair(const float* row, std::int64_t start,
+                                                         std::int64_t w, __m512& a, __m512& b) {
+  if (start >= 0 && start + 2 * kLanes <= w) {
+    a = _mm512_loadu_ps(row + start);
+    b = _mm512_loadu_ps(row + start + kLanes);
+  } else {
+    const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+    a = columns_inside(row, start, w, minus_inf);
+    b = columns_inside(row, start + kLanes, w, minus_inf);
+  }
+}
+
+// Pass 1 at column stride 2 for one input row, for windows 3 wide: 32 input columns a
+// vector of outputs, loaded once (each pair also serves the vector before it) and split into
+// even and odd columns (two permutes); tap 0 is the even columns, tap 1 the odd ones, tap 2
+// the even ones one lane on (a lane shift into the next pair's). Taps one load each (six,
+// most across two cache lines) held SqueezeNet's first pool to the load ports. Columns outside
+// the row (the padding, past the last window) are -inf; taps in order, from tap 0, as the
+// general loop takes them from -inf.
+__attribute__((target("avx512f"))) void row_maxima_stride2_k3(const float* row, float* dst,
+                                                              const PoolPlane& p,
+                                                              std::int64_t padded_width) {
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+  __m512 a;
+  __m512 b;
+  load_pair(row, -p.pw, p.w, a, b);
+  __m512 evens = _mm512_permutex2var_ps(a, even, b);
+  __m512 odds = _mm512_permutex2var_ps(a, odd, b);
+  for (std::int64_t x = 0; x < padded_width; x += kLanes) {
+    load_pair(row, 2 * (x + kLanes) - p.pw, p.w, a, b);  // the next vector's columns
+    const __m512 next_evens = _mm512_permutex2var_ps(a, even, b);
+    const __m512 shifted = _mm512_castsi512_ps(_mm512_maskz_alignr_epi32(
+        0xffff, _mm512_castps_si512(next_evens), _mm512_castps_si512(evens), 1));
+    _mm512_storeu_ps(dst + x, select_max16(select_max16(evens, odds), shifted));
+    evens = next_evens;
+    odds = _mm512_permutex2var_ps(a, odd, b);
+  }
+}
+
+// Pass 1 at column stride 2 for one input row: the window's maximum at every input column
+// (16 columns a vector, each tap a plain load), then the even ones kept for the output
+// columns, one permute a vector of outputs where a stride-2 tap cost one each. Vectors with
+// a tap outside the row (the padding, or past the last window) load it masked, -inf there,
+// the mask in scalar arithmetic. Each column's maximum takes its taps in order from the
+// first, as the general loop does from -inf.
+template <int K>
+__attribute__((target("avx512f"))) void row_maxima_stride2(const float* row, float* dst,
+                                                           const PoolPlane& p,
+                                                           std::int64_t padded_width) {
+  const std::int64_t kw = K > 0 ? K : p.kw;
+  const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  const __m512i even_lanes =
+      _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  for (std::int64_t x = 0; x < padded_width; x += kLanes) {
+    const std::int64_t first = 2 * x - p.pw;  // output column x's first tap
+    __m512 lo;                                // windows from columns first .. first + 15
+    __m512 hi;                                // and first + 16 .. first + 31
+    if (first >= 0 && first + 2 * kLanes + kw - 1 <= p.w) {
+      lo = _mm512_loadu_ps(row + first);
+      hi = _mm512_loadu_ps(row + first + kLanes);
+      for (std::int64_t j = 1; j < kw; ++j) {
+        lo = select_max16(lo, _mm512_loadu_ps(row + first + j));
+        hi = select_max16(hi, _mm512_loadu_ps(row + first + kLanes + j));
+      }
+    } else {
+      lo = columns_inside(row, first, p.w, minus_inf);
+      hi = columns_inside(row, first + kLanes, p.w, minus_inf);
+      for (std::int64_t j = 1; j < kw; ++j) {
+        lo = select_max16(lo, columns_inside(row, first + j, p.w, minus_inf));
+        hi = select_max16(hi, columns_inside(row, first + kLanes + j, p.w, minus_inf));
+      }
+    }
+    _mm512_storeu_ps(dst + x, _mm512_permutex2var_ps(lo, even_lanes, hi));
+  }
+}
+
 // `maxima` holds every input row's column maxima (pass 1), `padded_width` (ow in whole
 // vectors) apart. SW is p.sw; K the window's height and width where it is K x K at compile
 // time (3: the tap loops unrolled, 1.05x on SqueezeNet's first pool), else 0.
@@ -29,7 +123,16 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
   const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   // Pass 1: each input row's maxima over the window's columns, for every output column: tap
   // j of output column x reads input column x * sw - pw + j.
-  for (std::int64_t y = 0; y < p.h; ++y) {
+  if constexpr (SW == 2) {
+    for (std::int64_t y = 0; y < p.h; ++y) {
+      if constexpr (K == 3) {
+        row_maxima_stride2_k3(in + y * p.w, maxima + y * padded_width, p, padded_width);
+      } else {
+        row_maxima_stride2<K>(in + y * p.w, maxima + y * padded_width, p, padded_width);
+      }
+    }
+  }
+  for (std::int64_t y = 0; y < (SW == 2 ? 0 : p.h); ++y) {
     const float* row = in + y * p.w;
     float* dst = maxima + y * padded_width;
     for (std::int64_t x = 0; x < padded_width; x += kLanes) {

@@ -2,7 +2,8 @@
 // window's taps in row-major order, a tap replacing the maximum when greater or NaN, as
 // PyTorch's CPU kernel selects), bit for bit: on geometries drawn at random (a fixed seed)
 // with windows of 1-5 each way, row strides 1-3, column strides 1 and 2, padding up to half
-// the window, the ceil-mode column that starts in the right padding, and planes of values
+// the window, the ceil-mode column that starts in the right padding (and the models' 3x3
+// stride-2 pools over planes up to 112 wide), and planes of values
 // where ties of 0.0 and -0.0, NaNs of different payloads and infinities are common. Models
 // reach it through aten::max_pool2d, whose nn cases hold it to PyTorch 1.13's outputs.
 #include "symbolite/ops/cpu/max_pool_plane.h"
@@ -61,11 +62,7 @@ TEST(MaxPoolPlane, GivesTheOnePassBitsOnRandomGeometries) {
                             1.0f,
                             -1.0f};
   std::vector<float> scratch;
-  int checked = 0;
-  int three_by_three = 0;  // the windows the kernel unrolls
-  while (checked < 300 || three_by_three < 40) {
-    const PoolPlane p = testing::draw_pool_plane(random);
-    ASSERT_TRUE(max_pool_plane_takes(p));
+  auto expect_one_pass_bits = [&](const PoolPlane& p) {
     SCOPED_TRACE(::testing::Message()
                  << p.h << "x" << p.w << " k" << p.kh << "x" << p.kw << " s" << p.sh << "," << p.sw
                  << " p" << p.ph << "," << p.pw << " -> " << p.oh << "x" << p.ow);
@@ -77,8 +74,26 @@ TEST(MaxPoolPlane, GivesTheOnePassBitsOnRandomGeometries) {
     max_pool_plane_f32(in.data(), got.data(), p, scratch);
     const std::vector<float> want = one_pass(in, p);
     ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
+  };
+  int checked = 0;
+  int three_by_three = 0;         // the windows the kernel unrolls
+  int three_wide_stride_two = 0;  // which have a pass of their own
+  while (checked < 300 || three_by_three < 40 || three_wide_stride_two < 40) {
+    const PoolPlane p = testing::draw_pool_plane(random);
+    ASSERT_TRUE(max_pool_plane_takes(p));
+    expect_one_pass_bits(p);
+    if (::testing::Test::HasFatalFailure()) return;
     ++checked;
     three_by_three += p.kh == 3 && p.kw == 3;
+    three_wide_stride_two += p.kh == 3 && p.kw == 3 && p.sw == 2;
+  }
+  // The models' pools, rows of several vectors: SqueezeNet's (ceil mode: the last window
+  // half outside), ResNet's (padding 1), ShuffleNet's.
+  for (const PoolPlane& p :
+       {PoolPlane{111, 111, 55, 55, 3, 3, 2, 2, 0, 0}, PoolPlane{55, 55, 27, 27, 3, 3, 2, 2, 0, 0},
+        PoolPlane{112, 112, 56, 56, 3, 3, 2, 2, 1, 1},
+        PoolPlane{27, 27, 13, 13, 3, 3, 2, 2, 0, 0}}) {
+    expect_one_pass_bits(p);
   }
 }
 
