@@ -17,22 +17,6 @@ constexpr std::int64_t kLanes = 16;
 
 std::int64_t round_up(std::int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
 
-// The lanes of 16 columns from `start` that fall inside [0, w), in scalar arithmetic.
-inline __mmask16 lanes_inside(std::int64_t start, std::int64_t w) {
-  const std::int64_t from = std::clamp<std::int64_t>(-start, 0, kLanes);
-  const std::int64_t to = std::clamp<std::int64_t>(w - start, 0, kLanes);
-  if (from >= to) return 0;
-  return static_cast<__mmask16>(((1u << to) - 1) & ~((1u << from) - 1));
-}
-
-// Columns [start, start + 16) of `row`, `fill` outside [0, w) (window_columns.h's, its mask
-// from lanes_inside).
-__attribute__((target("avx512f"))) inline __m512 columns_inside(const float* row,
-                                                                std::int64_t start, std::int64_t w,
-                                                                __m512 fill) {
-  return _mm512_mask_loadu_ps(fill, lanes_inside(start, w), row + start);
-}
-
 // Input columns [start, start + 32) of `row` as two vectors, -inf outside [0, w).
 __attribute__((target("avx512f"))) inline void load_pair(const float* row, std::int64_t start,
                                                          std::int64_t w, __m512& a, __m512& b) {
@@ -41,8 +25,8 @@ __attribute__((target("avx512f"))) inline void load_pair(const float* row, std::
     b = _mm512_loadu_ps(row + start + kLanes);
   } else {
     const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-    a = columns_inside(row, start, w, minus_inf);
-    b = columns_inside(row, start + kLanes, w, minus_inf);
+    a = window_columns(row, start, w, minus_inf);
+    b = window_columns(row, start + kLanes, w, minus_inf);
   }
 }
 
@@ -77,8 +61,7 @@ __attribute__((target("avx512f"))) void row_maxima_stride2_k3(const float* row, 
 // Pass 1 at column stride 2 for one input row: the window's maximum at every input column
 // (16 columns a vector, each tap a plain load), then the even ones kept for the output
 // columns, one permute a vector of outputs where a stride-2 tap cost one each. Vectors with
-// a tap outside the row (the padding, or past the last window) load it masked, -inf there,
-// the mask in scalar arithmetic. Each column's maximum takes its taps in order from the
+// a tap outside the row (the padding, or past the last window) load it masked, -inf there. Each column's maximum takes its taps in order from the
 // first, as the general loop does from -inf.
 template <int K>
 __attribute__((target("avx512f"))) void row_maxima_stride2(const float* row, float* dst,
@@ -100,11 +83,11 @@ __attribute__((target("avx512f"))) void row_maxima_stride2(const float* row, flo
         hi = select_max16(hi, _mm512_loadu_ps(row + first + kLanes + j));
       }
     } else {
-      lo = columns_inside(row, first, p.w, minus_inf);
-      hi = columns_inside(row, first + kLanes, p.w, minus_inf);
+      lo = window_columns(row, first, p.w, minus_inf);
+      hi = window_columns(row, first + kLanes, p.w, minus_inf);
       for (std::int64_t j = 1; j < kw; ++j) {
-        lo = select_max16(lo, columns_inside(row, first + j, p.w, minus_inf));
-        hi = select_max16(hi, columns_inside(row, first + kLanes + j, p.w, minus_inf));
+        lo = select_max16(lo, window_columns(row, first + j, p.w, minus_inf));
+        hi = select_max16(hi, window_columns(row, first + kLanes + j, p.w, minus_inf));
       }
     }
     _mm512_storeu_ps(dst + x, _mm512_permutex2var_ps(lo, even_lanes, hi));
@@ -123,29 +106,27 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
   const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   // Pass 1: each input row's maxima over the window's columns, for every output column: tap
   // j of output column x reads input column x * sw - pw + j.
-  if constexpr (SW == 2) {
-    for (std::int64_t y = 0; y < p.h; ++y) {
-      if constexpr (K == 3) {
-        row_maxima_stride2_k3(in + y * p.w, maxima + y * padded_width, p, padded_width);
-      } else {
-        row_maxima_stride2<K>(in + y * p.w, maxima + y * padded_width, p, padded_width);
-      }
-    }
-  }
-  for (std::int64_t y = 0; y < (SW == 2 ? 0 : p.h); ++y) {
+  for (std::int64_t y = 0; y < p.h; ++y) {
     const float* row = in + y * p.w;
     float* dst = maxima + y * padded_width;
-    for (std::int64_t x = 0; x < padded_width; x += kLanes) {
-      __m512 m = minus_inf;
-      const std::int64_t first = x * SW - p.pw;
-      if (window_taps_inside(x, SW, p.pw, kw, p.w)) {
-        for (std::int64_t j = 0; j < kw; ++j) m = select_max16(m, inside_tap<SW>(row, first + j));
-      } else {
-        for (std::int64_t j = 0; j < kw; ++j) {
-          m = select_max16(m, window_tap(row, first + j, SW, p.w, minus_inf));
+    if constexpr (SW == 2 && K == 3) {
+      row_maxima_stride2_k3(row, dst, p, padded_width);
+    } else if constexpr (SW == 2) {
+      row_maxima_stride2<K>(row, dst, p, padded_width);
+    } else {
+      for (std::int64_t x = 0; x < padded_width; x += kLanes) {
+        __m512 m = minus_inf;
+        const std::int64_t first = x - p.pw;
+        if (window_taps_inside(x, 1, p.pw, kw, p.w)) {
+          for (std::int64_t j = 0; j < kw; ++j)
+            m = select_max16(m, _mm512_loadu_ps(row + first + j));
+        } else {
+          for (std::int64_t j = 0; j < kw; ++j) {
+            m = select_max16(m, window_columns(row, first + j, p.w, minus_inf));
+          }
         }
+        _mm512_storeu_ps(dst + x, m);
       }
-      _mm512_storeu_ps(dst + x, m);
     }
   }
   // Pass 2: each output row the maximum of its window's rows' maxima.
