@@ -17,19 +17,6 @@ constexpr std::int64_t kLanes = 16;
 
 std::int64_t round_up(std::int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
 
-// Input columns [start, start + 32) of `row` as two vectors, -inf outside [0, w).
-__attribute__((target("avx512f"))) inline void load_pair(const float* row, std::int64_t start,
-                                                         std::int64_t w, __m512& a, __m512& b) {
-  if (start >= 0 && start + 2 * kLanes <= w) {
-    a = _mm512_loadu_ps(row + start);
-    b = _mm512_loadu_ps(row + start + kLanes);
-  } else {
-    const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-    a = window_columns(row, start, w, minus_inf);
-    b = window_columns(row, start + kLanes, w, minus_inf);
-  }
-}
-
 // Pass 1 at column stride 2 for one input row, for windows 3 wide: 32 input columns a
 // vector of outputs, loaded once (each pair also serves the vector before it) and split into
 // even and odd columns (two permutes); tap 0 is the even columns, tap 1 the odd ones, tap 2
@@ -42,13 +29,15 @@ __attribute__((target("avx512f"))) void row_maxima_stride2_k3(const float* row, 
                                                               std::int64_t padded_width) {
   const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
   const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-  __m512 a;
-  __m512 b;
-  load_pair(row, -p.pw, p.w, a, b);
+  const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  __m512 a = window_columns(row, -p.pw, p.w, minus_inf);
+  __m512 b = window_columns(row, kLanes - p.pw, p.w, minus_inf);
   __m512 evens = _mm512_permutex2var_ps(a, even, b);
   __m512 odds = _mm512_permutex2var_ps(a, odd, b);
   for (std::int64_t x = 0; x < padded_width; x += kLanes) {
-    load_pair(row, 2 * (x + kLanes) - p.pw, p.w, a, b);  // the next vector's columns
+    const std::int64_t next = 2 * (x + kLanes) - p.pw;  // the next vector's columns
+    a = window_columns(row, next, p.w, minus_inf);
+    b = window_columns(row, next + kLanes, p.w, minus_inf);
     const __m512 next_evens = _mm512_permutex2var_ps(a, even, b);
     const __m512 shifted = _mm512_castsi512_ps(_mm512_maskz_alignr_epi32(
         0xffff, _mm512_castps_si512(next_evens), _mm512_castps_si512(evens), 1));
@@ -58,37 +47,25 @@ __attribute__((target("avx512f"))) void row_maxima_stride2_k3(const float* row, 
   }
 }
 
-// Pass 1 at column stride 2 for one input row: the window's maximum at every input column
-// (16 columns a vector, each tap a plain load), then the even ones kept for the output
-// columns, one permute a vector of outputs where a stride-2 tap cost one each. Vectors with
-// a tap outside the row (the padding, or past the last window) load it masked, -inf there. Each column's maximum takes its taps in order from the
-// first, as the general loop does from -inf.
-template <int K>
+// Pass 1 at column stride 2 for one input row, other window widths: the window's maximum at
+// every input column (16 columns a vector, a load a tap), then the even ones kept for the
+// output columns, one permute a vector of outputs where a stride-2 tap cost one each. Each
+// column's maximum takes its taps in order from the first, as the general loop does from
+// -inf; columns outside the row are -inf.
 __attribute__((target("avx512f"))) void row_maxima_stride2(const float* row, float* dst,
                                                            const PoolPlane& p,
                                                            std::int64_t padded_width) {
-  const std::int64_t kw = K > 0 ? K : p.kw;
   const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   const __m512i even_lanes =
       _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
   for (std::int64_t x = 0; x < padded_width; x += kLanes) {
     const std::int64_t first = 2 * x - p.pw;  // output column x's first tap
-    __m512 lo;                                // windows from columns first .. first + 15
-    __m512 hi;                                // and first + 16 .. first + 31
-    if (first >= 0 && first + 2 * kLanes + kw - 1 <= p.w) {
-      lo = _mm512_loadu_ps(row + first);
-      hi = _mm512_loadu_ps(row + first + kLanes);
-      for (std::int64_t j = 1; j < kw; ++j) {
-        lo = select_max16(lo, _mm512_loadu_ps(row + first + j));
-        hi = select_max16(hi, _mm512_loadu_ps(row + first + kLanes + j));
-      }
-    } else {
-      lo = window_columns(row, first, p.w, minus_inf);
-      hi = window_columns(row, first + kLanes, p.w, minus_inf);
-      for (std::int64_t j = 1; j < kw; ++j) {
-        lo = select_max16(lo, window_columns(row, first + j, p.w, minus_inf));
-        hi = select_max16(hi, window_columns(row, first + kLanes + j, p.w, minus_inf));
-      }
+    // Windows from columns first .. first + 15, and first + 16 .. first + 31.
+    __m512 lo = window_columns(row, first, p.w, minus_inf);
+    __m512 hi = window_columns(row, first + kLanes, p.w, minus_inf);
+    for (std::int64_t j = 1; j < p.kw; ++j) {
+      lo = select_max16(lo, window_columns(row, first + j, p.w, minus_inf));
+      hi = select_max16(hi, window_columns(row, first + kLanes + j, p.w, minus_inf));
     }
     _mm512_storeu_ps(dst + x, _mm512_permutex2var_ps(lo, even_lanes, hi));
   }
@@ -112,7 +89,7 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
     if constexpr (SW == 2 && K == 3) {
       row_maxima_stride2_k3(row, dst, p, padded_width);
     } else if constexpr (SW == 2) {
-      row_maxima_stride2<K>(row, dst, p, padded_width);
+      row_maxima_stride2(row, dst, p, padded_width);
     } else {
       for (std::int64_t x = 0; x < padded_width; x += kLanes) {
         __m512 m = minus_inf;
