@@ -1,5 +1,6 @@
 // libFuzzer harness for the safe unpickler (and the pickler): unpickles the input, renders
-// the result, and checks that pickling it back gives the same value.
+// the result, and checks that pickling it back gives the same value, and that unpickling it
+// with instruction lists packed (packed_triples.h) gives the same value or the same error.
 // symbolite::Error is the expected way to fail; any other exception, crash, hang, leak or
 // sanitizer report is a finding. On success it also checks that every string is a view
 // into the input, as the unpickler promises.
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "fuzz/pickle_opcode_mutator.h"
+#include "symbolite/pickle/packed_triples.h"
 #include "symbolite/pickle/pickler.h"
 #include "symbolite/pickle/unpickler.h"
 #include "symbolite/pickle/value.h"
@@ -78,6 +80,19 @@ bool has_archive_references(const Value& value, int depth = 0) {
   }
 }
 
+// The input unpickled with tuples after "instructions" packed, placeholders expanded and
+// rendered, or the error's text: what unpickling it as values gives.
+std::string packed_outcome(const Bytes& input) {
+  symbolite::pickle::PackedTriples packed("instructions");
+  symbolite::pickle::UnpickleOptions options;
+  options.packed_triples = &packed;
+  try {
+    return packed.expanded(symbolite::pickle::unpickle(input, options)).debug_string(4096);
+  } catch (const symbolite::Error& e) {
+    return e.text();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -86,10 +101,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Value value;
   try {
     value = symbolite::pickle::unpickle(input);
-  } catch (const symbolite::Error&) {
+  } catch (const symbolite::Error& e) {
+    if (packed_outcome(input) != e.text()) __builtin_trap();
     return 0;
   }
   std::string rendered = value.debug_string(4096);
+  if (packed_outcome(input) != rendered) __builtin_trap();
   std::unordered_set<const void*> seen;
   check_strings(value, input, seen);
   // Whatever the unpickler accepts, the pickler writes back to the same value, and the

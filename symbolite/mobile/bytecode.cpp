@@ -1,6 +1,8 @@
 #include "symbolite/mobile/bytecode.h"
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -39,26 +41,61 @@ std::vector<Argument> read_arguments(const pickle::Value& list) {
   return out;
 }
 
-// (name, X, N) with the opcode name decoded; operands PyTorch could not hold are refused.
-Instruction decode_instruction(std::size_t index, const pickle::ValueList& t) {
-  const auto name = t[0].as_string();
+// An instruction's opcode from its name; operands PyTorch could not hold are refused.
+OpCode decode_opcode(std::size_t index, std::string_view name) {
   auto op = opcode_from_name(name);
   if (!op) {
     throw Error(ErrorKind::kUnsupported,
                 fmt::format("instruction {}: unknown opcode '{}'", index, name));
   }
-  auto operand = [&](const pickle::Value& v) {
-    const std::int64_t value = v.as_int();
-    if (value < INT32_MIN || value > INT32_MAX) {
-      throw Error(ErrorKind::kModel,
-                  fmt::format("instruction {} ({}): operand {} out of range", index, name, value));
-    }
-    return static_cast<std::int32_t>(value);
-  };
-  return Instruction{*op, operand(t[1]), operand(t[2])};
+  return *op;
 }
 
-BytecodeFunction read_function(const pickle::ValueList& entry) {
+std::int32_t decode_operand(std::size_t index, std::string_view name, std::int64_t value) {
+  if (value < INT32_MIN || value > INT32_MAX) {
+    throw Error(ErrorKind::kModel,
+                fmt::format("instruction {} ({}): operand {} out of range", index, name, value));
+  }
+  return static_cast<std::int32_t>(value);
+}
+
+// A packed instruction list (pickle/packed_triples.h): each opcode name decoded once.
+void read_packed_instructions(const pickle::TripleTable& table, std::vector<Instruction>& out) {
+  std::vector<std::optional<OpCode>> opcodes(table.texts.size());
+  out.reserve(table.rows.size());
+  for (const auto& row : table.rows) {
+    const std::size_t index = out.size();
+    const std::string_view name = table.texts[row.text].str();
+    std::optional<OpCode>& op = opcodes[row.text];
+    if (!op) op = decode_opcode(index, name);
+    out.push_back(Instruction{*op, decode_operand(index, name, row.first),
+                              decode_operand(index, name, row.second)});
+  }
+}
+
+void read_instructions(const pickle::Value& list, const pickle::PackedTriples* packed,
+                       std::vector<Instruction>& out) {
+  if (const pickle::TripleTable* table = packed ? packed->find(list) : nullptr) {
+    read_packed_instructions(*table, out);
+    return;
+  }
+  for (const auto& ins : list.as_sequence()) {
+    const auto& t = ins.as_tuple();
+    const std::size_t index = out.size();
+    if (t.size() != 3) {
+      throw Error(
+          ErrorKind::kModel,
+          fmt::format("instruction {}: expected (op, X, N), got {} elements", index, t.size()));
+    }
+    const std::string_view name = t[0].as_string();
+    out.push_back(Instruction{decode_opcode(index, name),
+                              decode_operand(index, name, t[1].as_int()),
+                              decode_operand(index, name, t[2].as_int())});
+  }
+}
+
+BytecodeFunction read_function(const pickle::ValueList& entry,
+                               const pickle::PackedTriples* packed) {
   if (entry.size() < 2) {
     throw Error(ErrorKind::kModel,
                 fmt::format("expected (name, code[, schema]), got {} elements", entry.size()));
@@ -68,15 +105,7 @@ BytecodeFunction read_function(const pickle::ValueList& entry) {
   with_context(fmt::format("function '{}'", fn.qualified_name), [&] {
     const auto& code = entry[1].as_tuple();
     with_context("instructions", [&] {
-      for (const auto& ins : required(code, "instructions").as_sequence()) {
-        const auto& t = ins.as_tuple();
-        if (t.size() != 3) {
-          throw Error(ErrorKind::kModel,
-                      fmt::format("instruction {}: expected (op, X, N), got {} elements",
-                                  fn.instructions.size(), t.size()));
-        }
-        fn.instructions.push_back(decode_instruction(fn.instructions.size(), t));
-      }
+      read_instructions(required(code, kInstructionsKey), packed, fn.instructions);
     });
     with_context("operators", [&] {
       for (const auto& op : required(code, "operators").as_sequence()) {
@@ -121,13 +150,13 @@ const BytecodeFunction* Bytecode::find(std::string_view qualified_name) const {
   return nullptr;
 }
 
-Bytecode read_bytecode(const pickle::Value& root) {
+Bytecode read_bytecode(const pickle::Value& root, const pickle::PackedTriples* packed) {
   const auto& top = root.as_tuple();
   if (top.empty()) throw Error(ErrorKind::kModel, "empty bytecode tuple");
   Bytecode bytecode;
   bytecode.version = top[0].as_int();
   for (std::size_t i = 1; i < top.size(); ++i) {
-    bytecode.functions.push_back(read_function(top[i].as_tuple()));
+    bytecode.functions.push_back(read_function(top[i].as_tuple(), packed));
   }
   return bytecode;
 }

@@ -11,9 +11,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "symbolite/mobile/opcode.h"
+#include "symbolite/pickle/packed_triples.h"
 #include "symbolite/pickle/value.h"
 
 namespace symbolite::mobile {
@@ -53,6 +55,9 @@ struct Bytecode {
 
 // Throws Error(kModel) naming the function and field on malformed shapes, and
 // Error(kUnsupported) naming the function and instruction for an opcode PyTorch 1.13 lacks.
-Bytecode read_bytecode(const pickle::Value& root);
+// With `packed`, instruction lists the unpickler packed into it are read from there
+// (kInstructionsKey is its key); the result is the same.
+inline constexpr std::string_view kInstructionsKey = "instructions";
+Bytecode read_bytecode(const pickle::Value& root, const pickle::PackedTriples* packed = nullptr);
 
 }  // namespace symbolite::mobile

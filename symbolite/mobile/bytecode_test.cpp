@@ -6,11 +6,16 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "symbolite/archive/model_archive.h"
+#include "symbolite/pickle/pickler.h"
+#include "symbolite/pickle/unpickler.h"
 #include "symbolite/support/error.h"
 #include "tests/test_support/error_from.h"
+#include "tests/test_support/fixtures.h"
 
 namespace symbolite::mobile {
 namespace {
@@ -22,15 +27,71 @@ Value named(const std::string& name, Value value) {
   return Value::tuple({Value::string(name), std::move(value)});
 }
 
-// bytecode.pkl of version 8 with one function `__torch__.M.forward` of one instruction.
-Value bytecode_with(const std::string& opcode, std::int64_t x, std::int64_t n) {
-  Value instruction = Value::tuple({Value::string(opcode), Value::integer(x), Value::integer(n)});
+// bytecode.pkl of version 8 with one function `__torch__.M.forward` of these instructions.
+Value bytecode_of(const std::vector<Value>& instructions) {
   Value code =
-      Value::tuple({named("instructions", Value::tuple({instruction})),
+      Value::tuple({named("instructions", Value::tuple(instructions)),
                     named("operators", Value::tuple({})), named("constants", Value::tuple({})),
                     named("types", Value::tuple({})), named("register_size", Value::integer(0))});
   return Value::tuple(
       {Value::integer(8), Value::tuple({Value::string("__torch__.M.forward"), std::move(code)})});
+}
+
+Value instruction(const std::string& opcode, std::int64_t x, std::int64_t n) {
+  return Value::tuple({Value::string(opcode), Value::integer(x), Value::integer(n)});
+}
+
+// bytecode.pkl of version 8 with one function `__torch__.M.forward` of one instruction.
+Value bytecode_with(const std::string& opcode, std::int64_t x, std::int64_t n) {
+  return bytecode_of({instruction(opcode, x, n)});
+}
+
+// What read_bytecode gives for `bytes` unpickled with instruction lists packed (and how many
+// were), or its error's text.
+struct PackedRead {
+  std::string text;
+  std::size_t tables = 0;
+};
+
+std::string describe(const Bytecode& b) {
+  std::string out = std::to_string(b.version);
+  for (const BytecodeFunction& fn : b.functions) {
+    out += "\n" + fn.qualified_name + " registers " + std::to_string(fn.register_size) + ":";
+    for (const Instruction& i : fn.instructions) {
+      out += " " + std::string(opcode_name(i.op)) + "(" + std::to_string(i.x) + "," +
+             std::to_string(i.n) + ")";
+    }
+    for (const OperatorRef& op : fn.operators) {
+      out += " " + op.full_name() + "/" + std::to_string(op.num_specified_args.value_or(-1));
+    }
+    for (const Value& c : fn.constants) out += " " + c.debug_string(1u << 20);
+    for (const std::string& t : fn.types) out += " " + t;
+    for (const Argument& a : fn.arguments) out += " " + a.name + ":" + a.type;
+    for (const Argument& a : fn.returns) out += " -> " + a.name + ":" + a.type;
+  }
+  return out;
+}
+
+template <typename Read>
+std::string text_of(Read&& read) {
+  try {
+    return describe(read());
+  } catch (const Error& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+// read_bytecode of `bytes` unpickled as values and with instruction lists packed: the same
+// text either way; returns how many lists were packed.
+std::size_t packed_lists(const Bytes& bytes) {
+  const std::string plain = text_of([&] { return read_bytecode(pickle::unpickle(bytes)); });
+  pickle::PackedTriples packed{std::string(kInstructionsKey)};
+  pickle::UnpickleOptions options;
+  options.packed_triples = &packed;
+  const std::string with_packing =
+      text_of([&] { return read_bytecode(pickle::unpickle(bytes, options), &packed); });
+  EXPECT_EQ(with_packing, plain);
+  return packed.size();
 }
 
 TEST(Bytecode, DecodesEveryOpcodeNameOnce) {
@@ -66,6 +127,27 @@ TEST(Bytecode, RefusesOperandsPastThirtyTwoBits) {
     EXPECT_NE(std::string(e.what()).find("instruction 0 (LOAD): operand"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(Bytecode, ReadsPackedInstructionListsAsTheirValues) {
+  // Every committed model PyTorch wrote: the same functions, packed or not.
+  std::size_t tables = 0;
+  for (const std::string& name : symbolite::testing::fixture_files("models", ".ptl")) {
+    SCOPED_TRACE(name);
+    auto archive = archive::ModelArchive::open(symbolite::testing::fixture_path("models/" + name));
+    if (!archive.has_record("bytecode.pkl")) continue;
+    tables += packed_lists(archive.read_record("bytecode.pkl"));
+  }
+  EXPECT_GT(tables, 20u);
+  // The errors come out the same, naming the same instruction.
+  std::vector<Value> code;  // six nodes: the pickler memoizes a node written twice
+  for (int i = 0; i < 6; ++i) code.push_back(instruction("LOAD", i, 0));
+  code[4] = instruction("TELEPORT", 0, 0);
+  EXPECT_EQ(packed_lists(Bytes::from_vector(pickle::pickle(bytecode_of(code)))), 1u);
+  code[4] = instruction("JMP", INT32_MIN, INT32_MAX);
+  EXPECT_EQ(packed_lists(Bytes::from_vector(pickle::pickle(bytecode_of(code)))), 1u);
+  code[4] = instruction("JMP", std::int64_t{INT32_MAX} + 1, 0);
+  EXPECT_EQ(packed_lists(Bytes::from_vector(pickle::pickle(bytecode_of(code)))), 0u);
 }
 
 }  // namespace

@@ -69,8 +69,13 @@ ModelInfo ModelInfo::from_archive(archive::ModelArchive archive, Contents conten
   }
   std::optional<Bytecode> bytecode;
   if (archive.has_record("bytecode.pkl")) {
+    // Instruction lists read packed: a Value per instruction was half of a large model's load.
+    pickle::PackedTriples packed{std::string(kInstructionsKey)};
+    pickle::UnpickleOptions options;
+    options.packed_triples = &packed;
     bytecode = archive::decode_pickle_record(
-        archive, "bytecode.pkl", [](const pickle::Value& v) { return read_bytecode(v); });
+        archive, "bytecode.pkl",
+        [&](const pickle::Value& v) { return read_bytecode(v, &packed); }, options);
   }
   auto debug = all ? debuginfo::ModelDebugInfo::load(archive)
                    : debuginfo::ModelDebugInfo::find_records(archive);

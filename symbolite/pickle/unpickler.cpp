@@ -195,6 +195,42 @@ class Unpickler {
     target.mutable_object().state = pop();
   }
 
+  // --- packed triples ------------------------------------------------------------------
+
+  // After a MARK that follows the packing key: reads a tuple of (str, int, int) tuples into a
+  // table and pushes its placeholder. False, with nothing read or changed, when the tuple is
+  // anything else or would break a limit (the generic opcodes then read it, and report the
+  // limit where it is reached).
+  bool pack_triples() {
+    const Value& top = stack_.back();
+    if (!top.is(Value::Kind::kString) || top.as_string() != options_.packed_triples->key()) {
+      return false;
+    }
+    const Cursor start = in_;
+    std::optional<TripleScan> scan = scan_triples(in_, memo_);
+    const UnpicklerLimits& limits = options_.limits;
+    // As values each triple would cost 8 units (three pushes, a tuple) and stand on the stack.
+    const std::size_t rows = scan ? scan->table.rows.size() : 0;
+    if (!scan || cost_ + 8 * rows + 5 >= limits.max_cost ||
+        stack_.size() + rows + 3 >= limits.max_stack ||
+        memo_.size() + scan->memo_puts.size() >= limits.max_memo ||
+        std::any_of(scan->memo_puts.begin(), scan->memo_puts.end(),
+                    [&](const auto& put) { return put.first > limits.max_memo_key; })) {
+      in_ = start;
+      return false;
+    }
+    for (auto& [key, text] : scan->memo_puts) memo_.put(key, std::move(text));
+    charge(8 * rows);
+    // The placeholder holds an empty tuple so that it nests as deep as the tuple of tuples it
+    // stands for: the depth limit holds as it would.
+    Value inner = Value::tuple({});
+    guard_.created(inner, {});
+    Value placeholder = Value::tuple({std::move(inner)});
+    push_new(placeholder, placeholder.as_tuple());
+    options_.packed_triples->add(stack_.back(), std::move(scan->table));
+    return true;
+  }
+
   // --- globals -------------------------------------------------------------------------
 
   void push_global(std::string_view module, std::string_view name) {
@@ -345,6 +381,7 @@ bool Unpickler::step(std::uint8_t op) {
         throw Error(ErrorKind::kLimit,
                     fmt::format("more than {} nested MARKs", options_.limits.max_depth));
       }
+      if (options_.packed_triples != nullptr && !stack_.empty() && pack_triples()) break;
       marks_.push_back(stack_.size());
       break;
     case Opcode::kPop:

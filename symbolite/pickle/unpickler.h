@@ -27,6 +27,7 @@
 #include <functional>
 #include <string_view>
 
+#include "symbolite/pickle/packed_triples.h"
 #include "symbolite/pickle/value.h"
 #include "symbolite/support/bytes.h"
 
@@ -52,6 +53,9 @@ using TypeResolver = std::function<bool(std::string_view qualified_name)>;
 struct UnpickleOptions {
   UnpicklerLimits limits;
   TypeResolver is_class;  // empty: accept names starting with "__torch__."
+  // Where tuples of (str, int, int) tuples after its key go instead of the value tree
+  // (packed_triples.h); null: every tuple is built as values.
+  PackedTriples* packed_triples = nullptr;
 };
 
 // Unpickles one pickle from `data`. Strings in the result are views into `data`.
