@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "symbolite/archive/model_archive.h"
+#include "symbolite/mobile/bytecode_test_util.h"
 #include "symbolite/pickle/pickler.h"
 #include "symbolite/pickle/unpickler.h"
 #include "symbolite/support/error.h"
@@ -22,6 +23,7 @@ namespace {
 
 using pickle::Value;
 using symbolite::testing::error_from;
+using test::describe;
 
 Value named(const std::string& name, Value value) {
   return Value::tuple({Value::string(name), std::move(value)});
@@ -44,32 +46,6 @@ Value instruction(const std::string& opcode, std::int64_t x, std::int64_t n) {
 // bytecode.pkl of version 8 with one function `__torch__.M.forward` of one instruction.
 Value bytecode_with(const std::string& opcode, std::int64_t x, std::int64_t n) {
   return bytecode_of({instruction(opcode, x, n)});
-}
-
-// What read_bytecode gives for `bytes` unpickled with instruction lists packed (and how many
-// were), or its error's text.
-struct PackedRead {
-  std::string text;
-  std::size_t tables = 0;
-};
-
-std::string describe(const Bytecode& b) {
-  std::string out = std::to_string(b.version);
-  for (const BytecodeFunction& fn : b.functions) {
-    out += "\n" + fn.qualified_name + " registers " + std::to_string(fn.register_size) + ":";
-    for (const Instruction& i : fn.instructions) {
-      out += " " + std::string(opcode_name(i.op)) + "(" + std::to_string(i.x) + "," +
-             std::to_string(i.n) + ")";
-    }
-    for (const OperatorRef& op : fn.operators) {
-      out += " " + op.full_name() + "/" + std::to_string(op.num_specified_args.value_or(-1));
-    }
-    for (const Value& c : fn.constants) out += " " + c.debug_string(1u << 20);
-    for (const std::string& t : fn.types) out += " " + t;
-    for (const Argument& a : fn.arguments) out += " " + a.name + ":" + a.type;
-    for (const Argument& a : fn.returns) out += " -> " + a.name + ":" + a.type;
-  }
-  return out;
 }
 
 template <typename Read>
@@ -132,9 +108,9 @@ TEST(Bytecode, RefusesOperandsPastThirtyTwoBits) {
 TEST(Bytecode, ReadsPackedInstructionListsAsTheirValues) {
   // Every committed model PyTorch wrote: the same functions, packed or not.
   std::size_t tables = 0;
-  for (const std::string& name : symbolite::testing::fixture_files("models", ".ptl")) {
+  for (const std::string& name : test::models_with_bytecode()) {
     SCOPED_TRACE(name);
-    auto archive = archive::ModelArchive::open(symbolite::testing::fixture_path("models/" + name));
+    auto archive = archive::ModelArchive::open(symbolite::testing::fixture_path(name));
     if (!archive.has_record("bytecode.pkl")) continue;
     tables += packed_lists(archive.read_record("bytecode.pkl"));
   }

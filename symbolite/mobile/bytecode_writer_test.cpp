@@ -3,11 +3,11 @@
 // constants and an empty bytecode survive too.
 #include "symbolite/mobile/bytecode_writer.h"
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "symbolite/archive/model_archive.h"
 #include "symbolite/archive/pickle_record.h"
+#include "symbolite/mobile/bytecode_test_util.h"
 #include "symbolite/pickle/unpickler.h"
 #include "tests/test_support/fixtures.h"
 
@@ -16,46 +16,11 @@ namespace {
 
 using symbolite::mobile::OpCode;
 using symbolite::testing::fixture_path;
-
-std::string describe_args(const std::vector<Argument>& args) {
-  std::string out;
-  for (const auto& a : args) {
-    out += fmt::format("({} {} {}) ", a.name, a.type, a.default_value.debug_string(1u << 20));
-  }
-  return out;
-}
-
-// Every field of a Bytecode, so that two equal renderings mean two equal Bytecodes.
-std::string describe(const Bytecode& b) {
-  std::string out = fmt::format("version {}\n", b.version);
-  for (const auto& fn : b.functions) {
-    out += fmt::format("function {} registers {}\n", fn.qualified_name, fn.register_size);
-    for (const auto& i : fn.instructions)
-      out += fmt::format("  {} {} {}\n", opcode_name(i.op), i.x, i.n);
-    for (const auto& op : fn.operators) {
-      out += fmt::format("  op {} {} {}\n", op.name, op.overload,
-                         op.num_specified_args ? std::to_string(*op.num_specified_args) : "-");
-    }
-    for (const auto& c : fn.constants) out += "  const " + c.debug_string(1u << 20) + "\n";
-    for (const auto& t : fn.types) out += "  type " + t + "\n";
-    out +=
-        "  args " + describe_args(fn.arguments) + "\n  returns " + describe_args(fn.returns) + "\n";
-  }
-  return out;
-}
+using test::describe;
+using test::models_with_bytecode;
 
 Bytecode reread(const Bytecode& b) {
   return read_bytecode(pickle::unpickle(Bytes::from_vector(write_bytecode(b))));
-}
-
-std::vector<std::string> models_with_bytecode() {
-  std::vector<std::string> out;
-  for (const char* dir : {"models", "archive"}) {
-    for (const auto& name : symbolite::testing::fixture_files(dir, ".ptl")) {
-      out.push_back(std::string(dir) + "/" + name);
-    }
-  }
-  return out;
 }
 
 class BytecodeRoundTrip : public ::testing::TestWithParam<std::string> {};
