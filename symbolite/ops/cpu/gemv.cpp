@@ -3,6 +3,8 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 
 #include "symbolite/ops/cpu/avx512_halves.h"
 #include "symbolite/ops/cpu/cpu_features.h"
@@ -17,11 +19,34 @@ constexpr std::int64_t kGemvMultiplyAddsPerThread = std::int64_t{1} << 16;
 // How far ahead of the rows being read dot_rows prefetches B into L2 when its rows are back
 // to back and it is too large to stay in a core's L2 between calls (a classifier's weights,
 // read once a run, mostly from memory): the hardware prefetchers stop at each 4 KiB page.
-// Below kPrefetchFrom the prefetches only compete with the loads (an LSTM's recurrent
-// weights, read from L2 every step: 1.24x slower with them). Into L1 they made the 1280-input
-// classifiers slower (a 4-row block is 20 KiB there). Figures in docs/PERFORMANCE.md.
+// Into L1 they made the 1280-input classifiers slower (a 4-row block is 20 KiB there).
+// A B from kPrefetchFrom on is always prefetched; a smaller one from kPrefetchColdFrom on
+// only when it is cold, not the B of one of this thread's last kRecentProducts products: a
+// squeeze-and-excitation block's 1x1s on a 1x1 image (220-330 KiB of weights) read theirs
+// once a run, mostly from memory, where an LSTM reads its recurrent weights every step, from
+// L2 (1.16x slower with prefetches). Figures in docs/PERFORMANCE.md.
 constexpr std::int64_t kPrefetchBytes = 32 * 1024;
 constexpr std::int64_t kPrefetchFrom = 1024 * 1024;
+constexpr std::int64_t kPrefetchColdFrom = 128 * 1024;
+constexpr std::uint64_t kRecentProducts = 4;
+
+// Whether `b` was the B of one of this thread's last kRecentProducts products; counts this
+// product and remembers its B.
+bool read_recently(const float* b) {
+  struct Read {
+    const float* b = nullptr;
+    std::uint64_t product = 0;
+  };
+  thread_local std::array<Read, kRecentProducts> recent{};
+  thread_local std::uint64_t products = 0;
+  ++products;
+  Read& slot = recent[products % kRecentProducts];
+  const bool found = std::any_of(recent.begin(), recent.end(), [&](const Read& read) {
+    return read.b == b && products - read.product <= kRecentProducts;
+  });
+  slot = {b, products};
+  return found;
+}
 
 // The sums of the 16 lanes of four vectors, in the lanes of one: halves of each added, then
 // adjacent pairs (a fixed tree: a row's sum has the same bits whichever rows it is reduced
@@ -132,7 +157,10 @@ __attribute__((target("avx512f"))) void sum_rows(std::int64_t first, std::int64_
 bool sgemv(bool trans_b, std::int64_t n, std::int64_t k, float alpha, const float* a,
            const float* b, std::int64_t ldb, float beta, float* c) {
   if (!cpu_has_avx512f()) return false;
-  const bool prefetch = trans_b && ldb == k && n * k * std::int64_t{sizeof(float)} >= kPrefetchFrom;
+  const std::int64_t bytes = n * k * std::int64_t{sizeof(float)};
+  const bool cold = !read_recently(b);  // every product counts towards recency
+  const bool prefetch =
+      trans_b && ldb == k && (bytes >= kPrefetchFrom || (bytes >= kPrefetchColdFrom && cold));
   // Columns per piece: enough multiply-adds to pay for a hand-off, in whole vectors.
   const std::int64_t grain =
       std::max<std::int64_t>(16, (kGemvMultiplyAddsPerThread / std::max<std::int64_t>(1, k)) & ~15);
