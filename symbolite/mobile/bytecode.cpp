@@ -1,8 +1,10 @@
 #include "symbolite/mobile/bytecode.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -73,9 +75,16 @@ void read_packed_instructions(const pickle::TripleTable& table, std::vector<Inst
   }
 }
 
-void read_instructions(const pickle::Value& list, const pickle::PackedTriples* packed,
+// The packed tuples of one unpickling, and which of them were read as instruction lists.
+struct PackedLists {
+  const pickle::PackedTriples& tables;
+  std::unordered_set<const void*> read;
+};
+
+void read_instructions(const pickle::Value& list, PackedLists* packed,
                        std::vector<Instruction>& out) {
-  if (const pickle::TripleTable* table = packed ? packed->find(list) : nullptr) {
+  if (const pickle::TripleTable* table = packed ? packed->tables.find(list) : nullptr) {
+    packed->read.insert(list.identity());
     read_packed_instructions(*table, out);
     return;
   }
@@ -94,8 +103,7 @@ void read_instructions(const pickle::Value& list, const pickle::PackedTriples* p
   }
 }
 
-BytecodeFunction read_function(const pickle::ValueList& entry,
-                               const pickle::PackedTriples* packed) {
+BytecodeFunction read_function(const pickle::ValueList& entry, PackedLists* packed) {
   if (entry.size() < 2) {
     throw Error(ErrorKind::kModel,
                 fmt::format("expected (name, code[, schema]), got {} elements", entry.size()));
@@ -137,6 +145,42 @@ BytecodeFunction read_function(const pickle::ValueList& entry,
   return fn;
 }
 
+// Whether `value` is or holds one of `packed`'s placeholders; nodes in `seen` were checked.
+bool holds_packed(const pickle::Value& value, const pickle::PackedTriples& packed,
+                  std::unordered_set<const void*>& seen) {
+  const void* identity = value.identity();
+  if (identity == nullptr || !seen.insert(identity).second) return false;
+  if (packed.find(value) != nullptr) return true;
+  auto any = [&](const auto& items) {
+    return std::any_of(items.begin(), items.end(),
+                       [&](const pickle::Value& item) { return holds_packed(item, packed, seen); });
+  };
+  switch (value.kind()) {
+    case pickle::Value::Kind::kTuple:
+    case pickle::Value::Kind::kList:
+      return any(value.as_sequence());
+    case pickle::Value::Kind::kDict:
+      return std::any_of(value.as_dict().begin(), value.as_dict().end(), [&](const auto& item) {
+        return holds_packed(item.first, packed, seen) || holds_packed(item.second, packed, seen);
+      });
+    case pickle::Value::Kind::kObject:
+      return holds_packed(value.as_object().state, packed, seen);
+    default:
+      return false;
+  }
+}
+
+Bytecode decode(const pickle::Value& root, PackedLists* packed) {
+  const auto& top = root.as_tuple();
+  if (top.empty()) throw Error(ErrorKind::kModel, "empty bytecode tuple");
+  Bytecode bytecode;
+  bytecode.version = top[0].as_int();
+  for (std::size_t i = 1; i < top.size(); ++i) {
+    bytecode.functions.push_back(read_function(top[i].as_tuple(), packed));
+  }
+  return bytecode;
+}
+
 }  // namespace
 
 std::string OperatorRef::full_name() const {
@@ -150,13 +194,29 @@ const BytecodeFunction* Bytecode::find(std::string_view qualified_name) const {
   return nullptr;
 }
 
-Bytecode read_bytecode(const pickle::Value& root, const pickle::PackedTriples* packed) {
-  const auto& top = root.as_tuple();
-  if (top.empty()) throw Error(ErrorKind::kModel, "empty bytecode tuple");
-  Bytecode bytecode;
-  bytecode.version = top[0].as_int();
-  for (std::size_t i = 1; i < top.size(); ++i) {
-    bytecode.functions.push_back(read_function(top[i].as_tuple(), packed));
+Bytecode read_bytecode(const pickle::Value& root) { return decode(root, nullptr); }
+
+std::optional<Bytecode> read_bytecode(const pickle::Value& root,
+                                      const pickle::PackedTriples& packed) {
+  PackedLists lists{packed, {}};
+  std::optional<Bytecode> bytecode;
+  try {
+    bytecode = decode(root, &lists);
+  } catch (const Error&) {
+    return std::nullopt;  // read as values, the error is theirs to tell
+  }
+  // Every packed tuple read as an instruction list, and none kept elsewhere.
+  if (lists.read.size() != packed.size()) return std::nullopt;
+  std::unordered_set<const void*> seen;
+  for (const BytecodeFunction& fn : bytecode->functions) {
+    for (const pickle::Value& c : fn.constants) {
+      if (holds_packed(c, packed, seen)) return std::nullopt;
+    }
+    for (const auto* args : {&fn.arguments, &fn.returns}) {
+      for (const Argument& a : *args) {
+        if (holds_packed(a.default_value, packed, seen)) return std::nullopt;
+      }
+    }
   }
   return bytecode;
 }

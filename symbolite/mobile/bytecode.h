@@ -55,9 +55,14 @@ struct Bytecode {
 
 // Throws Error(kModel) naming the function and field on malformed shapes, and
 // Error(kUnsupported) naming the function and instruction for an opcode PyTorch 1.13 lacks.
-// With `packed`, instruction lists the unpickler packed into it are read from there
-// (kInstructionsKey is its key); the result is the same.
+Bytecode read_bytecode(const pickle::Value& root);
+
+// The same from a value tree whose instruction lists were unpickled into `packed`
+// (pickle/packed_triples.h, kInstructionsKey its key). nullopt when a packed tuple stood
+// anywhere but in an instructions field (a constant shaped like one), or when reading fails:
+// then read the record again without packing, for the result or the error as values give it.
 inline constexpr std::string_view kInstructionsKey = "instructions";
-Bytecode read_bytecode(const pickle::Value& root, const pickle::PackedTriples* packed = nullptr);
+std::optional<Bytecode> read_bytecode(const pickle::Value& root,
+                                      const pickle::PackedTriples& packed);
 
 }  // namespace symbolite::mobile

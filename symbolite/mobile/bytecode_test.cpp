@@ -4,6 +4,7 @@
 #include "symbolite/mobile/bytecode.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,17 +58,27 @@ std::string text_of(Read&& read) {
   }
 }
 
-// read_bytecode of `bytes` unpickled as values and with instruction lists packed: the same
-// text either way; returns how many lists were packed.
-std::size_t packed_lists(const Bytes& bytes) {
+// read_bytecode of `bytes` unpickled as values, and packed as ModelInfo reads it (again as
+// values when the packed read declines): the same text either way.
+struct PackedRead {
+  std::size_t tables = 0;  // tuples packed
+  bool declined = false;   // the packed read returned nullopt
+};
+
+PackedRead packed_lists(const Bytes& bytes) {
   const std::string plain = text_of([&] { return read_bytecode(pickle::unpickle(bytes)); });
   pickle::PackedTriples packed{std::string(kInstructionsKey)};
   pickle::UnpickleOptions options;
   options.packed_triples = &packed;
-  const std::string with_packing =
-      text_of([&] { return read_bytecode(pickle::unpickle(bytes, options), &packed); });
+  PackedRead result;
+  const std::string with_packing = text_of([&] {
+    std::optional<Bytecode> read = read_bytecode(pickle::unpickle(bytes, options), packed);
+    result.declined = !read;
+    return read ? *read : read_bytecode(pickle::unpickle(bytes));
+  });
   EXPECT_EQ(with_packing, plain);
-  return packed.size();
+  result.tables = packed.size();
+  return result;
 }
 
 TEST(Bytecode, DecodesEveryOpcodeNameOnce) {
@@ -112,18 +123,43 @@ TEST(Bytecode, ReadsPackedInstructionListsAsTheirValues) {
     SCOPED_TRACE(name);
     auto archive = archive::ModelArchive::open(symbolite::testing::fixture_path(name));
     if (!archive.has_record("bytecode.pkl")) continue;
-    tables += packed_lists(archive.read_record("bytecode.pkl"));
+    PackedRead read = packed_lists(archive.read_record("bytecode.pkl"));
+    EXPECT_FALSE(read.declined);
+    tables += read.tables;
   }
   EXPECT_GT(tables, 20u);
-  // The errors come out the same, naming the same instruction.
   std::vector<Value> code;  // six nodes: the pickler memoizes a node written twice
   for (int i = 0; i < 6; ++i) code.push_back(instruction("LOAD", i, 0));
+  auto read = [](const Value& bytecode) {
+    return packed_lists(Bytes::from_vector(pickle::pickle(bytecode)));
+  };
+  // An error in a packed list: read again as values, the same error, naming the instruction.
   code[4] = instruction("TELEPORT", 0, 0);
-  EXPECT_EQ(packed_lists(Bytes::from_vector(pickle::pickle(bytecode_of(code)))), 1u);
+  PackedRead teleport = read(bytecode_of(code));
+  EXPECT_EQ(teleport.tables, 1u);
+  EXPECT_TRUE(teleport.declined);
   code[4] = instruction("JMP", INT32_MIN, INT32_MAX);
-  EXPECT_EQ(packed_lists(Bytes::from_vector(pickle::pickle(bytecode_of(code)))), 1u);
-  code[4] = instruction("JMP", std::int64_t{INT32_MAX} + 1, 0);
-  EXPECT_EQ(packed_lists(Bytes::from_vector(pickle::pickle(bytecode_of(code)))), 0u);
+  EXPECT_EQ(read(bytecode_of(code)).tables, 1u);
+  code[4] = instruction("JMP", std::int64_t{INT32_MAX} + 1, 0);  // LONG1: not packed
+  EXPECT_EQ(read(bytecode_of(code)).tables, 0u);
+  // A constant shaped like an instruction list is packed too, then read again as values.
+  code[4] = instruction("LOAD", 4, 0);
+  Value shaped = bytecode_of(code);
+  std::vector<Value> constant;
+  for (int i = 0; i < 4; ++i) constant.push_back(instruction("x", i, i));
+  pickle::ValueList function = shaped.as_tuple()[1].as_tuple();
+  pickle::ValueList fields = function[1].as_tuple();
+  fields[2] = named("constants", Value::tuple({named("instructions", Value::tuple(constant))}));
+  function[1] = Value::tuple(fields);
+  PackedRead as_constant = read(Value::tuple({Value::integer(8), Value::tuple(function)}));
+  EXPECT_EQ(as_constant.tables, 2u);
+  EXPECT_TRUE(as_constant.declined);
+  // The instructions field itself kept as a constant too (the pickler memoizes the pair).
+  fields[2] = named("constants", Value::tuple({fields[0]}));
+  function[1] = Value::tuple(fields);
+  PackedRead shared = read(Value::tuple({Value::integer(8), Value::tuple(function)}));
+  EXPECT_EQ(shared.tables, 1u);
+  EXPECT_TRUE(shared.declined);
 }
 
 }  // namespace

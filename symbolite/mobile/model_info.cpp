@@ -74,8 +74,12 @@ ModelInfo ModelInfo::from_archive(archive::ModelArchive archive, Contents conten
     pickle::UnpickleOptions options;
     options.packed_triples = &packed;
     bytecode = archive::decode_pickle_record(
-        archive, "bytecode.pkl",
-        [&](const pickle::Value& v) { return read_bytecode(v, &packed); }, options);
+        archive, "bytecode.pkl", [&](const pickle::Value& v) { return read_bytecode(v, packed); },
+        options);
+    if (!bytecode) {  // a packed tuple elsewhere (a constant shaped like a list): as values
+      bytecode = archive::decode_pickle_record(
+          archive, "bytecode.pkl", [](const pickle::Value& v) { return read_bytecode(v); });
+    }
   }
   auto debug = all ? debuginfo::ModelDebugInfo::load(archive)
                    : debuginfo::ModelDebugInfo::find_records(archive);
