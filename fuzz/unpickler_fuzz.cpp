@@ -27,57 +27,27 @@ using symbolite::pickle::Value;
 // Visits each node once: memo sharing can make the tree exponentially larger than the DAG.
 void check_strings(const Value& value, const Bytes& input, std::unordered_set<const void*>& seen) {
   if (value.identity() != nullptr && !seen.insert(value.identity()).second) return;
-  switch (value.kind()) {
-    case Value::Kind::kString: {
-      const Bytes& text = value.as_string_bytes();
-      if (text.size() > 0 &&
-          (text.data() < input.data() || text.data() + text.size() > input.data() + input.size())) {
-        __builtin_trap();
-      }
-      break;
+  if (value.is(Value::Kind::kString)) {
+    const Bytes& text = value.as_string_bytes();
+    if (text.size() > 0 &&
+        (text.data() < input.data() || text.data() + text.size() > input.data() + input.size())) {
+      __builtin_trap();
     }
-    case Value::Kind::kTuple:
-    case Value::Kind::kList:
-      for (const Value& item : value.as_sequence()) check_strings(item, input, seen);
-      break;
-    case Value::Kind::kDict:
-      for (const auto& [key, item] : value.as_dict()) {
-        check_strings(key, input, seen);
-        check_strings(item, input, seen);
-      }
-      break;
-    case Value::Kind::kObject:
-      check_strings(value.as_object().state, input, seen);
-      break;
-    default:
-      break;
   }
+  symbolite::pickle::any_child(value, [&](const Value& child) {
+    check_strings(child, input, seen);
+    return false;
+  });
 }
 
 bool has_archive_references(const Value& value, int depth = 0) {
   if (depth > 1000) return true;
-  switch (value.kind()) {
-    case Value::Kind::kTensor:
-    case Value::Kind::kStorage:
-    case Value::Kind::kGlobal:
-      return true;
-    case Value::Kind::kTuple:
-    case Value::Kind::kList:
-      for (const auto& item : value.as_sequence()) {
-        if (has_archive_references(item, depth + 1)) return true;
-      }
-      return false;
-    case Value::Kind::kDict:
-      for (const auto& [key, item] : value.as_dict()) {
-        if (has_archive_references(key, depth + 1) || has_archive_references(item, depth + 1))
-          return true;
-      }
-      return false;
-    case Value::Kind::kObject:
-      return has_archive_references(value.as_object().state, depth + 1);
-    default:
-      return false;
+  if (value.is(Value::Kind::kTensor) || value.is(Value::Kind::kStorage) ||
+      value.is(Value::Kind::kGlobal)) {
+    return true;
   }
+  return symbolite::pickle::any_child(
+      value, [&](const Value& child) { return has_archive_references(child, depth + 1); });
 }
 
 // The input unpickled with tuples after "instructions" packed, placeholders expanded and

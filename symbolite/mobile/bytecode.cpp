@@ -1,6 +1,5 @@
 #include "symbolite/mobile/bytecode.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -151,23 +150,8 @@ bool holds_packed(const pickle::Value& value, const pickle::PackedTriples& packe
   const void* identity = value.identity();
   if (identity == nullptr || !seen.insert(identity).second) return false;
   if (packed.find(value) != nullptr) return true;
-  auto any = [&](const auto& items) {
-    return std::any_of(items.begin(), items.end(),
-                       [&](const pickle::Value& item) { return holds_packed(item, packed, seen); });
-  };
-  switch (value.kind()) {
-    case pickle::Value::Kind::kTuple:
-    case pickle::Value::Kind::kList:
-      return any(value.as_sequence());
-    case pickle::Value::Kind::kDict:
-      return std::any_of(value.as_dict().begin(), value.as_dict().end(), [&](const auto& item) {
-        return holds_packed(item.first, packed, seen) || holds_packed(item.second, packed, seen);
-      });
-    case pickle::Value::Kind::kObject:
-      return holds_packed(value.as_object().state, packed, seen);
-    default:
-      return false;
-  }
+  return pickle::any_child(
+      value, [&](const pickle::Value& child) { return holds_packed(child, packed, seen); });
 }
 
 Bytecode decode(const pickle::Value& root, PackedLists* packed) {

@@ -32,23 +32,10 @@ class Pickler {
     if (depth > kMaxDepth) throw Error(ErrorKind::kLimit, "value nested too deeply to pickle");
     const void* id = v.identity();
     if (id != nullptr && ++seen_[id] > 1) return;
-    switch (v.kind()) {
-      case Value::Kind::kTuple:
-      case Value::Kind::kList:
-        for (const auto& item : v.as_sequence()) count(item, depth + 1);
-        break;
-      case Value::Kind::kDict:
-        for (const auto& [k, item] : v.as_dict()) {
-          count(k, depth + 1);
-          count(item, depth + 1);
-        }
-        break;
-      case Value::Kind::kObject:
-        count(v.as_object().state, depth + 1);
-        break;
-      default:
-        break;
-    }
+    any_child(v, [&](const Value& child) {
+      count(child, depth + 1);
+      return false;
+    });
   }
 
   void byte(std::uint8_t b) { out_.push_back(b); }

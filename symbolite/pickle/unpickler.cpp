@@ -202,8 +202,8 @@ class Unpickler {
   // anything else or would break a limit (the generic opcodes then read it, and report the
   // limit where it is reached).
   bool pack_triples() {
-    const Value& top = stack_.back();
-    if (!top.is(Value::Kind::kString) || top.as_string() != options_.packed_triples->key()) {
+    if (stack_.empty() || !stack_.back().is(Value::Kind::kString) ||
+        stack_.back().as_string() != options_.packed_triples->key()) {
       return false;
     }
     const Cursor start = in_;
@@ -381,7 +381,7 @@ bool Unpickler::step(std::uint8_t op) {
         throw Error(ErrorKind::kLimit,
                     fmt::format("more than {} nested MARKs", options_.limits.max_depth));
       }
-      if (options_.packed_triples != nullptr && !stack_.empty() && pack_triples()) break;
+      if (options_.packed_triples != nullptr && pack_triples()) break;
       marks_.push_back(stack_.size());
       break;
     case Opcode::kPop:

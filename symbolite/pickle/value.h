@@ -161,4 +161,27 @@ struct Object {
 // The attribute `name` of an object whose state is a dict (a module in data.pkl), or nullptr.
 const Value* object_attribute(const Value& object, std::string_view name);
 
+// Calls `f` on each value directly inside `value` (a tuple's or list's items, a dict's keys and
+// values in turn, an object's state) until it returns true; whether it did. Scalars have none.
+template <typename F>
+bool any_child(const Value& value, F&& f) {
+  switch (value.kind()) {
+    case Value::Kind::kTuple:
+    case Value::Kind::kList:
+      for (const Value& item : value.as_sequence()) {
+        if (f(item)) return true;
+      }
+      return false;
+    case Value::Kind::kDict:
+      for (const auto& [key, item] : value.as_dict()) {
+        if (f(key) || f(item)) return true;
+      }
+      return false;
+    case Value::Kind::kObject:
+      return f(value.as_object().state);
+    default:
+      return false;
+  }
+}
+
 }  // namespace symbolite::pickle

@@ -17,6 +17,11 @@ constexpr std::int64_t kLanes = 16;
 
 std::int64_t round_up(std::int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
 
+// The permute index that takes the even columns of two vectors of 32 consecutive columns.
+__attribute__((target("avx512f"))) inline __m512i even_columns() {
+  return _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+}
+
 // Pass 1 at column stride 2 for one input row, for windows 3 wide: 32 input columns a
 // vector of outputs, loaded once (each pair also serves the vector before it) and split into
 // even and odd columns (two permutes); tap 0 is the even columns, tap 1 the odd ones, tap 2
@@ -27,7 +32,7 @@ std::int64_t round_up(std::int64_t n) { return (n + kLanes - 1) / kLanes * kLane
 __attribute__((target("avx512f"))) void row_maxima_stride2_k3(const float* row, float* dst,
                                                               const PoolPlane& p,
                                                               std::int64_t padded_width) {
-  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i even = even_columns();
   const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
   const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   __m512 a = window_columns(row, -p.pw, p.w, minus_inf);
@@ -56,8 +61,7 @@ __attribute__((target("avx512f"))) void row_maxima_stride2(const float* row, flo
                                                            const PoolPlane& p,
                                                            std::int64_t padded_width) {
   const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-  const __m512i even_lanes =
-      _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i even_lanes = even_columns();
   for (std::int64_t x = 0; x < padded_width; x += kLanes) {
     const std::int64_t first = 2 * x - p.pw;  // output column x's first tap
     // Windows from columns first .. first + 15, and first + 16 .. first + 31.
