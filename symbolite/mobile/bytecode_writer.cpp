@@ -62,29 +62,12 @@ Value function_to_value(const BytecodeFunction& fn) {
 }
 
 void collect_tensor_keys(const Value& v, std::vector<std::string>& keys) {
-  switch (v.kind()) {
-    case Value::Kind::kTensor:
-      keys.push_back(v.as_tensor().storage.key);
-      break;
-    case Value::Kind::kStorage:
-      keys.push_back(v.as_storage().key);
-      break;
-    case Value::Kind::kTuple:
-    case Value::Kind::kList:
-      for (const auto& item : v.as_sequence()) collect_tensor_keys(item, keys);
-      break;
-    case Value::Kind::kDict:
-      for (const auto& [k, item] : v.as_dict()) {
-        collect_tensor_keys(k, keys);
-        collect_tensor_keys(item, keys);
-      }
-      break;
-    case Value::Kind::kObject:
-      collect_tensor_keys(v.as_object().state, keys);
-      break;
-    default:
-      break;
-  }
+  if (v.is(Value::Kind::kTensor)) keys.push_back(v.as_tensor().storage.key);
+  if (v.is(Value::Kind::kStorage)) keys.push_back(v.as_storage().key);
+  pickle::any_child(v, [&](const Value& child) {
+    collect_tensor_keys(child, keys);
+    return false;
+  });
 }
 
 }  // namespace
