@@ -48,7 +48,7 @@ class Fuser {
       conv.fused_name = conv.name + "+" + bn.name;
       // An activation right after the batch norm runs in the convolution's epilogue too:
       // nothing between them reads the output.
-      if (std::optional<ActivationSite> site = activation_at(fold.batch_norm_pc + 1)) {
+      if (std::optional<ActivationSite> site = activation_after(fold.batch_norm_pc)) {
         epilogue->activation = site->kind;
         conv.activation_def = bn.activation_def = site->def;
         conv.activation_args = bn.activation_args = site->constants;
@@ -76,7 +76,7 @@ class Fuser {
       if (!standard_kernel(producer)) continue;
       ops::EpilogueKernel kernel = ops::epilogue_kernel(producer.name);
       if (kernel == nullptr) continue;
-      std::optional<ActivationSite> site = activation_at(pc + 1);
+      std::optional<ActivationSite> site = activation_after(pc);
       if (!site) continue;
 
       auto [it, added] = combined_index.try_emplace({first.x, code_[site->op_pc].x}, 0);
@@ -159,17 +159,26 @@ class Fuser {
            conv.cat_plan == nullptr;
   }
 
-  // An in-place activation of the value on top of the stack that a kernel before it may
-  // apply instead: `OP relu_` (hardswish_, hardsigmoid_, silu_), or ReLU6's
-  // `LOADC 0.0; LOADC 6.0; OP hardtanh_`, running the standard kernel, with no jump landing
-  // inside.
+  // An activation of the value on top of the stack that a kernel before it may apply
+  // instead: `OP relu_` (hardswish_, hardsigmoid_, silu_, or any of them out of place), or
+  // ReLU6's `LOADC 0.0; LOADC 6.0; OP hardtanh_` (or hardtanh), running the standard kernel,
+  // with no jump landing inside. Only asked right after the operator whose output it reads,
+  // which therefore nothing else holds.
   struct ActivationSite {
     ops::Activation kind;
     std::size_t first_pc;  // its first instruction
     std::size_t op_pc;     // its OP, the last
     const ops::OperatorDef* def;
     std::vector<ops::IValue> constants;  // the LOADCs' values
+    // A functional activation's register (functional_activation_at), cleared where the
+    // code would have stored the value in it.
+    std::optional<std::int32_t> register_cleared;
   };
+  // The activation of the output the operator at `producer_pc` pushes, either form.
+  std::optional<ActivationSite> activation_after(std::size_t producer_pc) {
+    if (auto site = activation_at(producer_pc + 1)) return site;
+    return functional_activation_at(producer_pc + 1);
+  }
   std::optional<ActivationSite> activation_at(std::size_t pc) {
     std::size_t op_pc = pc;
     std::vector<ops::IValue> constants;
@@ -189,7 +198,54 @@ class Fuser {
     for (std::size_t at = pc; at <= op_pc; ++at) {
       if (targets_[at]) return std::nullopt;
     }
-    return ActivationSite{*kind, pc, op_pc, op.def, std::move(constants)};
+    return ActivationSite{*kind, pc, op_pc, op.def, std::move(constants), std::nullopt};
+  }
+  // F.relu(x) (F.silu, F.hardswish, F.hardsigmoid, F.relu6 too) as TorchScript inlines it,
+  // its `inplace` False:
+  //   STORE r; LOADC False; JF else; LOAD r; OP relu_; JMP join;
+  //   else: LOAD r (or MOVE r); OP relu; join: STORE s; DROPR r
+  // The value in r is read by the activation alone (MOVE, or the DROPR right after the join),
+  // so the operator's output is as unseen as in the simple form. Fused, the first instruction
+  // clears r, as the code leaves it, and the rest become `JMP 1`.
+  std::optional<ActivationSite> functional_activation_at(std::size_t pc) {
+    if (pc + 4 >= code_.size() || code_[pc].op != OpCode::kStore ||
+        code_[pc + 1].op != OpCode::kLoadC || code_[pc + 2].op != OpCode::kJf) {
+      return std::nullopt;
+    }
+    const ops::IValue& inplace = fn_.constants[static_cast<std::size_t>(code_[pc + 1].x)];
+    if (!inplace.is(ops::IValue::Kind::kBool) || inplace.to_bool()) return std::nullopt;
+    const std::int32_t r = code_[pc].x;
+    // The verifier keeps every jump inside the code.
+    const auto target = [this](std::size_t at) {
+      return static_cast<std::size_t>(static_cast<std::int64_t>(at) + code_[at].x);
+    };
+    const std::size_t otherwise = target(pc + 2);
+    if (otherwise <= pc + 3 || otherwise + 2 >= code_.size() ||
+        code_[otherwise - 1].op != OpCode::kJmp || code_[otherwise].x != r ||
+        (code_[otherwise].op != OpCode::kLoad && code_[otherwise].op != OpCode::kMove)) {
+      return std::nullopt;
+    }
+    std::optional<ActivationSite> site = activation_at(otherwise + 1);
+    const std::size_t join = site ? site->op_pc + 1 : 0;
+    if (!site || target(otherwise - 1) != join) return std::nullopt;
+    const bool moved = code_[otherwise].op == OpCode::kMove;
+    if (!moved && (join + 1 >= code_.size() || code_[join].op != OpCode::kStore ||
+                   code_[join + 1].op != OpCode::kDropR || code_[join + 1].x != r)) {
+      return std::nullopt;
+    }
+    // Nothing outside jumps in, and nothing inside was rewritten.
+    for (std::size_t at = 0; at < code_.size(); ++at) {
+      const bool inside = at >= pc && at <= site->op_pc;
+      if (inside && rewritten(at)) return std::nullopt;
+      const OpCode op = code_[at].op;
+      if (!inside && (op == OpCode::kJf || op == OpCode::kJmp || op == OpCode::kLoop) &&
+          target(at) >= pc && target(at) <= site->op_pc) {
+        return std::nullopt;
+      }
+    }
+    site->first_pc = pc;
+    site->register_cleared = r;
+    return site;
   }
   // max_pool2d's arguments after its input (kernel_size, stride, padding, dilation,
   // ceil_mode), read at load as its kernel reads them; nullopt for anything else, which the
@@ -221,11 +277,14 @@ class Fuser {
     return fn_.operators[static_cast<std::size_t>(code_[site.op_pc].x)].name;
   }
   // The activation's instructions become `JMP 1`: a kernel before it applied it, and its
-  // result (the same tensor) is on the stack.
+  // result (the same tensor) is on the stack. A functional one's first clears its register.
   void skip(const ActivationSite& site) {
     if (fused_.empty()) fused_ = code_;
     for (std::size_t at = site.first_pc; at <= site.op_pc; ++at) {
       fused_[at] = Instruction{OpCode::kJmp, 1, 0};
+    }
+    if (site.register_cleared) {
+      fused_[site.first_pc] = Instruction{OpCode::kDropR, *site.register_cleared, 0};
     }
   }
   std::int32_t add_operator(ResolvedOperator op) {

@@ -4,10 +4,12 @@
 // - A batch norm that only reads a convolution's output is folded into it: the convolution
 //   applies the batch norm's scale and shift, and the batch norm returns its input
 //   (batch_norm_folding.h says when that is safe).
-// - An in-place activation right after a convolution or batch norm (`relu_`, `hardswish_`,
-//   `hardsigmoid_`, `silu_`, ReLU6's `hardtanh_(x, 0, 6)`), as every torchvision
-//   Conv-BN-activation block compiles, runs in the epilogue; after a folded batch norm, in
-//   the convolution's.
+// - An activation right after a convolution or batch norm (`relu_`, `hardswish_`,
+//   `hardsigmoid_`, `silu_`, ReLU6's `hardtanh_(x, 0, 6)`, as every torchvision
+//   Conv-BN-activation block compiles, or the same out of place: `nn.ReLU()`, `F.silu(x)`,
+//   `nn.ReLU6()`) runs in the epilogue; after a folded batch norm, in the convolution's. The
+//   activation's input is then the output the operator just pushed, which nothing else has
+//   seen, so an out-of-place activation's new tensor can be that output itself.
 // - A max_pool2d that alone reads a fused convolution's output runs with it, band by band of
 //   rows (batch_norm_folding.h, PoolChain; ops/registry/epilogue_kernels.h, MaxPoolStage),
 //   where the kernel takes the pair at run time; the pool then returns its input.

@@ -58,7 +58,8 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 
 // What the fused code of `model`'s forward does differently, instruction by instruction:
 // "fold aten::conv2d" (a convolution applying its batch norm), "+act" (an activation in its
-// epilogue), "identity" (a folded batch norm), "skip" (JMP 1 over an activation), "chain" (a
+// epilogue), "identity" (a folded batch norm), "skip" (JMP 1 over an activation), "clear"
+// (DROPR of the register F.relu's inlined code would have stored its input in), "chain" (a
 // convolution run with the max pool reading its output), "chained" (that pool), "cat" (a
 // convolution writing its output into its part of a cat's), "gathers" (that cat).
 std::vector<std::string> rewrites(const std::string& model_name) {
@@ -71,6 +72,10 @@ std::vector<std::string> rewrites(const std::string& model_name) {
     const mobile::Instruction& was = fn.instructions()[pc];
     const mobile::Instruction& now = fn.fused_instructions[pc];
     if (was.op == now.op && was.x == now.x && was.n == now.n) continue;
+    if (now.op == mobile::OpCode::kDropR) {  // a functional activation's register
+      out.push_back("clear");
+      continue;
+    }
     if (now.op == mobile::OpCode::kJmp) {
       EXPECT_EQ(now.x, 1);
       out.push_back(was.op == mobile::OpCode::kOp
@@ -123,8 +128,9 @@ TEST(OperatorFusion, FoldsEachEvalBatchNormIntoTheConvolutionBeforeIt) {
       "fold aten::conv2d +act", "identity", "skip aten::hardsigmoid_",  //
       // d6: ReLU6 is LOADC 0.0; LOADC 6.0; OP hardtanh_, all three skipped.
       "fold aten::conv2d +act", "identity", "skip", "skip", "skip aten::hardtanh_",
-      // e: folded; its relu is not in place. f: folded; relu_ comes after a STORE and LOAD.
-      "fold aten::conv2d", "identity", "fold aten::conv2d", "identity"};
+      // e: folded, its relu (not in place) in the epilogue all the same. f: folded; relu_
+      // comes after a STORE and LOAD.
+      "fold aten::conv2d +act", "identity", "skip aten::relu", "fold aten::conv2d", "identity"};
   EXPECT_EQ(rewrites("fused"), expected);
   EXPECT_TRUE(testing::loaded_fixture("fused.ptl").method("forward")->fused_assumes_root);
   const std::vector<std::string> depthwise = {
@@ -191,13 +197,39 @@ TEST(OperatorFusion, FusesActivationsWhereNothingFolds) {
                                       "skip aten::silu_"}));
   // float64 parameters: nothing folds; each batch norm takes its activation.
   std::vector<std::string> fused64 = rewrites("fused64");
-  EXPECT_EQ(std::count(fused64.begin(), fused64.end(), "aten::batch_norm +act"), 6);
-  EXPECT_EQ(fused64.size(), 14U);  // five take one instruction, ReLU6 three
+  EXPECT_EQ(std::count(fused64.begin(), fused64.end(), "aten::batch_norm +act"), 7);
+  EXPECT_EQ(fused64.size(), 16U);  // six take one instruction, ReLU6 three
   // A model that sets an attribute: module attributes are not fixed, nothing folds.
   EXPECT_EQ(rewrites("fused_sets_attribute"),
             (std::vector<std::string>{"aten::batch_norm +act", "skip aten::relu_"}));
   EXPECT_FALSE(
       testing::loaded_fixture("fused_sets_attribute.ptl").method("forward")->fused_assumes_root);
+}
+
+TEST(OperatorFusion, FusesActivationsThatMakeNewTensorsAsTheInPlaceOnes) {
+  // nn.ReLU(), nn.SiLU(), nn.ReLU6(), F.relu: each reads an output nothing else holds.
+  std::vector<std::string> expected;
+  auto steps = [&expected](std::initializer_list<std::string> list) {
+    expected.insert(expected.end(), list);
+  };
+  // a to e: Conv-BN-activation blocks.
+  for (const char* act : {"relu", "silu", "hardswish", "hardsigmoid"}) {
+    steps({"fold aten::conv2d +act", "identity", std::string("skip aten::") + act});
+  }
+  steps({"fold aten::conv2d +act", "identity", "skip", "skip", "skip aten::hardtanh"});
+  // F.relu inlined: STORE r; LOADC False; JF; LOAD r; OP relu_; JMP; LOAD r; OP relu.
+  auto then_f_relu = [&steps](const std::string& producer) {
+    steps({producer, "clear", "skip", "skip", "skip", "skip aten::relu_", "skip", "skip",
+           "skip aten::relu"});
+  };
+  then_f_relu("aten::conv2d +act");        // f: the convolution's bias, then F.relu
+  then_f_relu("chain aten::conv2d +act");  // p: chained with its pool
+  steps({"chained aten::max_pool2d"});
+  then_f_relu("cat0 aten::conv2d +act");  // q1, q2: into the parts of their cat
+  then_f_relu("cat1 aten::conv2d +act");
+  steps({"gathers aten::cat"});
+  // g: its output read again after F.silu, which is not fused.
+  EXPECT_EQ(rewrites("fused_out_of_place"), expected);
 }
 
 TEST(OperatorFusion, FoldsAreUndoneOnUnbatchedInputs) {
@@ -222,8 +254,9 @@ TEST(OperatorFusion, ResultsAreThoseOfTheUnfusedCodeAndPyTorchs) {
   }
   // fused at batch 1 and 2, fused64, fused_peephole, fused_sets_attribute, fused_unbatched
   // unbatched and batched, fused_depthwise at batch 1 and 2, fused_branches, fused_pool (too
-  // small an image for its chains: each convolution and pool apart), fused_cat at batch 1 and 2
-  EXPECT_EQ(checked, 13);
+  // small an image for its chains: each convolution and pool apart), fused_cat and
+  // fused_out_of_place at batch 1 and 2
+  EXPECT_EQ(checked, 15);
 }
 
 TEST(OperatorFusion, ChainedCatsCopyNothingFromTheirSecondRunOn) {
@@ -392,10 +425,10 @@ TEST(OperatorFusion, ProfilesTheCodeAsItRunsWhenAsked) {
     EXPECT_TRUE(same_bits(result, run(model_name, call, true).to_tensor()));
     if (model_name == "fused" && name == "float32") {
       // One event per fused operator, none for a folded batch norm.
-      EXPECT_EQ(events, (std::vector<std::string>{
-                            "aten::batch_norm+aten::relu_", act + "relu_", act + "hardswish_",
-                            act + "silu_", act + "hardsigmoid_", act + "hardtanh_",
-                            "aten::conv2d+aten::batch_norm", "aten::conv2d+aten::batch_norm"}));
+      EXPECT_EQ(events, (std::vector<std::string>{"aten::batch_norm+aten::relu_", act + "relu_",
+                                                  act + "hardswish_", act + "silu_",
+                                                  act + "hardsigmoid_", act + "hardtanh_",
+                                                  act + "relu", "aten::conv2d+aten::batch_norm"}));
     } else if (model_name == "fused_unbatched") {
       // Unbatched, the fold steps aside: the batch norm (with its relu_) runs after all.
       std::vector<std::string> expected{act + "relu_"};

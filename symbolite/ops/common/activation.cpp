@@ -9,15 +9,16 @@ std::optional<Activation> fusable_activation(std::string_view op_name,
   auto number_is = [](const IValue& v, double x) {
     return (v.is(IValue::Kind::kDouble) || v.is(IValue::Kind::kInt)) && v.to_double() == x;
   };
-  if (op_name == "aten::hardtanh_" && arguments.size() == 2 && number_is(arguments[0], 0) &&
+  if (op_name.ends_with('_')) op_name.remove_suffix(1);  // in place or not, the same values
+  if (op_name == "aten::hardtanh" && arguments.size() == 2 && number_is(arguments[0], 0) &&
       number_is(arguments[1], 6)) {
     return Activation::kRelu6;
   }
   if (!arguments.empty()) return std::nullopt;
-  if (op_name == "aten::relu_") return Activation::kRelu;
-  if (op_name == "aten::hardswish_") return Activation::kHardswish;
-  if (op_name == "aten::hardsigmoid_") return Activation::kHardsigmoid;
-  if (op_name == "aten::silu_") return Activation::kSilu;
+  if (op_name == "aten::relu") return Activation::kRelu;
+  if (op_name == "aten::hardswish") return Activation::kHardswish;
+  if (op_name == "aten::hardsigmoid") return Activation::kHardsigmoid;
+  if (op_name == "aten::silu") return Activation::kSilu;
   return std::nullopt;
 }
 

@@ -1,6 +1,6 @@
-// The in-place activations another kernel can apply to its own output while it is in cache
+// The activations another kernel can apply to its own output while it is in cache
 // (mobile/operator_fusion.h: a convolution's or batch norm's epilogue). The standalone
-// in-place kernels (elementwise_ops.cpp) compute with the same vector functions
+// kernels (elementwise_ops.cpp), in place or not, compute with the same vector functions
 // (ops/cpu/vector_math.h), so a fused result has the same bits as the operators one after the
 // other.
 #pragma once
@@ -16,9 +16,10 @@
 
 namespace symbolite::ops {
 
-// The activation of an in-place operator a kernel can fuse, given its arguments after the
-// tensor ("aten::relu_" -> kRelu; "aten::hardtanh_" with 0 and 6 -> kRelu6); nullopt for
-// anything else.
+// The activation of an operator a kernel can fuse, given its arguments after the tensor
+// ("aten::relu_" and "aten::relu" -> kRelu; "aten::hardtanh_" or "aten::hardtanh" with 0 and
+// 6 -> kRelu6); nullopt for anything else. An out-of-place one returns a new tensor: the
+// caller fuses it only over a value nothing else can see (operator_fusion.cpp).
 std::optional<Activation> fusable_activation(std::string_view op_name,
                                              std::span<const IValue> arguments = {});
 

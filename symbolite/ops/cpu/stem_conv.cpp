@@ -60,8 +60,13 @@ __attribute__((target("avx512f"))) inline void tile_avx512(const float* const* t
       for (int v = 0; v < V; ++v) acc[i][v] = _mm512_fmadd_ps(b, x[v], acc[i][v]);
     }
   }
+  // Channel by channel at indices known when compiling (unrolled, `count` a test on each):
+  // a loop to the run-time `count` indexed the accumulators at run time, which kept all of
+  // them in memory, stored, zeroed and reloaded around every tile.
   const auto last = static_cast<__mmask16>((1u << tail) - 1);
-  for (std::int64_t i = 0; i < count; ++i) {
+#pragma GCC unroll 8
+  for (int i = 0; i < kChannels; ++i) {
+    if (i >= count) break;
     float* row = dst + i * plane + ox;
 #pragma GCC unroll 4
     for (int v = 0; v + 1 < V; ++v) _mm512_storeu_ps(row + v * 16, acc[i][v]);
