@@ -93,7 +93,7 @@ class Fuser {
       }
       rewrite(pc, it->second);
       skip(*site);
-      pc = site->op_pc;  // the activation is taken
+      pc = site->last_pc;  // the activation is taken
     }
   }
 
@@ -167,7 +167,8 @@ class Fuser {
   struct ActivationSite {
     ops::Activation kind;
     std::size_t first_pc;  // its first instruction
-    std::size_t op_pc;     // its OP, the last
+    std::size_t op_pc;     // its OP
+    std::size_t last_pc;   // its last instruction: the OP, or a functional one's last
     const ops::OperatorDef* def;
     std::vector<ops::IValue> constants;  // the LOADCs' values
     // A functional activation's register (functional_activation_at), cleared where the
@@ -198,52 +199,60 @@ class Fuser {
     for (std::size_t at = pc; at <= op_pc; ++at) {
       if (targets_[at]) return std::nullopt;
     }
-    return ActivationSite{*kind, pc, op_pc, op.def, std::move(constants), std::nullopt};
+    return ActivationSite{*kind, pc, op_pc, op_pc, op.def, std::move(constants), std::nullopt};
   }
   // F.relu(x) (F.silu, F.hardswish, F.hardsigmoid, F.relu6 too) as TorchScript inlines it,
-  // its `inplace` False:
-  //   STORE r; LOADC False; JF else; LOAD r; OP relu_; JMP join;
+  // a branch on its `inplace` argument, a constant:
+  //   STORE r; LOADC inplace; JF else; LOAD r; OP relu_; JMP join;
   //   else: LOAD r (or MOVE r); OP relu; join: STORE s; DROPR r
-  // The value in r is read by the activation alone (MOVE, or the DROPR right after the join),
-  // so the operator's output is as unseen as in the simple form. Fused, the first instruction
-  // clears r, as the code leaves it, and the rest become `JMP 1`.
+  // The branch the constant takes reads r, and nothing else does (a MOVE, or the DROPR right
+  // after the join), so the operator's output is as unseen as in the simple form. Fused, the
+  // first instruction clears r, as the code leaves it, and the rest become `JMP 1`.
   std::optional<ActivationSite> functional_activation_at(std::size_t pc) {
     if (pc + 4 >= code_.size() || code_[pc].op != OpCode::kStore ||
         code_[pc + 1].op != OpCode::kLoadC || code_[pc + 2].op != OpCode::kJf) {
       return std::nullopt;
     }
     const ops::IValue& inplace = fn_.constants[static_cast<std::size_t>(code_[pc + 1].x)];
-    if (!inplace.is(ops::IValue::Kind::kBool) || inplace.to_bool()) return std::nullopt;
+    if (!inplace.is(ops::IValue::Kind::kBool)) return std::nullopt;
     const std::int32_t r = code_[pc].x;
     // The verifier keeps every jump inside the code.
     const auto target = [this](std::size_t at) {
       return static_cast<std::size_t>(static_cast<std::int64_t>(at) + code_[at].x);
     };
     const std::size_t otherwise = target(pc + 2);
-    if (otherwise <= pc + 3 || otherwise + 2 >= code_.size() ||
-        code_[otherwise - 1].op != OpCode::kJmp || code_[otherwise].x != r ||
-        (code_[otherwise].op != OpCode::kLoad && code_[otherwise].op != OpCode::kMove)) {
+    if (otherwise <= pc + 4 || otherwise + 2 >= code_.size() ||
+        code_[otherwise - 1].op != OpCode::kJmp) {
       return std::nullopt;
     }
-    std::optional<ActivationSite> site = activation_at(otherwise + 1);
-    const std::size_t join = site ? site->op_pc + 1 : 0;
-    if (!site || target(otherwise - 1) != join) return std::nullopt;
-    const bool moved = code_[otherwise].op == OpCode::kMove;
-    if (!moved && (join + 1 >= code_.size() || code_[join].op != OpCode::kStore ||
-                   code_[join + 1].op != OpCode::kDropR || code_[join + 1].x != r)) {
+    const std::size_t join = target(otherwise - 1);
+    const std::size_t taken = inplace.to_bool() ? pc + 3 : otherwise;  // LOAD r or MOVE r
+    if (join <= otherwise || join + 1 >= code_.size() || code_[taken].x != r ||
+        (code_[taken].op != OpCode::kLoad && code_[taken].op != OpCode::kMove)) {
+      return std::nullopt;
+    }
+    std::optional<ActivationSite> site = activation_at(taken + 1);
+    // The taken branch ends at its activation: the JMP to the join, or the join.
+    if (!site || site->op_pc + 1 != (inplace.to_bool() ? otherwise - 1 : join)) {
+      return std::nullopt;
+    }
+    if (code_[taken].op == OpCode::kLoad &&
+        (code_[join].op != OpCode::kStore || code_[join + 1].op != OpCode::kDropR ||
+         code_[join + 1].x != r)) {
       return std::nullopt;
     }
     // Nothing outside jumps in, and nothing inside was rewritten.
     for (std::size_t at = 0; at < code_.size(); ++at) {
-      const bool inside = at >= pc && at <= site->op_pc;
+      const bool inside = at >= pc && at < join;
       if (inside && rewritten(at)) return std::nullopt;
       const OpCode op = code_[at].op;
       if (!inside && (op == OpCode::kJf || op == OpCode::kJmp || op == OpCode::kLoop) &&
-          target(at) >= pc && target(at) <= site->op_pc) {
+          target(at) >= pc && target(at) < join) {
         return std::nullopt;
       }
     }
     site->first_pc = pc;
+    site->last_pc = join - 1;
     site->register_cleared = r;
     return site;
   }
@@ -280,7 +289,7 @@ class Fuser {
   // result (the same tensor) is on the stack. A functional one's first clears its register.
   void skip(const ActivationSite& site) {
     if (fused_.empty()) fused_ = code_;
-    for (std::size_t at = site.first_pc; at <= site.op_pc; ++at) {
+    for (std::size_t at = site.first_pc; at <= site.last_pc; ++at) {
       fused_[at] = Instruction{OpCode::kJmp, 1, 0};
     }
     if (site.register_cleared) {

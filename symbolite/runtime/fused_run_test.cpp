@@ -228,6 +228,9 @@ TEST(OperatorFusion, FusesActivationsThatMakeNewTensorsAsTheInPlaceOnes) {
   then_f_relu("cat0 aten::conv2d +act");  // q1, q2: into the parts of their cat
   then_f_relu("cat1 aten::conv2d +act");
   steps({"gathers aten::cat"});
+  // h: the batch norm folded; F.relu(x, inplace=True) takes the other branch.
+  steps({"fold aten::conv2d +act", "identity", "clear", "skip", "skip", "skip", "skip aten::relu_",
+         "skip", "skip", "skip aten::relu"});
   // g: its output read again after F.silu, which is not fused.
   EXPECT_EQ(rewrites("fused_out_of_place"), expected);
 }
