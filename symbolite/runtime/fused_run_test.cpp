@@ -218,9 +218,9 @@ TEST(OperatorFusion, FusesActivationsThatMakeNewTensorsAsTheInPlaceOnes) {
   }
   steps({"fold aten::conv2d +act", "identity", "skip", "skip", "skip aten::hardtanh"});
   // F.relu inlined: STORE r; LOADC False; JF; LOAD r; OP relu_; JMP; LOAD r; OP relu.
-  auto then_f_relu = [&steps](const std::string& producer) {
-    steps({producer, "clear", "skip", "skip", "skip", "skip aten::relu_", "skip", "skip",
-           "skip aten::relu"});
+  auto then_f_relu = [&steps](const std::string& producer, const std::string& op = "relu") {
+    steps({producer, "clear", "skip", "skip", "skip", "skip aten::" + op + "_", "skip", "skip",
+           "skip aten::" + op});
   };
   then_f_relu("aten::conv2d +act");        // f: the convolution's bias, then F.relu
   then_f_relu("chain aten::conv2d +act");  // p: chained with its pool
@@ -231,6 +231,7 @@ TEST(OperatorFusion, FusesActivationsThatMakeNewTensorsAsTheInPlaceOnes) {
   // h: the batch norm folded; F.relu(x, inplace=True) takes the other branch.
   steps({"fold aten::conv2d +act", "identity", "clear", "skip", "skip", "skip", "skip aten::relu_",
          "skip", "skip", "skip aten::relu"});
+  then_f_relu("aten::conv2d +act", "relu6");  // k: F.relu6
   // g: its output read again after F.silu, which is not fused.
   EXPECT_EQ(rewrites("fused_out_of_place"), expected);
 }

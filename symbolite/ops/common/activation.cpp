@@ -15,6 +15,7 @@ std::optional<Activation> fusable_activation(std::string_view op_name,
     return Activation::kRelu6;
   }
   if (!arguments.empty()) return std::nullopt;
+  if (op_name == "aten::relu6") return Activation::kRelu6;  // F.relu6: hardtanh(x, 0, 6)
   if (op_name == "aten::relu") return Activation::kRelu;
   if (op_name == "aten::hardswish") return Activation::kHardswish;
   if (op_name == "aten::hardsigmoid") return Activation::kHardsigmoid;

@@ -18,7 +18,7 @@ namespace symbolite::ops {
 
 // The activation of an operator a kernel can fuse, given its arguments after the tensor
 // ("aten::relu_" and "aten::relu" -> kRelu; "aten::hardtanh_" or "aten::hardtanh" with 0 and
-// 6 -> kRelu6); nullopt for anything else. An out-of-place one returns a new tensor: the
+// 6, or "aten::relu6" -> kRelu6); nullopt for anything else. An out-of-place one returns a new tensor: the
 // caller fuses it only over a value nothing else can see (operator_fusion.cpp).
 std::optional<Activation> fusable_activation(std::string_view op_name,
                                              std::span<const IValue> arguments = {});
