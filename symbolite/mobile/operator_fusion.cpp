@@ -171,13 +171,15 @@ class Fuser {
     std::size_t last_pc;   // its last instruction: the OP, or a functional one's last
     const ops::OperatorDef* def;
     std::vector<ops::IValue> constants;  // the LOADCs' values
-    // A functional activation's register (functional_activation_at), cleared where the
-    // code would have stored the value in it.
+    // Where the value went through a register first (stored_activation_at,
+    // functional_activation_at): the register, cleared at its STORE.
     std::optional<std::int32_t> register_cleared;
+    std::size_t store_pc = 0;
   };
-  // The activation of the output the operator at `producer_pc` pushes, either form.
+  // The activation of the output the operator at `producer_pc` pushes, in any of the forms.
   std::optional<ActivationSite> activation_after(std::size_t producer_pc) {
     if (auto site = activation_at(producer_pc + 1)) return site;
+    if (auto site = stored_activation_at(producer_pc + 1)) return site;
     return functional_activation_at(producer_pc + 1);
   }
   std::optional<ActivationSite> activation_at(std::size_t pc) {
@@ -199,7 +201,37 @@ class Fuser {
     for (std::size_t at = pc; at <= op_pc; ++at) {
       if (targets_[at]) return std::nullopt;
     }
-    return ActivationSite{*kind, pc, op_pc, op_pc, op.def, std::move(constants), std::nullopt};
+    return ActivationSite{*kind, pc, op_pc, op_pc, op.def, std::move(constants), std::nullopt, 0};
+  }
+  // `x = self.conv(x); x = self.act(x)` as TorchScript compiles it: the value stored, the
+  // submodule fetched and dropped, the value moved back and activated:
+  //   STORE r; (LOAD a or MOVE a; GET_ATTR ...; DROP) ...; MOVE r; OP relu
+  // What lies between leaves the stack as it was and does not touch r, so the activation
+  // still reads the operator's output alone. Fused, the STORE clears r (the MOVE would
+  // have), the instructions between run as they are, and the MOVE and activation are skipped.
+  std::optional<ActivationSite> stored_activation_at(std::size_t pc) {
+    if (pc >= code_.size() || code_[pc].op != OpCode::kStore) return std::nullopt;
+    const std::int32_t r = code_[pc].x;
+    std::size_t at = pc + 1;
+    while (at < code_.size() && (code_[at].op == OpCode::kLoad || code_[at].op == OpCode::kMove) &&
+           code_[at].x != r) {
+      std::size_t next = at + 1;
+      while (next < code_.size() && code_[next].op == OpCode::kGetAttr) ++next;
+      if (next >= code_.size() || code_[next].op != OpCode::kDrop) return std::nullopt;
+      at = next + 1;
+    }
+    if (at >= code_.size() || code_[at].op != OpCode::kMove || code_[at].x != r) {
+      return std::nullopt;
+    }
+    std::optional<ActivationSite> site = activation_at(at + 1);
+    if (!site) return std::nullopt;
+    for (std::size_t i = pc; i <= at; ++i) {
+      if (targets_[i] || rewritten(i)) return std::nullopt;  // activation_at computed targets_
+    }
+    site->first_pc = at;
+    site->register_cleared = r;
+    site->store_pc = pc;
+    return site;
   }
   // F.relu(x) (F.silu, F.hardswish, F.hardsigmoid, F.relu6 too) as TorchScript inlines it,
   // a branch on its `inplace` argument, a constant:
@@ -254,6 +286,7 @@ class Fuser {
     site->first_pc = pc;
     site->last_pc = join - 1;
     site->register_cleared = r;
+    site->store_pc = pc;
     return site;
   }
   // max_pool2d's arguments after its input (kernel_size, stride, padding, dilation,
@@ -286,14 +319,15 @@ class Fuser {
     return fn_.operators[static_cast<std::size_t>(code_[site.op_pc].x)].name;
   }
   // The activation's instructions become `JMP 1`: a kernel before it applied it, and its
-  // result (the same tensor) is on the stack. A functional one's first clears its register.
+  // result (the same tensor) is on the stack. The STORE of a value that went through a
+  // register clears the register instead.
   void skip(const ActivationSite& site) {
     if (fused_.empty()) fused_ = code_;
     for (std::size_t at = site.first_pc; at <= site.last_pc; ++at) {
       fused_[at] = Instruction{OpCode::kJmp, 1, 0};
     }
     if (site.register_cleared) {
-      fused_[site.first_pc] = Instruction{OpCode::kDropR, *site.register_cleared, 0};
+      fused_[site.store_pc] = Instruction{OpCode::kDropR, *site.register_cleared, 0};
     }
   }
   std::int32_t add_operator(ResolvedOperator op) {

@@ -232,6 +232,10 @@ TEST(OperatorFusion, FusesActivationsThatMakeNewTensorsAsTheInPlaceOnes) {
   steps({"fold aten::conv2d +act", "identity", "clear", "skip", "skip", "skip", "skip aten::relu_",
          "skip", "skip", "skip aten::relu"});
   then_f_relu("aten::conv2d +act", "relu6");  // k: F.relu6
+  // m: STORE r; LOAD self; GET_ATTR m_act; DROP; MOVE r; OP relu (the middle three run);
+  // gate: the same with MOVE of the gate's `self`.
+  steps({"aten::conv2d +act", "clear", "skip", "skip aten::relu"});
+  steps({"aten::conv2d +act", "clear", "skip", "skip aten::hardsigmoid"});
   // g: its output read again after F.silu, which is not fused.
   EXPECT_EQ(rewrites("fused_out_of_place"), expected);
 }
