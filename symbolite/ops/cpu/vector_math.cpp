@@ -66,6 +66,47 @@ void exp_f32_serial(const float* in, float* out, std::int64_t n) {
   map4(in, out, n, [](__m128 x) { return Sleef_expf4_u10(x); });
 }
 
+// The parametric activations on 4 lanes (SSE2 has no blend: and / andnot / or).
+__m128 select4(__m128 mask, __m128 yes, __m128 no) {
+  return _mm_or_ps(_mm_and_ps(mask, yes), _mm_andnot_ps(mask, no));
+}
+void leaky_relu_serial(const float* in, float* out, std::int64_t n, float slope) {
+  if (isa() == Isa::kAvx512) return avx512::leaky_relu_f32(in, out, n, slope);
+  if (isa() == Isa::kAvx2) return avx2::leaky_relu_f32(in, out, n, slope);
+  const __m128 k = _mm_set1_ps(slope);
+  map4(in, out, n, [k](__m128 x) {
+    return select4(_mm_cmpgt_ps(x, _mm_setzero_ps()), x, _mm_mul_ps(x, k));
+  });
+}
+void elu_serial(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
+                float negiptcoef) {
+  if (isa() == Isa::kAvx512) return avx512::elu_f32(in, out, n, negcoef, poscoef, negiptcoef);
+  if (isa() == Isa::kAvx2) return avx2::elu_f32(in, out, n, negcoef, poscoef, negiptcoef);
+  const __m128 neg = _mm_set1_ps(negcoef), pos = _mm_set1_ps(poscoef),
+               ipt = _mm_set1_ps(negiptcoef);
+  map4(in, out, n, [=](__m128 x) {
+    return select4(_mm_cmpgt_ps(x, _mm_setzero_ps()), _mm_mul_ps(x, pos),
+                   _mm_mul_ps(Sleef_expm1f4_u10(_mm_mul_ps(x, ipt)), neg));
+  });
+}
+void softplus_serial(const float* in, float* out, std::int64_t n, float beta, float threshold) {
+  if (isa() == Isa::kAvx512) return avx512::softplus_f32(in, out, n, beta, threshold);
+  if (isa() == Isa::kAvx2) return avx2::softplus_f32(in, out, n, beta, threshold);
+  const __m128 b = _mm_set1_ps(beta), t = _mm_set1_ps(threshold);
+  map4(in, out, n, [=](__m128 x) {
+    const __m128 scaled = _mm_mul_ps(x, b);
+    return select4(_mm_cmpgt_ps(scaled, t), x,
+                   _mm_div_ps(Sleef_log1pf4_u10(Sleef_expf4_u10(scaled)), b));
+  });
+}
+void mish_serial(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::mish_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::mish_f32(in, out, n);
+  map4(in, out, n, [](__m128 x) {
+    return _mm_mul_ps(x, Sleef_tanhf4_u10(Sleef_log1pf4_u10(Sleef_expf4_u10(x))));
+  });
+}
+
 void sigmoid_f32_serial(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::sigmoid_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::sigmoid_f32(in, out, n);
@@ -220,6 +261,23 @@ void split(const T* in, T* out, std::int64_t n, void (*serial)(const T*, T*, std
 }  // namespace
 
 void exp_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, exp_f32_serial); }
+void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope) {
+  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+    leaky_relu_serial(in + begin, out + begin, end - begin, slope);
+  });
+}
+void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
+             float negiptcoef) {
+  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+    elu_serial(in + begin, out + begin, end - begin, negcoef, poscoef, negiptcoef);
+  });
+}
+void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold) {
+  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+    softplus_serial(in + begin, out + begin, end - begin, beta, threshold);
+  });
+}
+void mish_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, mish_serial); }
 void sigmoid_f32(const float* in, float* out, std::int64_t n) {
   split(in, out, n, sigmoid_f32_serial);
 }

@@ -63,6 +63,17 @@ void relu_f32(const float* in, float* out, std::int64_t n);
 void relu6_f32(const float* in, float* out, std::int64_t n);
 // min(max(x + 3, 0), 6) / 6 with std::max and std::min's NaN handling (a NaN passes through).
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
+// Activations with parameters, as PyTorch 1.13's vectorized kernels compute them in float32
+// (the parameters as floats; SLEEF's functions of 1 ulp), split across threads:
+// leaky_relu: x > 0 ? x : x * slope (prelu the same, a slope a channel).
+void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope);
+// elu / celu / selu: x > 0 ? x * poscoef : expm1(x * negiptcoef) * negcoef.
+void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
+             float negiptcoef);
+// softplus: x * beta > threshold ? x : log1p(exp(x * beta)) / beta.
+void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold);
+// mish: x * tanh(log1p(exp(x))).
+void mish_f32(const float* in, float* out, std::int64_t n);
 // A convolution's epilogue on one row of its output, on the calling thread: p[i] += *bias;
 // then p[i] = p[i] * *scale + *shift (a multiply then an add, as batch norm computes it); then
 // the activation, as the functions above compute it. Each step only when given (adding 0

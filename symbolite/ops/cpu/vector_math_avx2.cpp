@@ -146,6 +146,41 @@ void exp_f32(const float* in, float* out, std::int64_t n) {
   map8(in, out, n, [](__m256 x) { return Sleef_expf8_u10avx2(x); });
 }
 
+// The parametric activations (vector_math.h), each lane picked as the scalar definition's
+// comparison picks it (false for a NaN).
+void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope) {
+  const __m256 k = _mm256_set1_ps(slope);
+  map8(in, out, n, [k](__m256 x) {
+    const __m256 positive = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ);
+    return _mm256_blendv_ps(_mm256_mul_ps(x, k), x, positive);
+  });
+}
+void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
+             float negiptcoef) {
+  const __m256 neg = _mm256_set1_ps(negcoef), pos = _mm256_set1_ps(poscoef),
+               ipt = _mm256_set1_ps(negiptcoef);
+  map8(in, out, n, [=](__m256 x) {
+    const __m256 positive = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ);
+    const __m256 negative = _mm256_mul_ps(Sleef_expm1f8_u10avx2(_mm256_mul_ps(x, ipt)), neg);
+    return _mm256_blendv_ps(negative, _mm256_mul_ps(x, pos), positive);
+  });
+}
+void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold) {
+  const __m256 b = _mm256_set1_ps(beta), t = _mm256_set1_ps(threshold);
+  map8(in, out, n, [=](__m256 x) {
+    const __m256 scaled = _mm256_mul_ps(x, b);
+    const __m256 linear = _mm256_cmp_ps(scaled, t, _CMP_GT_OQ);
+    const __m256 soft = _mm256_div_ps(Sleef_log1pf8_u10avx2(Sleef_expf8_u10avx2(scaled)), b);
+    return _mm256_blendv_ps(soft, x, linear);
+  });
+}
+void mish_f32(const float* in, float* out, std::int64_t n) {
+  map8(in, out, n, [](__m256 x) {
+    return _mm256_mul_ps(x,
+                         Sleef_tanhf8_u10avx2(Sleef_log1pf8_u10avx2(Sleef_expf8_u10avx2(x))));
+  });
+}
+
 void sigmoid_f32(const float* in, float* out, std::int64_t n) {
   const __m256 one = _mm256_set1_ps(1.0f);
   map8(in, out, n, [one](__m256 x) {

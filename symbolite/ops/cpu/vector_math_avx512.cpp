@@ -190,6 +190,42 @@ void exp_f32(const float* in, float* out, std::int64_t n) {
   map16(in, out, n, [](__m512 x) { return Sleef_expf16_u10avx512f(x); });
 }
 
+// The parametric activations (vector_math.h), each lane picked as the scalar definition's
+// comparison picks it (false for a NaN).
+void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope) {
+  const __m512 k = _mm512_set1_ps(slope);
+  map16(in, out, n, [k](__m512 x) {
+    const __mmask16 positive = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
+    return _mm512_mask_blend_ps(positive, _mm512_mul_ps(x, k), x);
+  });
+}
+void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
+             float negiptcoef) {
+  const __m512 neg = _mm512_set1_ps(negcoef), pos = _mm512_set1_ps(poscoef),
+               ipt = _mm512_set1_ps(negiptcoef);
+  map16(in, out, n, [=](__m512 x) {
+    const __mmask16 positive = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
+    const __m512 negative = _mm512_mul_ps(Sleef_expm1f16_u10avx512f(_mm512_mul_ps(x, ipt)), neg);
+    return _mm512_mask_blend_ps(positive, negative, _mm512_mul_ps(x, pos));
+  });
+}
+void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold) {
+  const __m512 b = _mm512_set1_ps(beta), t = _mm512_set1_ps(threshold);
+  map16(in, out, n, [=](__m512 x) {
+    const __m512 scaled = _mm512_mul_ps(x, b);
+    const __mmask16 linear = _mm512_cmp_ps_mask(scaled, t, _CMP_GT_OQ);
+    const __m512 soft =
+        _mm512_div_ps(Sleef_log1pf16_u10avx512f(Sleef_expf16_u10avx512f(scaled)), b);
+    return _mm512_mask_blend_ps(linear, soft, x);
+  });
+}
+void mish_f32(const float* in, float* out, std::int64_t n) {
+  map16(in, out, n, [](__m512 x) {
+    return _mm512_mul_ps(
+        x, Sleef_tanhf16_u10avx512f(Sleef_log1pf16_u10avx512f(Sleef_expf16_u10avx512f(x))));
+  });
+}
+
 void sigmoid_f32(const float* in, float* out, std::int64_t n) {
   const __m512 one = _mm512_set1_ps(1.0f);
   map16(in, out, n, [one](__m512 x) {

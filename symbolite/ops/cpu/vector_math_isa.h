@@ -31,6 +31,11 @@ void softmax_row_f32(const float* in, float* out, std::int64_t n);
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
 void gelu_f64(const double* in, double* out, std::int64_t n);
 void gelu_tanh_f64(const double* in, double* out, std::int64_t n);
+void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope);
+void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
+             float negiptcoef);
+void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold);
+void mish_f32(const float* in, float* out, std::int64_t n);
 }  // namespace avx2
 
 namespace avx512 {
@@ -55,6 +60,11 @@ void softmax_row_f32(const float* in, float* out, std::int64_t n);
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
 void gelu_f64(const double* in, double* out, std::int64_t n);
 void gelu_tanh_f64(const double* in, double* out, std::int64_t n);
+void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope);
+void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
+             float negiptcoef);
+void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold);
+void mish_f32(const float* in, float* out, std::int64_t n);
 }  // namespace avx512
 
 }  // namespace symbolite::ops::vec

@@ -10,6 +10,7 @@
 
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -33,12 +34,28 @@ Tensor floating_map(const Tensor& x, std::string_view kernel, F f) {
 
 double scalar_double(const IValue& v) { return scalar_as<double>(v); }
 
-// PyTorch's elu: x > 0 ? scale * x : alpha * scale * (exp(x * input_scale) - 1).
+// `fast(in, out, n)` (ops/cpu/vector_math.h: in float32, as PyTorch's vectorized kernel) on a
+// contiguous float32 x; floating_map with `slow` on anything else.
+template <typename Fast, typename Slow>
+Tensor float32_fast(const Tensor& x, std::string_view kernel, Fast fast, Slow slow) {
+  if (x.dtype() != DType::kFloat32 || !x.is_contiguous()) return floating_map(x, kernel, slow);
+  Tensor out = Tensor::uninitialized(x.sizes(), DType::kFloat32);
+  fast(x.data<float>(), out.mutable_data<float>(), x.numel());
+  return out;
+}
+
+// PyTorch's elu: x > 0 ? scale * x : alpha * scale * expm1(x * input_scale); in float32 its
+// coefficients are floats, alpha * scale their float product.
 Tensor elu_impl(const Tensor& x, double alpha, double scale, double input_scale) {
   double neg = alpha * scale;
-  return floating_map(x, "elu_cpu", [=](double v) {
-    return v <= 0 ? (std::exp(v * input_scale) - 1) * neg : v * scale;
-  });
+  const float neg32 = static_cast<float>(alpha) * static_cast<float>(scale);
+  return float32_fast(
+      x, "elu_cpu",
+      [&](const float* in, float* out, std::int64_t n) {
+        vec::elu_f32(in, out, n, neg32, static_cast<float>(scale),
+                     static_cast<float>(input_scale));
+      },
+      [=](double v) { return v <= 0 ? std::expm1(v * input_scale) * neg : v * scale; });
 }
 
 void elu(Stack& s) {
@@ -80,7 +97,12 @@ void selu_(Stack& s) {
 
 Tensor leaky_relu_impl(const Tensor& x, const IValue& slope) {
   double k = scalar_double(slope);
-  return floating_map(x, "leaky_relu_cpu", [k](double v) { return v > 0 ? v : v * k; });
+  return float32_fast(
+      x, "leaky_relu_cpu",
+      [&](const float* in, float* out, std::int64_t n) {
+        vec::leaky_relu_f32(in, out, n, static_cast<float>(k));
+      },
+      [k](double v) { return v > 0 ? v : v * k; });
 }
 void leaky_relu(Stack& s) {
   IValue slope = pop(s), self = pop(s);
@@ -134,7 +156,7 @@ void threshold_(Stack& s) {
 }
 
 Tensor mish_impl(const Tensor& x) {
-  return floating_map(x, "mish_cpu",
+  return float32_fast(x, "mish_cpu", vec::mish_f32,
                       [](double v) { return v * std::tanh(std::log1p(std::exp(v))); });
 }
 void mish(Stack& s) { s.emplace_back(mish_impl(pop(s).to_tensor())); }
@@ -147,9 +169,12 @@ void mish_(Stack& s) {
 void softplus(Stack& s) {
   IValue th = pop(s), beta = pop(s), self = pop(s);
   double b = scalar_double(beta), t = scalar_double(th);
-  s.emplace_back(floating_map(self.to_tensor(), "softplus_cpu", [b, t](double v) {
-    return v * b > t ? v : std::log1p(std::exp(v * b)) / b;
-  }));
+  s.emplace_back(float32_fast(
+      self.to_tensor(), "softplus_cpu",
+      [&](const float* in, float* out, std::int64_t n) {
+        vec::softplus_f32(in, out, n, static_cast<float>(b), static_cast<float>(t));
+      },
+      [b, t](double v) { return v * b > t ? v : std::log1p(std::exp(v * b)) / b; }));
 }
 
 // A Scalar as c10 prints it: "-1" for -1.0 (the message adds its own period).
@@ -212,9 +237,19 @@ void prelu(Stack& s) {
     const T* src = xc.template data<T>();
     const T* wp = wc.template data<T>();
     T* dst = out.template mutable_data<T>();
-    for (std::int64_t i = 0; i < xc.numel(); ++i) {
-      T slope = params == 1 ? wp[0] : wp[(i / inner) % channels];
-      dst[i] = src[i] > T(0) ? src[i] : slope * src[i];
+    // A run of `inner` elements a (image, channel), one slope each.
+    const std::int64_t runs = inner == 0 ? 0 : xc.numel() / inner;
+    for (std::int64_t r = 0; r < runs; ++r) {
+      const T slope = params == 1 ? wp[0] : wp[r % channels];
+      const T* in = src + r * inner;
+      T* o = dst + r * inner;
+      if constexpr (std::is_same_v<T, float>) {
+        if (inner >= 16) {
+          vec::leaky_relu_f32(in, o, inner, slope);
+          continue;
+        }
+      }
+      for (std::int64_t i = 0; i < inner; ++i) o[i] = in[i] > T(0) ? in[i] : slope * in[i];
     }
     return out;
   }));
