@@ -74,9 +74,8 @@ void leaky_relu_serial(const float* in, float* out, std::int64_t n, float slope)
   if (isa() == Isa::kAvx512) return avx512::leaky_relu_f32(in, out, n, slope);
   if (isa() == Isa::kAvx2) return avx2::leaky_relu_f32(in, out, n, slope);
   const __m128 k = _mm_set1_ps(slope);
-  map4(in, out, n, [k](__m128 x) {
-    return select4(_mm_cmpgt_ps(x, _mm_setzero_ps()), x, _mm_mul_ps(x, k));
-  });
+  map4(in, out, n,
+       [k](__m128 x) { return select4(_mm_cmpgt_ps(x, _mm_setzero_ps()), x, _mm_mul_ps(x, k)); });
 }
 void elu_serial(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
                 float negiptcoef) {
@@ -357,6 +356,19 @@ void softmax_row_f32(const float* in, float* out, std::int64_t n) {
   for (std::int64_t k = 0; k < n; ++k) sum += out[k];
   const float inv = 1.0f / sum;
   for (std::int64_t k = 0; k < n; ++k) out[k] *= inv;
+}
+void log_softmax_row_f32(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::log_softmax_row_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::log_softmax_row_f32(in, out, n);
+  if (n <= 0) return;
+  float max = in[0];
+  for (std::int64_t k = 1; k < n; ++k) max = (in[k] > max || std::isnan(in[k])) ? in[k] : max;
+  for (std::int64_t k = 0; k < n; ++k) out[k] = in[k] - max;
+  map4(out, out, n, [](__m128 x) { return Sleef_expf4_u10(x); });
+  float sum = 0;
+  for (std::int64_t k = 0; k < n; ++k) sum += out[k];
+  const float log_sum = Sleef_logf_u10(sum);
+  for (std::int64_t k = 0; k < n; ++k) out[k] = in[k] - max - log_sum;
 }
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {
   split(in, out, n, gelu_tanh_f32_serial);

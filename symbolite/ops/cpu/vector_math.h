@@ -126,6 +126,9 @@ void gelu_f32(const float* in, float* out, std::int64_t n);
 // exp(x - max), their sum in vector lanes added pairwise at the end (ATen's reduce_all), each
 // times 1 / sum.
 void softmax_row_f32(const float* in, float* out, std::int64_t n);
+// log_softmax of one contiguous row, `in` != `out`: the maximum and sum of exponentials
+// computed as softmax_row_f32 computes them, then x - max - log(sum).
+void log_softmax_row_f32(const float* in, float* out, std::int64_t n);
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n);
 void gelu_f64(const double* in, double* out, std::int64_t n);
 void gelu_tanh_f64(const double* in, double* out, std::int64_t n);

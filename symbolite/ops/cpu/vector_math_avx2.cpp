@@ -176,8 +176,7 @@ void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float
 }
 void mish_f32(const float* in, float* out, std::int64_t n) {
   map8(in, out, n, [](__m256 x) {
-    return _mm256_mul_ps(x,
-                         Sleef_tanhf8_u10avx2(Sleef_log1pf8_u10avx2(Sleef_expf8_u10avx2(x))));
+    return _mm256_mul_ps(x, Sleef_tanhf8_u10avx2(Sleef_log1pf8_u10avx2(Sleef_expf8_u10avx2(x))));
   });
 }
 
@@ -228,8 +227,17 @@ void scale_rows_f32(const float* in, const float* scales, float* out, std::int64
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map8(in, out, n, gelu_onednn); }
 
-void softmax_row_f32(const float* in, float* out, std::int64_t n) {
-  if (n <= 0) return;
+namespace {
+
+struct MaxAndSum {
+  float max;
+  float sum;
+};
+
+// The maximum of a row (NaN if it holds one) and the sum of exp(x - max), each exponential
+// stored to out[i] on the way (`in` == `out` allowed), as ATen's vectorized softmax
+// computes them; n > 0.
+MaxAndSum max_and_exp_sum(const float* in, float* out, std::int64_t n) {
   // The tail goes through a lane padded with -inf: it neither raises the maximum nor, as
   // exp(-inf - max) = 0, changes the sum.
   const std::int64_t full = n - n % 8;
@@ -276,8 +284,23 @@ void softmax_row_f32(const float* in, float* out, std::int64_t n) {
     sum = _mm256_add_ps(sum, _mm256_shuffle_ps(sum, sum, 0xB1));
     total = _mm256_cvtss_f32(sum);
   }
-  const __m256 inv = _mm256_set1_ps(1.0f / total);
+  return {max, total};
+}
+
+}  // namespace
+
+void softmax_row_f32(const float* in, float* out, std::int64_t n) {
+  if (n <= 0) return;
+  const MaxAndSum row = max_and_exp_sum(in, out, n);
+  const __m256 inv = _mm256_set1_ps(1.0f / row.sum);
   map8(out, out, n, [inv](__m256 x) { return _mm256_mul_ps(x, inv); });
+}
+
+void log_softmax_row_f32(const float* in, float* out, std::int64_t n) {
+  if (n <= 0) return;
+  const MaxAndSum row = max_and_exp_sum(in, out, n);
+  const __m256 max = _mm256_set1_ps(row.max), log_sum = _mm256_set1_ps(Sleef_logf_u10(row.sum));
+  map8(in, out, n, [=](__m256 x) { return _mm256_sub_ps(_mm256_sub_ps(x, max), log_sum); });
 }
 
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {

@@ -301,8 +301,17 @@ void scale_rows_f32(const float* in, const float* scales, float* out, std::int64
 
 void gelu_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, gelu_onednn); }
 
-void softmax_row_f32(const float* in, float* out, std::int64_t n) {
-  if (n <= 0) return;
+namespace {
+
+struct MaxAndSum {
+  float max;
+  float sum;
+};
+
+// The maximum of a row (NaN if it holds one) and the sum of exp(x - max), each exponential
+// stored to out[i] on the way (`in` == `out` allowed), as ATen's vectorized softmax
+// computes them; n > 0.
+MaxAndSum max_and_exp_sum(const float* in, float* out, std::int64_t n) {
   // The tail is read padded with -inf: its lanes neither raise the maximum nor, as
   // exp(-inf - max) = 0, change the sum.
   const __m512 minus_inf = _mm512_set1_ps(-__builtin_inff());
@@ -349,8 +358,23 @@ void softmax_row_f32(const float* in, float* out, std::int64_t n) {
     sum = _mm512_add_ps(sum, _mm512_maskz_shuffle_ps(kAll, sum, sum, 0xB1));
     total = _mm512_cvtss_f32(sum);
   }
-  const __m512 inv = _mm512_set1_ps(1.0f / total);
+  return {max, total};
+}
+
+}  // namespace
+
+void softmax_row_f32(const float* in, float* out, std::int64_t n) {
+  if (n <= 0) return;
+  const MaxAndSum row = max_and_exp_sum(in, out, n);
+  const __m512 inv = _mm512_set1_ps(1.0f / row.sum);
   map16(out, out, n, [inv](__m512 x) { return _mm512_mul_ps(x, inv); });
+}
+
+void log_softmax_row_f32(const float* in, float* out, std::int64_t n) {
+  if (n <= 0) return;
+  const MaxAndSum row = max_and_exp_sum(in, out, n);
+  const __m512 max = _mm512_set1_ps(row.max), log_sum = _mm512_set1_ps(Sleef_logf_u10(row.sum));
+  map16(in, out, n, [=](__m512 x) { return _mm512_sub_ps(_mm512_sub_ps(x, max), log_sum); });
 }
 
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {

@@ -12,6 +12,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -66,6 +67,53 @@ TEST(VectorMath, SoftmaxRowIsPyTorchsOnEveryInstructionSet) {
     expect_pytorch_softmax(&avx2::softmax_row_f32);
   }
   if (__builtin_cpu_supports("avx512f")) expect_pytorch_softmax(&avx512::softmax_row_f32);
+}
+
+// log_softmax of every row of the softmax cases' inputs against its definition summed in
+// double, x - max - log(sum(exp(x - max))): NaN and infinities where it has them, else within
+// 2e-6 of it (the float sum and log round; |x - max| reaches 40 in the long rows).
+void expect_log_softmax_definition(RowKernel kernel) {
+  for (const auto& [name, len] : {std::pair<std::string, std::int64_t>{"softmax_rows_long", 197},
+                                  {"softmax_rows_short", 7},
+                                  {"softmax_rows_special", 37}}) {
+    SCOPED_TRACE(name);
+    const std::vector<float> in = floats(name + "_0.npy");
+    std::vector<float> got(in.size());
+    for (std::size_t row = 0; row < in.size(); row += static_cast<std::size_t>(len)) {
+      const float* x = in.data() + row;
+      kernel(x, got.data() + row, len);
+      double max = -std::numeric_limits<double>::infinity();
+      for (std::int64_t k = 0; k < len; ++k) {
+        if (x[k] > max || std::isnan(x[k])) max = x[k];
+      }
+      double sum = 0;
+      for (std::int64_t k = 0; k < len; ++k) sum += std::exp(x[k] - max);
+      for (std::int64_t k = 0; k < len; ++k) {
+        const double want = x[k] - max - std::log(sum);
+        const float have = got[row + static_cast<std::size_t>(k)];
+        if (std::isnan(want) || std::isinf(want)) {
+          EXPECT_EQ(std::isnan(have), std::isnan(want)) << "row " << row << " element " << k;
+          if (std::isinf(want)) {
+            EXPECT_EQ(have, want) << "row " << row << " element " << k;
+          }
+        } else {
+          EXPECT_NEAR(have, want, 2e-6 * (1.0 + std::abs(want)))
+              << "row " << row << " element " << k;
+        }
+      }
+    }
+  }
+}
+
+TEST(VectorMath, LogSoftmaxRowIsItsDefinitionOnEveryInstructionSet) {
+  expect_log_softmax_definition(&log_softmax_row_f32);
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    expect_log_softmax_definition(&avx2::log_softmax_row_f32);
+  }
+  if (__builtin_cpu_supports("avx512f")) {
+    expect_log_softmax_definition(&avx512::log_softmax_row_f32);
+  }
 }
 
 // The distance in ulps between two finite floats of any sign.

@@ -52,8 +52,7 @@ Tensor elu_impl(const Tensor& x, double alpha, double scale, double input_scale)
   return float32_fast(
       x, "elu_cpu",
       [&](const float* in, float* out, std::int64_t n) {
-        vec::elu_f32(in, out, n, neg32, static_cast<float>(scale),
-                     static_cast<float>(input_scale));
+        vec::elu_f32(in, out, n, neg32, static_cast<float>(scale), static_cast<float>(input_scale));
       },
       [=](double v) { return v <= 0 ? std::expm1(v * input_scale) * neg : v * scale; });
 }

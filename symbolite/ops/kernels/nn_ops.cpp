@@ -157,6 +157,18 @@ Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool lo
                    });
       return out;
     }
+    if (log && inner == 1 && x.dtype() == out_dtype) {
+      // log_softmax over the last dimension (a classifier's or language model's output): rows
+      // in parallel, each in vectors.
+      const float* src = x.data<float>();
+      parallel_for(outer, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, len)),
+                   [&](std::int64_t first, std::int64_t last) {
+                     for (std::int64_t o = first; o < last; ++o) {
+                       vec::log_softmax_row_f32(src + o * len, y + o * len, len);
+                     }
+                   });
+      return out;
+    }
   }
   if (x.dtype() == out_dtype) {
     std::memcpy(y, x.raw_data(), static_cast<std::size_t>(n) * sizeof(T));
