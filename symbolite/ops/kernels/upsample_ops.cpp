@@ -15,6 +15,7 @@
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops::nn {
 namespace {
@@ -178,6 +179,95 @@ Tensor resample_dim(const Tensor& x, std::size_t d, const Taps& taps) {
   return y;
 }
 
+// Nearest and bilinear 2-d resampling of contiguous (N, C, H, W) `x` to (oh, ow), `th` and
+// `tw` the taps of each dimension: the two passes of resample_dim, the same sums in the same
+// order (nearest a copy of the element its one tap reads), plane by plane across threads
+// (FPN's, YOLO's and UNet's upsampling).
+template <typename T>
+Tensor resample_2d(const Tensor& x, const Taps& th, const Taps& tw, bool nearest) {
+  const std::int64_t planes = x.sizes()[0] * x.sizes()[1];
+  const std::int64_t h = x.sizes()[2], w = x.sizes()[3];
+  const auto oh = static_cast<std::int64_t>(th.index.size());
+  const auto ow = static_cast<std::int64_t>(tw.index.size());
+  Tensor y = Tensor::uninitialized({x.sizes()[0], x.sizes()[1], oh, ow}, x.dtype());
+  const T* src = x.data<T>();
+  T* dst = y.mutable_data<T>();
+  // Each dimension's taps as flat arrays: the first tap, and for bilinear the second and
+  // both weights.
+  auto flat = [](const Taps& t, std::size_t k) {
+    std::vector<std::int64_t> idx;
+    std::vector<T> weight;
+    for (std::size_t o = 0; o < t.index.size(); ++o) {
+      const std::size_t at = std::min(k, t.index[o].size() - 1);
+      idx.push_back(t.index[o][at]);
+      weight.push_back(static_cast<T>(t.weight[o][at]));
+    }
+    return std::pair{idx, weight};
+  };
+  const auto [h0, hl0] = flat(th, 0);
+  const auto [h1, hl1] = flat(th, 1);
+  const auto [w0, wl0] = flat(tw, 0);
+  const auto [w1, wl1] = flat(tw, 1);
+  // Nearest with every input column repeated `repeat` times in order (an integer scale
+  // factor: 2 in FPN's and YOLO's upsampling) copies runs instead of gathering.
+  std::int64_t repeat = ow % w == 0 ? ow / w : 0;
+  for (std::int64_t c = 0; repeat > 0 && c < ow; ++c) {
+    if (w0[static_cast<std::size_t>(c)] != c / repeat) repeat = 0;
+  }
+  const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, oh * ow));
+  parallel_for(planes, grain, [&](std::int64_t first, std::int64_t last) {
+    thread_local std::vector<T> rows;  // a plane's rows resampled along W (bilinear)
+    if (!nearest) rows.resize(static_cast<std::size_t>(h * ow));
+    for (std::int64_t p = first; p < last; ++p) {
+      const T* in = src + p * h * w;
+      T* out = dst + p * oh * ow;
+      if (nearest) {
+        for (std::int64_t r = 0; r < oh; ++r) {
+          T* to = out + r * ow;
+          if (r > 0 && h0[static_cast<std::size_t>(r)] == h0[static_cast<std::size_t>(r - 1)]) {
+            std::copy_n(to - ow, ow, to);  // the row above read the same input row
+            continue;
+          }
+          const T* from = in + h0[static_cast<std::size_t>(r)] * w;
+          if (repeat == 2) {
+            for (std::int64_t c = 0; c < w; ++c) to[2 * c] = to[2 * c + 1] = from[c];
+          } else if (repeat > 0) {
+            for (std::int64_t c = 0; c < w; ++c) std::fill_n(to + c * repeat, repeat, from[c]);
+          } else {
+            for (std::int64_t c = 0; c < ow; ++c) to[c] = from[w0[static_cast<std::size_t>(c)]];
+          }
+        }
+        continue;
+      }
+      for (std::int64_t r = 0; r < h; ++r) {
+        const T* from = in + r * w;
+        T* to = rows.data() + r * ow;
+        for (std::int64_t c = 0; c < ow; ++c) {
+          const auto k = static_cast<std::size_t>(c);
+          T sum = 0;
+          sum += from[w0[k]] * wl0[k];
+          sum += from[w1[k]] * wl1[k];
+          to[c] = sum;
+        }
+      }
+      for (std::int64_t r = 0; r < oh; ++r) {
+        const auto k = static_cast<std::size_t>(r);
+        const T* a = rows.data() + h0[k] * ow;
+        const T* b = rows.data() + h1[k] * ow;
+        const T la = hl0[k], lb = hl1[k];
+        T* to = out + r * ow;
+        for (std::int64_t c = 0; c < ow; ++c) {
+          T sum = 0;
+          sum += a[c] * la;
+          sum += b[c] * lb;
+          to[c] = sum;
+        }
+      }
+    }
+  });
+  return y;
+}
+
 // upsample_*.vec(Tensor input, int[]? output_size, [bool align_corners,] float[]? scale_factors)
 template <Mode mode, int Spatial, bool HasAlign>
 void upsample(Stack& s) {
@@ -232,6 +322,14 @@ void upsample(Stack& s) {
   Tensor x = input.contiguous();
   dispatch_floating(x.dtype(), "upsample", [&](auto tag) {
     using T = decltype(tag);
+    constexpr bool kNearestMode = mode == Mode::kNearest || mode == Mode::kNearestExact;
+    if constexpr (Spatial == 2 && (kNearestMode || mode == Mode::kLinear)) {
+      const std::int64_t oh = out_sizes[0], ow = out_sizes[1];
+      x = resample_2d<T>(x, taps_for<T>(mode, x.sizes()[2], oh, align_corners, scales[0]),
+                         taps_for<T>(mode, x.sizes()[3], ow, align_corners, scales[1]),
+                         kNearestMode);
+      return;
+    }
     for (int i = Spatial - 1; i >= 0; --i) {
       const auto d = static_cast<std::size_t>(i) + 2;
       const std::int64_t in = x.sizes()[d];
