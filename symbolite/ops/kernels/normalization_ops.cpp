@@ -109,6 +109,41 @@ void scale_shift_channels(const Tensor& x, const std::vector<double>& scale,
   scale_shift_planes<T>(x, x.sizes()[0], inner, scale, shift, out, activation);
 }
 
+// The sum of p[0, n) and the sum of (p[i] - m)^2, in double: eight partial sums (i modulo 8)
+// added at the end, so that neither waits on one chain of additions and the compiler can
+// take them in vectors (a group norm's 32K-element group took 4 cycles an element).
+constexpr int kPartialSums = 8;
+template <typename T>
+double sum_of(const T* p, std::int64_t n) {
+  double part[kPartialSums] = {};
+  std::int64_t i = 0;
+  for (; i + kPartialSums <= n; i += kPartialSums) {
+    for (int j = 0; j < kPartialSums; ++j) part[j] += static_cast<double>(p[i + j]);
+  }
+  for (; i < n; ++i) part[0] += static_cast<double>(p[i]);
+  double sum = 0;
+  for (double v : part) sum += v;
+  return sum;
+}
+template <typename T>
+double squares_about(const T* p, std::int64_t n, double m) {
+  double part[kPartialSums] = {};
+  std::int64_t i = 0;
+  for (; i + kPartialSums <= n; i += kPartialSums) {
+    for (int j = 0; j < kPartialSums; ++j) {
+      const double d = static_cast<double>(p[i + j]) - m;
+      part[j] += d * d;
+    }
+  }
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(p[i]) - m;
+    part[0] += d * d;
+  }
+  double sum = 0;
+  for (double v : part) sum += v;
+  return sum;
+}
+
 // The mean and biased variance of each of the C channels of contiguous x viewed as
 // (outer, C, inner), accumulated in double (two passes).
 template <typename T>
@@ -121,18 +156,12 @@ void channel_stats(const Tensor& x, std::int64_t outer, std::int64_t features, s
   parallel_for(features, 1, [&](std::int64_t first, std::int64_t last) {
     for (std::int64_t c = first; c < last; ++c) {
       double sum = 0;
-      for (std::int64_t n = 0; n < outer; ++n) {
-        const T* p = src + (n * features + c) * inner;
-        for (std::int64_t i = 0; i < inner; ++i) sum += static_cast<double>(p[i]);
-      }
+      for (std::int64_t n = 0; n < outer; ++n)
+        sum += sum_of(src + (n * features + c) * inner, inner);
       double m = sum / count;
       double sq = 0;
       for (std::int64_t n = 0; n < outer; ++n) {
-        const T* p = src + (n * features + c) * inner;
-        for (std::int64_t i = 0; i < inner; ++i) {
-          double d = static_cast<double>(p[i]) - m;
-          sq += d * d;
-        }
+        sq += squares_about(src + (n * features + c) * inner, inner, m);
       }
       mean[static_cast<std::size_t>(c)] = m;
       var[static_cast<std::size_t>(c)] = sq / count;
