@@ -66,6 +66,46 @@ void exp_f32_serial(const float* in, float* out, std::int64_t n) {
   map4(in, out, n, [](__m128 x) { return Sleef_expf4_u10(x); });
 }
 
+// SLEEF's 4-lane function for `f` (SLEEF declares them returning a const vector).
+using Sleef4 = decltype(&Sleef_logf4_u10);
+Sleef4 sleef_function4(FloatFunction f) {
+  switch (f) {
+    case FloatFunction::kLog:
+      return Sleef_logf4_u10;
+    case FloatFunction::kLog2:
+      return Sleef_log2f4_u10;
+    case FloatFunction::kLog10:
+      return Sleef_log10f4_u10;
+    case FloatFunction::kLog1p:
+      return Sleef_log1pf4_u10;
+    case FloatFunction::kExpm1:
+      return Sleef_expm1f4_u10;
+    case FloatFunction::kExp2:
+      return Sleef_exp2f4_u10;
+    case FloatFunction::kSin:
+      return Sleef_sinf4_u10;
+    case FloatFunction::kCos:
+      return Sleef_cosf4_u10;
+    case FloatFunction::kTan:
+      return Sleef_tanf4_u10;
+    case FloatFunction::kAsin:
+      return Sleef_asinf4_u10;
+    case FloatFunction::kAcos:
+      return Sleef_acosf4_u10;
+    case FloatFunction::kAtan:
+      return Sleef_atanf4_u10;
+    case FloatFunction::kSinh:
+      return Sleef_sinhf4_u10;
+    case FloatFunction::kCosh:
+      return Sleef_coshf4_u10;
+    case FloatFunction::kErf:
+      return Sleef_erff4_u10;
+    case FloatFunction::kErfc:
+      return Sleef_erfcf4_u15;
+  }
+  return nullptr;  // not reached: every enumerator is handled
+}
+
 // The parametric activations on 4 lanes (SSE2 has no blend: and / andnot / or).
 __m128 select4(__m128 mask, __m128 yes, __m128 no) {
   return _mm_or_ps(_mm_and_ps(mask, yes), _mm_andnot_ps(mask, no));
@@ -277,6 +317,15 @@ void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float
   });
 }
 void mish_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, mish_serial); }
+void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n) {
+  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+    if (isa() == Isa::kAvx512)
+      return avx512::float_function_f32(f, in + begin, out + begin, end - begin);
+    if (isa() == Isa::kAvx2)
+      return avx2::float_function_f32(f, in + begin, out + begin, end - begin);
+    map4(in + begin, out + begin, end - begin, sleef_function4(f));
+  });
+}
 void sigmoid_f32(const float* in, float* out, std::int64_t n) {
   split(in, out, n, sigmoid_f32_serial);
 }

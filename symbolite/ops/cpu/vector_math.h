@@ -63,6 +63,28 @@ void relu_f32(const float* in, float* out, std::int64_t n);
 void relu6_f32(const float* in, float* out, std::int64_t n);
 // min(max(x + 3, 0), 6) / 6 with std::max and std::min's NaN handling (a NaN passes through).
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
+// The unary float functions PyTorch 1.13's vectorized kernels take from SLEEF (Vectorized<float>:
+// log, log2, ..., erfc), in float32 with the same functions (1 ulp; erfc 1.5), split across
+// threads.
+enum class FloatFunction {
+  kLog,
+  kLog2,
+  kLog10,
+  kLog1p,
+  kExpm1,
+  kExp2,
+  kSin,
+  kCos,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kSinh,
+  kCosh,
+  kErf,
+  kErfc
+};
+void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n);
 // Activations with parameters, as PyTorch 1.13's vectorized kernels compute them in float32
 // (the parameters as floats; SLEEF's functions of 1 ulp), split across threads:
 // leaky_relu: x > 0 ? x : x * slope (prelu the same, a slope a channel).

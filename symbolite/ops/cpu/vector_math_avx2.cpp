@@ -146,6 +146,50 @@ void exp_f32(const float* in, float* out, std::int64_t n) {
   map8(in, out, n, [](__m256 x) { return Sleef_expf8_u10avx2(x); });
 }
 
+// SLEEF's 8-lane function for `f`.
+using Sleef8 = decltype(&Sleef_logf8_u10avx2);  // SLEEF declares a const vector result
+Sleef8 sleef_function(FloatFunction f) {
+  switch (f) {
+    case FloatFunction::kLog:
+      return Sleef_logf8_u10avx2;
+    case FloatFunction::kLog2:
+      return Sleef_log2f8_u10avx2;
+    case FloatFunction::kLog10:
+      return Sleef_log10f8_u10avx2;
+    case FloatFunction::kLog1p:
+      return Sleef_log1pf8_u10avx2;
+    case FloatFunction::kExpm1:
+      return Sleef_expm1f8_u10avx2;
+    case FloatFunction::kExp2:
+      return Sleef_exp2f8_u10avx2;
+    case FloatFunction::kSin:
+      return Sleef_sinf8_u10avx2;
+    case FloatFunction::kCos:
+      return Sleef_cosf8_u10avx2;
+    case FloatFunction::kTan:
+      return Sleef_tanf8_u10avx2;
+    case FloatFunction::kAsin:
+      return Sleef_asinf8_u10avx2;
+    case FloatFunction::kAcos:
+      return Sleef_acosf8_u10avx2;
+    case FloatFunction::kAtan:
+      return Sleef_atanf8_u10avx2;
+    case FloatFunction::kSinh:
+      return Sleef_sinhf8_u10avx2;
+    case FloatFunction::kCosh:
+      return Sleef_coshf8_u10avx2;
+    case FloatFunction::kErf:
+      return Sleef_erff8_u10avx2;
+    case FloatFunction::kErfc:
+      return Sleef_erfcf8_u15avx2;
+  }
+  return nullptr;  // not reached: every enumerator is handled
+}
+
+void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n) {
+  map8(in, out, n, sleef_function(f));
+}
+
 // The parametric activations (vector_math.h), each lane picked as the scalar definition's
 // comparison picks it (false for a NaN).
 void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope) {

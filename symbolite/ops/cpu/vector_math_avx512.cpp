@@ -190,6 +190,50 @@ void exp_f32(const float* in, float* out, std::int64_t n) {
   map16(in, out, n, [](__m512 x) { return Sleef_expf16_u10avx512f(x); });
 }
 
+// SLEEF's 16-lane function for `f`.
+using Sleef16 = decltype(&Sleef_logf16_u10avx512f);  // SLEEF declares a const vector result
+Sleef16 sleef_function(FloatFunction f) {
+  switch (f) {
+    case FloatFunction::kLog:
+      return Sleef_logf16_u10avx512f;
+    case FloatFunction::kLog2:
+      return Sleef_log2f16_u10avx512f;
+    case FloatFunction::kLog10:
+      return Sleef_log10f16_u10avx512f;
+    case FloatFunction::kLog1p:
+      return Sleef_log1pf16_u10avx512f;
+    case FloatFunction::kExpm1:
+      return Sleef_expm1f16_u10avx512f;
+    case FloatFunction::kExp2:
+      return Sleef_exp2f16_u10avx512f;
+    case FloatFunction::kSin:
+      return Sleef_sinf16_u10avx512f;
+    case FloatFunction::kCos:
+      return Sleef_cosf16_u10avx512f;
+    case FloatFunction::kTan:
+      return Sleef_tanf16_u10avx512f;
+    case FloatFunction::kAsin:
+      return Sleef_asinf16_u10avx512f;
+    case FloatFunction::kAcos:
+      return Sleef_acosf16_u10avx512f;
+    case FloatFunction::kAtan:
+      return Sleef_atanf16_u10avx512f;
+    case FloatFunction::kSinh:
+      return Sleef_sinhf16_u10avx512f;
+    case FloatFunction::kCosh:
+      return Sleef_coshf16_u10avx512f;
+    case FloatFunction::kErf:
+      return Sleef_erff16_u10avx512f;
+    case FloatFunction::kErfc:
+      return Sleef_erfcf16_u15avx512f;
+  }
+  return nullptr;  // not reached: every enumerator is handled
+}
+
+void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n) {
+  map16(in, out, n, sleef_function(f));
+}
+
 // The parametric activations (vector_math.h), each lane picked as the scalar definition's
 // comparison picks it (false for a NaN).
 void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope) {

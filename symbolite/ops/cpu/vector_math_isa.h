@@ -37,6 +37,7 @@ void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float p
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold);
 void mish_f32(const float* in, float* out, std::int64_t n);
 void log_softmax_row_f32(const float* in, float* out, std::int64_t n);
+void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n);
 }  // namespace avx2
 
 namespace avx512 {
@@ -67,6 +68,7 @@ void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float p
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold);
 void mish_f32(const float* in, float* out, std::int64_t n);
 void log_softmax_row_f32(const float* in, float* out, std::int64_t n);
+void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n);
 }  // namespace avx512
 
 }  // namespace symbolite::ops::vec

@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
+#include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 
@@ -21,10 +23,24 @@ namespace {
 using tensor::DType;
 using tensor::Tensor;
 
-#define SYMBOLITE_FLOAT_UNARY(name, kernel, expr)                                       \
+// A contiguous float32 x through SLEEF's vector function (as PyTorch's Vectorized<float>);
+// anything else element by element with `f`.
+template <typename F>
+Tensor float_unary_or_sleef(const Tensor& x, const char* kernel, F f,
+                            std::optional<vec::FloatFunction> sleef) {
+  if (!sleef || x.dtype() != DType::kFloat32 || !x.is_contiguous()) {
+    return float_unary(x, kernel, f);
+  }
+  Tensor out = Tensor::uninitialized(x.sizes(), DType::kFloat32);
+  vec::float_function_f32(*sleef, x.data<float>(), out.mutable_data<float>(), x.numel());
+  return out;
+}
+
+#define SYMBOLITE_FLOAT_UNARY_SLEEF(name, kernel, expr, sleef)                          \
   void name(Stack& s) {                                                                 \
     const Tensor x = pop(s).to_tensor();                                                \
-    s.emplace_back(float_unary(x, kernel, [](auto v) { return expr; }));                \
+    s.emplace_back(float_unary_or_sleef(                                                \
+        x, kernel, [](auto v) { return expr; }, sleef));                                \
   }                                                                                     \
   void name##_(Stack& s) {                                                              \
     IValue self = pop(s);                                                               \
@@ -33,31 +49,35 @@ using tensor::Tensor;
       fail(fmt::format("result type Float can't be cast to the desired output type {}", \
                        tensor::scalar_type_name(x.dtype())));                           \
     }                                                                                   \
-    push_in_place(s, self, float_unary(x, kernel, [](auto v) { return expr; }));        \
+    push_in_place(s, self,                                                              \
+                  float_unary_or_sleef(                                                 \
+                      x, kernel, [](auto v) { return expr; }, sleef));                  \
   }
+#define SYMBOLITE_FLOAT_UNARY(name, kernel, expr) \
+  SYMBOLITE_FLOAT_UNARY_SLEEF(name, kernel, expr, std::nullopt)
 
 SYMBOLITE_FLOAT_UNARY(sqrt_op, "sqrt_vml_cpu", std::sqrt(v))
 SYMBOLITE_FLOAT_UNARY(rsqrt_op, "rsqrt_cpu", 1 / std::sqrt(v))
-SYMBOLITE_FLOAT_UNARY(log_op, "log_vml_cpu", std::log(v))
-SYMBOLITE_FLOAT_UNARY(log2_op, "log2_cpu", std::log2(v))
-SYMBOLITE_FLOAT_UNARY(log10_op, "log10_vml_cpu", std::log10(v))
-SYMBOLITE_FLOAT_UNARY(log1p_op, "log1p_vml_cpu", std::log1p(v))
-SYMBOLITE_FLOAT_UNARY(expm1_op, "expm1_vml_cpu", std::expm1(v))
-SYMBOLITE_FLOAT_UNARY(sin_op, "sin_vml_cpu", std::sin(v))
-SYMBOLITE_FLOAT_UNARY(cos_op, "cos_vml_cpu", std::cos(v))
-SYMBOLITE_FLOAT_UNARY(tan_op, "tan_vml_cpu", std::tan(v))
-SYMBOLITE_FLOAT_UNARY(asin_op, "asin_vml_cpu", std::asin(v))
-SYMBOLITE_FLOAT_UNARY(acos_op, "acos_vml_cpu", std::acos(v))
-SYMBOLITE_FLOAT_UNARY(atan_op, "atan_vml_cpu", std::atan(v))
-SYMBOLITE_FLOAT_UNARY(sinh_op, "sinh_vml_cpu", std::sinh(v))
-SYMBOLITE_FLOAT_UNARY(cosh_op, "cosh_vml_cpu", std::cosh(v))
+SYMBOLITE_FLOAT_UNARY_SLEEF(log_op, "log_vml_cpu", std::log(v), vec::FloatFunction::kLog)
+SYMBOLITE_FLOAT_UNARY_SLEEF(log2_op, "log2_cpu", std::log2(v), vec::FloatFunction::kLog2)
+SYMBOLITE_FLOAT_UNARY_SLEEF(log10_op, "log10_vml_cpu", std::log10(v), vec::FloatFunction::kLog10)
+SYMBOLITE_FLOAT_UNARY_SLEEF(log1p_op, "log1p_vml_cpu", std::log1p(v), vec::FloatFunction::kLog1p)
+SYMBOLITE_FLOAT_UNARY_SLEEF(expm1_op, "expm1_vml_cpu", std::expm1(v), vec::FloatFunction::kExpm1)
+SYMBOLITE_FLOAT_UNARY_SLEEF(sin_op, "sin_vml_cpu", std::sin(v), vec::FloatFunction::kSin)
+SYMBOLITE_FLOAT_UNARY_SLEEF(cos_op, "cos_vml_cpu", std::cos(v), vec::FloatFunction::kCos)
+SYMBOLITE_FLOAT_UNARY_SLEEF(tan_op, "tan_vml_cpu", std::tan(v), vec::FloatFunction::kTan)
+SYMBOLITE_FLOAT_UNARY_SLEEF(asin_op, "asin_vml_cpu", std::asin(v), vec::FloatFunction::kAsin)
+SYMBOLITE_FLOAT_UNARY_SLEEF(acos_op, "acos_vml_cpu", std::acos(v), vec::FloatFunction::kAcos)
+SYMBOLITE_FLOAT_UNARY_SLEEF(atan_op, "atan_vml_cpu", std::atan(v), vec::FloatFunction::kAtan)
+SYMBOLITE_FLOAT_UNARY_SLEEF(sinh_op, "sinh_vml_cpu", std::sinh(v), vec::FloatFunction::kSinh)
+SYMBOLITE_FLOAT_UNARY_SLEEF(cosh_op, "cosh_vml_cpu", std::cosh(v), vec::FloatFunction::kCosh)
 SYMBOLITE_FLOAT_UNARY(asinh_op, "asinh_cpu", std::asinh(v))
 SYMBOLITE_FLOAT_UNARY(acosh_op, "acosh_cpu", std::acosh(v))
 SYMBOLITE_FLOAT_UNARY(atanh_op, "atanh_cpu", std::atanh(v))
-SYMBOLITE_FLOAT_UNARY(erf_op, "erf_vml_cpu", std::erf(v))
-SYMBOLITE_FLOAT_UNARY(erfc_op, "erfc_vml_cpu", std::erfc(v))
+SYMBOLITE_FLOAT_UNARY_SLEEF(erf_op, "erf_vml_cpu", std::erf(v), vec::FloatFunction::kErf)
+SYMBOLITE_FLOAT_UNARY_SLEEF(erfc_op, "erfc_vml_cpu", std::erfc(v), vec::FloatFunction::kErfc)
 SYMBOLITE_FLOAT_UNARY(reciprocal_op, "reciprocal_cpu", 1 / v)
-SYMBOLITE_FLOAT_UNARY(exp2_op, "exp2_cpu", std::exp2(v))
+SYMBOLITE_FLOAT_UNARY_SLEEF(exp2_op, "exp2_cpu", std::exp2(v), vec::FloatFunction::kExp2)
 // PyTorch multiplies by the constant's value in the element type.
 SYMBOLITE_FLOAT_UNARY(deg2rad_op, "deg2rad", v* static_cast<decltype(v)>(M_PI / 180.0))
 SYMBOLITE_FLOAT_UNARY(rad2deg_op, "rad2deg", v* static_cast<decltype(v)>(180.0 / M_PI))
@@ -68,6 +88,7 @@ SYMBOLITE_FLOAT_UNARY(sinc_op, "sinc_cpu",
                                    (static_cast<decltype(v)>(M_PI) * v))
 
 #undef SYMBOLITE_FLOAT_UNARY
+#undef SYMBOLITE_FLOAT_UNARY_SLEEF
 
 // clamp(self, Scalar? min, Scalar? max): a float bound on an integer tensor gives float32
 // (type promotion with the scalars); NaN in self stays NaN; with min > max every element is
