@@ -204,10 +204,15 @@ Tensor resample_2d(const Tensor& x, const Taps& th, const Taps& tw, bool nearest
     }
     return std::pair{idx, weight};
   };
-  const auto [h0, hl0] = flat(th, 0);
-  const auto [h1, hl1] = flat(th, 1);
-  const auto [w0, wl0] = flat(tw, 0);
-  const auto [w1, wl1] = flat(tw, 1);
+  const auto th0 = flat(th, 0), th1 = flat(th, 1), tw0 = flat(tw, 0), tw1 = flat(tw, 1);
+  const std::vector<std::int64_t>& h0 = th0.first;
+  const std::vector<std::int64_t>& h1 = th1.first;
+  const std::vector<std::int64_t>& w0 = tw0.first;
+  const std::vector<std::int64_t>& w1 = tw1.first;
+  const std::vector<T>& hl0 = th0.second;
+  const std::vector<T>& hl1 = th1.second;
+  const std::vector<T>& wl0 = tw0.second;
+  const std::vector<T>& wl1 = tw1.second;
   // Nearest with every input column repeated `repeat` times in order (an integer scale
   // factor: 2 in FPN's and YOLO's upsampling) copies runs instead of gathering.
   std::int64_t repeat = ow % w == 0 ? ow / w : 0;
