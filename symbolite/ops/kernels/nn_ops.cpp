@@ -157,6 +157,53 @@ Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool lo
                    });
       return out;
     }
+    if (inner > 1 && x.dtype() == out_dtype) {
+      // Along a dimension before the last (a segmentation head's classes, dim 1): blocks of
+      // positions across threads, each block's rows of positions in vectors, with the sums of
+      // the loop below (a maximum, exp(x - max) summed over the dimension in order, then the
+      // reciprocal's product or x - max - log(sum)).
+      constexpr std::int64_t kBlock = 1024;
+      const std::int64_t blocks = (inner + kBlock - 1) / kBlock;
+      const float* src = x.data<float>();
+      parallel_for(outer * blocks, 1, [&](std::int64_t first, std::int64_t last) {
+        thread_local std::vector<float> top, sum;
+        for (std::int64_t unit = first; unit < last; ++unit) {
+          const std::int64_t o = unit / blocks, i0 = unit % blocks * kBlock;
+          const std::int64_t m = std::min(kBlock, inner - i0);
+          const float* in = src + o * len * inner + i0;
+          float* to = y + o * len * inner + i0;
+          top.assign(static_cast<std::size_t>(m), -std::numeric_limits<float>::infinity());
+          sum.assign(static_cast<std::size_t>(m), 0.0f);
+          for (std::int64_t k = 0; k < len; ++k) {
+            const float* row = in + k * inner;
+            for (std::int64_t i = 0; i < m; ++i) {  // branch-free: it vectorizes
+              const float v = row[i];
+              top[i] = (v > top[i]) | (v != v) ? v : top[i];  // NOLINT(misc-redundant-expression)
+            }
+          }
+          for (std::int64_t k = 0; k < len; ++k) {
+            const float* row = in + k * inner;
+            float* e = to + k * inner;
+            for (std::int64_t i = 0; i < m; ++i) e[i] = row[i] - top[i];
+            vec::exp_f32(e, e, m);
+            for (std::int64_t i = 0; i < m; ++i) sum[i] += e[i];
+          }
+          for (std::int64_t i = 0; i < m; ++i) {
+            sum[i] = log ? std::log(sum[i]) : 1.0f / sum[i];  // log(sum), or its reciprocal
+          }
+          for (std::int64_t k = 0; k < len; ++k) {
+            const float* row = in + k * inner;
+            float* e = to + k * inner;
+            if (log) {
+              for (std::int64_t i = 0; i < m; ++i) e[i] = row[i] - top[i] - sum[i];
+            } else {
+              for (std::int64_t i = 0; i < m; ++i) e[i] *= sum[i];
+            }
+          }
+        }
+      });
+      return out;
+    }
     if (log && inner == 1 && x.dtype() == out_dtype) {
       // log_softmax over the last dimension (a classifier's or language model's output): rows
       // in parallel, each in vectors.
