@@ -26,7 +26,23 @@ __attribute__((target("avx512f"))) double sum_avx512(const float* in, std::int64
   return sum;
 }
 
+__attribute__((target("avx512f"))) void accumulate_avx512(const float* in, double* sums,
+                                                          std::int64_t n) {
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m512d x = _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(in + i));
+    _mm512_storeu_pd(sums + i, _mm512_add_pd(_mm512_loadu_pd(sums + i), x));
+  }
+  for (; i < n; ++i) sums[i] += static_cast<double>(in[i]);
+}
+
 }  // namespace
+
+void accumulate(const float* in, double* sums, std::int64_t n) {
+  static const bool avx512 = cpu_has_avx512f();
+  if (avx512) return accumulate_avx512(in, sums, n);
+  accumulate<float>(in, sums, n);
+}
 
 double contiguous_sum(const float* in, std::int64_t n) {
   static const bool avx512 = cpu_has_avx512f();

@@ -11,6 +11,7 @@
 
 #include "symbolite/ops/common/activation.h"
 #include "symbolite/ops/common/batch_norm_affine.h"
+#include "symbolite/ops/common/contiguous_sum.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/layer_norm_row.h"
@@ -109,22 +110,11 @@ void scale_shift_channels(const Tensor& x, const std::vector<double>& scale,
   scale_shift_planes<T>(x, x.sizes()[0], inner, scale, shift, out, activation);
 }
 
-// The sum of p[0, n) and the sum of (p[i] - m)^2, in double: eight partial sums (i modulo 8)
-// added at the end, so that neither waits on one chain of additions and the compiler can
-// take them in vectors (a group norm's 32K-element group took 4 cycles an element).
+// The sum of (p[i] - m)^2 over p[0, n), in double: eight partial sums (i modulo 8) added at
+// the end, so that no addition waits on the one before and the compiler can take them in
+// vectors (a group norm's 32K-element group took 4 cycles an element); the sums themselves
+// are contiguous_sum's.
 constexpr int kPartialSums = 8;
-template <typename T>
-double sum_of(const T* p, std::int64_t n) {
-  double part[kPartialSums] = {};
-  std::int64_t i = 0;
-  for (; i + kPartialSums <= n; i += kPartialSums) {
-    for (int j = 0; j < kPartialSums; ++j) part[j] += static_cast<double>(p[i + j]);
-  }
-  for (; i < n; ++i) part[0] += static_cast<double>(p[i]);
-  double sum = 0;
-  for (double v : part) sum += v;
-  return sum;
-}
 template <typename T>
 double squares_about(const T* p, std::int64_t n, double m) {
   double part[kPartialSums] = {};
@@ -157,7 +147,7 @@ void channel_stats(const Tensor& x, std::int64_t outer, std::int64_t features, s
     for (std::int64_t c = first; c < last; ++c) {
       double sum = 0;
       for (std::int64_t n = 0; n < outer; ++n)
-        sum += sum_of(src + (n * features + c) * inner, inner);
+        sum += contiguous_sum(src + (n * features + c) * inner, inner);
       double m = sum / count;
       double sq = 0;
       for (std::int64_t n = 0; n < outer; ++n) {

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -60,6 +61,28 @@ bool reduces_trailing_run(const Tensor& t, const std::vector<bool>& mask) {
                       [](bool reduced) { return reduced; });
 }
 
+// A contiguous t reduced over one run of dimensions with dimensions after it kept (sum over
+// the channels of NCHW): t viewed as (outer, len, inner), inner > 1; nullopt otherwise.
+struct MiddleRun {
+  std::int64_t outer = 1, len = 1, inner = 1;
+};
+std::optional<MiddleRun> reduces_middle_run(const Tensor& t, const std::vector<bool>& mask) {
+  if (!t.is_contiguous() || t.dim() == 0 || mask.back()) return std::nullopt;
+  const auto first =
+      static_cast<std::size_t>(std::find(mask.begin(), mask.end(), true) - mask.begin());
+  if (first == mask.size()) return std::nullopt;
+  std::size_t end = first;
+  while (end < mask.size() && mask[end]) ++end;
+  if (std::find(mask.begin() + static_cast<std::ptrdiff_t>(end), mask.end(), true) != mask.end()) {
+    return std::nullopt;  // a second run
+  }
+  MiddleRun run;
+  for (std::size_t d = 0; d < mask.size(); ++d) {
+    (d < first ? run.outer : d < end ? run.len : run.inner) *= t.sizes()[d];
+  }
+  return run;
+}
+
 // sum (or mean) of `self` (already of the result dtype) over the dims in `mask`.
 Tensor sum_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim, bool mean) {
   ReducedShape shape = reduced_shape(self, mask, keepdim);
@@ -82,6 +105,29 @@ Tensor sum_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim,
                            static_cast<Acc>(contiguous_sum(in + i * count, count));
                      }
                    });
+    } else if (const auto run = std::is_floating_point_v<T> && out_numel > 0
+                                    ? reduces_middle_run(self, mask)
+                                    : std::nullopt) {
+      // Each result sums one element of every inner row, in the order the general loop
+      // below takes them: rows of results, each row's additions in vectors, blocks of
+      // results across threads.
+      constexpr std::int64_t kBlock = 1024;
+      const std::int64_t blocks = (run->inner + kBlock - 1) / kBlock;
+      parallel_for(run->outer * blocks, 1, [&](std::int64_t first, std::int64_t last) {
+        for (std::int64_t unit = first; unit < last; ++unit) {
+          const std::int64_t o = unit / blocks, i0 = unit % blocks * kBlock;
+          const std::int64_t m = std::min(kBlock, run->inner - i0);
+          Acc* sums = acc.data() + o * run->inner + i0;
+          for (std::int64_t k = 0; k < run->len; ++k) {
+            const T* row = in + (o * run->len + k) * run->inner + i0;
+            if constexpr (std::is_floating_point_v<T>) {
+              accumulate(row, sums, m);
+            } else {  // not reached: integer sums take the general loop
+              for (std::int64_t i = 0; i < m; ++i) sums[i] += static_cast<Acc>(row[i]);
+            }
+          }
+        }
+      });
     } else {
       std::array<const std::int64_t*, 2> strides{self.strides().data(), shape.out_strides.data()};
       for_each_offset<2>(self.sizes(), strides, [&](const std::array<std::int64_t, 2>& o) {
