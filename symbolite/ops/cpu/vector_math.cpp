@@ -317,6 +317,23 @@ void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float
   });
 }
 void mish_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, mish_serial); }
+void divide_f32(const float* a, const float* b, float* out, std::int64_t n) {
+  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+    if (isa() == Isa::kAvx512)
+      return avx512::divide_f32(a + begin, b + begin, out + begin, end - begin);
+    if (isa() == Isa::kAvx2)
+      return avx2::divide_f32(a + begin, b + begin, out + begin, end - begin);
+    for (std::int64_t i = begin; i < end; ++i) out[i] = a[i] / b[i];
+  });
+}
+void divide_f32(const float* a, float divisor, float* out, std::int64_t n) {
+  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+    if (isa() == Isa::kAvx512)
+      return avx512::divide_f32(a + begin, divisor, out + begin, end - begin);
+    if (isa() == Isa::kAvx2) return avx2::divide_f32(a + begin, divisor, out + begin, end - begin);
+    for (std::int64_t i = begin; i < end; ++i) out[i] = a[i] / divisor;
+  });
+}
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n) {
   parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
     if (isa() == Isa::kAvx512)

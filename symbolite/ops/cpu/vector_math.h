@@ -63,6 +63,10 @@ void relu_f32(const float* in, float* out, std::int64_t n);
 void relu6_f32(const float* in, float* out, std::int64_t n);
 // min(max(x + 3, 0), 6) / 6 with std::max and std::min's NaN handling (a NaN passes through).
 void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
+// out[i] = a[i] / b[i], and out[i] = a[i] / divisor: IEEE division, the bits of the scalar
+// loop (`out` may be `a` or `b`), split across threads.
+void divide_f32(const float* a, const float* b, float* out, std::int64_t n);
+void divide_f32(const float* a, float divisor, float* out, std::int64_t n);
 // The unary float functions PyTorch 1.13's vectorized kernels take from SLEEF (Vectorized<float>:
 // log, log2, ..., erfc), in float32 with the same functions (1 ulp; erfc 1.5), split across
 // threads.

@@ -190,6 +190,19 @@ void float_function_f32(FloatFunction f, const float* in, float* out, std::int64
   map8(in, out, n, sleef_function(f));
 }
 
+void divide_f32(const float* a, const float* b, float* out, std::int64_t n) {
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i, _mm256_div_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+  for (; i < n; ++i) out[i] = a[i] / b[i];
+}
+void divide_f32(const float* a, float divisor, float* out, std::int64_t n) {
+  const __m256 d = _mm256_set1_ps(divisor);
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, _mm256_div_ps(_mm256_loadu_ps(a + i), d));
+  for (; i < n; ++i) out[i] = a[i] / divisor;
+}
+
 // The parametric activations (vector_math.h), each lane picked as the scalar definition's
 // comparison picks it (false for a NaN).
 void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope) {

@@ -38,6 +38,8 @@ void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float
 void mish_f32(const float* in, float* out, std::int64_t n);
 void log_softmax_row_f32(const float* in, float* out, std::int64_t n);
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n);
+void divide_f32(const float* a, const float* b, float* out, std::int64_t n);
+void divide_f32(const float* a, float divisor, float* out, std::int64_t n);
 }  // namespace avx2
 
 namespace avx512 {
@@ -69,6 +71,8 @@ void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float
 void mish_f32(const float* in, float* out, std::int64_t n);
 void log_softmax_row_f32(const float* in, float* out, std::int64_t n);
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n);
+void divide_f32(const float* a, const float* b, float* out, std::int64_t n);
+void divide_f32(const float* a, float divisor, float* out, std::int64_t n);
 }  // namespace avx512
 
 }  // namespace symbolite::ops::vec

@@ -166,8 +166,42 @@ Tensor mul_op(const Operands& o, bool in_place = false) {
 }
 
 // True division: integral and bool operands compute in the default float dtype.
+// A float32 division whose operands are a contiguous tensor and one of its shape or a single
+// element, in vectors (vector_math.h: the same bits); nullopt for anything else. The result
+// goes where binary_kernel would put it.
+std::optional<Tensor> divide_float32(const Operands& o, bool in_place) {
+  const Tensor& a = o.a;
+  const Tensor& b = o.b;
+  if (a.dtype() != DType::kFloat32 || b.dtype() != DType::kFloat32 || !a.is_contiguous()) {
+    return std::nullopt;
+  }
+  const bool same = b.sizes() == a.sizes() && b.is_contiguous();
+  if (!same && (b.numel() != 1 || b.dim() > a.dim())) return std::nullopt;
+  Tensor out;
+  if (in_place) {
+    if (!writes_into_self<float>(a, b)) return std::nullopt;
+    out = a;
+  } else if (o.spare.a && can_write_over<float>(a, a.sizes())) {
+    out = a;
+  } else if (same && o.spare.b && can_write_over<float>(b, a.sizes())) {
+    out = b;
+  } else {
+    out = Tensor::uninitialized(a.sizes(), DType::kFloat32);
+  }
+  float* dst = out.mutable_data<float>();
+  if (same) {
+    vec::divide_f32(a.data<float>(), b.data<float>(), dst, a.numel());
+  } else {
+    vec::divide_f32(a.data<float>(), *b.data<float>(), dst, a.numel());
+  }
+  return out;
+}
+
 Tensor div_op(const Operands& o, bool in_place = false) {
   DType compute = is_floating(o.common) ? o.common : DType::kFloat32;
+  if (compute == DType::kFloat32) {
+    if (auto fast = divide_float32(o, in_place)) return std::move(*fast);
+  }
   return dispatch_floating(compute, "div_true_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     return binary_kernel<T>(
