@@ -1,0 +1,108 @@
+"""The layers bench/run_layer_survey.py times: one torch.nn layer or functional call each, as
+models outside torchvision use them (decoders, detectors, segmentation heads, audio and
+sequence models), on an input large enough for the layer's kernel to dominate its run.
+TorchScript needs the source of every forward, so they live in this file.
+
+CASES maps a name to (module factory, input shape)."""
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+IMAGE = (1, 64, 112, 112)
+ROWS = (64, 4096)
+
+
+class Call(nn.Module):
+    """A functional call on the input, named by the subclasses' forward."""
+
+
+class Softmax1(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.softmax(x, 1)
+
+
+class LogSoftmax(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.log_softmax(x, -1)
+
+
+class SumChannels(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return x.sum(1)
+
+
+class GlobalAverage(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return x.mean((2, 3))
+
+
+class ExpLog(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.log(torch.exp(x) + 1.0)
+
+
+class DivideScalar(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return x / 3.0
+
+
+class UpsampleNearest(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.interpolate(x, scale_factor=2.0, mode="nearest")
+
+
+class UpsampleBilinear(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.interpolate(x, scale_factor=2.0, mode="bilinear", align_corners=False)
+
+
+class ConvRelu(nn.Module):
+    """A user's conv block: F.relu after the convolution, as tutorials write it."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(64, 64, 3, padding=1)
+        self.bn = nn.BatchNorm2d(64)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.relu(self.bn(self.conv(x)))
+
+
+class UNetUp(nn.Module):
+    """A UNet decoder step: 2x2 stride-2 transposed convolution, cat with the skip, conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(64, 32, 2, 2)
+        self.conv = nn.Conv2d(64, 32, 3, padding=1)
+
+    def forward(self, x: Tensor) -> Tensor:
+        skip = F.interpolate(x[:, :32], scale_factor=2.0, mode="nearest")
+        return F.relu(self.conv(torch.cat([self.up(x), skip], 1)))
+
+
+def _eval(module):
+    return lambda: module().eval()
+
+
+CASES = {
+    "leaky_relu": (lambda: nn.LeakyReLU(0.1), IMAGE),
+    "prelu": (lambda: nn.PReLU(64), IMAGE),
+    "elu": (lambda: nn.ELU(), IMAGE),
+    "softplus": (lambda: nn.Softplus(), IMAGE),
+    "mish": (lambda: nn.Mish(), IMAGE),
+    "group_norm": (lambda: nn.GroupNorm(8, 64), IMAGE),
+    "instance_norm": (lambda: nn.InstanceNorm2d(64), IMAGE),
+    "conv_transpose2d": (lambda: nn.ConvTranspose2d(64, 32, 2, 2), (1, 64, 64, 64)),
+    "conv_transpose2d_k4s2": (lambda: nn.ConvTranspose2d(128, 64, 4, 2, 1), (1, 128, 32, 32)),
+    "upsample_nearest": (UpsampleNearest, (1, 64, 64, 64)),
+    "upsample_bilinear": (UpsampleBilinear, (1, 64, 64, 64)),
+    "softmax_dim1": (Softmax1, IMAGE),
+    "log_softmax": (LogSoftmax, (64, 1000)),
+    "sum_channels": (SumChannels, IMAGE),
+    "global_average": (GlobalAverage, IMAGE),
+    "exp_log": (ExpLog, IMAGE),
+    "divide_scalar": (DivideScalar, IMAGE),
+    "conv_bn_f_relu": (_eval(ConvRelu), (1, 64, 56, 56)),
+    "unet_up": (_eval(UNetUp), (1, 64, 64, 64)),
+}
