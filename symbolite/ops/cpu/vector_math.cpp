@@ -66,6 +66,22 @@ void exp_f32_serial(const float* in, float* out, std::int64_t n) {
   map4(in, out, n, [](__m128 x) { return Sleef_expf4_u10(x); });
 }
 
+// A row's maximum (NaN if it holds one) and the sum of exp(x - max) in order, each
+// exponential stored to out[k] (softmax's and log_softmax's rows without AVX2); n > 0.
+struct MaxAndSum {
+  float max;
+  float sum;
+};
+MaxAndSum max_and_exp_sum4(const float* in, float* out, std::int64_t n) {
+  float max = in[0];
+  for (std::int64_t k = 1; k < n; ++k) max = (in[k] > max || std::isnan(in[k])) ? in[k] : max;
+  for (std::int64_t k = 0; k < n; ++k) out[k] = in[k] - max;
+  map4(out, out, n, [](__m128 x) { return Sleef_expf4_u10(x); });
+  float sum = 0;
+  for (std::int64_t k = 0; k < n; ++k) sum += out[k];
+  return {max, sum};
+}
+
 // SLEEF's 4-lane function for `f` (SLEEF declares them returning a const vector).
 using Sleef4 = decltype(&Sleef_logf4_u10);
 Sleef4 sleef_function4(FloatFunction f) {
@@ -414,27 +430,17 @@ void softmax_row_f32(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::softmax_row_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::softmax_row_f32(in, out, n);
   if (n <= 0) return;
-  float max = in[0];
-  for (std::int64_t k = 1; k < n; ++k) max = (in[k] > max || std::isnan(in[k])) ? in[k] : max;
-  for (std::int64_t k = 0; k < n; ++k) out[k] = in[k] - max;
-  map4(out, out, n, [](__m128 x) { return Sleef_expf4_u10(x); });
-  float sum = 0;
-  for (std::int64_t k = 0; k < n; ++k) sum += out[k];
-  const float inv = 1.0f / sum;
+  const MaxAndSum row = max_and_exp_sum4(in, out, n);
+  const float inv = 1.0f / row.sum;
   for (std::int64_t k = 0; k < n; ++k) out[k] *= inv;
 }
 void log_softmax_row_f32(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::log_softmax_row_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::log_softmax_row_f32(in, out, n);
   if (n <= 0) return;
-  float max = in[0];
-  for (std::int64_t k = 1; k < n; ++k) max = (in[k] > max || std::isnan(in[k])) ? in[k] : max;
-  for (std::int64_t k = 0; k < n; ++k) out[k] = in[k] - max;
-  map4(out, out, n, [](__m128 x) { return Sleef_expf4_u10(x); });
-  float sum = 0;
-  for (std::int64_t k = 0; k < n; ++k) sum += out[k];
-  const float log_sum = Sleef_logf_u10(sum);
-  for (std::int64_t k = 0; k < n; ++k) out[k] = in[k] - max - log_sum;
+  const MaxAndSum row = max_and_exp_sum4(in, out, n);
+  const float log_sum = Sleef_logf_u10(row.sum);
+  for (std::int64_t k = 0; k < n; ++k) out[k] = in[k] - row.max - log_sum;
 }
 void gelu_tanh_f32(const float* in, float* out, std::int64_t n) {
   split(in, out, n, gelu_tanh_f32_serial);
