@@ -146,8 +146,9 @@ void channel_stats(const Tensor& x, std::int64_t outer, std::int64_t features, s
   parallel_for(features, 1, [&](std::int64_t first, std::int64_t last) {
     for (std::int64_t c = first; c < last; ++c) {
       double sum = 0;
-      for (std::int64_t n = 0; n < outer; ++n)
+      for (std::int64_t n = 0; n < outer; ++n) {
         sum += contiguous_sum(src + (n * features + c) * inner, inner);
+      }
       double m = sum / count;
       double sq = 0;
       for (std::int64_t n = 0; n < outer; ++n) {
