@@ -116,6 +116,9 @@ Sleef4 sleef_function4(FloatFunction f) {
       return Sleef_coshf4_u10;
     case FloatFunction::kErf:
       return Sleef_erff4_u10;
+    case FloatFunction::kSqrt:
+    case FloatFunction::kRsqrt:
+      break;  // IEEE, not SLEEF: float_function_f32
     case FloatFunction::kErfc:
       return Sleef_erfcf4_u15;
   }
@@ -356,7 +359,24 @@ void float_function_f32(FloatFunction f, const float* in, float* out, std::int64
       return avx512::float_function_f32(f, in + begin, out + begin, end - begin);
     if (isa() == Isa::kAvx2)
       return avx2::float_function_f32(f, in + begin, out + begin, end - begin);
+    if (f == FloatFunction::kSqrt) {
+      return map4(in + begin, out + begin, end - begin, [](__m128 x) { return _mm_sqrt_ps(x); });
+    }
+    if (f == FloatFunction::kRsqrt) {
+      return map4(in + begin, out + begin, end - begin,
+                  [](__m128 x) { return _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(x)); });
+    }
     map4(in + begin, out + begin, end - begin, sleef_function4(f));
+  });
+}
+void clamp_f32(const float* in, float* out, std::int64_t n, float lo, float hi) {
+  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+    if (isa() == Isa::kAvx512)
+      return avx512::clamp_f32(in + begin, out + begin, end - begin, lo, hi);
+    if (isa() == Isa::kAvx2) return avx2::clamp_f32(in + begin, out + begin, end - begin, lo, hi);
+    const __m128 l = _mm_set1_ps(lo), h = _mm_set1_ps(hi);
+    map4(in + begin, out + begin, end - begin,
+         [=](__m128 x) { return _mm_min_ps(h, _mm_max_ps(l, x)); });
   });
 }
 void sigmoid_f32(const float* in, float* out, std::int64_t n) {

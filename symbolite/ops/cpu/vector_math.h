@@ -68,8 +68,8 @@ void hardsigmoid_f32(const float* in, float* out, std::int64_t n);
 void divide_f32(const float* a, const float* b, float* out, std::int64_t n);
 void divide_f32(const float* a, float divisor, float* out, std::int64_t n);
 // The unary float functions PyTorch 1.13's vectorized kernels take from SLEEF (Vectorized<float>:
-// log, log2, ..., erfc), in float32 with the same functions (1 ulp; erfc 1.5), split across
-// threads.
+// log, log2, ..., erfc), in float32 with the same functions (1 ulp; erfc 1.5), and sqrt and
+// 1 / sqrt in IEEE arithmetic (the bits of the scalar std::sqrt), split across threads.
 enum class FloatFunction {
   kLog,
   kLog2,
@@ -86,7 +86,9 @@ enum class FloatFunction {
   kSinh,
   kCosh,
   kErf,
-  kErfc
+  kErfc,
+  kSqrt,
+  kRsqrt
 };
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n);
 // Activations with parameters, as PyTorch 1.13's vectorized kernels compute them in float32
@@ -100,6 +102,9 @@ void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float p
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold);
 // mish: x * tanh(log1p(exp(x))).
 void mish_f32(const float* in, float* out, std::int64_t n);
+// clamp: min(max(x, lo), hi) with std::max's and std::min's NaN and signed-zero results (a NaN
+// passes through; -inf / +inf for a missing bound).
+void clamp_f32(const float* in, float* out, std::int64_t n, float lo, float hi);
 // A convolution's epilogue on one row of its output, on the calling thread: p[i] += *bias;
 // then p[i] = p[i] * *scale + *shift (a multiply then an add, as batch norm computes it); then
 // the activation, as the functions above compute it. Each step only when given (adding 0

@@ -180,6 +180,9 @@ Sleef8 sleef_function(FloatFunction f) {
       return Sleef_coshf8_u10avx2;
     case FloatFunction::kErf:
       return Sleef_erff8_u10avx2;
+    case FloatFunction::kSqrt:
+    case FloatFunction::kRsqrt:
+      break;  // IEEE, not SLEEF: float_function_f32
     case FloatFunction::kErfc:
       return Sleef_erfcf8_u15avx2;
   }
@@ -187,7 +190,20 @@ Sleef8 sleef_function(FloatFunction f) {
 }
 
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n) {
+  if (f == FloatFunction::kSqrt)
+    return map8(in, out, n, [](__m256 x) { return _mm256_sqrt_ps(x); });
+  if (f == FloatFunction::kRsqrt) {
+    return map8(in, out, n,
+                [](__m256 x) { return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x)); });
+  }
   map8(in, out, n, sleef_function(f));
+}
+
+// MAXPS and MINPS return their second operand for a NaN or two zeros, as std::max(x, lo)
+// and std::min(x, hi) return x.
+void clamp_f32(const float* in, float* out, std::int64_t n, float lo, float hi) {
+  const __m256 l = _mm256_set1_ps(lo), h = _mm256_set1_ps(hi);
+  map8(in, out, n, [=](__m256 x) { return _mm256_min_ps(h, _mm256_max_ps(l, x)); });
 }
 
 void divide_f32(const float* a, const float* b, float* out, std::int64_t n) {

@@ -224,6 +224,9 @@ Sleef16 sleef_function(FloatFunction f) {
       return Sleef_coshf16_u10avx512f;
     case FloatFunction::kErf:
       return Sleef_erff16_u10avx512f;
+    case FloatFunction::kSqrt:
+    case FloatFunction::kRsqrt:
+      break;  // IEEE, not SLEEF: float_function_f32
     case FloatFunction::kErfc:
       return Sleef_erfcf16_u15avx512f;
   }
@@ -231,7 +234,22 @@ Sleef16 sleef_function(FloatFunction f) {
 }
 
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n) {
+  if (f == FloatFunction::kSqrt)
+    return map16(in, out, n, [](__m512 x) { return _mm512_maskz_sqrt_ps(kAll, x); });
+  if (f == FloatFunction::kRsqrt) {
+    return map16(in, out, n, [](__m512 x) {
+      return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_maskz_sqrt_ps(kAll, x));
+    });
+  }
   map16(in, out, n, sleef_function(f));
+}
+
+// MAXPS and MINPS return their second operand for a NaN or two zeros, as std::max(x, lo)
+// and std::min(x, hi) return x.
+void clamp_f32(const float* in, float* out, std::int64_t n, float lo, float hi) {
+  const __m512 l = _mm512_set1_ps(lo), h = _mm512_set1_ps(hi);
+  map16(in, out, n,
+        [=](__m512 x) { return _mm512_maskz_min_ps(kAll, h, _mm512_maskz_max_ps(kAll, l, x)); });
 }
 
 void divide_f32(const float* a, const float* b, float* out, std::int64_t n) {

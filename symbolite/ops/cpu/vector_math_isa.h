@@ -40,6 +40,7 @@ void log_softmax_row_f32(const float* in, float* out, std::int64_t n);
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n);
 void divide_f32(const float* a, const float* b, float* out, std::int64_t n);
 void divide_f32(const float* a, float divisor, float* out, std::int64_t n);
+void clamp_f32(const float* in, float* out, std::int64_t n, float lo, float hi);
 }  // namespace avx2
 
 namespace avx512 {
@@ -73,6 +74,7 @@ void log_softmax_row_f32(const float* in, float* out, std::int64_t n);
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n);
 void divide_f32(const float* a, const float* b, float* out, std::int64_t n);
 void divide_f32(const float* a, float divisor, float* out, std::int64_t n);
+void clamp_f32(const float* in, float* out, std::int64_t n, float lo, float hi);
 }  // namespace avx512
 
 }  // namespace symbolite::ops::vec

@@ -431,6 +431,13 @@ Tensor hardtanh_impl(const Tensor& x, const IValue& min_val, const IValue& max_v
     using T = decltype(tag);
     T lo = scalar_as<T>(min_val);
     T hi = scalar_as<T>(max_val);
+    if constexpr (std::is_same_v<T, float>) {
+      if (x.is_contiguous()) {  // the same values in vectors (vector_math.h)
+        Tensor out = Tensor::uninitialized(x.sizes(), DType::kFloat32);
+        vec::clamp_f32(x.data<float>(), out.mutable_data<float>(), x.numel(), lo, hi);
+        return out;
+      }
+    }
     return unary_same<T>(x, [lo, hi](T v) {
       if constexpr (std::is_floating_point_v<T>) {
         if (std::isnan(v)) return v;

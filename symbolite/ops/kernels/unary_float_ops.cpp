@@ -56,8 +56,8 @@ Tensor float_unary_or_sleef(const Tensor& x, const char* kernel, F f,
 #define SYMBOLITE_FLOAT_UNARY(name, kernel, expr) \
   SYMBOLITE_FLOAT_UNARY_SLEEF(name, kernel, expr, std::nullopt)
 
-SYMBOLITE_FLOAT_UNARY(sqrt_op, "sqrt_vml_cpu", std::sqrt(v))
-SYMBOLITE_FLOAT_UNARY(rsqrt_op, "rsqrt_cpu", 1 / std::sqrt(v))
+SYMBOLITE_FLOAT_UNARY_SLEEF(sqrt_op, "sqrt_vml_cpu", std::sqrt(v), vec::FloatFunction::kSqrt)
+SYMBOLITE_FLOAT_UNARY_SLEEF(rsqrt_op, "rsqrt_cpu", 1 / std::sqrt(v), vec::FloatFunction::kRsqrt)
 SYMBOLITE_FLOAT_UNARY_SLEEF(log_op, "log_vml_cpu", std::log(v), vec::FloatFunction::kLog)
 SYMBOLITE_FLOAT_UNARY_SLEEF(log2_op, "log2_cpu", std::log2(v), vec::FloatFunction::kLog2)
 SYMBOLITE_FLOAT_UNARY_SLEEF(log10_op, "log10_vml_cpu", std::log10(v), vec::FloatFunction::kLog10)
@@ -108,6 +108,15 @@ Tensor clamp_impl(const Tensor& x, const IValue& lo, const IValue& hi) {
     const T h = has_hi ? static_cast<T>(hi.to_double()) : T{};
     const T li = has_lo && lo.is(IValue::Kind::kInt) ? static_cast<T>(lo.to_int()) : l;
     const T hi_v = has_hi && hi.is(IValue::Kind::kInt) ? static_cast<T>(hi.to_int()) : h;
+    if constexpr (std::is_same_v<T, float>) {
+      if (in.is_contiguous()) {  // the same values in vectors (vector_math.h)
+        Tensor out = Tensor::uninitialized(in.sizes(), DType::kFloat32);
+        constexpr float kInf = std::numeric_limits<float>::infinity();
+        vec::clamp_f32(in.data<float>(), out.mutable_data<float>(), in.numel(), has_lo ? li : -kInf,
+                       has_hi ? hi_v : kInf);
+        return out;
+      }
+    }
     return unary_same<T>(in, [=](T v) {
       if constexpr (std::is_floating_point_v<T>) {
         if (std::isnan(v)) return v;
