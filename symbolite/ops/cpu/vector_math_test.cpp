@@ -116,6 +116,70 @@ TEST(VectorMath, LogSoftmaxRowIsItsDefinitionOnEveryInstructionSet) {
   }
 }
 
+// Special and ordinary floats, for the element-by-element functions below: zeros of both
+// signs, NaN, infinities, the clamp bounds themselves, and a run past a vector's tail.
+std::vector<float> specials() {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  std::vector<float> v = {0.0f, -0.0f, std::nanf(""), kInf, -kInf, -2.0f, 2.0f, 1e-30f, -1e-30f};
+  for (int i = 0; i < 61; ++i) v.push_back(static_cast<float>(i - 30) * 0.37f);
+  return v;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// IEEE operations in vectors give the scalar loop's bits on every instruction set: division,
+// sqrt and 1 / sqrt, clamp (NaN and -0.0 kept as std::max and std::min keep them), and
+// leaky_relu (one multiply).
+TEST(VectorMath, ExactFunctionsAreTheScalarLoopsBitsOnEveryInstructionSet) {
+  struct Isa {
+    const char* name;
+    void (*divide)(const float*, float, float*, std::int64_t);
+    void (*function)(FloatFunction, const float*, float*, std::int64_t);
+    void (*clamp)(const float*, float*, std::int64_t, float, float);
+    void (*leaky)(const float*, float*, std::int64_t, float);
+  };
+  std::vector<Isa> isas = {
+      {"dispatcher", &divide_f32, &float_function_f32, &clamp_f32, &leaky_relu_f32}};
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    isas.push_back({"avx2", &avx2::divide_f32, &avx2::float_function_f32, &avx2::clamp_f32,
+                    &avx2::leaky_relu_f32});
+  }
+  if (__builtin_cpu_supports("avx512f")) {
+    isas.push_back({"avx512", &avx512::divide_f32, &avx512::float_function_f32, &avx512::clamp_f32,
+                    &avx512::leaky_relu_f32});
+  }
+  const std::vector<float> x = specials();
+  const auto n = static_cast<std::int64_t>(x.size());
+  for (const Isa& isa : isas) {
+    SCOPED_TRACE(isa.name);
+    std::vector<float> out(x.size());
+    isa.divide(x.data(), 3.0f, out.data(), n);
+    for (std::size_t i = 0; i < x.size(); ++i) EXPECT_TRUE(same_bits(out[i], x[i] / 3.0f)) << i;
+    isa.function(FloatFunction::kSqrt, x.data(), out.data(), n);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      EXPECT_TRUE(same_bits(out[i], std::sqrt(x[i]))) << i;
+    }
+    isa.function(FloatFunction::kRsqrt, x.data(), out.data(), n);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      EXPECT_TRUE(same_bits(out[i], 1.0f / std::sqrt(x[i]))) << i;
+    }
+    for (const auto& [lo, hi] : {std::pair{0.0f, 6.0f}, std::pair{-2.0f, 2.0f},
+                                 std::pair{-0.0f, 0.0f}, std::pair{3.0f, -3.0f}}) {
+      isa.clamp(x.data(), out.data(), n, lo, hi);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const float want = std::isnan(x[i]) ? x[i] : std::min(std::max(x[i], lo), hi);
+        EXPECT_TRUE(same_bits(out[i], want)) << i << " in [" << lo << ", " << hi << "]";
+      }
+    }
+    isa.leaky(x.data(), out.data(), n, 0.01f);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const float want = x[i] > 0 ? x[i] : x[i] * 0.01f;
+      EXPECT_TRUE(same_bits(out[i], want) || (std::isnan(out[i]) && std::isnan(want))) << i;
+    }
+  }
+}
+
 // The distance in ulps between two finite floats of any sign.
 std::int64_t ulps(float a, float b) {
   auto ordered = [](float f) {
