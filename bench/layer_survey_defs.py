@@ -46,6 +46,26 @@ class DivideScalar(Call):
         return x / 3.0
 
 
+class ClampMin(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return x.clamp_min(0.1)
+
+
+class Hardtanh(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.hardtanh(x, -2.0, 2.0)
+
+
+class Rsqrt(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.rsqrt(x.abs() + 1.0)
+
+
+class MaxPool1d(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.max_pool1d(x, 4)
+
+
 class UpsampleNearest(Call):
     def forward(self, x: Tensor) -> Tensor:
         return F.interpolate(x, scale_factor=2.0, mode="nearest")
@@ -103,6 +123,10 @@ CASES = {
     "global_average": (GlobalAverage, IMAGE),
     "exp_log": (ExpLog, IMAGE),
     "divide_scalar": (DivideScalar, IMAGE),
+    "clamp_min": (ClampMin, IMAGE),
+    "hardtanh": (Hardtanh, IMAGE),
+    "rsqrt": (Rsqrt, IMAGE),
+    "max_pool1d": (MaxPool1d, (1, 64, 16000)),
     "conv_bn_f_relu": (_eval(ConvRelu), (1, 64, 56, 56)),
     "unet_up": (_eval(UNetUp), (1, 64, 64, 64)),
 }
