@@ -66,6 +66,11 @@ class MaxPool1d(Call):
         return F.max_pool1d(x, 4)
 
 
+class Glu(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.glu(x, 1)
+
+
 class UpsampleNearest(Call):
     def forward(self, x: Tensor) -> Tensor:
         return F.interpolate(x, scale_factor=2.0, mode="nearest")
@@ -127,6 +132,7 @@ CASES = {
     "hardtanh": (Hardtanh, IMAGE),
     "rsqrt": (Rsqrt, IMAGE),
     "max_pool1d": (MaxPool1d, (1, 64, 16000)),
+    "glu": (Glu, IMAGE),
     "conv_bn_f_relu": (_eval(ConvRelu), (1, 64, 56, 56)),
     "unet_up": (_eval(UNetUp), (1, 64, 64, 64)),
 }
