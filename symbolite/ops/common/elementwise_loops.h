@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -184,6 +185,17 @@ tensor::Tensor unary_map(const tensor::Tensor& x0, Op op) {
   std::array<const std::int64_t*, 1> strides{x0.strides().data()};
   for_each_offset<1>(x0.sizes(), strides,
                      [&](const std::array<std::int64_t, 1>& o) { *dst++ = op(src[o[0]]); });
+  return out;
+}
+
+// `f(in, out, n)` (a vector function, ops/cpu/vector_math.h) over a contiguous float32 x into
+// a new float32 tensor of x's shape; nullopt for any other x, which the caller's element loop
+// takes.
+template <typename F>
+std::optional<tensor::Tensor> map_contiguous_f32(const tensor::Tensor& x, F f) {
+  if (x.dtype() != tensor::DType::kFloat32 || !x.is_contiguous()) return std::nullopt;
+  tensor::Tensor out = tensor::Tensor::uninitialized(x.sizes(), tensor::DType::kFloat32);
+  f(x.data<float>(), out.mutable_data<float>(), x.numel());
   return out;
 }
 

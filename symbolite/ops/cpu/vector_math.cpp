@@ -165,6 +165,32 @@ void mish_serial(const float* in, float* out, std::int64_t n) {
   });
 }
 
+void divide_serial(const float* a, const float* b, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::divide_f32(a, b, out, n);
+  if (isa() == Isa::kAvx2) return avx2::divide_f32(a, b, out, n);
+  for (std::int64_t i = 0; i < n; ++i) out[i] = a[i] / b[i];
+}
+void divide_serial(const float* a, float divisor, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::divide_f32(a, divisor, out, n);
+  if (isa() == Isa::kAvx2) return avx2::divide_f32(a, divisor, out, n);
+  for (std::int64_t i = 0; i < n; ++i) out[i] = a[i] / divisor;
+}
+void float_function_serial(FloatFunction f, const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::float_function_f32(f, in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::float_function_f32(f, in, out, n);
+  if (f == FloatFunction::kSqrt) return map4(in, out, n, [](__m128 x) { return _mm_sqrt_ps(x); });
+  if (f == FloatFunction::kRsqrt) {
+    return map4(in, out, n, [](__m128 x) { return _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(x)); });
+  }
+  map4(in, out, n, sleef_function4(f));
+}
+void clamp_serial(const float* in, float* out, std::int64_t n, float lo, float hi) {
+  if (isa() == Isa::kAvx512) return avx512::clamp_f32(in, out, n, lo, hi);
+  if (isa() == Isa::kAvx2) return avx2::clamp_f32(in, out, n, lo, hi);
+  const __m128 l = _mm_set1_ps(lo), h = _mm_set1_ps(hi);
+  map4(in, out, n, [=](__m128 x) { return _mm_min_ps(h, _mm_max_ps(l, x)); });
+}
+
 void sigmoid_f32_serial(const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::sigmoid_f32(in, out, n);
   if (isa() == Isa::kAvx2) return avx2::sigmoid_f32(in, out, n);
@@ -309,74 +335,56 @@ void gelu_tanh_f64_serial(const double* in, double* out, std::int64_t n) {
 // splits; with 32768 the model ran 5 % slower at two threads.
 constexpr std::int64_t kElementsPerThread = 8192;
 
+// f(begin, count) over ranges of [0, n), split across threads.
+template <typename F>
+void split_range(std::int64_t n, F f) {
+  parallel_for(n, kElementsPerThread,
+               [&](std::int64_t begin, std::int64_t end) { f(begin, end - begin); });
+}
+
 template <typename T>
 void split(const T* in, T* out, std::int64_t n, void (*serial)(const T*, T*, std::int64_t)) {
-  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
-    serial(in + begin, out + begin, end - begin);
-  });
+  split_range(n, [&](std::int64_t at, std::int64_t count) { serial(in + at, out + at, count); });
 }
 
 }  // namespace
 
 void exp_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, exp_f32_serial); }
 void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope) {
-  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
-    leaky_relu_serial(in + begin, out + begin, end - begin, slope);
+  split_range(n, [&](std::int64_t at, std::int64_t count) {
+    leaky_relu_serial(in + at, out + at, count, slope);
   });
 }
 void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
              float negiptcoef) {
-  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
-    elu_serial(in + begin, out + begin, end - begin, negcoef, poscoef, negiptcoef);
+  split_range(n, [&](std::int64_t at, std::int64_t count) {
+    elu_serial(in + at, out + at, count, negcoef, poscoef, negiptcoef);
   });
 }
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold) {
-  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
-    softplus_serial(in + begin, out + begin, end - begin, beta, threshold);
+  split_range(n, [&](std::int64_t at, std::int64_t count) {
+    softplus_serial(in + at, out + at, count, beta, threshold);
   });
 }
 void mish_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, mish_serial); }
 void divide_f32(const float* a, const float* b, float* out, std::int64_t n) {
-  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
-    if (isa() == Isa::kAvx512)
-      return avx512::divide_f32(a + begin, b + begin, out + begin, end - begin);
-    if (isa() == Isa::kAvx2)
-      return avx2::divide_f32(a + begin, b + begin, out + begin, end - begin);
-    for (std::int64_t i = begin; i < end; ++i) out[i] = a[i] / b[i];
+  split_range(n, [&](std::int64_t at, std::int64_t count) {
+    divide_serial(a + at, b + at, out + at, count);
   });
 }
 void divide_f32(const float* a, float divisor, float* out, std::int64_t n) {
-  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
-    if (isa() == Isa::kAvx512)
-      return avx512::divide_f32(a + begin, divisor, out + begin, end - begin);
-    if (isa() == Isa::kAvx2) return avx2::divide_f32(a + begin, divisor, out + begin, end - begin);
-    for (std::int64_t i = begin; i < end; ++i) out[i] = a[i] / divisor;
+  split_range(n, [&](std::int64_t at, std::int64_t count) {
+    divide_serial(a + at, divisor, out + at, count);
   });
 }
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n) {
-  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
-    if (isa() == Isa::kAvx512)
-      return avx512::float_function_f32(f, in + begin, out + begin, end - begin);
-    if (isa() == Isa::kAvx2)
-      return avx2::float_function_f32(f, in + begin, out + begin, end - begin);
-    if (f == FloatFunction::kSqrt) {
-      return map4(in + begin, out + begin, end - begin, [](__m128 x) { return _mm_sqrt_ps(x); });
-    }
-    if (f == FloatFunction::kRsqrt) {
-      return map4(in + begin, out + begin, end - begin,
-                  [](__m128 x) { return _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(x)); });
-    }
-    map4(in + begin, out + begin, end - begin, sleef_function4(f));
+  split_range(n, [&](std::int64_t at, std::int64_t count) {
+    float_function_serial(f, in + at, out + at, count);
   });
 }
 void clamp_f32(const float* in, float* out, std::int64_t n, float lo, float hi) {
-  parallel_for(n, kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
-    if (isa() == Isa::kAvx512)
-      return avx512::clamp_f32(in + begin, out + begin, end - begin, lo, hi);
-    if (isa() == Isa::kAvx2) return avx2::clamp_f32(in + begin, out + begin, end - begin, lo, hi);
-    const __m128 l = _mm_set1_ps(lo), h = _mm_set1_ps(hi);
-    map4(in + begin, out + begin, end - begin,
-         [=](__m128 x) { return _mm_min_ps(h, _mm_max_ps(l, x)); });
+  split_range(n, [&](std::int64_t at, std::int64_t count) {
+    clamp_serial(in + at, out + at, count, lo, hi);
   });
 }
 void sigmoid_f32(const float* in, float* out, std::int64_t n) {

@@ -38,10 +38,8 @@ double scalar_double(const IValue& v) { return scalar_as<double>(v); }
 // contiguous float32 x; floating_map with `slow` on anything else.
 template <typename Fast, typename Slow>
 Tensor float32_fast(const Tensor& x, std::string_view kernel, Fast fast, Slow slow) {
-  if (x.dtype() != DType::kFloat32 || !x.is_contiguous()) return floating_map(x, kernel, slow);
-  Tensor out = Tensor::uninitialized(x.sizes(), DType::kFloat32);
-  fast(x.data<float>(), out.mutable_data<float>(), x.numel());
-  return out;
+  if (auto out = map_contiguous_f32(x, fast)) return std::move(*out);
+  return floating_map(x, kernel, slow);
 }
 
 // PyTorch's elu: x > 0 ? scale * x : alpha * scale * expm1(x * input_scale); in float32 its

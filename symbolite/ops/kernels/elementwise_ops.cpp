@@ -339,13 +339,7 @@ concept HasVectorF32 = requires(const float* in, float* out, std::int64_t n) {
 
 template <typename Op>
 std::optional<Tensor> try_vector_f32(const Tensor& x) {
-  if constexpr (HasVectorF32<Op>) {
-    if (x.dtype() == DType::kFloat32 && x.is_contiguous()) {
-      Tensor out = Tensor::uninitialized(x.sizes(), DType::kFloat32);
-      Op::vector_f32(x.data<float>(), out.mutable_data<float>(), x.numel());
-      return out;
-    }
-  }
+  if constexpr (HasVectorF32<Op>) return map_contiguous_f32(x, Op::vector_f32);
   return std::nullopt;
 }
 
@@ -431,12 +425,11 @@ Tensor hardtanh_impl(const Tensor& x, const IValue& min_val, const IValue& max_v
     using T = decltype(tag);
     T lo = scalar_as<T>(min_val);
     T hi = scalar_as<T>(max_val);
-    if constexpr (std::is_same_v<T, float>) {
-      if (x.is_contiguous()) {  // the same values in vectors (vector_math.h)
-        Tensor out = Tensor::uninitialized(x.sizes(), DType::kFloat32);
-        vec::clamp_f32(x.data<float>(), out.mutable_data<float>(), x.numel(), lo, hi);
-        return out;
-      }
+    if constexpr (std::is_same_v<T, float>) {  // the same values in vectors
+      auto fast = map_contiguous_f32(x, [lo, hi](const float* in, float* out, std::int64_t n) {
+        vec::clamp_f32(in, out, n, lo, hi);
+      });
+      if (fast) return std::move(*fast);
     }
     return unary_same<T>(x, [lo, hi](T v) {
       if constexpr (std::is_floating_point_v<T>) {

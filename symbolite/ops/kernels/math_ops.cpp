@@ -46,11 +46,7 @@ Tensor exp_impl(const Tensor& x) {
   }
   DType compute = is_floating(x.dtype()) ? x.dtype() : DType::kFloat32;
   Tensor in = x.dtype() == compute ? x : to_dtype(x, compute);
-  if (compute == DType::kFloat32 && in.is_contiguous()) {
-    Tensor out = Tensor::uninitialized(in.sizes(), DType::kFloat32);
-    vec::exp_f32(in.data<float>(), out.mutable_data<float>(), in.numel());
-    return out;
-  }
+  if (auto fast = map_contiguous_f32(in, vec::exp_f32)) return std::move(*fast);
   return dispatch_floating(compute, "exp_vml_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     return unary_same<T>(in, [](T v) { return std::exp(v); });

@@ -28,12 +28,13 @@ using tensor::Tensor;
 template <typename F>
 Tensor float_unary_or_sleef(const Tensor& x, const char* kernel, F f,
                             std::optional<vec::FloatFunction> sleef) {
-  if (!sleef || x.dtype() != DType::kFloat32 || !x.is_contiguous()) {
-    return float_unary(x, kernel, f);
+  if (sleef) {
+    auto fast = map_contiguous_f32(x, [&](const float* in, float* out, std::int64_t n) {
+      vec::float_function_f32(*sleef, in, out, n);
+    });
+    if (fast) return std::move(*fast);
   }
-  Tensor out = Tensor::uninitialized(x.sizes(), DType::kFloat32);
-  vec::float_function_f32(*sleef, x.data<float>(), out.mutable_data<float>(), x.numel());
-  return out;
+  return float_unary(x, kernel, f);
 }
 
 #define SYMBOLITE_FLOAT_UNARY_SLEEF(name, kernel, expr, sleef)                          \
@@ -108,14 +109,13 @@ Tensor clamp_impl(const Tensor& x, const IValue& lo, const IValue& hi) {
     const T h = has_hi ? static_cast<T>(hi.to_double()) : T{};
     const T li = has_lo && lo.is(IValue::Kind::kInt) ? static_cast<T>(lo.to_int()) : l;
     const T hi_v = has_hi && hi.is(IValue::Kind::kInt) ? static_cast<T>(hi.to_int()) : h;
-    if constexpr (std::is_same_v<T, float>) {
-      if (in.is_contiguous()) {  // the same values in vectors (vector_math.h)
-        Tensor out = Tensor::uninitialized(in.sizes(), DType::kFloat32);
-        constexpr float kInf = std::numeric_limits<float>::infinity();
-        vec::clamp_f32(in.data<float>(), out.mutable_data<float>(), in.numel(), has_lo ? li : -kInf,
-                       has_hi ? hi_v : kInf);
-        return out;
-      }
+    if constexpr (std::is_same_v<T, float>) {  // the same values in vectors
+      constexpr float kInf = std::numeric_limits<float>::infinity();
+      const float bottom = has_lo ? li : -kInf, top = has_hi ? hi_v : kInf;
+      auto fast = map_contiguous_f32(in, [=](const float* src, float* dst, std::int64_t n) {
+        vec::clamp_f32(src, dst, n, bottom, top);
+      });
+      if (fast) return std::move(*fast);
     }
     return unary_same<T>(in, [=](T v) {
       if constexpr (std::is_floating_point_v<T>) {
