@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/element_runs.h"
 #include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/support/parallel_for.h"
 #include "symbolite/tensor/broadcast.h"
@@ -65,6 +66,35 @@ bool can_write_over(const tensor::Tensor& x, const std::vector<std::int64_t>& sh
          !x.storage().is_view() && x.nested_lengths() == nullptr;
 }
 
+// Calls `row(offsets, n, steps)` for each row of N operands over `sizes` (operand k's element
+// offsets in offsets[k], its strides in strides[k]), rows split across threads: dimensions
+// every operand walks as one are merged first (coalesce_dims), and a row is the innermost
+// merged dimension, n elements with operand k's elements steps[k] apart (0 for a broadcast
+// operand, 1 for a contiguous run).
+template <std::size_t N, typename F>
+void for_each_row(std::vector<std::int64_t> sizes,
+                  std::array<std::vector<std::int64_t>, N> strides, F&& row) {
+  std::int64_t total = 1;
+  for (std::int64_t size : sizes) total *= size;
+  if (total == 0) return;
+  coalesce_dims<N>(sizes, strides);
+  const std::int64_t n = sizes.back();
+  std::array<std::int64_t, N> steps{};
+  std::array<const std::int64_t*, N> outer{};
+  for (std::size_t k = 0; k < N; ++k) {
+    steps[k] = strides[k].back();
+    outer[k] = strides[k].data();
+  }
+  sizes.back() = 1;
+  parallel_for(total / n, std::max<std::int64_t>(1, kElementsPerThread / n),
+               [&](std::int64_t begin, std::int64_t end) {
+                 for_each_offset_in<N>(sizes, outer, begin, end - begin,
+                                       [&](const std::array<std::int64_t, N>& offsets) {
+                                         row(offsets, n, steps);
+                                       });
+               });
+}
+
 // out[i] = op(a[i], b[i]) over the broadcast shape, computing in T (a and b are converted
 // first when their dtype differs); the result's dtype is that of op's return type. Callers
 // dispatch on the dtype once and name T: a dispatch in here too would compile the loops for
@@ -85,9 +115,9 @@ tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0,
       parallel_for(a0.numel(), kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
         if (one) {
           const T y = *other;
-          for (std::int64_t i = begin; i < end; ++i) self[i] = op(self[i], y);
+          cpu::map_run(self + begin, self + begin, end - begin, [&op, y](T v) { return op(v, y); });
         } else {
-          for (std::int64_t i = begin; i < end; ++i) self[i] = op(self[i], other[i]);
+          cpu::zip_run(self + begin, other + begin, self + begin, end - begin, op);
         }
       });
       return a0;
@@ -108,7 +138,7 @@ tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0,
   const T* pb = b.template data<T>();
   if (a.is_contiguous() && b.is_contiguous() && a.sizes() == shape && b.sizes() == shape) {
     parallel_for(out.numel(), kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t i = begin; i < end; ++i) dst[i] = op(pa[i], pb[i]);
+      cpu::zip_run(pa + begin, pb + begin, dst + begin, end - begin, op);
     });
     return out;
   }
@@ -150,13 +180,11 @@ tensor::Tensor binary_kernel(const tensor::Tensor& a0, const tensor::Tensor& b0,
     const T* x = pa + o[1];
     const T* y = pb + o[2];
     if (ia == 1 && ib == 1) {
-      for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i], y[i]);
+      cpu::zip_run(x, y, d, inner, op);
     } else if (ia == 1 && ib == 0) {
-      T yv = *y;
-      for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i], yv);
+      cpu::map_run(x, d, inner, [&op, yv = *y](T v) { return op(v, yv); });
     } else if (ia == 0 && ib == 1) {
-      T xv = *x;
-      for (std::int64_t i = 0; i < inner; ++i) d[i] = op(xv, y[i]);
+      cpu::map_run(y, d, inner, [&op, xv = *x](T v) { return op(xv, v); });
     } else {
       for (std::int64_t i = 0; i < inner; ++i) d[i] = op(x[i * ia], y[i * ib]);
     }
@@ -178,7 +206,7 @@ tensor::Tensor unary_map(const tensor::Tensor& x0, Op op) {
   const T* src = x0.template data<T>();
   if (x0.is_contiguous()) {
     parallel_for(out.numel(), kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t i = begin; i < end; ++i) dst[i] = op(src[i]);
+      cpu::map_run(src + begin, dst + begin, end - begin, op);
     });
     return out;
   }

@@ -118,7 +118,12 @@ Sleef4 sleef_function4(FloatFunction f) {
       return Sleef_erff4_u10;
     case FloatFunction::kSqrt:
     case FloatFunction::kRsqrt:
-      break;  // IEEE, not SLEEF: float_function_f32
+    case FloatFunction::kFloor:
+    case FloatFunction::kCeil:
+    case FloatFunction::kTrunc:
+    case FloatFunction::kRound:
+    case FloatFunction::kSquare:
+      break;  // exact, not SLEEF: float_function_f32
     case FloatFunction::kErfc:
       return Sleef_erfcf4_u15;
   }
@@ -144,7 +149,8 @@ void elu_serial(const float* in, float* out, std::int64_t n, float negcoef, floa
                ipt = _mm_set1_ps(negiptcoef);
   map4(in, out, n, [=](__m128 x) {
     return select4(_mm_cmpgt_ps(x, _mm_setzero_ps()), _mm_mul_ps(x, pos),
-                   _mm_mul_ps(Sleef_expm1f4_u10(_mm_mul_ps(x, ipt)), neg));
+                   _mm_mul_ps(_mm_sub_ps(Sleef_expf4_u10(_mm_mul_ps(x, ipt)), _mm_set1_ps(1.0f)),
+                              neg));
   });
 }
 void softplus_serial(const float* in, float* out, std::int64_t n, float beta, float threshold) {
@@ -155,6 +161,15 @@ void softplus_serial(const float* in, float* out, std::int64_t n, float beta, fl
     const __m128 scaled = _mm_mul_ps(x, b);
     return select4(_mm_cmpgt_ps(scaled, t), x,
                    _mm_div_ps(Sleef_log1pf4_u10(Sleef_expf4_u10(scaled)), b));
+  });
+}
+void log_sigmoid_serial(const float* in, float* out, std::int64_t n) {
+  if (isa() == Isa::kAvx512) return avx512::log_sigmoid_f32(in, out, n);
+  if (isa() == Isa::kAvx2) return avx2::log_sigmoid_f32(in, out, n);
+  const __m128 sign_mask = _mm_set1_ps(-0.0f);
+  map4(in, out, n, [sign_mask](__m128 x) {
+    return _mm_sub_ps(_mm_min_ps(x, _mm_setzero_ps()),
+                      Sleef_log1pf4_u10(Sleef_expf4_u10(_mm_or_ps(sign_mask, x))));
   });
 }
 void mish_serial(const float* in, float* out, std::int64_t n) {
@@ -178,11 +193,29 @@ void divide_serial(const float* a, float divisor, float* out, std::int64_t n) {
 void float_function_serial(FloatFunction f, const float* in, float* out, std::int64_t n) {
   if (isa() == Isa::kAvx512) return avx512::float_function_f32(f, in, out, n);
   if (isa() == Isa::kAvx2) return avx2::float_function_f32(f, in, out, n);
-  if (f == FloatFunction::kSqrt) return map4(in, out, n, [](__m128 x) { return _mm_sqrt_ps(x); });
-  if (f == FloatFunction::kRsqrt) {
-    return map4(in, out, n, [](__m128 x) { return _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(x)); });
+  // SSE2 has no rounding instruction: the C library's, an element at a time.
+  const auto each = [&](auto g) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = g(in[i]);
+  };
+  switch (f) {
+    case FloatFunction::kSqrt:
+      return map4(in, out, n, [](__m128 x) { return _mm_sqrt_ps(x); });
+    case FloatFunction::kRsqrt:
+      return map4(in, out, n,
+                  [](__m128 x) { return _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(x)); });
+    case FloatFunction::kFloor:
+      return each([](float v) { return std::floor(v); });
+    case FloatFunction::kCeil:
+      return each([](float v) { return std::ceil(v); });
+    case FloatFunction::kTrunc:
+      return each([](float v) { return std::trunc(v); });
+    case FloatFunction::kRound:
+      return each([](float v) { return std::nearbyint(v); });
+    case FloatFunction::kSquare:
+      return map4(in, out, n, [](__m128 x) { return _mm_mul_ps(x, x); });
+    default:
+      return map4(in, out, n, sleef_function4(f));
   }
-  map4(in, out, n, sleef_function4(f));
 }
 void clamp_serial(const float* in, float* out, std::int64_t n, float lo, float hi) {
   if (isa() == Isa::kAvx512) return avx512::clamp_f32(in, out, n, lo, hi);
@@ -367,6 +400,9 @@ void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float
   });
 }
 void mish_f32(const float* in, float* out, std::int64_t n) { split(in, out, n, mish_serial); }
+void log_sigmoid_f32(const float* in, float* out, std::int64_t n) {
+  split(in, out, n, log_sigmoid_serial);
+}
 void divide_f32(const float* a, const float* b, float* out, std::int64_t n) {
   split_range(n, [&](std::int64_t at, std::int64_t count) {
     divide_serial(a + at, b + at, out + at, count);

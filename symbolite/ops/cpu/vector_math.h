@@ -69,7 +69,8 @@ void divide_f32(const float* a, const float* b, float* out, std::int64_t n);
 void divide_f32(const float* a, float divisor, float* out, std::int64_t n);
 // The unary float functions PyTorch 1.13's vectorized kernels take from SLEEF (Vectorized<float>:
 // log, log2, ..., erfc), in float32 with the same functions (1 ulp; erfc 1.5), and sqrt and
-// 1 / sqrt in IEEE arithmetic (the bits of the scalar std::sqrt), split across threads.
+// 1 / sqrt in IEEE arithmetic (the bits of the scalar std::sqrt), the roundings to whole
+// numbers and the square exactly, split across threads.
 enum class FloatFunction {
   kLog,
   kLog2,
@@ -88,20 +89,28 @@ enum class FloatFunction {
   kErf,
   kErfc,
   kSqrt,
-  kRsqrt
+  kRsqrt,
+  kFloor,
+  kCeil,
+  kTrunc,
+  kRound,  // halves to even, as std::nearbyint in the default rounding mode
+  kSquare  // x * x: pow(x, 2)
 };
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n);
 // Activations with parameters, as PyTorch 1.13's vectorized kernels compute them in float32
 // (the parameters as floats; SLEEF's functions of 1 ulp), split across threads:
 // leaky_relu: x > 0 ? x : x * slope (prelu the same, a slope a channel).
 void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope);
-// elu / celu / selu: x > 0 ? x * poscoef : expm1(x * negiptcoef) * negcoef.
+// elu / celu / selu: x > 0 ? x * poscoef : (exp(x * negiptcoef) - 1) * negcoef (PyTorch 1.13's
+// bits: not expm1, which its later versions take).
 void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
              float negiptcoef);
 // softplus: x * beta > threshold ? x : log1p(exp(x * beta)) / beta.
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold);
 // mish: x * tanh(log1p(exp(x))).
 void mish_f32(const float* in, float* out, std::int64_t n);
+// log_sigmoid: min(x, 0) - log1p(exp(-|x|)).
+void log_sigmoid_f32(const float* in, float* out, std::int64_t n);
 // clamp: min(max(x, lo), hi) with std::max's and std::min's NaN and signed-zero results (a NaN
 // passes through; -inf / +inf for a missing bound).
 void clamp_f32(const float* in, float* out, std::int64_t n, float lo, float hi);

@@ -182,21 +182,45 @@ Sleef8 sleef_function(FloatFunction f) {
       return Sleef_erff8_u10avx2;
     case FloatFunction::kSqrt:
     case FloatFunction::kRsqrt:
-      break;  // IEEE, not SLEEF: float_function_f32
+    case FloatFunction::kFloor:
+    case FloatFunction::kCeil:
+    case FloatFunction::kTrunc:
+    case FloatFunction::kRound:
+    case FloatFunction::kSquare:
+      break;  // exact, not SLEEF: float_function_f32
     case FloatFunction::kErfc:
       return Sleef_erfcf8_u15avx2;
   }
   return nullptr;  // not reached: every enumerator is handled
 }
 
+// VROUNDPS to a whole number in `Mode` without the precision exception.
+template <int Mode>
+__m256 round8(__m256 x) {
+  return _mm256_round_ps(x, Mode | _MM_FROUND_NO_EXC);
+}
+
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n) {
-  if (f == FloatFunction::kSqrt)
-    return map8(in, out, n, [](__m256 x) { return _mm256_sqrt_ps(x); });
-  if (f == FloatFunction::kRsqrt) {
-    return map8(in, out, n,
-                [](__m256 x) { return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x)); });
+  switch (f) {
+    case FloatFunction::kSqrt:
+      return map8(in, out, n, [](__m256 x) { return _mm256_sqrt_ps(x); });
+    case FloatFunction::kRsqrt:
+      return map8(in, out, n, [](__m256 x) {
+        return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x));
+      });
+    case FloatFunction::kFloor:
+      return map8(in, out, n, round8<_MM_FROUND_TO_NEG_INF>);
+    case FloatFunction::kCeil:
+      return map8(in, out, n, round8<_MM_FROUND_TO_POS_INF>);
+    case FloatFunction::kTrunc:
+      return map8(in, out, n, round8<_MM_FROUND_TO_ZERO>);
+    case FloatFunction::kRound:
+      return map8(in, out, n, round8<_MM_FROUND_TO_NEAREST_INT>);
+    case FloatFunction::kSquare:
+      return map8(in, out, n, [](__m256 x) { return _mm256_mul_ps(x, x); });
+    default:
+      return map8(in, out, n, sleef_function(f));
   }
-  map8(in, out, n, sleef_function(f));
 }
 
 // MAXPS and MINPS return their second operand for a NaN or two zeros, as std::max(x, lo)
@@ -234,7 +258,8 @@ void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float p
                ipt = _mm256_set1_ps(negiptcoef);
   map8(in, out, n, [=](__m256 x) {
     const __m256 positive = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ);
-    const __m256 negative = _mm256_mul_ps(Sleef_expm1f8_u10avx2(_mm256_mul_ps(x, ipt)), neg);
+    const __m256 negative = _mm256_mul_ps(
+        _mm256_sub_ps(Sleef_expf8_u10avx2(_mm256_mul_ps(x, ipt)), _mm256_set1_ps(1.0f)), neg);
     return _mm256_blendv_ps(negative, _mm256_mul_ps(x, pos), positive);
   });
 }
@@ -245,6 +270,15 @@ void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float
     const __m256 linear = _mm256_cmp_ps(scaled, t, _CMP_GT_OQ);
     const __m256 soft = _mm256_div_ps(Sleef_log1pf8_u10avx2(Sleef_expf8_u10avx2(scaled)), b);
     return _mm256_blendv_ps(soft, x, linear);
+  });
+}
+void log_sigmoid_f32(const float* in, float* out, std::int64_t n) {
+  const __m256 sign_mask = _mm256_set1_ps(-0.0f);
+  map8(in, out, n, [sign_mask](__m256 x) {
+    const __m256 negative_magnitude = _mm256_or_ps(sign_mask, x);
+    const __m256 below = _mm256_min_ps(x, _mm256_setzero_ps());
+    return _mm256_sub_ps(below,
+                         Sleef_log1pf8_u10avx2(Sleef_expf8_u10avx2(negative_magnitude)));
   });
 }
 void mish_f32(const float* in, float* out, std::int64_t n) {

@@ -226,22 +226,45 @@ Sleef16 sleef_function(FloatFunction f) {
       return Sleef_erff16_u10avx512f;
     case FloatFunction::kSqrt:
     case FloatFunction::kRsqrt:
-      break;  // IEEE, not SLEEF: float_function_f32
+    case FloatFunction::kFloor:
+    case FloatFunction::kCeil:
+    case FloatFunction::kTrunc:
+    case FloatFunction::kRound:
+    case FloatFunction::kSquare:
+      break;  // exact, not SLEEF: float_function_f32
     case FloatFunction::kErfc:
       return Sleef_erfcf16_u15avx512f;
   }
   return nullptr;  // not reached: every enumerator is handled
 }
 
+// VRNDSCALEPS to a whole number in `Mode` without the precision exception.
+template <int Mode>
+__m512 round16(__m512 x) {
+  return _mm512_maskz_roundscale_ps(kAll, x, Mode | _MM_FROUND_NO_EXC);
+}
+
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n) {
-  if (f == FloatFunction::kSqrt)
-    return map16(in, out, n, [](__m512 x) { return _mm512_maskz_sqrt_ps(kAll, x); });
-  if (f == FloatFunction::kRsqrt) {
-    return map16(in, out, n, [](__m512 x) {
-      return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_maskz_sqrt_ps(kAll, x));
-    });
+  switch (f) {
+    case FloatFunction::kSqrt:
+      return map16(in, out, n, [](__m512 x) { return _mm512_maskz_sqrt_ps(kAll, x); });
+    case FloatFunction::kRsqrt:
+      return map16(in, out, n, [](__m512 x) {
+        return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_maskz_sqrt_ps(kAll, x));
+      });
+    case FloatFunction::kFloor:
+      return map16(in, out, n, round16<_MM_FROUND_TO_NEG_INF>);
+    case FloatFunction::kCeil:
+      return map16(in, out, n, round16<_MM_FROUND_TO_POS_INF>);
+    case FloatFunction::kTrunc:
+      return map16(in, out, n, round16<_MM_FROUND_TO_ZERO>);
+    case FloatFunction::kRound:
+      return map16(in, out, n, round16<_MM_FROUND_TO_NEAREST_INT>);
+    case FloatFunction::kSquare:
+      return map16(in, out, n, [](__m512 x) { return _mm512_mul_ps(x, x); });
+    default:
+      return map16(in, out, n, sleef_function(f));
   }
-  map16(in, out, n, sleef_function(f));
 }
 
 // MAXPS and MINPS return their second operand for a NaN or two zeros, as std::max(x, lo)
@@ -280,7 +303,8 @@ void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float p
                ipt = _mm512_set1_ps(negiptcoef);
   map16(in, out, n, [=](__m512 x) {
     const __mmask16 positive = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
-    const __m512 negative = _mm512_mul_ps(Sleef_expm1f16_u10avx512f(_mm512_mul_ps(x, ipt)), neg);
+    const __m512 negative = _mm512_mul_ps(
+        _mm512_sub_ps(Sleef_expf16_u10avx512f(_mm512_mul_ps(x, ipt)), _mm512_set1_ps(1.0f)), neg);
     return _mm512_mask_blend_ps(positive, negative, _mm512_mul_ps(x, pos));
   });
 }
@@ -292,6 +316,14 @@ void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float
     const __m512 soft =
         _mm512_div_ps(Sleef_log1pf16_u10avx512f(Sleef_expf16_u10avx512f(scaled)), b);
     return _mm512_mask_blend_ps(linear, soft, x);
+  });
+}
+void log_sigmoid_f32(const float* in, float* out, std::int64_t n) {
+  map16(in, out, n, [](__m512 x) {
+    const __m512 magnitude = _mm512_abs_ps(x);
+    const __m512 below = _mm512_maskz_min_ps(kAll, x, _mm512_setzero_ps());
+    return _mm512_sub_ps(below, Sleef_log1pf16_u10avx512f(Sleef_expf16_u10avx512f(
+                                    _mm512_sub_ps(_mm512_setzero_ps(), magnitude))));
   });
 }
 void mish_f32(const float* in, float* out, std::int64_t n) {

@@ -36,6 +36,7 @@ void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float p
              float negiptcoef);
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold);
 void mish_f32(const float* in, float* out, std::int64_t n);
+void log_sigmoid_f32(const float* in, float* out, std::int64_t n);
 void log_softmax_row_f32(const float* in, float* out, std::int64_t n);
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n);
 void divide_f32(const float* a, const float* b, float* out, std::int64_t n);
@@ -70,6 +71,7 @@ void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float p
              float negiptcoef);
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold);
 void mish_f32(const float* in, float* out, std::int64_t n);
+void log_sigmoid_f32(const float* in, float* out, std::int64_t n);
 void log_softmax_row_f32(const float* in, float* out, std::int64_t n);
 void float_function_f32(FloatFunction f, const float* in, float* out, std::int64_t n);
 void divide_f32(const float* a, const float* b, float* out, std::int64_t n);

@@ -42,8 +42,8 @@ Tensor float32_fast(const Tensor& x, std::string_view kernel, Fast fast, Slow sl
   return floating_map(x, kernel, slow);
 }
 
-// PyTorch's elu: x > 0 ? scale * x : alpha * scale * expm1(x * input_scale); in float32 its
-// coefficients are floats, alpha * scale their float product.
+// PyTorch 1.13's elu: x > 0 ? scale * x : alpha * scale * (exp(x * input_scale) - 1); in
+// float32 its coefficients are floats, alpha * scale their float product.
 Tensor elu_impl(const Tensor& x, double alpha, double scale, double input_scale) {
   double neg = alpha * scale;
   const float neg32 = static_cast<float>(alpha) * static_cast<float>(scale);
@@ -52,7 +52,7 @@ Tensor elu_impl(const Tensor& x, double alpha, double scale, double input_scale)
       [&](const float* in, float* out, std::int64_t n) {
         vec::elu_f32(in, out, n, neg32, static_cast<float>(scale), static_cast<float>(input_scale));
       },
-      [=](double v) { return v <= 0 ? std::expm1(v * input_scale) * neg : v * scale; });
+      [=](double v) { return v <= 0 ? (std::exp(v * input_scale) - 1) * neg : v * scale; });
 }
 
 void elu(Stack& s) {
@@ -200,9 +200,10 @@ void hardshrink(Stack& s) {
 // log_sigmoid: min(x, 0) - log1p(exp(-|x|)), stable at both ends.
 void log_sigmoid(Stack& s) {
   IValue self = pop(s);
-  s.emplace_back(floating_map(self.to_tensor(), "log_sigmoid_cpu", [](double v) {
-    return std::min(v, 0.0) - std::log1p(std::exp(-std::fabs(v)));
-  }));
+  s.emplace_back(float32_fast(self.to_tensor(), "log_sigmoid_cpu", vec::log_sigmoid_f32,
+                              [](double v) {
+                                return std::min(v, 0.0) - std::log1p(std::exp(-std::fabs(v)));
+                              }));
 }
 
 // prelu(self, weight): x > 0 ? x : weight[c] * x, c the channel (dimension 1); a weight of

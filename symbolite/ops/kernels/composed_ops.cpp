@@ -17,6 +17,7 @@
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
+#include "symbolite/ops/cpu/element_runs.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -251,9 +252,36 @@ void masked_select(Stack& s) {
   s.push_back(run_op("aten::index.Tensor", {self, IValue::list({expanded_mask})}));
 }
 
-// addcmul(self, tensor1, tensor2, *, value=1): self + value * tensor1 * tensor2.
+// addcmul(self, tensor1, tensor2, *, value=1): self + value * tensor1 * tensor2. Three
+// contiguous float tensors of one shape and dtype in one pass, in PyTorch's order (self +
+// (value * t1) * t2); anything else as a product, then a sum.
 void addcmul(Stack& s) {
   IValue value = pop(s), t2 = pop(s), t1 = pop(s), self = pop(s);
+  const Tensor& x = self.to_tensor();
+  const Tensor& a = t1.to_tensor();
+  const Tensor& b = t2.to_tensor();
+  const bool one_pass = is_floating(x.dtype()) && a.dtype() == x.dtype() &&
+                        b.dtype() == x.dtype() && a.sizes() == x.sizes() &&
+                        b.sizes() == x.sizes() && x.is_contiguous() && a.is_contiguous() &&
+                        b.is_contiguous() &&
+                        (value.is(IValue::Kind::kDouble) || value.is(IValue::Kind::kInt));
+  if (one_pass) {
+    s.emplace_back(dispatch_floating(x.dtype(), "addcmul_cpu_out", [&](auto tag) -> Tensor {
+      using T = decltype(tag);
+      const T v = scalar_as<T>(value);
+      Tensor out = Tensor::uninitialized(x.sizes(), x.dtype());
+      const T* px = x.template data<T>();
+      const T* pa = a.template data<T>();
+      const T* pb = b.template data<T>();
+      T* dst = out.template mutable_data<T>();
+      parallel_for(out.numel(), kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+        cpu::zip3_run(px + begin, pa + begin, pb + begin, dst + begin, end - begin,
+                      [v](T self_v, T a_v, T b_v) { return self_v + v * a_v * b_v; });
+      });
+      return out;
+    }));
+    return;
+  }
   IValue product = run_op("aten::mul.Tensor", {t1, t2});
   s.push_back(run_op("aten::add.Tensor", {self, product, value}));
 }

@@ -10,6 +10,7 @@
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
+#include "symbolite/ops/cpu/element_runs.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/tensor/broadcast.h"
@@ -203,6 +204,27 @@ void logical_op_(Stack& s) {
   push_in_place(s, self, t.dtype() == DType::kBool ? result : to_dtype(result, t.dtype()));
 }
 
+// One row of where: out[i] = cond[i] ? x[i] : y[i], each operand's elements step[k] apart
+// (step[0], the result's, is 1); the common runs (all contiguous, or one side a number) in
+// vectors.
+template <typename T>
+void where_row(const std::uint8_t* cond, const T* x, const T* y, T* out, std::int64_t n,
+               const std::array<std::int64_t, 4>& step) {
+  if (step[1] == 1 && step[2] == 1 && step[3] == 1) {
+    return cpu::zip3_run(cond, x, y, out, n,
+                         [](std::uint8_t c, T xv, T yv) { return c ? xv : yv; });
+  }
+  if (step[1] == 1 && step[2] == 1 && step[3] == 0) {
+    return cpu::zip_run(cond, x, out, n, [yv = *y](std::uint8_t c, T xv) { return c ? xv : yv; });
+  }
+  if (step[1] == 1 && step[2] == 0 && step[3] == 1) {
+    return cpu::zip_run(cond, y, out, n, [xv = *x](std::uint8_t c, T yv) { return c ? xv : yv; });
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    out[i] = cond[i * step[1]] != 0 ? x[i * step[2]] : y[i * step[3]];
+  }
+}
+
 // where.self(condition, self, other): the condition (bool, or uint8 as PyTorch still
 // accepts) picks self or other, all three broadcast in that order; the result has the
 // promoted dtype of self and other.
@@ -226,20 +248,19 @@ void where_self(Stack& s) {
     s.emplace_back(std::move(out));
     return;
   }
-  auto so = tensor::contiguous_strides(shape);
-  auto sc = broadcast_strides(cond, shape);
-  auto sa = broadcast_strides(a, shape);
-  auto sb = broadcast_strides(b, shape);
-  std::array<const std::int64_t*, 4> strides{so.data(), sc.data(), sa.data(), sb.data()};
   const std::uint8_t* c = cond.raw_data();  // bool and uint8 are one byte
   dispatch_all(dtype, "where_cpu", [&](auto tag) {
     using T = decltype(tag);
     T* dst = out.template mutable_data<T>();
     const T* x = a.template data<T>();
     const T* y = b.template data<T>();
-    for_each_offset<4>(shape, strides, [&](const std::array<std::int64_t, 4>& o) {
-      dst[o[0]] = c[o[1]] != 0 ? x[o[2]] : y[o[3]];
-    });
+    for_each_row<4>(shape,
+                    {tensor::contiguous_strides(shape), broadcast_strides(cond, shape),
+                     broadcast_strides(a, shape), broadcast_strides(b, shape)},
+                    [&](const std::array<std::int64_t, 4>& o, std::int64_t n,
+                        const std::array<std::int64_t, 4>& step) {
+                      where_row(c + o[1], x + o[2], y + o[3], dst + o[0], n, step);
+                    });
   });
   s.emplace_back(std::move(out));
 }

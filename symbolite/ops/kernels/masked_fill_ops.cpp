@@ -3,6 +3,7 @@
 // broadcasting (mask is tensor a), the 0-dim value tensor, then the checked conversion of the
 // value to self's dtype ("value cannot be converted to type int64_t without overflow").
 // masked_scatter(_) writes a source tensor's elements, in order, where the mask is set.
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -12,6 +13,7 @@
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/element_runs.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -71,19 +73,30 @@ Tensor masked_fill_impl(const Tensor& self, const Tensor& mask, const IValue& va
     Tensor out = Tensor::uninitialized(sizes, self.dtype());
     if (out.numel() == 0) return out;
     T* dst = out.template mutable_data<T>();
-    auto self_strides = broadcast_strides(self, sizes);
-    auto mask_strides = broadcast_strides(mask, sizes);
-    auto out_strides = tensor::contiguous_strides(sizes);
     const T* src = self.template data<T>();
     const std::uint8_t* m = mask.raw_data();  // bool and uint8 are one byte
-    bool bad_mask = false;
-    std::array<const std::int64_t*, 3> strides{out_strides.data(), self_strides.data(),
-                                               mask_strides.data()};
-    for_each_offset<3>(sizes, strides, [&](const std::array<std::int64_t, 3>& o) {
-      std::uint8_t bit = m[o[2]];
-      bad_mask = bad_mask || bit > 1;
-      dst[o[0]] = bit != 0 ? fill : src[o[1]];
-    });
+    std::atomic<bool> bad_mask = false;
+    for_each_row<3>(
+        sizes, {tensor::contiguous_strides(sizes), broadcast_strides(self, sizes),
+                broadcast_strides(mask, sizes)},
+        [&](const std::array<std::int64_t, 3>& o, std::int64_t n,
+            const std::array<std::int64_t, 3>& step) {
+          T* d = dst + o[0];
+          const T* x = src + o[1];
+          const std::uint8_t* bits = m + o[2];
+          std::uint8_t seen = 0;
+          if (step[1] == 1 && step[2] == 1) {
+            seen = cpu::or_bytes(bits, n);
+            cpu::zip_run(bits, x, d, n, [fill](std::uint8_t bit, T v) { return bit ? fill : v; });
+          } else {
+            for (std::int64_t i = 0; i < n; ++i) {
+              const std::uint8_t bit = bits[i * step[2]];
+              seen |= bit;
+              d[i] = bit != 0 ? fill : x[i * step[1]];
+            }
+          }
+          if (seen > 1) bad_mask = true;
+        });
     if (bad_mask) fail("Mask tensor can take 0 and 1 values only");
     return out;
   });

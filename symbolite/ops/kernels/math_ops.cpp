@@ -107,7 +107,14 @@ Tensor pow_scalar_impl(const Tensor& self, const IValue& exponent) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
       T e = scalar_as<T>(exponent);
-      if (e == T(2)) return unary_same<T>(x, [](T v) { return v * v; });
+      if (e == T(2)) {
+        if (auto fast = map_contiguous_f32(x, [](const float* in, float* out, std::int64_t n) {
+              vec::float_function_f32(vec::FloatFunction::kSquare, in, out, n);
+            })) {
+          return std::move(*fast);
+        }
+        return unary_same<T>(x, [](T v) { return v * v; });
+      }
       if (e == T(0.5)) return unary_same<T>(x, [](T v) { return std::sqrt(v); });
       if (e == T(1)) return unary_same<T>(x, [](T v) { return v; });
       return unary_same<T>(x, [e](T v) { return std::pow(v, e); });

@@ -7,6 +7,7 @@
 
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 
@@ -26,6 +27,11 @@ T rounded(T v, F f) {
 
 template <typename F>
 Tensor round_with(const Tensor& x, const char* kernel, F f) {
+  if (auto fast = map_contiguous_f32(x, [](const float* in, float* out, std::int64_t n) {
+        vec::float_function_f32(F::kVector, in, out, n);
+      })) {
+    return std::move(*fast);
+  }
   return dispatch_numeric(x.dtype(), kernel, [&](auto tag) -> Tensor {
     using T = decltype(tag);
     return unary_same<T>(x, [&](T v) { return rounded(v, f); });
@@ -33,6 +39,7 @@ Tensor round_with(const Tensor& x, const char* kernel, F f) {
 }
 
 struct Floor {
+  static constexpr vec::FloatFunction kVector = vec::FloatFunction::kFloor;
   static constexpr const char* kKernel = "floor_vml_cpu";
   template <typename T>
   T operator()(T v) const {
@@ -40,6 +47,7 @@ struct Floor {
   }
 };
 struct Ceil {
+  static constexpr vec::FloatFunction kVector = vec::FloatFunction::kCeil;
   static constexpr const char* kKernel = "ceil_vml_cpu";
   template <typename T>
   T operator()(T v) const {
@@ -47,6 +55,7 @@ struct Ceil {
   }
 };
 struct Trunc {
+  static constexpr vec::FloatFunction kVector = vec::FloatFunction::kTrunc;
   static constexpr const char* kKernel = "trunc_vml_cpu";
   template <typename T>
   T operator()(T v) const {
@@ -55,6 +64,7 @@ struct Trunc {
 };
 // Halves to even, as PyTorch's std::nearbyint under the default rounding mode.
 struct Round {
+  static constexpr vec::FloatFunction kVector = vec::FloatFunction::kRound;
   static constexpr const char* kKernel = "round_vml_cpu";
   template <typename T>
   T operator()(T v) const {
