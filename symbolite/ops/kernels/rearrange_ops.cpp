@@ -12,12 +12,70 @@
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
 namespace {
 
 using tensor::Tensor;
 using Sizes = std::vector<std::int64_t>;
+
+// Element k of `count` elements of `size` bytes from `to` is the element k before `from`'s.
+// (T: an unsigned integer of the element's size, moved by memcpy, which compiles to loads and
+// stores of T.)
+template <typename T>
+void reversed(const std::uint8_t* from, std::uint8_t* to, std::int64_t count) {
+  for (std::int64_t k = 0; k < count; ++k) {
+    T v;
+    std::memcpy(&v, from - k * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+    std::memcpy(to + k * static_cast<std::int64_t>(sizeof(T)), &v, sizeof(T));
+  }
+}
+void copy_backwards(const std::uint8_t* from, std::uint8_t* to, std::int64_t count,
+                    std::size_t size) {
+  switch (size) {
+    case 1:
+      return reversed<std::uint8_t>(from, to, count);
+    case 2:
+      return reversed<std::uint16_t>(from, to, count);
+    case 4:
+      return reversed<std::uint32_t>(from, to, count);
+    case 8:
+      return reversed<std::uint64_t>(from, to, count);
+    default:
+      for (std::int64_t k = 0; k < count; ++k) {
+        std::memcpy(to + static_cast<std::size_t>(k) * size,
+                    from - static_cast<std::ptrdiff_t>(static_cast<std::size_t>(k) * size), size);
+      }
+  }
+}
+
+// `count` copies of the element of `size` bytes at `value` from `to`.
+template <typename T>
+void filled(const std::uint8_t* value, std::uint8_t* to, std::int64_t count) {
+  T v;
+  std::memcpy(&v, value, sizeof(T));
+  for (std::int64_t k = 0; k < count; ++k) {
+    std::memcpy(to + k * static_cast<std::int64_t>(sizeof(T)), &v, sizeof(T));
+  }
+}
+void fill_elements(const std::uint8_t* value, std::uint8_t* to, std::int64_t count,
+                   std::size_t size) {
+  switch (size) {
+    case 1:
+      return filled<std::uint8_t>(value, to, count);
+    case 2:
+      return filled<std::uint16_t>(value, to, count);
+    case 4:
+      return filled<std::uint32_t>(value, to, count);
+    case 8:
+      return filled<std::uint64_t>(value, to, count);
+    default:
+      for (std::int64_t k = 0; k < count; ++k) {
+        std::memcpy(to + static_cast<std::size_t>(k) * size, value, size);
+      }
+  }
+}
 
 // Fills `out` (contiguous, `out_sizes`) from `in` (contiguous, `in_sizes`, the same rank):
 // along each dimension d, output element i comes from input element maps[d][i], or is `fill`
@@ -38,47 +96,71 @@ void gather_separable(const Tensor& in, const Sizes& in_sizes, const Tensor& out
     return;
   }
   const Sizes strides = tensor::contiguous_strides(in_sizes);
-  // The last dimension as runs: output start, source start (-1: fill), length.
+  // The last dimension as runs: output start, source start (-1: fill), length, and whether
+  // the source runs backwards (flip): output element k of the run is source element src - k.
   struct Run {
     std::int64_t out, src, len;
+    bool backwards;
   };
   std::vector<Run> runs;
   for (std::int64_t j = 0; j < out_sizes.back(); ++j) {
     const std::int64_t from = maps.back()[static_cast<std::size_t>(j)];
-    if (!runs.empty() &&
-        (runs.back().src < 0 ? from < 0 : from == runs.back().src + runs.back().len)) {
-      ++runs.back().len;
-    } else {
-      runs.push_back({j, from, 1});
-    }
-  }
-  auto fill_run = [&](std::uint8_t* to, std::int64_t count) {
-    for (std::int64_t i = 0; i < count; ++i) std::memcpy(to + i * esize, fill, esize);
-  };
-  const std::size_t outer = out_sizes.size() - 1;
-  const std::int64_t width = out_sizes.back();
-  Sizes index(outer, 0);
-  for (std::int64_t row = 0; row < total / width; ++row) {
-    std::int64_t base = 0;  // the source row's first element, or -1: a row of fill
-    for (std::size_t d = 0; d < outer && base >= 0; ++d) {
-      const std::int64_t from = maps[d][static_cast<std::size_t>(index[d])];
-      base = from < 0 ? -1 : base + from * strides[d];
-    }
-    std::uint8_t* to = dst + static_cast<std::size_t>(row * width) * esize;
-    for (const Run& run : runs) {
-      std::uint8_t* at = to + static_cast<std::size_t>(run.out) * esize;
-      if (base < 0 || run.src < 0) {
-        fill_run(at, run.len);
-      } else {
-        std::memcpy(at, src + static_cast<std::size_t>(base + run.src) * esize,
-                    static_cast<std::size_t>(run.len) * esize);
+    if (!runs.empty()) {
+      Run& last = runs.back();
+      if (last.src < 0 && from < 0) {
+        ++last.len;
+        continue;
+      }
+      if (last.src >= 0 && from >= 0) {
+        if (!last.backwards && from == last.src + last.len) {
+          ++last.len;
+          continue;
+        }
+        if ((last.backwards || last.len == 1) && from == last.src - last.len) {
+          last.backwards = true;
+          ++last.len;
+          continue;
+        }
       }
     }
-    for (std::size_t d = outer; d-- > 0;) {
-      if (++index[d] < out_sizes[d]) break;
-      index[d] = 0;
-    }
+    runs.push_back({j, from, 1, false});
   }
+  auto fill_run = [&](std::uint8_t* to, std::int64_t count) { fill_elements(fill, to, count, esize); };
+  const std::size_t outer = out_sizes.size() - 1;
+  const std::int64_t width = out_sizes.back();
+  // Rows split across threads; each share starts from its first row's index.
+  parallel_for(total / width, std::max<std::int64_t>(1, 16384 / width), [&](std::int64_t first,
+                                                                             std::int64_t last) {
+    Sizes index(outer, 0);
+    for (std::size_t d = outer, rest = static_cast<std::size_t>(first); d-- > 0;) {
+      index[d] = static_cast<std::int64_t>(rest % static_cast<std::size_t>(out_sizes[d]));
+      rest /= static_cast<std::size_t>(out_sizes[d]);
+    }
+    for (std::int64_t row = first; row < last; ++row) {
+      std::int64_t base = 0;  // the source row's first element, or -1: a row of fill
+      for (std::size_t d = 0; d < outer && base >= 0; ++d) {
+        const std::int64_t from = maps[d][static_cast<std::size_t>(index[d])];
+        base = from < 0 ? -1 : base + from * strides[d];
+      }
+      std::uint8_t* to = dst + static_cast<std::size_t>(row * width) * esize;
+      for (const Run& run : runs) {
+        std::uint8_t* at = to + static_cast<std::size_t>(run.out) * esize;
+        if (base < 0 || run.src < 0) {
+          fill_run(at, run.len);
+        } else if (run.backwards) {
+          copy_backwards(src + static_cast<std::size_t>(base + run.src) * esize, at, run.len,
+                         esize);
+        } else {
+          std::memcpy(at, src + static_cast<std::size_t>(base + run.src) * esize,
+                      static_cast<std::size_t>(run.len) * esize);
+        }
+      }
+      for (std::size_t d = outer; d-- > 0;) {
+        if (++index[d] < out_sizes[d]) break;
+        index[d] = 0;
+      }
+    }
+  });
 }
 
 std::int64_t floor_mod(std::int64_t a, std::int64_t b) { return ((a % b) + b) % b; }
