@@ -34,6 +34,25 @@ Sizes offsets_of(const Sizes& sizes, const Sizes& strides) {
 // size, so every dtype works.
 void gather(const Tensor& src, const Sizes& pre, const Sizes& base, const Sizes& post,
             const Tensor& out) {
+  // post as consecutive elements (the dimensions after the indexed one contiguous in src):
+  // each (p, b) a run copied at once.
+  bool consecutive = true;
+  for (std::size_t q = 0; q < post.size() && consecutive; ++q) {
+    consecutive = post[q] == static_cast<std::int64_t>(q);
+  }
+  if (consecutive && post.size() > 1) {
+    const std::size_t size = src.element_size();
+    const std::size_t run = post.size() * size;
+    const std::uint8_t* from = src.raw_data();
+    std::uint8_t* to = out.storage().mutable_data() + out.storage_offset() * size;
+    for (std::int64_t p : pre) {
+      for (std::int64_t b : base) {
+        std::memcpy(to, from + static_cast<std::size_t>(p + b) * size, run);
+        to += run;
+      }
+    }
+    return;
+  }
   auto copy = [&](auto tag) {
     using U = decltype(tag);
     const U* from = reinterpret_cast<const U*>(src.raw_data());
@@ -235,7 +254,7 @@ void index_select(Stack& s) {
   auto d = static_cast<std::size_t>(dim);
   Sizes out_sizes = self.sizes();
   if (self.dim() > 0) out_sizes[d] = numel;
-  Tensor out = Tensor::empty(out_sizes, self.dtype());
+  Tensor out = Tensor::uninitialized(out_sizes, self.dtype());  // gather writes every element
   auto check = [&](std::int64_t limit) {
     for (std::int64_t v : values) {
       if (v < 0 || v >= limit) fail_index("index out of range in self");

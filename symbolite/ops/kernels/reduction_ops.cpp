@@ -17,6 +17,7 @@
 #include "symbolite/ops/common/contiguous_sum.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/run_extremum.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/parallel_for.h"
@@ -227,12 +228,20 @@ bool takes_min(T x, T m) {
   return x < m;
 }
 
-// The maximum (kMax) or minimum of n contiguous floating values: eight running extremes (i
-// modulo 8) by std::max / std::min, which compile to branch-free MAXSS / MINSS where the
-// general loop's comparison branch mispredicts on noise, combined in order; a NaN, which they
-// would drop, is looked for apart and returned as the first the general loop meets.
+// The maximum (kMax) or minimum of n contiguous floating values: floats in AVX-512 vectors
+// where the CPU has them (ops/cpu/run_extremum.h), else eight running extremes (i modulo 8)
+// by std::max / std::min, which compile to branch-free MAXSS / MINSS where the general loop's
+// comparison branch mispredicts on noise, combined in order; a NaN, which they would drop, is
+// looked for apart and returned as the first the general loop meets.
 template <bool kMax, typename T>
 T run_extremum(const T* in, std::int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (n > 0 && has_vector_extremum()) {
+      const RunExtremum e = kMax ? avx512_max_f32(in, n) : avx512_min_f32(in, n);
+      if (!e.nan) return e.value;
+      return *std::find_if(in, in + n, [](T x) { return std::isnan(x); });
+    }
+  }
   constexpr int kParts = 8;
   T part[kParts];
   std::fill_n(part, kParts,
