@@ -25,13 +25,18 @@ double contiguous_sum(const T* in, std::int64_t n) {
 
 double contiguous_sum(const float* in, std::int64_t n);
 
-// sums[i] += in[i] for i < n, in double: one row of a sum over a middle dimension (each sum
-// its own, so every order of rows gives the bits of the element-by-element loop). float32 in
-// AVX-512 where the CPU has it.
+// sums[i] += in[r * row_stride + i] for i < n, in double, rows r = 0, 1, ... rows - 1 in
+// order: rows of a sum over a middle dimension (each sum its own, added to in row order, so
+// the bits of the element-by-element loop). float32 in AVX-512 where the CPU has it.
 template <typename T>
-void accumulate(const T* in, double* sums, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) sums[i] += static_cast<double>(in[i]);
+void accumulate(const T* in, std::int64_t row_stride, std::int64_t rows, double* sums,
+                std::int64_t n) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const T* row = in + r * row_stride;
+    for (std::int64_t i = 0; i < n; ++i) sums[i] += static_cast<double>(row[i]);
+  }
 }
-void accumulate(const float* in, double* sums, std::int64_t n);
+void accumulate(const float* in, std::int64_t row_stride, std::int64_t rows, double* sums,
+                std::int64_t n);
 
 }  // namespace symbolite::ops

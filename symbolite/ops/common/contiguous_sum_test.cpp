@@ -33,5 +33,27 @@ TEST(ContiguousSum, FloatAgreesWithLongDoubleAtEveryLength) {
   }
 }
 
+// accumulate's rows (sums in registers across rows where the CPU has AVX-512) add in row order:
+// the bits of the element-by-element loop, at widths around its 32- and 8-sum blocks.
+TEST(ContiguousSum, AccumulatedRowsAreTheElementLoopsBits) {
+  const std::int64_t rows = 7, stride = 83;
+  std::vector<float> in(static_cast<std::size_t>(rows * stride));
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    in[i] =
+        std::sin(1.3f * static_cast<float>(i)) * std::pow(10.0f, static_cast<float>(i % 7) - 2.0f);
+  }
+  for (std::int64_t n = 0; n <= 80; ++n) {
+    std::vector<double> got(static_cast<std::size_t>(n), 0.25), want = got;
+    accumulate(in.data() + 1, stride, rows, got.data(), n);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        want[static_cast<std::size_t>(i)] +=
+            static_cast<double>(in[static_cast<std::size_t>(1 + r * stride + i)]);
+      }
+    }
+    EXPECT_EQ(got, want) << n;
+  }
+}
+
 }  // namespace
 }  // namespace symbolite::ops

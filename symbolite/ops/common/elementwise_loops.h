@@ -72,8 +72,8 @@ bool can_write_over(const tensor::Tensor& x, const std::vector<std::int64_t>& sh
 // merged dimension, n elements with operand k's elements steps[k] apart (0 for a broadcast
 // operand, 1 for a contiguous run).
 template <std::size_t N, typename F>
-void for_each_row(std::vector<std::int64_t> sizes,
-                  std::array<std::vector<std::int64_t>, N> strides, F&& row) {
+void for_each_row(std::vector<std::int64_t> sizes, std::array<std::vector<std::int64_t>, N> strides,
+                  F&& row) {
   std::int64_t total = 1;
   for (std::int64_t size : sizes) total *= size;
   if (total == 0) return;
@@ -88,10 +88,9 @@ void for_each_row(std::vector<std::int64_t> sizes,
   sizes.back() = 1;
   parallel_for(total / n, std::max<std::int64_t>(1, kElementsPerThread / n),
                [&](std::int64_t begin, std::int64_t end) {
-                 for_each_offset_in<N>(sizes, outer, begin, end - begin,
-                                       [&](const std::array<std::int64_t, N>& offsets) {
-                                         row(offsets, n, steps);
-                                       });
+                 for_each_offset_in<N>(
+                     sizes, outer, begin, end - begin,
+                     [&](const std::array<std::int64_t, N>& offsets) { row(offsets, n, steps); });
                });
 }
 

@@ -33,8 +33,8 @@ SYMBOLITE_ELEMENT_CLONES void zip_run(const A* a, const B* b, Out* out, std::int
 
 // out[i] = op(a[i], b[i], c[i]) for i < n.
 template <typename A, typename B, typename C, typename Out, typename Op>
-SYMBOLITE_ELEMENT_CLONES void zip3_run(const A* a, const B* b, const C* c, Out* out,
-                                       std::int64_t n, Op op) {
+SYMBOLITE_ELEMENT_CLONES void zip3_run(const A* a, const B* b, const C* c, Out* out, std::int64_t n,
+                                       Op op) {
   for (std::int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i], c[i]);
 }
 

@@ -35,8 +35,7 @@ __attribute__((target("avx512f"))) inline RunExtremum extremum(const float* in, 
     m3 = pick<kMax>(m3, d);
   }
   for (; i < n; i += 16) {
-    const __mmask16 lanes =
-        n - i >= 16 ? kAll : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __mmask16 lanes = n - i >= 16 ? kAll : static_cast<__mmask16>((1u << (n - i)) - 1);
     const __m512 v = _mm512_mask_loadu_ps(start, lanes, in + i);
     nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
     m0 = pick<kMax>(m0, v);

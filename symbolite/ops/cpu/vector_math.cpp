@@ -148,9 +148,9 @@ void elu_serial(const float* in, float* out, std::int64_t n, float negcoef, floa
   const __m128 neg = _mm_set1_ps(negcoef), pos = _mm_set1_ps(poscoef),
                ipt = _mm_set1_ps(negiptcoef);
   map4(in, out, n, [=](__m128 x) {
-    return select4(_mm_cmpgt_ps(x, _mm_setzero_ps()), _mm_mul_ps(x, pos),
-                   _mm_mul_ps(_mm_sub_ps(Sleef_expf4_u10(_mm_mul_ps(x, ipt)), _mm_set1_ps(1.0f)),
-                              neg));
+    return select4(
+        _mm_cmpgt_ps(x, _mm_setzero_ps()), _mm_mul_ps(x, pos),
+        _mm_mul_ps(_mm_sub_ps(Sleef_expf4_u10(_mm_mul_ps(x, ipt)), _mm_set1_ps(1.0f)), neg));
   });
 }
 void softplus_serial(const float* in, float* out, std::int64_t n, float beta, float threshold) {

@@ -205,9 +205,8 @@ void float_function_f32(FloatFunction f, const float* in, float* out, std::int64
     case FloatFunction::kSqrt:
       return map8(in, out, n, [](__m256 x) { return _mm256_sqrt_ps(x); });
     case FloatFunction::kRsqrt:
-      return map8(in, out, n, [](__m256 x) {
-        return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x));
-      });
+      return map8(in, out, n,
+                  [](__m256 x) { return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x)); });
     case FloatFunction::kFloor:
       return map8(in, out, n, round8<_MM_FROUND_TO_NEG_INF>);
     case FloatFunction::kCeil:
@@ -277,8 +276,7 @@ void log_sigmoid_f32(const float* in, float* out, std::int64_t n) {
   map8(in, out, n, [sign_mask](__m256 x) {
     const __m256 negative_magnitude = _mm256_or_ps(sign_mask, x);
     const __m256 below = _mm256_min_ps(x, _mm256_setzero_ps());
-    return _mm256_sub_ps(below,
-                         Sleef_log1pf8_u10avx2(Sleef_expf8_u10avx2(negative_magnitude)));
+    return _mm256_sub_ps(below, Sleef_log1pf8_u10avx2(Sleef_expf8_u10avx2(negative_magnitude)));
   });
 }
 void mish_f32(const float* in, float* out, std::int64_t n) {

@@ -200,10 +200,9 @@ void hardshrink(Stack& s) {
 // log_sigmoid: min(x, 0) - log1p(exp(-|x|)), stable at both ends.
 void log_sigmoid(Stack& s) {
   IValue self = pop(s);
-  s.emplace_back(float32_fast(self.to_tensor(), "log_sigmoid_cpu", vec::log_sigmoid_f32,
-                              [](double v) {
-                                return std::min(v, 0.0) - std::log1p(std::exp(-std::fabs(v)));
-                              }));
+  s.emplace_back(float32_fast(
+      self.to_tensor(), "log_sigmoid_cpu", vec::log_sigmoid_f32,
+      [](double v) { return std::min(v, 0.0) - std::log1p(std::exp(-std::fabs(v))); }));
 }
 
 // prelu(self, weight): x > 0 ? x : weight[c] * x, c the channel (dimension 1); a weight of

@@ -260,11 +260,10 @@ void addcmul(Stack& s) {
   const Tensor& x = self.to_tensor();
   const Tensor& a = t1.to_tensor();
   const Tensor& b = t2.to_tensor();
-  const bool one_pass = is_floating(x.dtype()) && a.dtype() == x.dtype() &&
-                        b.dtype() == x.dtype() && a.sizes() == x.sizes() &&
-                        b.sizes() == x.sizes() && x.is_contiguous() && a.is_contiguous() &&
-                        b.is_contiguous() &&
-                        (value.is(IValue::Kind::kDouble) || value.is(IValue::Kind::kInt));
+  const bool one_pass =
+      is_floating(x.dtype()) && a.dtype() == x.dtype() && b.dtype() == x.dtype() &&
+      a.sizes() == x.sizes() && b.sizes() == x.sizes() && x.is_contiguous() && a.is_contiguous() &&
+      b.is_contiguous() && (value.is(IValue::Kind::kDouble) || value.is(IValue::Kind::kInt));
   if (one_pass) {
     s.emplace_back(dispatch_floating(x.dtype(), "addcmul_cpu_out", [&](auto tag) -> Tensor {
       using T = decltype(tag);

@@ -76,27 +76,28 @@ Tensor masked_fill_impl(const Tensor& self, const Tensor& mask, const IValue& va
     const T* src = self.template data<T>();
     const std::uint8_t* m = mask.raw_data();  // bool and uint8 are one byte
     std::atomic<bool> bad_mask = false;
-    for_each_row<3>(
-        sizes, {tensor::contiguous_strides(sizes), broadcast_strides(self, sizes),
-                broadcast_strides(mask, sizes)},
-        [&](const std::array<std::int64_t, 3>& o, std::int64_t n,
-            const std::array<std::int64_t, 3>& step) {
-          T* d = dst + o[0];
-          const T* x = src + o[1];
-          const std::uint8_t* bits = m + o[2];
-          std::uint8_t seen = 0;
-          if (step[1] == 1 && step[2] == 1) {
-            seen = cpu::or_bytes(bits, n);
-            cpu::zip_run(bits, x, d, n, [fill](std::uint8_t bit, T v) { return bit ? fill : v; });
-          } else {
-            for (std::int64_t i = 0; i < n; ++i) {
-              const std::uint8_t bit = bits[i * step[2]];
-              seen |= bit;
-              d[i] = bit != 0 ? fill : x[i * step[1]];
-            }
-          }
-          if (seen > 1) bad_mask = true;
-        });
+    for_each_row<3>(sizes,
+                    {tensor::contiguous_strides(sizes), broadcast_strides(self, sizes),
+                     broadcast_strides(mask, sizes)},
+                    [&](const std::array<std::int64_t, 3>& o, std::int64_t n,
+                        const std::array<std::int64_t, 3>& step) {
+                      T* d = dst + o[0];
+                      const T* x = src + o[1];
+                      const std::uint8_t* bits = m + o[2];
+                      std::uint8_t seen = 0;
+                      if (step[1] == 1 && step[2] == 1) {
+                        seen = cpu::or_bytes(bits, n);
+                        cpu::zip_run(bits, x, d, n,
+                                     [fill](std::uint8_t bit, T v) { return bit ? fill : v; });
+                      } else {
+                        for (std::int64_t i = 0; i < n; ++i) {
+                          const std::uint8_t bit = bits[i * step[2]];
+                          seen |= bit;
+                          d[i] = bit != 0 ? fill : x[i * step[1]];
+                        }
+                      }
+                      if (seen > 1) bad_mask = true;
+                    });
     if (bad_mask) fail("Mask tensor can take 0 and 1 values only");
     return out;
   });

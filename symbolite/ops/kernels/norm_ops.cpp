@@ -13,6 +13,11 @@
 namespace symbolite::ops::nn {
 
 IValue vector_norm(const IValue& x, double p, const IValue& dims, bool keepdim) {
+  if (p == 2) {
+    // |x|^2 is x * x and a power of 1/2 a square root, bit for bit: two passes fewer.
+    IValue squares = run_op("aten::mul.Tensor", {x, x});
+    return run_op("aten::sqrt", {run_op("aten::sum.dim_IntList", {squares, dims, keepdim})});
+  }
   IValue d = run_op("aten::abs", {x});
   if (std::isinf(p)) {
     IValue signed_d = p > 0 ? d : run_op("aten::neg", {d});

@@ -119,14 +119,9 @@ Tensor sum_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim,
           const std::int64_t o = unit / blocks, i0 = unit % blocks * kBlock;
           const std::int64_t m = std::min(kBlock, run->inner - i0);
           Acc* sums = acc.data() + o * run->inner + i0;
-          for (std::int64_t k = 0; k < run->len; ++k) {
-            const T* row = in + (o * run->len + k) * run->inner + i0;
-            if constexpr (std::is_floating_point_v<T>) {
-              accumulate(row, sums, m);
-            } else {  // not reached: integer sums take the general loop
-              for (std::int64_t i = 0; i < m; ++i) sums[i] += static_cast<Acc>(row[i]);
-            }
-          }
+          if constexpr (std::is_floating_point_v<T>) {
+            accumulate(in + o * run->len * run->inner + i0, run->inner, run->len, sums, m);
+          }  // (integer sums take the general loop)
         }
       });
     } else {
