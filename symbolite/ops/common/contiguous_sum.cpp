@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+
 #include "symbolite/ops/cpu/avx512_halves.h"
 #include "symbolite/ops/cpu/cpu_features.h"
 
@@ -73,6 +75,14 @@ void accumulate(const float* in, std::int64_t row_stride, std::int64_t rows, dou
 double contiguous_sum(const float* in, std::int64_t n) {
   static const bool avx512 = cpu_has_avx512f();
   return avx512 ? sum_avx512(in, n) : contiguous_sum<float>(in, n);
+}
+
+bool reduces_trailing_run(const tensor::Tensor& t, const std::vector<bool>& mask) {
+  if (!t.is_contiguous() || t.dim() == 0 || !mask.back()) return false;
+  std::size_t d = mask.size();
+  while (d > 0 && mask[d - 1]) --d;
+  return std::none_of(mask.begin(), mask.begin() + static_cast<std::ptrdiff_t>(d),
+                      [](bool reduced) { return reduced; });
 }
 
 }  // namespace symbolite::ops

@@ -110,30 +110,6 @@ void scale_shift_channels(const Tensor& x, const std::vector<double>& scale,
   scale_shift_planes<T>(x, x.sizes()[0], inner, scale, shift, out, activation);
 }
 
-// The sum of (p[i] - m)^2 over p[0, n), in double: eight partial sums (i modulo 8) added at
-// the end, so that no addition waits on the one before and the compiler can take them in
-// vectors (a group norm's 32K-element group took 4 cycles an element); the sums themselves
-// are contiguous_sum's.
-constexpr int kPartialSums = 8;
-template <typename T>
-double squares_about(const T* p, std::int64_t n, double m) {
-  double part[kPartialSums] = {};
-  std::int64_t i = 0;
-  for (; i + kPartialSums <= n; i += kPartialSums) {
-    for (int j = 0; j < kPartialSums; ++j) {
-      const double d = static_cast<double>(p[i + j]) - m;
-      part[j] += d * d;
-    }
-  }
-  for (; i < n; ++i) {
-    const double d = static_cast<double>(p[i]) - m;
-    part[0] += d * d;
-  }
-  double sum = 0;
-  for (double v : part) sum += v;
-  return sum;
-}
-
 // The mean and biased variance of each of the C channels of contiguous x viewed as
 // (outer, C, inner), accumulated in double (two passes).
 template <typename T>

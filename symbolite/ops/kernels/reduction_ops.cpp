@@ -52,16 +52,6 @@ ReducedShape reduced_shape(const Tensor& t, const std::vector<bool>& mask, bool 
   return r;
 }
 
-// Whether the dims in `mask` are the trailing ones of contiguous `t` (at least one), so that
-// each result sums one contiguous run of elements.
-bool reduces_trailing_run(const Tensor& t, const std::vector<bool>& mask) {
-  if (!t.is_contiguous() || t.dim() == 0 || !mask.back()) return false;
-  std::size_t d = mask.size();
-  while (d > 0 && mask[d - 1]) --d;
-  return std::none_of(mask.begin(), mask.begin() + static_cast<std::ptrdiff_t>(d),
-                      [](bool reduced) { return reduced; });
-}
-
 // A contiguous t reduced over one run of dimensions with dimensions after it kept (sum over
 // the channels of NCHW): t viewed as (outer, len, inner), inner > 1; nullopt otherwise.
 struct MiddleRun {

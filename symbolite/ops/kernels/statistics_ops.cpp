@@ -12,11 +12,13 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/contiguous_sum.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
 namespace {
@@ -77,13 +79,32 @@ std::pair<Tensor, Tensor> moments(const Tensor& t, const std::vector<bool>& mask
   if (!is_floating(t.dtype())) fail("std and var only support floating point and complex dtypes");
   const Reduced r = reduced(t, mask, keepdim);
   std::vector<double> sum(static_cast<std::size_t>(r.groups), 0.0);
-  for_each_value(t, r, [&](double v, std::size_t i) { sum[i] += v; });
   const auto n = static_cast<double>(r.count);
   std::vector<double> mean(sum.size());
-  for (std::size_t i = 0; i < sum.size(); ++i) mean[i] = sum[i] / n;
   std::vector<double> squares(sum.size(), 0.0);
-  for_each_value(t, r,
-                 [&](double v, std::size_t i) { squares[i] += (v - mean[i]) * (v - mean[i]); });
+  if (r.count > 0 && reduces_trailing_run(t, mask)) {
+    // Each group one contiguous run (x.std(-1)): its sum and squares in partial sums that
+    // vectorize, groups across threads.
+    dispatch_floating(t.dtype(), "std_var", [&](auto tag) {
+      using T = decltype(tag);
+      const T* in = t.template data<T>();
+      parallel_for(r.groups, std::max<std::int64_t>(1, 16384 / r.count),
+                   [&](std::int64_t first, std::int64_t last) {
+                     for (std::int64_t g = first; g < last; ++g) {
+                       const T* run = in + g * r.count;
+                       const auto i = static_cast<std::size_t>(g);
+                       sum[i] = contiguous_sum(run, r.count);
+                       mean[i] = sum[i] / n;
+                       squares[i] = squares_about(run, r.count, mean[i]);
+                     }
+                   });
+    });
+  } else {
+    for_each_value(t, r, [&](double v, std::size_t i) { sum[i] += v; });
+    for (std::size_t i = 0; i < sum.size(); ++i) mean[i] = sum[i] / n;
+    for_each_value(t, r,
+                   [&](double v, std::size_t i) { squares[i] += (v - mean[i]) * (v - mean[i]); });
+  }
   Tensor spread = Tensor::uninitialized(r.sizes, t.dtype());
   Tensor average = Tensor::uninitialized(r.sizes, t.dtype());
   const double divisor = std::max(0.0, n - correction);
