@@ -254,6 +254,32 @@ void roi_align(Stack& s) {
   s.emplace_back(std::move(out));
 }
 
+// The top of the heap [first, first + len) (std::make_heap's, under `cmp`) replaced by
+// `value`, as libstdc++'s heap selection replaces it (std::partial_sort, which PyTorch's topk
+// calls): the hole at the top moves down to a leaf along the larger children, then `value`
+// moves up from there. The same moves give the same order of equal elements as PyTorch's.
+template <typename It, typename V, typename Cmp>
+void replace_heap_top(It first, std::int64_t len, V value, Cmp cmp) {
+  std::int64_t hole = 0, child = 0;
+  while (child < (len - 1) / 2) {
+    child = 2 * (child + 1);
+    if (cmp(first[child], first[child - 1])) --child;
+    first[hole] = first[child];
+    hole = child;
+  }
+  if ((len & 1) == 0 && child == (len - 2) / 2) {
+    child = 2 * (child + 1);
+    first[hole] = first[child - 1];
+    hole = child - 1;
+  }
+  for (std::int64_t parent = (hole - 1) / 2; hole > 0 && cmp(first[parent], value);
+       parent = (hole - 1) / 2) {
+    first[hole] = first[parent];
+    hole = parent;
+  }
+  first[hole] = value;
+}
+
 // topk(self, k, dim=-1, largest=True, sorted=True): PyTorch 1.13's CPU algorithm per slice
 // (partial_sort when k * 64 <= n, else nth_element then sort of the first k - 1), with its
 // comparators, so equal values come out in the same order.
@@ -282,7 +308,6 @@ void topk(Stack& s) {
       T* vals = values.template mutable_data<T>();
       std::int64_t* idx = indices.mutable_data<std::int64_t>();
       using Elem = std::pair<T, std::int64_t>;
-      std::vector<Elem> q(static_cast<std::size_t>(n));
       auto gt = [](const Elem& a, const Elem& b) {
         if constexpr (std::is_floating_point_v<T>) return greater_nan_first(a.first, b.first);
         return a.first > b.first;
@@ -291,14 +316,27 @@ void topk(Stack& s) {
         if constexpr (std::is_floating_point_v<T>) return less_nan_last(a.first, b.first);
         return a.first < b.first;
       };
-      for (std::int64_t o = 0; o < outer; ++o) {
-        for (std::int64_t i = 0; i < inner; ++i) {
+      // Rows (o, i) across threads, each with its own scratch.
+      parallel_for(outer * inner, std::max<std::int64_t>(1, 16384 / n), [&](std::int64_t first,
+                                                                           std::int64_t last) {
+        std::vector<Elem> q(static_cast<std::size_t>(n));
+        for (std::int64_t row = first; row < last; ++row) {
+          const std::int64_t o = row / inner, i = row % inner;
           const T* base = src + o * n * inner + i;
-          for (std::int64_t j = 0; j < n; ++j) q[j] = {base[j * inner], j};
           auto select = [&](auto cmp) {
             if (k * 64 <= n) {
-              std::partial_sort(q.begin(), q.begin() + k, q.end(), cmp);
+              // A few of many: PyTorch's partial_sort (libstdc++'s heap selection) without
+              // the pairs of the elements that never enter the heap.
+              for (std::int64_t j = 0; j < k; ++j) q[j] = {base[j * inner], j};
+              const auto heap = q.begin(), heap_end = q.begin() + k;
+              std::make_heap(heap, heap_end, cmp);
+              for (std::int64_t j = k; j < n; ++j) {
+                const Elem e{base[j * inner], j};
+                if (cmp(e, *heap)) replace_heap_top(heap, k, e, cmp);
+              }
+              std::sort_heap(heap, heap_end, cmp);
             } else {
+              for (std::int64_t j = 0; j < n; ++j) q[j] = {base[j * inner], j};
               std::nth_element(q.begin(), q.begin() + k - 1, q.end(), cmp);
               if (sorted) std::sort(q.begin(), q.begin() + k - 1, cmp);
             }
@@ -313,7 +351,7 @@ void topk(Stack& s) {
             idx[o * k * inner + j * inner + i] = q[j].second;
           }
         }
-      }
+      });
     });
   }
   s.emplace_back(std::move(values));
