@@ -10,6 +10,7 @@
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/pooling_shape.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/element_runs.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/parallel_for.h"
@@ -20,6 +21,21 @@ namespace {
 using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
+
+// out[i] = the maximum of in[i * K, i * K + K), a NaN propagating: windows of K side by side
+// (kernel and stride K), taken in vectors (a load of K interleaved rows) where the compiler
+// can: the taps in order, each replacing the maximum when greater or NaN, as window() below.
+template <int K, typename T>
+SYMBOLITE_ELEMENT_CLONES void max_windows(const T* in, T* out, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    T best = in[i * K];
+    for (int j = 1; j < K; ++j) {
+      const T v = in[i * K + j];
+      best = (best < v || v != v) ? v : best;  // NOLINT(misc-redundant-expression): NaN test
+    }
+    out[i] = best;
+  }
+}
 
 // A view of `t` with a size-1 dimension inserted before the last (unsqueeze(-2)).
 Tensor unsqueeze_last_but_one(const Tensor& t) {
@@ -159,7 +175,16 @@ void max_pool1d(Stack& s) {
                        o[ow] = best;
                      };
                      for (std::int64_t ow = 0; ow < inside_lo; ++ow) window(ow, true);
-                     for (std::int64_t ow = inside_lo; ow < inside_hi; ++ow) window(ow, false);
+                     const T* inside = in + inside_lo * st - pad;
+                     const std::int64_t count = inside_hi - inside_lo;
+                     if (dil == 1 && st == k && k >= 2 && k <= 4) {
+                       // Windows side by side (max_pool1d(x, 2) .. (x, 4)): whole vectors.
+                       if (k == 2) max_windows<2>(inside, o + inside_lo, count);
+                       if (k == 3) max_windows<3>(inside, o + inside_lo, count);
+                       if (k == 4) max_windows<4>(inside, o + inside_lo, count);
+                     } else {
+                       for (std::int64_t ow = inside_lo; ow < inside_hi; ++ow) window(ow, false);
+                     }
                      for (std::int64_t ow = inside_hi; ow < out_width; ++ow) window(ow, true);
                    }
                  });
