@@ -33,6 +33,11 @@ TEST(ElementwiseOps, GeluWithinAnUlpOfPyTorch) {
   testing::run_op_cases("gelu_f64", 0x1p-52, 0);
 }
 
+// The float32 kernels that compute as PyTorch's vectorized ones do (the same SLEEF functions
+// in the same formulas, exact roundings, selections): PyTorch's bits on a dense grid with
+// infinities and a NaN (make_op_refs.py, vector_kernel_bits).
+TEST(ElementwiseOps, VectorKernelsGivePyTorchsBits) { testing::run_op_cases("vector_bits", 0, 0); }
+
 TEST(ElementwiseOps, InPlaceWritesIntoSelfAndItsBase) {
   Tensor base = run_op("aten::view", {arange(6), IValue::list({2, 3})}).to_tensor();
   IValue row = run_op("aten::select.int", {base, 0, 1});
