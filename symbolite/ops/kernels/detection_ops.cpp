@@ -317,41 +317,41 @@ void topk(Stack& s) {
         return a.first < b.first;
       };
       // Rows (o, i) across threads, each with its own scratch.
-      parallel_for(outer * inner, std::max<std::int64_t>(1, 16384 / n), [&](std::int64_t first,
-                                                                           std::int64_t last) {
-        std::vector<Elem> q(static_cast<std::size_t>(n));
-        for (std::int64_t row = first; row < last; ++row) {
-          const std::int64_t o = row / inner, i = row % inner;
-          const T* base = src + o * n * inner + i;
-          auto select = [&](auto cmp) {
-            if (k * 64 <= n) {
-              // A few of many: PyTorch's partial_sort (libstdc++'s heap selection) without
-              // the pairs of the elements that never enter the heap.
-              for (std::int64_t j = 0; j < k; ++j) q[j] = {base[j * inner], j};
-              const auto heap = q.begin(), heap_end = q.begin() + k;
-              std::make_heap(heap, heap_end, cmp);
-              for (std::int64_t j = k; j < n; ++j) {
-                const Elem e{base[j * inner], j};
-                if (cmp(e, *heap)) replace_heap_top(heap, k, e, cmp);
-              }
-              std::sort_heap(heap, heap_end, cmp);
-            } else {
-              for (std::int64_t j = 0; j < n; ++j) q[j] = {base[j * inner], j};
-              std::nth_element(q.begin(), q.begin() + k - 1, q.end(), cmp);
-              if (sorted) std::sort(q.begin(), q.begin() + k - 1, cmp);
-            }
-          };
-          if (largest) {
-            select(gt);
-          } else {
-            select(lt);
-          }
-          for (std::int64_t j = 0; j < k; ++j) {
-            vals[o * k * inner + j * inner + i] = q[j].first;
-            idx[o * k * inner + j * inner + i] = q[j].second;
-          }
-        }
-      });
+      parallel_for(outer * inner, std::max<std::int64_t>(1, 16384 / n),
+                   [&](std::int64_t first, std::int64_t last) {
+                     std::vector<Elem> q(static_cast<std::size_t>(n));
+                     for (std::int64_t row = first; row < last; ++row) {
+                       const std::int64_t o = row / inner, i = row % inner;
+                       const T* base = src + o * n * inner + i;
+                       auto select = [&](auto cmp) {
+                         if (k * 64 <= n) {
+                           // A few of many: PyTorch's partial_sort (libstdc++'s heap selection) without
+                           // the pairs of the elements that never enter the heap.
+                           for (std::int64_t j = 0; j < k; ++j) q[j] = {base[j * inner], j};
+                           const auto heap = q.begin(), heap_end = q.begin() + k;
+                           std::make_heap(heap, heap_end, cmp);
+                           for (std::int64_t j = k; j < n; ++j) {
+                             const Elem e{base[j * inner], j};
+                             if (cmp(e, *heap)) replace_heap_top(heap, k, e, cmp);
+                           }
+                           std::sort_heap(heap, heap_end, cmp);
+                         } else {
+                           for (std::int64_t j = 0; j < n; ++j) q[j] = {base[j * inner], j};
+                           std::nth_element(q.begin(), q.begin() + k - 1, q.end(), cmp);
+                           if (sorted) std::sort(q.begin(), q.begin() + k - 1, cmp);
+                         }
+                       };
+                       if (largest) {
+                         select(gt);
+                       } else {
+                         select(lt);
+                       }
+                       for (std::int64_t j = 0; j < k; ++j) {
+                         vals[o * k * inner + j * inner + i] = q[j].first;
+                         idx[o * k * inner + j * inner + i] = q[j].second;
+                       }
+                     }
+                   });
     });
   }
   s.emplace_back(std::move(values));

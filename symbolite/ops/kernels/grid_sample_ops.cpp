@@ -12,6 +12,7 @@
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
 namespace {
@@ -99,35 +100,62 @@ void grid_sampler(Stack& s) {
                      w = input.sizes()[3];
   const std::int64_t oh = grid.sizes()[1], ow = grid.sizes()[2];
   Tensor out = Tensor::uninitialized({n, c, oh, ow}, input.dtype());
+  const std::int64_t points = oh * ow;
   dispatch_floating(input.dtype(), "grid_sampler_2d_cpu", [&](auto tag) {
     using T = decltype(tag);
     const T* in = input.template data<T>();
     const T* g = grid.template data<T>();
     T* dst = out.template mutable_data<T>();
-    auto at = [&](const T* plane, std::int64_t y, std::int64_t x) {
-      return (y >= 0 && y < h && x >= 0 && x < w) ? plane[y * w + x] : T(0);
+    // Each point's taps once for all channels: the four corners' offsets in a plane (-1
+    // outside it, where the value is 0) and weights, nearest's one corner; then each channel's
+    // plane sampled point after point into its output plane, channels across threads.
+    const int corners = mode == kNearest ? 1 : 4;
+    std::vector<std::int64_t> offsets(static_cast<std::size_t>(points * corners));
+    std::vector<T> weights(static_cast<std::size_t>(points * corners));
+    auto offset = [&](std::int64_t y, std::int64_t x) -> std::int64_t {
+      return (y >= 0 && y < h && x >= 0 && x < w) ? y * w + x : -1;
     };
     for (std::int64_t b = 0; b < n; ++b) {
-      for (std::int64_t p = 0; p < oh * ow; ++p) {
-        const T ix = source_index(g[(b * oh * ow + p) * 2], w, padding, align_corners);
-        const T iy = source_index(g[(b * oh * ow + p) * 2 + 1], h, padding, align_corners);
-        for (std::int64_t ch = 0; ch < c; ++ch) {
-          const T* plane = in + (b * c + ch) * h * w;
-          T& o = dst[(b * c + ch) * oh * ow + p];
+      parallel_for(points, 4096, [&](std::int64_t first, std::int64_t last) {
+        for (std::int64_t p = first; p < last; ++p) {
+          const T ix = source_index(g[(b * points + p) * 2], w, padding, align_corners);
+          const T iy = source_index(g[(b * points + p) * 2 + 1], h, padding, align_corners);
+          std::int64_t* off = offsets.data() + p * corners;
+          T* wt = weights.data() + p * corners;
           if (mode == kNearest) {
-            o = at(plane, static_cast<std::int64_t>(std::nearbyint(iy)),
-                   static_cast<std::int64_t>(std::nearbyint(ix)));
+            off[0] = offset(static_cast<std::int64_t>(std::nearbyint(iy)),
+                            static_cast<std::int64_t>(std::nearbyint(ix)));
             continue;
           }
           const T x0 = std::floor(ix), y0 = std::floor(iy);
           const T x1 = x0 + 1, y1 = y0 + 1;
-          const T nw = (x1 - ix) * (y1 - iy), ne = (ix - x0) * (y1 - iy);
-          const T sw = (x1 - ix) * (iy - y0), se = (ix - x0) * (iy - y0);
+          wt[0] = (x1 - ix) * (y1 - iy);  // nw
+          wt[1] = (ix - x0) * (y1 - iy);  // ne
+          wt[2] = (x1 - ix) * (iy - y0);  // sw
+          wt[3] = (ix - x0) * (iy - y0);  // se
           const auto xi = static_cast<std::int64_t>(x0), yi = static_cast<std::int64_t>(y0);
-          o = at(plane, yi, xi) * nw + at(plane, yi, xi + 1) * ne + at(plane, yi + 1, xi) * sw +
-              at(plane, yi + 1, xi + 1) * se;
+          off[0] = offset(yi, xi);
+          off[1] = offset(yi, xi + 1);
+          off[2] = offset(yi + 1, xi);
+          off[3] = offset(yi + 1, xi + 1);
         }
-      }
+      });
+      parallel_for(c, std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(points, 1)),
+                   [&](std::int64_t first, std::int64_t last) {
+                     for (std::int64_t ch = first; ch < last; ++ch) {
+                       const T* plane = in + (b * c + ch) * h * w;
+                       T* o = dst + (b * c + ch) * points;
+                       auto value = [plane](std::int64_t at) { return at < 0 ? T(0) : plane[at]; };
+                       const std::int64_t* off = offsets.data();
+                       const T* wt = weights.data();
+                       for (std::int64_t p = 0; p < points; ++p, off += corners, wt += corners) {
+                         o[p] = mode == kNearest
+                                    ? value(off[0])
+                                    : value(off[0]) * wt[0] + value(off[1]) * wt[1] +
+                                          value(off[2]) * wt[2] + value(off[3]) * wt[3];
+                       }
+                     }
+                   });
     }
   });
   s.emplace_back(std::move(out));
