@@ -353,15 +353,26 @@ void adaptive_avg_pool2d_planes(const Tensor& x, bool global, Tensor& out) {
     });
     return;
   }
+  // Each output row's and column's window bounds, once for every plane.
+  Ints rows_from(static_cast<std::size_t>(oh)), rows_to(static_cast<std::size_t>(oh));
+  Ints cols_from(static_cast<std::size_t>(ow)), cols_to(static_cast<std::size_t>(ow));
+  for (std::int64_t i = 0; i < oh; ++i) {
+    rows_from[static_cast<std::size_t>(i)] = div_floor(i * h, oh);
+    rows_to[static_cast<std::size_t>(i)] = -div_floor(-(i + 1) * h, oh);
+  }
+  for (std::int64_t j = 0; j < ow; ++j) {
+    cols_from[static_cast<std::size_t>(j)] = div_floor(j * w, ow);
+    cols_to[static_cast<std::size_t>(j)] = -div_floor(-(j + 1) * w, ow);
+  }
   parallel_for(planes, grain, [&](std::int64_t first, std::int64_t last) {
     for (std::int64_t plane = first; plane < last; ++plane) {
       const T* in = src == nullptr ? nullptr : src + plane * h * w;
       for (std::int64_t i = 0; i < oh; ++i) {
-        std::int64_t h0 = div_floor(i * h, oh);
-        std::int64_t h1 = -div_floor(-(i + 1) * h, oh);
+        const std::int64_t h0 = rows_from[static_cast<std::size_t>(i)];
+        const std::int64_t h1 = rows_to[static_cast<std::size_t>(i)];
         for (std::int64_t j = 0; j < ow; ++j) {
-          std::int64_t w0 = div_floor(j * w, ow);
-          std::int64_t w1 = -div_floor(-(j + 1) * w, ow);
+          const std::int64_t w0 = cols_from[static_cast<std::size_t>(j)];
+          const std::int64_t w1 = cols_to[static_cast<std::size_t>(j)];
           double sum = 0;
           if (w0 == 0 && w1 == w) {
             sum = contiguous_sum(in + h0 * w, (h1 - h0) * w);  // whole rows: one run
