@@ -106,6 +106,88 @@ class UNetUp(nn.Module):
         return F.relu(self.conv(torch.cat([self.up(x), skip], 1)))
 
 
+class Threshold(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.threshold(x, 0.1, 0.0)
+
+
+class Sign(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.sign(x)
+
+
+class Square(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return x.pow(2.0)
+
+
+class Floor(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.floor(x * 4.0)
+
+
+class LogSigmoid(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.logsigmoid(x)
+
+
+class Addcmul(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.addcmul(x, x, x, value=0.5)
+
+
+class MaskedFill(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return x.masked_fill(x > 0.0, 0.0)
+
+
+class WhereZero(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.where(x > 0.5, x, torch.zeros_like(x))
+
+
+class Flip(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return x.flip(-1)
+
+
+class PadConstant(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.pad(x, (1, 1, 1, 1))
+
+
+class IndexSelect(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return x.index_select(1, torch.arange(0, 64, 2))
+
+
+class Amax(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return x.amax(-1)
+
+
+class Topk(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.topk(x, 10, -1)[0]
+
+
+class Norm(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.norm(x, dim=-1)
+
+
+class Std(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return x.std(-1)
+
+
+class GridSample(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        theta = torch.tensor([[[0.9, 0.1, 0.0], [-0.1, 0.9, 0.0]]])
+        grid = F.affine_grid(theta, [1, 32, 128, 128], align_corners=False)
+        return F.grid_sample(x, grid, align_corners=False)
+
+
 def _eval(module):
     return lambda: module().eval()
 
@@ -133,6 +215,24 @@ CASES = {
     "rsqrt": (Rsqrt, IMAGE),
     "max_pool1d": (MaxPool1d, (1, 64, 16000)),
     "glu": (Glu, IMAGE),
+    "threshold": (Threshold, IMAGE),
+    "sign": (Sign, IMAGE),
+    "square": (Square, IMAGE),
+    "floor": (Floor, IMAGE),
+    "selu": (lambda: nn.SELU(), IMAGE),
+    "logsigmoid": (LogSigmoid, IMAGE),
+    "addcmul": (Addcmul, IMAGE),
+    "masked_fill": (MaskedFill, IMAGE),
+    "where_zero": (WhereZero, IMAGE),
+    "flip": (Flip, IMAGE),
+    "pad_constant": (PadConstant, IMAGE),
+    "index_select": (IndexSelect, IMAGE),
+    "adaptive_avg_7": (lambda: nn.AdaptiveAvgPool2d(7), (1, 256, 28, 28)),
+    "amax": (Amax, ROWS),
+    "topk": (Topk, ROWS),
+    "norm": (Norm, ROWS),
+    "std": (Std, ROWS),
+    "grid_sample": (GridSample, (1, 32, 128, 128)),
     "conv_bn_f_relu": (_eval(ConvRelu), (1, 64, 56, 56)),
     "unet_up": (_eval(UNetUp), (1, 64, 64, 64)),
 }

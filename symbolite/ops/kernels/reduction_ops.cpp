@@ -17,6 +17,7 @@
 #include "symbolite/ops/common/contiguous_sum.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/element_runs.h"
 #include "symbolite/ops/cpu/run_extremum.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -397,6 +398,53 @@ void first_extreme_along(const T* data, const AlongDim& a, Visit visit) {
   });
 }
 
+// For the n positions of rows `len` rows of `stride` elements apart from `data`: best[i] and
+// at[i] the first maximum (kMax) or minimum of data[k * stride + i] over k and its k (the first
+// NaN, if any; takes_max's choice written without branches, so the positions go in vectors).
+template <bool kMax, typename T>
+SYMBOLITE_ELEMENT_CLONES void extreme_rows(const T* data, std::int64_t len, std::int64_t stride,
+                                           std::int64_t n, T* best, std::int64_t* at) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    best[i] = data[i];
+    at[i] = 0;
+  }
+  for (std::int64_t k = 1; k < len; ++k) {
+    const T* row = data + k * stride;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const T x = row[i], m = best[i];
+      // NOLINTNEXTLINE(misc-redundant-expression): x != x and m == m are the NaN tests
+      const bool take = m == m && (x != x || (kMax ? x > m : x < m));
+      best[i] = take ? x : m;
+      at[i] = take ? k : at[i];
+    }
+  }
+}
+
+// Runs extreme_rows over a contiguous t reduced along `dim`, not its last: t viewed as
+// (outer, a.len, inner), blocks of 512 positions across threads, results into the contiguous
+// best and at (best may be a scratch buffer).
+template <bool kMax, typename T>
+void extreme_rows_of(const Tensor& t, const AlongDim& a, T* best, std::int64_t* at) {
+  const std::int64_t inner = a.step, outer = t.numel() / (a.len * inner);
+  constexpr std::int64_t kBlock = 512;
+  const std::int64_t blocks = (inner + kBlock - 1) / kBlock;
+  const T* data = t.template data<T>();
+  parallel_for(outer * blocks, std::max<std::int64_t>(1, 16384 / (a.len * kBlock)),
+               [&](std::int64_t first, std::int64_t last) {
+                 for (std::int64_t unit = first; unit < last; ++unit) {
+                   const std::int64_t o = unit / blocks, i0 = unit % blocks * kBlock;
+                   const std::int64_t place = o * inner + i0;
+                   extreme_rows<kMax>(data + o * a.len * inner + i0, a.len, inner,
+                                      std::min(kBlock, inner - i0), best + place, at + place);
+                 }
+               });
+}
+
+// Whether extreme_rows_of takes t along dim: contiguous, not empty, dim not the last.
+bool along_rows(const Tensor& t, std::int64_t dim) {
+  return t.is_contiguous() && t.dim() > 0 && dim + 1 < t.dim() && t.numel() > 0;
+}
+
 // argmax / argmin(self, dim=None, keepdim=False): int64 index of the first maximum (minimum;
 // of the first NaN if any) along `dim`, or in the flattened tensor when dim is None (keepdim
 // then keeps every dimension, as size 1).
@@ -423,16 +471,24 @@ void arg_extreme(Stack& s) {
     a = along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim, name);
   }
   Tensor indices = Tensor::empty(a.out_sizes, DType::kInt64);
+  const bool rows = !dim_v.is_none() && along_rows(t, wrap_dim(dim_v.to_int(), t.dim()));
   dispatch_numeric(t.dtype(), kMax ? "argmax_cpu" : "argmin_cpu", [&](auto tag) {
     using T = decltype(tag);
     std::int64_t* idx = indices.mutable_data<std::int64_t>();
+    if constexpr (!std::is_same_v<T, bool>) {
+      if (rows) {
+        std::vector<T> best(static_cast<std::size_t>(indices.numel()));
+        return extreme_rows_of<kMax>(t, a, best.data(), idx);
+      }
+    }
     first_extreme_along<kMax>(in.template data<T>(), a, [&](T, std::int64_t at) { *idx++ = at; });
   });
   s.emplace_back(std::move(indices));
 }
 
 // max.dim / min.dim: values and int64 indices (of the first maximum or minimum; of the first
-// NaN if any).
+// NaN if any). Over a dimension of a contiguous tensor that is not its last (the channels of
+// NCHW), blocks of positions take the rows in turn (extreme_rows), blocks across threads.
 template <bool kMax>
 void extreme_dim(Stack& s) {
   IValue keepdim_v = pop(s), dim_v = pop(s), self = pop(s);
@@ -441,10 +497,13 @@ void extreme_dim(Stack& s) {
       along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim_v.to_bool(), kMax ? "max" : "min");
   Tensor values = Tensor::empty(a.out_sizes, t.dtype());
   Tensor indices = Tensor::empty(a.out_sizes, DType::kInt64);
+  const std::int64_t dim = t.dim() == 0 ? 0 : wrap_dim(dim_v.to_int(), t.dim());
+  const bool rows = along_rows(t, dim);
   dispatch_all(t.dtype(), kMax ? "max_cpu" : "min_cpu", [&](auto tag) {
     using T = decltype(tag);
     T* vals = values.template mutable_data<T>();
     std::int64_t* idx = indices.mutable_data<std::int64_t>();
+    if (rows && !std::is_same_v<T, bool>) return extreme_rows_of<kMax>(t, a, vals, idx);
     first_extreme_along<kMax>(t.template data<T>(), a, [&](T best, std::int64_t at) {
       *vals++ = best;
       *idx++ = at;
