@@ -131,36 +131,38 @@ void gather_separable(const Tensor& in, const Sizes& in_sizes, const Tensor& out
   const std::size_t outer = out_sizes.size() - 1;
   const std::int64_t width = out_sizes.back();
   // Rows split across threads; each share starts from its first row's index.
-  parallel_for(total / width, std::max<std::int64_t>(1, 16384 / width),
-               [&](std::int64_t first, std::int64_t last) {
-                 Sizes index(outer, 0);
-                 for (std::size_t d = outer, rest = static_cast<std::size_t>(first); d-- > 0;) {
-                   index[d] =
-                       static_cast<std::int64_t>(rest % static_cast<std::size_t>(out_sizes[d]));
-                   rest /= static_cast<std::size_t>(out_sizes[d]);
-                 }
+  // Each row's source row (-1: a row of fill), from its index in the outer dimensions.
+  const std::int64_t rows = total / width;
+  std::vector<std::int64_t> bases(static_cast<std::size_t>(rows));
+  Sizes index(outer, 0);
+  for (std::int64_t& base : bases) {
+    base = 0;
+    for (std::size_t d = 0; d < outer && base >= 0; ++d) {
+      const std::int64_t from = maps[d][static_cast<std::size_t>(index[d])];
+      base = from < 0 ? -1 : base + from * strides[d];
+    }
+    for (std::size_t d = outer; d-- > 0;) {
+      if (++index[d] < out_sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  parallel_for(rows, std::max<std::int64_t>(1, 16384 / width),
+               [&, runs_begin = runs.data(), runs_end = runs.data() + runs.size()](
+                   std::int64_t first, std::int64_t last) {
                  for (std::int64_t row = first; row < last; ++row) {
-                   std::int64_t base = 0;  // the source row's first element, or -1: a row of fill
-                   for (std::size_t d = 0; d < outer && base >= 0; ++d) {
-                     const std::int64_t from = maps[d][static_cast<std::size_t>(index[d])];
-                     base = from < 0 ? -1 : base + from * strides[d];
-                   }
+                   const std::int64_t base = bases[static_cast<std::size_t>(row)];
                    std::uint8_t* to = dst + static_cast<std::size_t>(row * width) * esize;
-                   for (const Run& run : runs) {
-                     std::uint8_t* at = to + static_cast<std::size_t>(run.out) * esize;
-                     if (base < 0 || run.src < 0) {
-                       fill_run(at, run.len);
-                     } else if (run.backwards) {
-                       copy_backwards(src + static_cast<std::size_t>(base + run.src) * esize, at,
-                                      run.len, esize);
+                   for (const Run* run = runs_begin; run != runs_end; ++run) {
+                     std::uint8_t* at = to + static_cast<std::size_t>(run->out) * esize;
+                     const std::uint8_t* from =
+                         src + static_cast<std::size_t>(base + run->src) * esize;
+                     if (base < 0 || run->src < 0) {
+                       fill_run(at, run->len);
+                     } else if (run->backwards) {
+                       copy_backwards(from, at, run->len, esize);
                      } else {
-                       std::memcpy(at, src + static_cast<std::size_t>(base + run.src) * esize,
-                                   static_cast<std::size_t>(run.len) * esize);
+                       std::memcpy(at, from, static_cast<std::size_t>(run->len) * esize);
                      }
-                   }
-                   for (std::size_t d = outer; d-- > 0;) {
-                     if (++index[d] < out_sizes[d]) break;
-                     index[d] = 0;
                    }
                  }
                });
