@@ -13,7 +13,7 @@
 namespace symbolite::runtime {
 namespace {
 
-void expect_pytorchs_output(const mobile::LoadedModel& model) {
+void expect_is_cuda_golden(const mobile::LoadedModel& model) {
   std::ifstream in(testing::fixture_path("goldens/is_cuda.json"));
   auto golden = nlohmann::json::parse(in);
   auto x = tensor::Tensor::empty(golden["input"]["shape"].get<std::vector<std::int64_t>>(),
@@ -30,7 +30,7 @@ void expect_pytorchs_output(const mobile::LoadedModel& model) {
 }
 
 TEST(IsCuda, RunsTheCpuBranchAsPyTorchDoes) {
-  expect_pytorchs_output(mobile::LoadedModel::load(testing::fixture_path("models/is_cuda.ptl")));
+  expect_is_cuda_golden(mobile::LoadedModel::load(testing::fixture_path("models/is_cuda.ptl")));
 }
 
 TEST(IsCuda, SurvivesLiftAndEmit) {
@@ -39,7 +39,7 @@ TEST(IsCuda, SurvivesLiftAndEmit) {
   for (const auto& ins : reemitted.bytecode.functions.at(0).instructions)
     has_is_cuda |= ins.op == mobile::OpCode::kIsCuda;
   EXPECT_TRUE(has_is_cuda);
-  expect_pytorchs_output(reemitted.model);
+  expect_is_cuda_golden(reemitted.model);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@
 namespace symbolite::runtime {
 namespace {
 
-void expect_pytorchs_output(const mobile::LoadedModel& model) {
+void expect_traced_device_golden(const mobile::LoadedModel& model) {
   std::ifstream in(testing::fixture_path("goldens/traced_device.json"));
   const auto golden = nlohmann::json::parse(in);
   Interpreter interpreter(model);
@@ -44,14 +44,14 @@ bool has_num_to_tensor(const mobile::Bytecode& bytecode) {
 }
 
 TEST(TracedDevice, RunsAsPyTorchDoes) {
-  expect_pytorchs_output(
+  expect_traced_device_golden(
       mobile::LoadedModel::load(testing::fixture_path("models/traced_device.ptl")));
 }
 
 TEST(TracedDevice, SurvivesLiftAndEmit) {
   auto reemitted = testing::lift_emit_and_load("models/traced_device.ptl");
   EXPECT_TRUE(has_num_to_tensor(reemitted.bytecode));
-  expect_pytorchs_output(reemitted.model);
+  expect_traced_device_golden(reemitted.model);
 }
 
 }  // namespace

@@ -168,7 +168,8 @@ void gather_separable(const Tensor& in, const Sizes& in_sizes, const Tensor& out
                });
 }
 
-std::int64_t floor_mod(std::int64_t a, std::int64_t b) { return ((a % b) + b) % b; }
+// a modulo b in [0, b), b > 0: a cyclic index.
+std::int64_t cyclic_index(std::int64_t a, std::int64_t b) { return ((a % b) + b) % b; }
 
 // roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
 void roll(Stack& s) {
@@ -181,7 +182,7 @@ void roll(Stack& s) {
     const std::int64_t n = t.numel();
     Sizes map(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i)
-      map[static_cast<std::size_t>(i)] = floor_mod(i - shifts[0], n);
+      map[static_cast<std::size_t>(i)] = cyclic_index(i - shifts[0], n);
     gather_separable(t, {n}, out, {n}, nullptr, {map});
     s.emplace_back(std::move(out));
     return;
@@ -198,7 +199,7 @@ void roll(Stack& s) {
   std::vector<Sizes> maps(t.sizes().size());
   for (std::size_t d = 0; d < maps.size(); ++d) {
     const std::int64_t n = t.sizes()[d];
-    for (std::int64_t i = 0; i < n; ++i) maps[d].push_back(floor_mod(i - shift[d], n));
+    for (std::int64_t i = 0; i < n; ++i) maps[d].push_back(cyclic_index(i - shift[d], n));
   }
   gather_separable(t, t.sizes(), out, t.sizes(), nullptr, maps);
   s.emplace_back(std::move(out));
@@ -270,7 +271,7 @@ void pad(Stack& s) {
             i = i < 0 ? 0 : n - 1;
             break;
           case PadMode::kCircular:
-            i = floor_mod(i, n);
+            i = cyclic_index(i, n);
             break;
         }
       }
