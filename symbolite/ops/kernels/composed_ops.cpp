@@ -253,8 +253,9 @@ void masked_select(Stack& s) {
 }
 
 // addcmul(self, tensor1, tensor2, *, value=1): self + value * tensor1 * tensor2. Three
-// contiguous float tensors of one shape and dtype in one pass, in PyTorch's order (self +
-// (value * t1) * t2); anything else as a product, then a sum.
+// contiguous float tensors of one shape and dtype in one pass as PyTorch's CPU kernel rounds
+// it: (value * t1) * t2 + self in one fused multiply-add (its AVX2 build contracts them);
+// anything else as a product, then a sum.
 void addcmul(Stack& s) {
   IValue value = pop(s), t2 = pop(s), t1 = pop(s), self = pop(s);
   const Tensor& x = self.to_tensor();
@@ -275,7 +276,7 @@ void addcmul(Stack& s) {
       T* dst = out.template mutable_data<T>();
       parallel_for(out.numel(), kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
         cpu::zip3_run(px + begin, pa + begin, pb + begin, dst + begin, end - begin,
-                      [v](T self_v, T a_v, T b_v) { return self_v + v * a_v * b_v; });
+                      [v](T self_v, T a_v, T b_v) { return std::fma(v * a_v, b_v, self_v); });
       });
       return out;
     }));
