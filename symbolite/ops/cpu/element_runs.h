@@ -11,9 +11,13 @@
 
 #include <cstdint>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define SYMBOLITE_ELEMENT_CLONES \
-  __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default"),  \
+#if defined(__SANITIZE_THREAD__)
+// Not under ThreadSanitizer: the ifunc resolver runs while the dynamic linker relocates the
+// program, before TSan's runtime is up, and its instrumented entry crashes.
+#define SYMBOLITE_ELEMENT_CLONES
+#elif defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define SYMBOLITE_ELEMENT_CLONES                                        \
+  __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default"), \
                  optimize("fp-contract=off")))
 #else
 #define SYMBOLITE_ELEMENT_CLONES

@@ -325,8 +325,8 @@ void topk(Stack& s) {
                        const T* base = src + o * n * inner + i;
                        auto select = [&](auto cmp) {
                          if (k * 64 <= n) {
-                           // A few of many: PyTorch's partial_sort (libstdc++'s heap selection) without
-                           // the pairs of the elements that never enter the heap.
+                           // A few of many: PyTorch's partial_sort (libstdc++'s heap
+                           // selection) without the pairs of elements that never enter it.
                            for (std::int64_t j = 0; j < k; ++j) q[j] = {base[j * inner], j};
                            const auto heap = q.begin(), heap_end = q.begin() + k;
                            std::make_heap(heap, heap_end, cmp);

@@ -20,59 +20,35 @@ namespace {
 using tensor::Tensor;
 using Sizes = std::vector<std::int64_t>;
 
-// Element k of `count` elements of `size` bytes from `to` is the element k before `from`'s.
+// Element k of the `count` elements of `size` bytes from `to` is the element `step` * k
+// elements from `from`: step -1 copies a run backwards (flip), 0 repeats one element (a fill).
 // (T: an unsigned integer of the element's size, moved by memcpy, which compiles to loads and
 // stores of T.)
 template <typename T>
-void reversed(const std::uint8_t* from, std::uint8_t* to, std::int64_t count) {
+void elements_by(const std::uint8_t* from, std::int64_t step, std::uint8_t* to,
+                 std::int64_t count) {
+  constexpr auto size = static_cast<std::int64_t>(sizeof(T));
   for (std::int64_t k = 0; k < count; ++k) {
     T v;
-    std::memcpy(&v, from - k * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
-    std::memcpy(to + k * static_cast<std::int64_t>(sizeof(T)), &v, sizeof(T));
+    std::memcpy(&v, from + step * k * size, sizeof(T));
+    std::memcpy(to + k * size, &v, sizeof(T));
   }
 }
-void copy_backwards(const std::uint8_t* from, std::uint8_t* to, std::int64_t count,
-                    std::size_t size) {
+void copy_elements(const std::uint8_t* from, std::int64_t step, std::uint8_t* to,
+                   std::int64_t count, std::size_t size) {
   switch (size) {
     case 1:
-      return reversed<std::uint8_t>(from, to, count);
+      return elements_by<std::uint8_t>(from, step, to, count);
     case 2:
-      return reversed<std::uint16_t>(from, to, count);
+      return elements_by<std::uint16_t>(from, step, to, count);
     case 4:
-      return reversed<std::uint32_t>(from, to, count);
+      return elements_by<std::uint32_t>(from, step, to, count);
     case 8:
-      return reversed<std::uint64_t>(from, to, count);
+      return elements_by<std::uint64_t>(from, step, to, count);
     default:
       for (std::int64_t k = 0; k < count; ++k) {
-        std::memcpy(to + static_cast<std::size_t>(k) * size,
-                    from - static_cast<std::ptrdiff_t>(static_cast<std::size_t>(k) * size), size);
-      }
-  }
-}
-
-// `count` copies of the element of `size` bytes at `value` from `to`.
-template <typename T>
-void filled(const std::uint8_t* value, std::uint8_t* to, std::int64_t count) {
-  T v;
-  std::memcpy(&v, value, sizeof(T));
-  for (std::int64_t k = 0; k < count; ++k) {
-    std::memcpy(to + k * static_cast<std::int64_t>(sizeof(T)), &v, sizeof(T));
-  }
-}
-void fill_elements(const std::uint8_t* value, std::uint8_t* to, std::int64_t count,
-                   std::size_t size) {
-  switch (size) {
-    case 1:
-      return filled<std::uint8_t>(value, to, count);
-    case 2:
-      return filled<std::uint16_t>(value, to, count);
-    case 4:
-      return filled<std::uint32_t>(value, to, count);
-    case 8:
-      return filled<std::uint64_t>(value, to, count);
-    default:
-      for (std::int64_t k = 0; k < count; ++k) {
-        std::memcpy(to + static_cast<std::size_t>(k) * size, value, size);
+        const auto at = static_cast<std::int64_t>(size) * k;
+        std::memcpy(to + at, from + step * at, size);
       }
   }
 }
@@ -126,7 +102,7 @@ void gather_separable(const Tensor& in, const Sizes& in_sizes, const Tensor& out
     runs.push_back({j, from, 1, false});
   }
   auto fill_run = [&](std::uint8_t* to, std::int64_t count) {
-    fill_elements(fill, to, count, esize);
+    copy_elements(fill, 0, to, count, esize);
   };
   const std::size_t outer = out_sizes.size() - 1;
   const std::int64_t width = out_sizes.back();
@@ -159,7 +135,7 @@ void gather_separable(const Tensor& in, const Sizes& in_sizes, const Tensor& out
                      if (base < 0 || run->src < 0) {
                        fill_run(at, run->len);
                      } else if (run->backwards) {
-                       copy_backwards(from, at, run->len, esize);
+                       copy_elements(from, -1, at, run->len, esize);
                      } else {
                        std::memcpy(at, from, static_cast<std::size_t>(run->len) * esize);
                      }
