@@ -1,5 +1,5 @@
-// Elementwise math beyond arithmetic: abs, exp, clamp_, pow (by a Scalar), sign, gcd and lcm, with
-// PyTorch 1.13's dtypes, promotion and messages.
+// Elementwise math beyond arithmetic: abs, exp, clamp_, pow (tensor or number bases and
+// exponents), sign, gcd and lcm, with PyTorch 1.13's dtypes, promotion and messages.
 #include <cmath>
 #include <type_traits>
 
@@ -134,6 +134,42 @@ Tensor pow_scalar_impl(const Tensor& self, const IValue& exponent) {
   });
 }
 
+// base ** exponent for integers as PyTorch's powi: repeated squaring, wrapping; a negative
+// exponent gives 1 for a base of 1, +-1 for -1 (by the exponent's parity), else 0.
+template <typename T>
+T integer_power(T base, T exponent) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exponent < 0) {
+      if (base == 1) return 1;
+      if (base == -1) return static_cast<T>(exponent % 2 == 0 ? 1 : -1);
+      return 0;
+    }
+  }
+  using U = std::make_unsigned_t<T>;
+  U result = 1, square = static_cast<U>(base);
+  for (auto e = static_cast<U>(exponent); e > 0; e >>= 1) {
+    if (e & 1) result = static_cast<U>(result * square);
+    square = static_cast<U>(square * square);
+  }
+  return static_cast<T>(result);
+}
+
+// pow.Tensor_Tensor: elementwise base ** exponent, broadcast, in their promoted dtype (floats
+// by std::pow, integers by integer_power; bool is refused, as PyTorch's kernel lacks it).
+Tensor pow_tensors(const Tensor& base, const Tensor& exponent, tensor::DType common) {
+  if (common == DType::kBool) not_implemented("pow", common);
+  return dispatch_numeric(common, "pow", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      return binary_kernel<T>(base, exponent, [](T a, T b) { return std::pow(a, b); });
+    } else if constexpr (std::is_same_v<T, bool>) {
+      not_implemented("pow", common);  // (refused above; bool has no integer power)
+    } else {
+      return binary_kernel<T>(base, exponent, [](T a, T b) { return integer_power(a, b); });
+    }
+  });
+}
+
 // sign: -1, 0 or 1 in self's dtype (NaN gives 0); bool is itself.
 Tensor sign_impl(const Tensor& x) {
   if (x.dtype() == DType::kBool) return x.contiguous();
@@ -159,6 +195,34 @@ void pow__scalar(Stack& s) {
   }
   push_in_place(s, self, result);
 }
+// pow.Tensor_Tensor(self, exponent) and pow.Scalar(self, exponent), a number to tensor powers:
+// the number a 0-dim tensor of the result dtype (which the number and the tensor decide).
+void pow_tensor_tensor(Stack& s) {
+  IValue exponent = pop(s), self = pop(s);
+  const Tensor& a = self.to_tensor();
+  const Tensor& b = exponent.to_tensor();
+  s.emplace_back(pow_tensors(a, b, ResultType().tensor(a).tensor(b).result()));
+}
+void pow_scalar_tensor(Stack& s) {
+  IValue exponent = pop(s), self = pop(s);
+  const Tensor& b = exponent.to_tensor();
+  const DType common = ResultType().scalar(self).tensor(b).result();
+  s.emplace_back(pow_tensors(scalar_tensor(self, common), b, common));
+}
+// pow_.Tensor(self, exponent): into self, whose dtype the promoted one must cast to.
+void pow__tensor(Stack& s) {
+  IValue exponent = pop(s), self = pop(s);
+  const Tensor& a = self.to_tensor();
+  const Tensor& b = exponent.to_tensor();
+  const DType common = ResultType().tensor(a).tensor(b).result();
+  if (!can_cast(common, a.dtype())) {
+    fail(fmt::format("result type {} can't be cast to the desired output type {}",
+                     tensor::scalar_type_name(common), tensor::scalar_type_name(a.dtype())));
+  }
+  Tensor result = pow_tensors(a, b, common);
+  push_in_place(s, self, result.dtype() == a.dtype() ? result : to_dtype(result, a.dtype()));
+}
+
 void sign(Stack& s) { s.emplace_back(sign_impl(pop(s).to_tensor())); }
 void sign_(Stack& s) {
   IValue self = pop(s);
@@ -214,6 +278,9 @@ void register_math_ops(OperatorRegistry& r) {
   r.add({"aten::abs", 1, {}, abs});
   r.add({"aten::pow.Tensor_Scalar", 2, {}, pow_tensor_scalar});
   r.add({"aten::pow_.Scalar", 2, {}, pow__scalar});
+  r.add({"aten::pow.Tensor_Tensor", 2, {}, pow_tensor_tensor});
+  r.add({"aten::pow.Scalar", 2, {}, pow_scalar_tensor});
+  r.add({"aten::pow_.Tensor", 2, {}, pow__tensor});
   r.add({"aten::sign", 1, {}, sign});
   r.add({"aten::sgn", 1, {}, sign});  // sign, for real tensors
   r.add({"aten::sign_", 1, {}, sign_});
