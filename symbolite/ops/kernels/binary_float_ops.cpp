@@ -144,11 +144,13 @@ void float_power_scalar(Stack& s) {
   s.emplace_back(float_power(scalar_tensor(self, DType::kFloat64), exponent.to_tensor()));
 }
 
-// lerp: self + weight * (end - self), computed from the nearer end as PyTorch does.
+// lerp: self + weight * (end - self), from self for weights below 0.5 and from end above, in
+// one fused multiply-add: PyTorch 1.13's vectorized kernel's bits (vec::fmadd, and its test is
+// weight < 0.5, not |weight| < 0.5: a weight of -0.7 goes from self).
 template <typename T>
 T lerp_value(T self, T end, T weight) {
-  return std::abs(weight) < T(0.5) ? self + weight * (end - self)
-                                   : end - (end - self) * (T(1) - weight);
+  const T diff = end - self;
+  return weight < T(0.5) ? std::fma(weight, diff, self) : std::fma(weight - T(1), diff, end);
 }
 
 void check_same_dtype(const Tensor& self, const Tensor& other, const char* what) {

@@ -252,12 +252,12 @@ void masked_select(Stack& s) {
   s.push_back(run_op("aten::index.Tensor", {self, IValue::list({expanded_mask})}));
 }
 
-// addcmul(self, tensor1, tensor2, *, value=1): self + value * tensor1 * tensor2. Three
-// contiguous float tensors of one shape and dtype in one pass as PyTorch's CPU kernel rounds
-// it: (value * t1) * t2 + self in one fused multiply-add (its AVX2 build contracts them);
-// anything else as a product, then a sum.
-void addcmul(Stack& s) {
-  IValue value = pop(s), t2 = pop(s), t1 = pop(s), self = pop(s);
+// addcmul / addcdiv of three contiguous float tensors of one shape and dtype and a number
+// `value`, in one pass: out[i] = op(v, self[i], t1[i], t2[i]) with v the value in their dtype;
+// nullopt for anything else.
+template <typename Op>
+std::optional<Tensor> in_one_pass(const IValue& self, const IValue& t1, const IValue& t2,
+                                  const IValue& value, Op op) {
   const Tensor& x = self.to_tensor();
   const Tensor& a = t1.to_tensor();
   const Tensor& b = t2.to_tensor();
@@ -265,28 +265,41 @@ void addcmul(Stack& s) {
       is_floating(x.dtype()) && a.dtype() == x.dtype() && b.dtype() == x.dtype() &&
       a.sizes() == x.sizes() && b.sizes() == x.sizes() && x.is_contiguous() && a.is_contiguous() &&
       b.is_contiguous() && (value.is(IValue::Kind::kDouble) || value.is(IValue::Kind::kInt));
-  if (one_pass) {
-    s.emplace_back(dispatch_floating(x.dtype(), "addcmul_cpu_out", [&](auto tag) -> Tensor {
-      using T = decltype(tag);
-      const T v = scalar_as<T>(value);
-      Tensor out = Tensor::uninitialized(x.sizes(), x.dtype());
-      const T* px = x.template data<T>();
-      const T* pa = a.template data<T>();
-      const T* pb = b.template data<T>();
-      T* dst = out.template mutable_data<T>();
-      parallel_for(out.numel(), kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
-        cpu::zip3_run(px + begin, pa + begin, pb + begin, dst + begin, end - begin,
-                      [v](T self_v, T a_v, T b_v) { return std::fma(v * a_v, b_v, self_v); });
-      });
-      return out;
-    }));
+  if (!one_pass) return std::nullopt;
+  return dispatch_floating(x.dtype(), "addcmul_cpu_out", [&](auto tag) -> Tensor {
+    using T = decltype(tag);
+    const T v = scalar_as<T>(value);
+    Tensor out = Tensor::uninitialized(x.sizes(), x.dtype());
+    const T* px = x.template data<T>();
+    const T* pa = a.template data<T>();
+    const T* pb = b.template data<T>();
+    T* dst = out.template mutable_data<T>();
+    parallel_for(out.numel(), kElementsPerThread, [&](std::int64_t begin, std::int64_t end) {
+      cpu::zip3_run(px + begin, pa + begin, pb + begin, dst + begin, end - begin,
+                    [v, op](T self_v, T a_v, T b_v) { return op(v, self_v, a_v, b_v); });
+    });
+    return out;
+  });
+}
+
+// addcmul(self, tensor1, tensor2, *, value=1): self + value * tensor1 * tensor2; in one pass
+// (in_one_pass) as PyTorch's CPU kernel rounds it: (value * t1) * t2 + self in one fused
+// multiply-add (its AVX2 build contracts them); anything else as a product, then a sum.
+void addcmul(Stack& s) {
+  IValue value = pop(s), t2 = pop(s), t1 = pop(s), self = pop(s);
+  if (auto out = in_one_pass(self, t1, t2, value, [](auto v, auto x, auto a, auto b) {
+        return std::fma(v * a, b, x);
+      })) {
+    s.emplace_back(std::move(*out));
     return;
   }
   IValue product = run_op("aten::mul.Tensor", {t1, t2});
   s.push_back(run_op("aten::add.Tensor", {self, product, value}));
 }
 
-// addcdiv(self, tensor1, tensor2, *, value=1): self + value * tensor1 / tensor2, floating only.
+// addcdiv(self, tensor1, tensor2, *, value=1): self + value * tensor1 / tensor2, floating only;
+// in one pass as PyTorch rounds it, (value * t1) / t2 + self; anything else as a quotient,
+// then a sum.
 void addcdiv(Stack& s) {
   IValue value = pop(s), t2 = pop(s), t1 = pop(s), self = pop(s);
   if (!is_floating(t1.to_tensor().dtype()) && !is_floating(t2.to_tensor().dtype())) {
@@ -297,6 +310,11 @@ void addcdiv(Stack& s) {
         "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
         "addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
         "tensor2), for all dtypes.");
+  }
+  if (auto out = in_one_pass(self, t1, t2, value,
+                             [](auto v, auto x, auto a, auto b) { return x + v * a / b; })) {
+    s.emplace_back(std::move(*out));
+    return;
   }
   IValue quotient = run_op("aten::div.Tensor", {t1, t2});
   s.push_back(run_op("aten::add.Tensor", {self, quotient, value}));

@@ -58,8 +58,8 @@ void check_sub(DType a, DType b) {
   }
 }
 
-// a + alpha * b in `common`; `negate` for sub (a - alpha * b); `in_place` for a += alpha * b
-// (binary_kernel).
+// a + alpha * b in `common` (floats in one fused multiply-add, as PyTorch's kernel); `negate`
+// for sub (a - alpha * b); `in_place` for a += alpha * b (binary_kernel).
 Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& alpha, bool negate,
                 bool in_place, SpareOperands spare = {}) {
   std::vector<std::int64_t> shape = tensor::broadcast_shapes(a.sizes(), b.sizes());
@@ -76,6 +76,11 @@ Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& al
       if (al == T{1}) {
         return binary_kernel<T>(
             a, b, [](T x, T y) -> T { return static_cast<T>(x + y); }, in_place, spare);
+      }
+      if constexpr (std::is_floating_point_v<T>) {
+        // PyTorch's kernel rounds once: vec::fmadd(b, alpha, a), and its scalar loop contracts.
+        return binary_kernel<T>(
+            a, b, [al](T x, T y) -> T { return std::fma(y, al, x); }, in_place, spare);
       }
       return binary_kernel<T>(
           a, b, [al](T x, T y) -> T { return static_cast<T>(x + al * y); }, in_place, spare);
