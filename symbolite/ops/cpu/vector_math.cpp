@@ -153,6 +153,12 @@ void elu_serial(const float* in, float* out, std::int64_t n, float negcoef, floa
         _mm_mul_ps(_mm_sub_ps(Sleef_expf4_u10(_mm_mul_ps(x, ipt)), _mm_set1_ps(1.0f)), neg));
   });
 }
+void pow_serial(const float* in, float* out, std::int64_t n, float exponent) {
+  if (isa() == Isa::kAvx512) return avx512::pow_f32(in, out, n, exponent);
+  if (isa() == Isa::kAvx2) return avx2::pow_f32(in, out, n, exponent);
+  const __m128 e = _mm_set1_ps(exponent);
+  map4(in, out, n, [e](__m128 x) { return Sleef_powf4_u10(x, e); });
+}
 void softplus_serial(const float* in, float* out, std::int64_t n, float beta, float threshold) {
   if (isa() == Isa::kAvx512) return avx512::softplus_f32(in, out, n, beta, threshold);
   if (isa() == Isa::kAvx2) return avx2::softplus_f32(in, out, n, beta, threshold);
@@ -392,6 +398,11 @@ void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float p
              float negiptcoef) {
   split_range(n, [&](std::int64_t at, std::int64_t count) {
     elu_serial(in + at, out + at, count, negcoef, poscoef, negiptcoef);
+  });
+}
+void pow_f32(const float* in, float* out, std::int64_t n, float exponent) {
+  split_range(n, [&](std::int64_t at, std::int64_t count) {
+    pow_serial(in + at, out + at, count, exponent);
   });
 }
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold) {

@@ -105,6 +105,10 @@ void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope);
 // bits: not expm1, which its later versions take).
 void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
              float negiptcoef);
+// pow: x ** exponent on SLEEF's powf (1 ulp), as PyTorch's vectorized kernel for exponents
+// other than its special ones (2, 3, 0.5, -0.5, -1, -2, which it computes by products,
+// square roots and divisions).
+void pow_f32(const float* in, float* out, std::int64_t n, float exponent);
 // softplus: x * beta > threshold ? x : log1p(exp(x * beta)) / beta.
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold);
 // mish: x * tanh(log1p(exp(x))).

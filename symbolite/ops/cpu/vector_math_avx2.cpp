@@ -262,6 +262,10 @@ void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float p
     return _mm256_blendv_ps(negative, _mm256_mul_ps(x, pos), positive);
   });
 }
+void pow_f32(const float* in, float* out, std::int64_t n, float exponent) {
+  const __m256 e = _mm256_set1_ps(exponent);
+  map8(in, out, n, [e](__m256 x) { return Sleef_powf8_u10avx2(x, e); });
+}
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold) {
   const __m256 b = _mm256_set1_ps(beta), t = _mm256_set1_ps(threshold);
   map8(in, out, n, [=](__m256 x) {

@@ -308,6 +308,10 @@ void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float p
     return _mm512_mask_blend_ps(positive, negative, _mm512_mul_ps(x, pos));
   });
 }
+void pow_f32(const float* in, float* out, std::int64_t n, float exponent) {
+  const __m512 e = _mm512_set1_ps(exponent);
+  map16(in, out, n, [e](__m512 x) { return Sleef_powf16_u10avx512f(x, e); });
+}
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold) {
   const __m512 b = _mm512_set1_ps(beta), t = _mm512_set1_ps(threshold);
   map16(in, out, n, [=](__m512 x) {

@@ -35,6 +35,7 @@ void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope);
 void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
              float negiptcoef);
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold);
+void pow_f32(const float* in, float* out, std::int64_t n, float exponent);
 void mish_f32(const float* in, float* out, std::int64_t n);
 void log_sigmoid_f32(const float* in, float* out, std::int64_t n);
 void log_softmax_row_f32(const float* in, float* out, std::int64_t n);
@@ -70,6 +71,7 @@ void leaky_relu_f32(const float* in, float* out, std::int64_t n, float slope);
 void elu_f32(const float* in, float* out, std::int64_t n, float negcoef, float poscoef,
              float negiptcoef);
 void softplus_f32(const float* in, float* out, std::int64_t n, float beta, float threshold);
+void pow_f32(const float* in, float* out, std::int64_t n, float exponent);
 void mish_f32(const float* in, float* out, std::int64_t n);
 void log_sigmoid_f32(const float* in, float* out, std::int64_t n);
 void log_softmax_row_f32(const float* in, float* out, std::int64_t n);

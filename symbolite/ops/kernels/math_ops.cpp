@@ -106,6 +106,8 @@ Tensor pow_scalar_impl(const Tensor& self, const IValue& exponent) {
   return dispatch_numeric(common, "pow", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
+      // PyTorch's pow_tensor_scalar_optimized_kernel: products, square roots and divisions for
+      // its special exponents, the vector pow (SLEEF's) for the others.
       T e = scalar_as<T>(exponent);
       if (e == T(2)) {
         if (auto fast = map_contiguous_f32(x, [](const float* in, float* out, std::int64_t n) {
@@ -115,8 +117,19 @@ Tensor pow_scalar_impl(const Tensor& self, const IValue& exponent) {
         }
         return unary_same<T>(x, [](T v) { return v * v; });
       }
+      if (e == T(3)) return unary_same<T>(x, [](T v) { return v * v * v; });
       if (e == T(0.5)) return unary_same<T>(x, [](T v) { return std::sqrt(v); });
+      if (e == T(-0.5)) return unary_same<T>(x, [](T v) { return T(1) / std::sqrt(v); });
+      if (e == T(-1)) return unary_same<T>(x, [](T v) { return T(1) / v; });
+      if (e == T(-2)) return unary_same<T>(x, [](T v) { return T(1) / (v * v); });
       if (e == T(1)) return unary_same<T>(x, [](T v) { return v; });
+      if constexpr (std::is_same_v<T, float>) {
+        if (auto fast = map_contiguous_f32(x, [e](const float* in, float* out, std::int64_t n) {
+              vec::pow_f32(in, out, n, e);
+            })) {
+          return std::move(*fast);
+        }
+      }
       return unary_same<T>(x, [e](T v) { return std::pow(v, e); });
     } else {
       std::int64_t e = scalar_as<std::int64_t>(exponent);
