@@ -414,6 +414,14 @@ void gelu_f32(const float* in, float* out, std::int64_t n) { map16(in, out, n, g
 
 namespace {
 
+// Lanes 0-7 and 8-15 (AVX512F has no 256-bit float extract: as doubles, zero-masked for GCC
+// 12, which reports the unmasked forms' and the cast's undefined pass-through operand).
+__m256 half_of(__m512 v, int which) {
+  const __m512d d = _mm512_castps_pd(v);
+  return _mm256_castpd_ps(which == 0 ? _mm512_maskz_extractf64x4_pd(0xF, d, 0)
+                                     : _mm512_maskz_extractf64x4_pd(0xF, d, 1));
+}
+
 struct MaxAndSum {
   float max;
   float sum;
@@ -442,7 +450,10 @@ MaxAndSum max_and_exp_sum(const float* in, float* out, std::int64_t n) {
   for (float v : lane) max = v > max ? v : max;
   if (nan != 0) max = __builtin_nanf("");
   const __m512 m = _mm512_set1_ps(max);
-  __m512 sum = _mm512_setzero_ps();
+  // The sum in eight lanes, each 16-lane block's low half then its high half: the order of
+  // ATen's AVX2 kernel, which Debian's PyTorch runs even where the CPU has AVX-512 ("CPU
+  // capability usage: AVX2"), so the same bits as the AVX2 build here.
+  __m256 sum = _mm256_setzero_ps();
   for (std::int64_t i = 0; i <= n - 1; i += 16) {
     const bool whole = i < full;
     const __m512 x =
@@ -453,21 +464,22 @@ MaxAndSum max_and_exp_sum(const float* in, float* out, std::int64_t n) {
     } else {
       _mm512_mask_storeu_ps(out + i, tail, e);
     }
-    sum = _mm512_add_ps(sum, e);
+    sum = _mm256_add_ps(sum, half_of(e, 0));
+    sum = _mm256_add_ps(sum, half_of(e, 1));
   }
   float total = 0;
-  if (n < 16) {
+  if (n < 8) {
     // ATen adds a short out's lanes in order.
-    _mm512_store_ps(lane, sum);
-    total = lane[0];
-    for (std::int64_t j = 1; j < n; ++j) total += lane[j];
+    alignas(32) float eight[8];
+    _mm256_store_ps(eight, sum);
+    total = eight[0];
+    for (std::int64_t j = 1; j < n; ++j) total += eight[j];
   } else {
-    // ATen's pairwise fold: halves, quarters, pairs, neighbours.
-    sum = _mm512_add_ps(sum, _mm512_maskz_shuffle_f32x4(kAll, sum, sum, 0x4E));
-    sum = _mm512_add_ps(sum, _mm512_maskz_shuffle_f32x4(kAll, sum, sum, 0xB1));
-    sum = _mm512_add_ps(sum, _mm512_maskz_shuffle_ps(kAll, sum, sum, 0x4E));
-    sum = _mm512_add_ps(sum, _mm512_maskz_shuffle_ps(kAll, sum, sum, 0xB1));
-    total = _mm512_cvtss_f32(sum);
+    // ATen's pairwise fold: halves, pairs, neighbours.
+    sum = _mm256_add_ps(sum, _mm256_permute2f128_ps(sum, sum, 0x1));
+    sum = _mm256_add_ps(sum, _mm256_shuffle_ps(sum, sum, 0x4E));
+    sum = _mm256_add_ps(sum, _mm256_shuffle_ps(sum, sum, 0xB1));
+    total = _mm256_cvtss_f32(sum);
   }
   return {max, total};
 }
