@@ -1,8 +1,8 @@
 // Runs of elements through a scalar function, compiled once per instruction set: GCC's
 // target_clones makes an AVX-512, an AVX2 (x86-64-v3: with FMA, so std::fma is one
-// instruction) and a baseline (SSE2) copy of each function below
-// and picks one for the CPU at load time (an ifunc), so a kernel's element loop, written once
-// as `out[i] = op(x[i])`, runs 16 or 8 lanes wide where the CPU has them. The x86-64 baseline
+// instruction) and a baseline (SSE2) copy of each function below and picks one for the CPU at
+// load time (an ifunc), so a kernel's element loop, written once as `out[i] = op(x[i])`, runs
+// 16 or 8 lanes wide where the CPU has them. The x86-64 baseline
 // alone kept such loops at 4 lanes, 1.4-1.6x slower than PyTorch's AVX2 kernels on a 3 MiB
 // tensor (threshold, sign). Contraction into FMA is off in the clones: a * b + c keeps its
 // two roundings, as in the baseline copy, so results are the same bits on every CPU. Other
