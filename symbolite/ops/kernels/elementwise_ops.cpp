@@ -77,6 +77,12 @@ Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& al
         return binary_kernel<T>(
             a, b, [](T x, T y) -> T { return static_cast<T>(x + y); }, in_place, spare);
       }
+      if constexpr (std::is_signed_v<T> || std::is_floating_point_v<T>) {
+        if (al == T{-1}) {  // x - y: the bits of fma(y, -1, x), without the multiply
+          return binary_kernel<T>(
+              a, b, [](T x, T y) -> T { return static_cast<T>(x - y); }, in_place, spare);
+        }
+      }
       if constexpr (std::is_floating_point_v<T>) {
         // PyTorch's kernel rounds once: vec::fmadd(b, alpha, a), and its scalar loop contracts.
         return binary_kernel<T>(
