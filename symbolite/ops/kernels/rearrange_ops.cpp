@@ -109,19 +109,32 @@ void gather_separable(const Tensor& in, const Sizes& in_sizes, const Tensor& out
   const std::size_t outer = out_sizes.size() - 1;
   const std::int64_t width = out_sizes.back();
   // Rows split across threads; each share starts from its first row's index.
-  // Each row's source row (-1: a row of fill), from its index in the outer dimensions.
+  // Each row's source row (-1: a row of fill), from its index in the outer dimensions: the
+  // dimensions before the last outer one once per run of it, then that one's map.
   const std::int64_t rows = total / width;
   std::vector<std::int64_t> bases(static_cast<std::size_t>(rows));
-  Sizes index(outer, 0);
-  for (std::int64_t& base : bases) {
-    base = 0;
-    for (std::size_t d = 0; d < outer && base >= 0; ++d) {
-      const std::int64_t from = maps[d][static_cast<std::size_t>(index[d])];
-      base = from < 0 ? -1 : base + from * strides[d];
-    }
-    for (std::size_t d = outer; d-- > 0;) {
-      if (++index[d] < out_sizes[d]) break;
-      index[d] = 0;
+  if (outer == 0) {
+    bases.assign(bases.size(), 0);
+  } else {
+    const std::size_t last = outer - 1;
+    const Sizes& last_map = maps[last];
+    const std::int64_t last_stride = strides[last];
+    Sizes index(last, 0);
+    for (std::int64_t first = 0; first < rows; first += out_sizes[last]) {
+      std::int64_t prefix = 0;
+      for (std::size_t d = 0; d < last && prefix >= 0; ++d) {
+        const std::int64_t from = maps[d][static_cast<std::size_t>(index[d])];
+        prefix = from < 0 ? -1 : prefix + from * strides[d];
+      }
+      for (std::int64_t j = 0; j < out_sizes[last]; ++j) {
+        const std::int64_t from = last_map[static_cast<std::size_t>(j)];
+        bases[static_cast<std::size_t>(first + j)] =
+            prefix < 0 || from < 0 ? -1 : prefix + from * last_stride;
+      }
+      for (std::size_t d = last; d-- > 0;) {
+        if (++index[d] < out_sizes[d]) break;
+        index[d] = 0;
+      }
     }
   }
   parallel_for(rows, std::max<std::int64_t>(1, 16384 / width),
