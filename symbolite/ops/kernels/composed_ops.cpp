@@ -257,7 +257,7 @@ void masked_select(Stack& s) {
 // nullopt for anything else.
 template <typename Op>
 std::optional<Tensor> in_one_pass(const IValue& self, const IValue& t1, const IValue& t2,
-                                  const IValue& value, Op op) {
+                                  const IValue& value, const char* kernel, Op op) {
   const Tensor& x = self.to_tensor();
   const Tensor& a = t1.to_tensor();
   const Tensor& b = t2.to_tensor();
@@ -266,7 +266,7 @@ std::optional<Tensor> in_one_pass(const IValue& self, const IValue& t1, const IV
       a.sizes() == x.sizes() && b.sizes() == x.sizes() && x.is_contiguous() && a.is_contiguous() &&
       b.is_contiguous() && (value.is(IValue::Kind::kDouble) || value.is(IValue::Kind::kInt));
   if (!one_pass) return std::nullopt;
-  return dispatch_floating(x.dtype(), "addcmul_cpu_out", [&](auto tag) -> Tensor {
+  return dispatch_floating(x.dtype(), kernel, [&](auto tag) -> Tensor {
     using T = decltype(tag);
     const T v = scalar_as<T>(value);
     Tensor out = Tensor::uninitialized(x.sizes(), x.dtype());
@@ -287,9 +287,9 @@ std::optional<Tensor> in_one_pass(const IValue& self, const IValue& t1, const IV
 // multiply-add (its AVX2 build contracts them); anything else as a product, then a sum.
 void addcmul(Stack& s) {
   IValue value = pop(s), t2 = pop(s), t1 = pop(s), self = pop(s);
-  if (auto out = in_one_pass(self, t1, t2, value, [](auto v, auto x, auto a, auto b) {
-        return std::fma(v * a, b, x);
-      })) {
+  if (auto out =
+          in_one_pass(self, t1, t2, value, "addcmul_cpu_out",
+                      [](auto v, auto x, auto a, auto b) { return std::fma(v * a, b, x); })) {
     s.emplace_back(std::move(*out));
     return;
   }
@@ -311,7 +311,7 @@ void addcdiv(Stack& s) {
         "addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
         "tensor2), for all dtypes.");
   }
-  if (auto out = in_one_pass(self, t1, t2, value,
+  if (auto out = in_one_pass(self, t1, t2, value, "addcdiv_cpu_out",
                              [](auto v, auto x, auto a, auto b) { return x + v * a / b; })) {
     s.emplace_back(std::move(*out));
     return;

@@ -96,6 +96,27 @@ void clamp_(Stack& s) {
   push_in_place(s, self, out);
 }
 
+// base ** exponent for integers as PyTorch's powi: repeated squaring, wrapping (in the unsigned
+// type: no signed overflow); a negative exponent gives 1 for a base of 1, +-1 for -1 (by the
+// exponent's parity), else 0.
+template <typename T>
+T integer_power(T base, std::int64_t exponent) {
+  if (exponent < 0) {
+    if (base == 1) return 1;
+    if constexpr (std::is_signed_v<T>) {
+      if (base == -1) return static_cast<T>(exponent % 2 == 0 ? 1 : -1);
+    }
+    return 0;
+  }
+  using U = std::make_unsigned_t<T>;
+  U result = 1, square = static_cast<U>(base);
+  for (auto e = static_cast<std::uint64_t>(exponent); e > 0; e >>= 1) {
+    if (e & 1) result = static_cast<U>(result * square);
+    square = static_cast<U>(square * square);
+  }
+  return static_cast<T>(result);
+}
+
 // pow.Tensor_Scalar: in the promoted dtype of self and the exponent (an int tensor to a
 // float power is float32); integers by repeated multiplication (wrapping), and never to a
 // negative integer power.
@@ -134,37 +155,13 @@ Tensor pow_scalar_impl(const Tensor& self, const IValue& exponent) {
     } else {
       std::int64_t e = scalar_as<std::int64_t>(exponent);
       if (e < 0) fail("Integers to negative integer powers are not allowed.");
-      return unary_same<T>(x, [e](T v) {
-        T result = 1;
-        T base = v;
-        for (std::int64_t k = e; k > 0; k >>= 1) {
-          if (k & 1) result = static_cast<T>(result * base);
-          base = static_cast<T>(base * base);
-        }
-        return result;
-      });
+      if constexpr (std::is_same_v<T, bool>) {
+        not_implemented("pow", common);  // (refused above)
+      } else {
+        return unary_same<T>(x, [e](T v) { return integer_power(v, e); });
+      }
     }
   });
-}
-
-// base ** exponent for integers as PyTorch's powi: repeated squaring, wrapping; a negative
-// exponent gives 1 for a base of 1, +-1 for -1 (by the exponent's parity), else 0.
-template <typename T>
-T integer_power(T base, T exponent) {
-  if constexpr (std::is_signed_v<T>) {
-    if (exponent < 0) {
-      if (base == 1) return 1;
-      if (base == -1) return static_cast<T>(exponent % 2 == 0 ? 1 : -1);
-      return 0;
-    }
-  }
-  using U = std::make_unsigned_t<T>;
-  U result = 1, square = static_cast<U>(base);
-  for (auto e = static_cast<U>(exponent); e > 0; e >>= 1) {
-    if (e & 1) result = static_cast<U>(result * square);
-    square = static_cast<U>(square * square);
-  }
-  return static_cast<T>(result);
 }
 
 // pow.Tensor_Tensor: elementwise base ** exponent, broadcast, in their promoted dtype (floats
@@ -178,7 +175,8 @@ Tensor pow_tensors(const Tensor& base, const Tensor& exponent, tensor::DType com
     } else if constexpr (std::is_same_v<T, bool>) {
       not_implemented("pow", common);  // (refused above; bool has no integer power)
     } else {
-      return binary_kernel<T>(base, exponent, [](T a, T b) { return integer_power(a, b); });
+      return binary_kernel<T>(
+          base, exponent, [](T a, T b) { return integer_power(a, static_cast<std::int64_t>(b)); });
     }
   });
 }

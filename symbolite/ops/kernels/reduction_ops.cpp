@@ -440,9 +440,10 @@ void extreme_rows_of(const Tensor& t, const AlongDim& a, T* best, std::int64_t* 
                });
 }
 
-// Whether extreme_rows_of takes t along dim: contiguous, not empty, dim not the last.
-bool along_rows(const Tensor& t, std::int64_t dim) {
-  return t.is_contiguous() && t.dim() > 0 && dim + 1 < t.dim() && t.numel() > 0;
+// Whether extreme_rows_of takes t along `a`: contiguous, not empty, the dimension not its last
+// (a run of positions after it: a.step > 1).
+bool along_rows(const Tensor& t, const AlongDim& a) {
+  return t.is_contiguous() && t.numel() > 0 && a.step > 1;
 }
 
 // argmax / argmin(self, dim=None, keepdim=False): int64 index of the first maximum (minimum;
@@ -471,7 +472,7 @@ void arg_extreme(Stack& s) {
     a = along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim, name);
   }
   Tensor indices = Tensor::empty(a.out_sizes, DType::kInt64);
-  const bool rows = !dim_v.is_none() && along_rows(t, wrap_dim(dim_v.to_int(), t.dim()));
+  const bool rows = along_rows(t, a);
   dispatch_numeric(t.dtype(), kMax ? "argmax_cpu" : "argmin_cpu", [&](auto tag) {
     using T = decltype(tag);
     std::int64_t* idx = indices.mutable_data<std::int64_t>();
@@ -497,8 +498,7 @@ void extreme_dim(Stack& s) {
       along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim_v.to_bool(), kMax ? "max" : "min");
   Tensor values = Tensor::empty(a.out_sizes, t.dtype());
   Tensor indices = Tensor::empty(a.out_sizes, DType::kInt64);
-  const std::int64_t dim = t.dim() == 0 ? 0 : wrap_dim(dim_v.to_int(), t.dim());
-  const bool rows = along_rows(t, dim);
+  const bool rows = along_rows(t, a);
   dispatch_all(t.dtype(), kMax ? "max_cpu" : "min_cpu", [&](auto tag) {
     using T = decltype(tag);
     T* vals = values.template mutable_data<T>();
