@@ -46,6 +46,13 @@ const Shape kShapes[] = {
     {3, 224, 24, 3, 2},
     {3, 224, 32, 3, 2},
     {3, 224, 32, 5, 1},
+    // 1x1s over 14x14 and 7x7 images (EfficientNet's, MobileNet's last stages): with file
+    // weights, output channels in the vector lanes (pointwise_channel_lanes.h).
+    {112, 14, 672, 1, 1},
+    {672, 14, 112, 1, 1},
+    {192, 7, 1152, 1, 1},
+    {1152, 7, 192, 1, 1},
+    {320, 7, 1280, 1, 1},
 };
 
 template <bool kFileWeights>

@@ -60,20 +60,27 @@ void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int6
   if (threads <= 1)
     return sgemm_block(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   // Blocks of C's rows (with A's) or of its columns (with B's), whichever is longer; each
-  // element of C is still one dot product over all of k.
+  // element of C is still one dot product over all of k, with the same bits as in the whole
+  // product, for blocks of two or more rows or columns: oneDNN computes a one-row or
+  // one-column product as dot products, with other bits (gemm_test.cpp). A lone row or
+  // column left over goes with the last block.
   if (m >= n) {
-    parallel_for(m, grain_for_pieces(m, threads), [&](std::int64_t begin, std::int64_t end) {
-      const float* a_block = trans_a ? a + begin : a + begin * lda;
-      sgemm_block(trans_a, trans_b, end - begin, n, k, alpha, a_block, lda, b, ldb, beta,
-                  c + begin * ldc, ldc);
-    });
+    const std::int64_t pairs = std::max<std::int64_t>(1, m / 2);
+    parallel_for(pairs, grain_for_pieces(pairs, threads),
+                 [&](std::int64_t begin, std::int64_t end) {
+                   const std::int64_t first = begin * 2;
+                   const std::int64_t last = end == pairs ? m : end * 2;
+                   const float* a_block = trans_a ? a + first : a + first * lda;
+                   sgemm_block(trans_a, trans_b, last - first, n, k, alpha, a_block, lda, b, ldb,
+                               beta, c + first * ldc, ldc);
+                 });
   } else {
     // Column blocks in multiples of 16 floats, so each block's rows start on a vector.
-    const std::int64_t blocks = (n + 15) / 16;
+    const std::int64_t blocks = n % 16 == 1 && n > 16 ? n / 16 : (n + 15) / 16;
     parallel_for(blocks, grain_for_pieces(blocks, threads),
                  [&](std::int64_t begin, std::int64_t end) {
                    const std::int64_t first = begin * 16;
-                   const std::int64_t last = std::min(n, end * 16);
+                   const std::int64_t last = end == blocks ? n : end * 16;
                    const float* b_block = trans_b ? b + first * ldb : b + first;
                    sgemm_block(trans_a, trans_b, m, last - first, k, alpha, a, lda, b_block, ldb,
                                beta, c + first, ldc);

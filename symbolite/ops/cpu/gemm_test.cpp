@@ -4,7 +4,10 @@
 // products reading subnormal operands as zero (float64 ones not), at any thread count.
 #include "symbolite/ops/cpu/gemm.h"
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -60,6 +63,65 @@ TEST(Sgemm, ShortcutsAgreeWithTheDefinition) {
           c.data(), t.n);
     for (std::size_t i = 0; i < c.size(); ++i) {
       ASSERT_NEAR(c[i], want[i], 1e-5 * (1.0 + std::fabs(want[i]))) << "element " << i;
+    }
+  }
+}
+
+// sgemm splits a product across threads by ranges of C's rows or columns (gemm.cpp), which
+// relies on it: any range of two or more columns (or rows), at any offset, computed alone — B and C rows as far
+// apart as in the whole — gives each element the same bits as the whole product does. (A
+// range of one column does not: oneDNN computes it as dot products.) So a product gives the
+// same bits on one thread and on two, where a lone column would be the second thread's (16 x
+// 2048 over 17 columns: it was, and differed, until gemm.cpp gave it to the first) or a lone
+// row (3 x 65536 over 3).
+TEST(Sgemm, ThreadsAndColumnRangesKeepEachElementsBits) {
+  struct Shape {
+    std::int64_t m, k, n;
+  };
+  // Inverted-residual expansions (96 x 16 over 112x112, 144 x 24 over 56x56), projections
+  // (24 x 144), deep, ragged and short ones.
+  const Shape shapes[] = {{96, 16, 112 * 112}, {96, 16, 113 * 113}, {144, 24, 56 * 56},
+                          {24, 144, 56 * 56},  {48, 8, 57 * 57},    {240, 40, 28 * 28},
+                          {64, 300, 33 * 35},  {17, 5, 1001},       {16, 2048, 17},
+                          {2, 65536, 2},       {3, 65536, 3}};
+  for (const Shape& t : shapes) {
+    SCOPED_TRACE(::testing::Message() << t.m << "x" << t.k << " over " << t.n);
+    std::vector<float> a(static_cast<std::size_t>(t.m * t.k));
+    std::vector<float> b(static_cast<std::size_t>(t.k * t.n));
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37f * static_cast<float>(i));
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.71f * static_cast<float>(i));
+    std::vector<float> whole(static_cast<std::size_t>(t.m * t.n));
+    std::vector<float> on_two(whole.size());
+    {
+      testing::ThreadSetting one(1);
+      sgemm(false, false, t.m, t.n, t.k, 1.0f, a.data(), t.k, b.data(), t.n, 0.0f, whole.data(),
+            t.n);
+    }
+    {
+      testing::ThreadSetting two(2);
+      sgemm(false, false, t.m, t.n, t.k, 1.0f, a.data(), t.k, b.data(), t.n, 0.0f, on_two.data(),
+            t.n);
+    }
+    ASSERT_EQ(std::memcmp(whole.data(), on_two.data(), whole.size() * sizeof(float)), 0);
+    // Ranges starting anywhere (on a vector or not), a few columns to thousands.
+    for (const std::int64_t width : {std::int64_t{2}, std::int64_t{7}, std::int64_t{57},
+                                     std::int64_t{336}, std::int64_t{1000}}) {
+      for (const std::int64_t first :
+           {std::int64_t{0}, std::int64_t{3}, std::int64_t{112}, std::int64_t{345}}) {
+        if (first + width > t.n) continue;
+        std::vector<float> part(whole.size(), -1.0f);
+        sgemm(false, false, t.m, width, t.k, 1.0f, a.data(), t.k, b.data() + first, t.n, 0.0f,
+              part.data() + first, t.n);
+        for (std::int64_t i = 0; i < t.m; ++i) {
+          for (std::int64_t j = first; j < first + width; ++j) {
+            const auto at = static_cast<std::size_t>(i * t.n + j);
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(part[at]),
+                      std::bit_cast<std::uint32_t>(whole[at]))
+                << "row " << i << ", column " << j << " of columns [" << first << ", "
+                << first + width << ")";
+          }
+        }
+      }
     }
   }
 }
