@@ -46,6 +46,9 @@ const Shape kShapes[] = {
     {3, 224, 24, 3, 2},
     {3, 224, 32, 3, 2},
     {3, 224, 32, 5, 1},
+    // SqueezeNet 1.1's stem and VGG's first convolution: 64 channels.
+    {3, 224, 64, 3, 2},
+    {3, 224, 64, 3, 1},
     // 1x1s over 14x14 and 7x7 images (EfficientNet's, MobileNet's last stages): with file
     // weights, output channels in the vector lanes (pointwise_channel_lanes.h).
     {112, 14, 672, 1, 1},

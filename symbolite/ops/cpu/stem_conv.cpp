@@ -27,10 +27,11 @@ using simd::Vec4;
 using simd::Vec8;
 
 constexpr std::int64_t kMaxTaps = 128;
-// More output channels read each packed row once per block of kChannels: at 64 channels
-// im2col + GEMM (channels in vector lanes) is faster (docs/PERFORMANCE.md). 1x1 kernels are
-// products as they stand.
-constexpr std::int64_t kMaxOutputs = 32;
+// More output channels read each packed row once per block of kChannels. At 64 channels
+// (SqueezeNet 1.1's stem, VGG's first convolution) this still beat im2col + GEMM on the Zen 4
+// machine, 0.80-0.90x its time at one thread and 0.70-0.83x at two (docs/PERFORMANCE.md;
+// on an earlier machine im2col + GEMM had won). 1x1 kernels are products as they stand.
+constexpr std::int64_t kMaxOutputs = 64;
 
 // Stem<Vec16>::tile in AVX-512 intrinsics. In GCC 12's vector extensions its weight
 // broadcasts compiled badly: the SLP vectorizer merges a tap's 8 weight loads into one, and
