@@ -30,29 +30,43 @@ Sizes offsets_of(const Sizes& sizes, const Sizes& strides) {
   return out;
 }
 
-// out[p, b, q] = src[pre[p] + base[b] + post[q]] into the contiguous `out`: a copy by element
-// size, so every dtype works.
-void gather(const Tensor& src, const Sizes& pre, const Sizes& base, const Sizes& post,
-            const Tensor& out) {
-  // post as consecutive elements (the dimensions after the indexed one contiguous in src):
-  // each (p, b) a run copied at once.
-  bool consecutive = true;
-  for (std::size_t q = 0; q < post.size() && consecutive; ++q) {
-    consecutive = post[q] == static_cast<std::int64_t>(q);
+// The number of elements of the dimensions after the indexed ones (`sizes`, `strides` in
+// src), if they lie consecutively in src in row-major order (dimensions of size 1 aside): a
+// run each (pre, base) pair copies at once. 0 otherwise.
+std::int64_t consecutive_run(const Sizes& sizes, const Sizes& strides) {
+  std::int64_t run = 1;
+  for (std::size_t k = sizes.size(); k-- > 0;) {
+    if (sizes[k] == 1) continue;
+    if (strides[k] != run) return 0;
+    run *= sizes[k];
   }
-  if (consecutive && post.size() > 1) {
-    const std::size_t size = src.element_size();
-    const std::size_t run = post.size() * size;
-    const std::uint8_t* from = src.raw_data();
-    std::uint8_t* to = out.storage().mutable_data() + out.storage_offset() * size;
-    for (std::int64_t p : pre) {
-      for (std::int64_t b : base) {
-        std::memcpy(to, from + static_cast<std::size_t>(p + b) * size, run);
-        to += run;
-      }
+  return run;
+}
+
+// out[p, b, q] = src[pre[p] + base[b] + q] for q in [0, run): each (p, b) a run copied at
+// once, by element size, so every dtype works.
+void gather_runs(const Tensor& src, const Sizes& pre, const Sizes& base, std::int64_t run,
+                 const Tensor& out) {
+  const std::size_t size = src.element_size();
+  const std::size_t bytes = static_cast<std::size_t>(run) * size;
+  const std::uint8_t* from = src.raw_data();
+  std::uint8_t* to = out.storage().mutable_data() + out.storage_offset() * size;
+  for (std::int64_t p : pre) {
+    for (std::int64_t b : base) {
+      std::memcpy(to, from + static_cast<std::size_t>(p + b) * size, bytes);
+      to += bytes;
     }
-    return;
   }
+}
+
+// out[p, b, q] = src[pre[p] + base[b] + post offset q] into the contiguous `out`, the
+// dimensions after the indexed ones `post_sizes` with `post_strides` in src: by runs where
+// they are consecutive (their offsets never listed), else element by element.
+void gather(const Tensor& src, const Sizes& pre, const Sizes& base, const Sizes& post_sizes,
+            const Sizes& post_strides, const Tensor& out) {
+  const std::int64_t run = consecutive_run(post_sizes, post_strides);
+  if (run > 1) return gather_runs(src, pre, base, run, out);
+  const Sizes post = offsets_of(post_sizes, post_strides);
   auto copy = [&](auto tag) {
     using U = decltype(tag);
     const U* from = reinterpret_cast<const U*>(src.raw_data());
@@ -232,7 +246,7 @@ void index_tensor(Stack& s) {
       base[b] += (v < 0 ? v + size : v) * self.strides()[dims[j]];
     }
   }
-  gather(self, offsets_of(pre_sizes, pre_strides), base, offsets_of(post_sizes, post_strides), out);
+  gather(self, offsets_of(pre_sizes, pre_strides), base, post_sizes, post_strides, out);
   s.emplace_back(std::move(out));
 }
 
@@ -294,8 +308,7 @@ void index_select(Stack& s) {
   }
   std::int64_t stride = self.dim() == 0 ? 0 : self.strides()[d];
   for (std::int64_t& v : values) v *= stride;
-  gather(self, offsets_of(pre_sizes, pre_strides), values, offsets_of(post_sizes, post_strides),
-         out);
+  gather(self, offsets_of(pre_sizes, pre_strides), values, post_sizes, post_strides, out);
   s.emplace_back(std::move(out));
 }
 
