@@ -10,6 +10,7 @@
 
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/cpu/element_runs.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/parallel_for.h"
@@ -55,6 +56,33 @@ void copy_elements(const std::uint8_t* from, std::int64_t step, std::uint8_t* to
   }
 }
 
+// A run of an output row: output start, source start (-1: fill), length, and whether the
+// source runs backwards (flip): output element k of the run is source element src - k.
+struct Run {
+  std::int64_t out, src, len;
+  bool backwards;
+};
+
+// An output row of 4-byte elements from its runs, `from` its source row (null: a row of
+// fill), each run one loop the clones vectorize: a memcpy call per run cost as much as the
+// copy on a padded image's rows of a few hundred bytes.
+SYMBOLITE_ELEMENT_CLONES void row_of_words(const Run* runs, const Run* end,
+                                           const std::uint32_t* from, std::uint32_t fill,
+                                           std::uint32_t* __restrict to) {
+  for (const Run* run = runs; run != end; ++run) {
+    std::uint32_t* __restrict at = to + run->out;
+    if (from == nullptr || run->src < 0) {
+      for (std::int64_t k = 0; k < run->len; ++k) at[k] = fill;
+    } else if (run->backwards) {
+      const std::uint32_t* source = from + run->src;
+      for (std::int64_t k = 0; k < run->len; ++k) at[k] = source[-k];
+    } else {
+      const std::uint32_t* __restrict source = from + run->src;
+      for (std::int64_t k = 0; k < run->len; ++k) at[k] = source[k];
+    }
+  }
+}
+
 // Fills `out` (contiguous, `out_sizes`) from `in` (contiguous, `in_sizes`, the same rank):
 // along each dimension d, output element i comes from input element maps[d][i], or is `fill`
 // (one element's bytes) where any maps[d][i] is -1. Roll, repeat and pad all map each
@@ -74,12 +102,6 @@ void gather_separable(const Tensor& in, const Sizes& in_sizes, const Tensor& out
     return;
   }
   const Sizes strides = tensor::contiguous_strides(in_sizes);
-  // The last dimension as runs: output start, source start (-1: fill), length, and whether
-  // the source runs backwards (flip): output element k of the run is source element src - k.
-  struct Run {
-    std::int64_t out, src, len;
-    bool backwards;
-  };
   std::vector<Run> runs;
   for (std::int64_t j = 0; j < out_sizes.back(); ++j) {
     const std::int64_t from = maps.back()[static_cast<std::size_t>(j)];
@@ -140,6 +162,18 @@ void gather_separable(const Tensor& in, const Sizes& in_sizes, const Tensor& out
   parallel_for(rows, std::max<std::int64_t>(1, 16384 / width),
                [&, runs_begin = runs.data(), runs_end = runs.data() + runs.size()](
                    std::int64_t first, std::int64_t last) {
+                 if (esize == sizeof(std::uint32_t)) {
+                   std::uint32_t word = 0;
+                   if (fill != nullptr) std::memcpy(&word, fill, sizeof(word));
+                   const auto* words = reinterpret_cast<const std::uint32_t*>(src);
+                   auto* rows_out = reinterpret_cast<std::uint32_t*>(dst);
+                   for (std::int64_t row = first; row < last; ++row) {
+                     const std::int64_t base = bases[static_cast<std::size_t>(row)];
+                     row_of_words(runs_begin, runs_end, base < 0 ? nullptr : words + base, word,
+                                  rows_out + row * width);
+                   }
+                   return;
+                 }
                  for (std::int64_t row = first; row < last; ++row) {
                    const std::int64_t base = bases[static_cast<std::size_t>(row)];
                    std::uint8_t* to = dst + static_cast<std::size_t>(row * width) * esize;
