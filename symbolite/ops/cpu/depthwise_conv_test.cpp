@@ -5,7 +5,7 @@
 // block): each within tolerance of PyTorch 1.13's output, and all the same bits in optimized
 // builds, since depthwise_conv.cpp picks between them by speed alone. The row-by-row kernel
 // also on geometries the fixtures lack (112-wide images, rows of 1 to 70 pixels, padding wider
-// than the kernel), against the interleaved one.
+// than the kernel, a conv1d's one-row planes), against the interleaved one.
 #include "symbolite/ops/cpu/depthwise_conv.h"
 
 #include <cmath>
@@ -241,6 +241,29 @@ TEST(DepthwiseConv, RowByRowMatchesInterleavedOnRandomGeometries) {
     compare_row_by_row(g);
     if (::testing::Test::HasFatalFailure()) return;
     ++checked;
+  }
+}
+
+// A depthwise conv1d's kernels (1x3, 1x5: compiled for their taps), on one-row planes up to
+// 2000 wide as a conv1d gives them, and on a few rows, at both strides and with padding from
+// none to wider than the kernel.
+TEST(DepthwiseConv, RowByRowTakesOneRowKernels) {
+  for (const std::int64_t kw : {3, 5}) {
+    for (const std::int64_t stride : {1, 2}) {
+      for (const std::int64_t pad : {0, 1, 2, 6}) {
+        for (const std::int64_t h : {1, 3}) {
+          for (const std::int64_t w : {5, 17, 130, 2000}) {
+            ConvGeometry g{2, 3, h, w, 6, 1, 1, kw, 0, 0, stride, stride, 0, pad, 1, 1, 3};
+            if (w + 2 * pad < kw) continue;
+            set_output_size(g);
+            SCOPED_TRACE(::testing::Message() << "1x" << kw << " s" << stride << " p" << pad
+                                              << " " << h << "x" << w);
+            compare_row_by_row(g);
+            if (::testing::Test::HasFatalFailure()) return;
+          }
+        }
+      }
+    }
   }
 }
 

@@ -165,7 +165,8 @@ struct Plane : simd::PhaseRows<Vec> {
     const std::int64_t ring = span + ahead;
     float* base = simd::line_aligned(scratch, (ring + 1) * row_floats);
     float* zeros = base + ring * row_floats;
-    std::fill_n(base, (ring + 1) * row_floats, 0.0f);
+    for (std::int64_t r = 0; r < ring; ++r) Rows::zero_padding(g, at, base + r * row_floats);
+    std::fill_n(zeros, row_floats, 0.0f);
     // The rows two output rows read: on the stack for kernels up to 15 rows tall.
     constexpr std::int64_t kLocalRows = 16;
     const float* local_rows[kLocalRows];
@@ -220,6 +221,12 @@ struct Plane : simd::PhaseRows<Vec> {
     } else if (g.kh == 7 && g.kw == 7) {
       s2 ? band<7, 7, 2>(plane, w, b, g, oy0, oy1, dst, scratch)
          : band<7, 7, 1>(plane, w, b, g, oy0, oy1, dst, scratch);
+    } else if (g.kh == 1 && g.kw == 3) {  // a depthwise conv1d's (one row)
+      s2 ? band<1, 3, 2>(plane, w, b, g, oy0, oy1, dst, scratch)
+         : band<1, 3, 1>(plane, w, b, g, oy0, oy1, dst, scratch);
+    } else if (g.kh == 1 && g.kw == 5) {
+      s2 ? band<1, 5, 2>(plane, w, b, g, oy0, oy1, dst, scratch)
+         : band<1, 5, 1>(plane, w, b, g, oy0, oy1, dst, scratch);
     } else {
       s2 ? band<0, 0, 2>(plane, w, b, g, oy0, oy1, dst, scratch)
          : band<0, 0, 1>(plane, w, b, g, oy0, oy1, dst, scratch);

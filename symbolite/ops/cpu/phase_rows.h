@@ -59,23 +59,42 @@ struct PhaseRows : Lanes<Vec> {
     return x >> (s - 1);
   }
 
+  // Phase row q's columns that hold the image, [first, last) after the row's shift: phase
+  // column j is padded column q + sw * j, input column q + sw * j - pw.
+  [[gnu::always_inline]] static inline std::pair<std::int64_t, std::int64_t> image_columns(
+      const nn::ConvGeometry& g, const Layout& at, std::int64_t q) {
+    const std::int64_t first = std::clamp<std::int64_t>(
+        g.pw - q <= 0 ? 0 : over_stride(g.pw - q + g.sw - 1, g.sw), 0, at.width);
+    const std::int64_t last = std::clamp<std::int64_t>(
+        g.w - 1 + g.pw - q < 0 ? 0 : over_stride(g.w - 1 + g.pw - q, g.sw) + 1, first, at.width);
+    return {first, last};
+  }
+
+  // Zeroes the floats of a packed row (row_floats of them at `dst`) that pack never writes:
+  // once, before the row is first packed. (A whole ring of rows zeroed per call cost more
+  // than the convolution on a one-row plane 16000 wide: a depthwise conv1d's.)
+  [[gnu::always_inline]] static inline void zero_padding(const nn::ConvGeometry& g,
+                                                         const Layout& at, float* dst) {
+    for (std::int64_t q = 0; q < g.sw; ++q) {
+      float* row = dst + q * at.stride;
+      const auto [first, last] = image_columns(g, at, q);
+      std::fill(row, row + at.shift + first, 0.0f);
+      std::fill(row + at.shift + last, row + at.stride, 0.0f);
+    }
+  }
+
   // Input row y of `plane` as the sw phase rows of its zero-padded copy, into `dst` (placed as
-  // `at` says); sw is 1 or 2. Only the image's columns are written: callers zero their ring of
-  // rows once, and the padding columns, never written, stay zero (zeroing them every row took
-  // two memset calls a row, as long as the copy on MnasNet's rows).
+  // `at` says); sw is 1 or 2. Only the image's columns are written: callers zero the rest of
+  // their ring of rows once (zero_padding), and the padding columns, never written, stay zero
+  // (zeroing them every row took two memset calls a row, as long as the copy on MnasNet's
+  // rows).
   [[gnu::always_inline]] static inline void pack(const float* plane, std::int64_t y,
                                                  const nn::ConvGeometry& g, const Layout& at,
                                                  float* dst) {
     const float* src = plane + y * g.w;
     for (std::int64_t q = 0; q < g.sw; ++q) {
       float* row = dst + q * at.stride + at.shift;
-      const std::int64_t width = at.width;
-      // Phase column j is padded column q + sw * j, input column q + sw * j - pw: those in
-      // [0, w) are the image's, [first, last).
-      const std::int64_t first = std::clamp<std::int64_t>(
-          g.pw - q <= 0 ? 0 : over_stride(g.pw - q + g.sw - 1, g.sw), 0, width);
-      const std::int64_t last = std::clamp<std::int64_t>(
-          g.w - 1 + g.pw - q < 0 ? 0 : over_stride(g.w - 1 + g.pw - q, g.sw) + 1, first, width);
+      const auto [first, last] = image_columns(g, at, q);
       // Loops rather than memcpy: rows are a few hundred bytes, where the library call costs
       // more than the copy.
       const float* from = src + q + g.sw * first - g.pw;

@@ -194,7 +194,10 @@ struct Stem : simd::PhaseRows<Vec> {
     const std::int64_t ring = g.kh + ahead;
     float* base = simd::line_aligned(scratch, (g.c * ring + 1) * row_floats);
     float* zeros = base + g.c * ring * row_floats;
-    std::fill_n(base, (g.c * ring + 1) * row_floats, 0.0f);  // padding columns stay zero
+    for (std::int64_t r = 0; r < g.c * ring; ++r) {
+      Rows::zero_padding(g, at, base + r * row_floats);  // padding columns stay zero
+    }
+    std::fill_n(zeros, row_floats, 0.0f);
     const float* image = in + n * g.c * g.h * g.w;
     float* result = out + n * g.o * g.oh * g.ow;
     const float* taps[kMaxTaps];
