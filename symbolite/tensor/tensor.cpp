@@ -157,7 +157,7 @@ Tensor Tensor::contiguous() const {
 }
 
 Tensor Tensor::copy() const {
-  Tensor out = empty(sizes_, dtype_);
+  Tensor out = uninitialized(sizes_, dtype_);  // copy_strided writes every element
   copy_strided(raw_data(), sizes_, strides_, element_size(), out.storage_.mutable_data());
   return out;
 }

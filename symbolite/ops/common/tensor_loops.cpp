@@ -78,7 +78,7 @@ Tensor to_dtype(const Tensor& t, DType dtype) {
     narrow_into(out, to_dtype(t, DType::kFloat32));
     return out;
   }
-  Tensor out = Tensor::empty(t.sizes(), dtype);
+  Tensor out = Tensor::uninitialized(t.sizes(), dtype);  // convert_loop writes every element
   dispatch_all(dtype, "copy_", [&](auto to) {
     using To = decltype(to);
     To* dst = out.mutable_data<To>();

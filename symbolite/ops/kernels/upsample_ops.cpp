@@ -156,7 +156,7 @@ Tensor resample_dim(const Tensor& x, std::size_t d, const Taps& taps) {
   const std::int64_t in = sizes[d];
   const auto out = static_cast<std::int64_t>(taps.index.size());
   sizes[d] = out;
-  Tensor y = Tensor::empty(sizes, x.dtype());
+  Tensor y = Tensor::uninitialized(sizes, x.dtype());  // every element written below
   std::int64_t outer = 1, inner = 1;
   for (std::size_t i = 0; i < d; ++i) outer *= sizes[i];
   for (std::size_t i = d + 1; i < sizes.size(); ++i) inner *= sizes[i];
