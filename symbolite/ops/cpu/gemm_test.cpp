@@ -68,12 +68,12 @@ TEST(Sgemm, ShortcutsAgreeWithTheDefinition) {
 }
 
 // sgemm splits a product across threads by ranges of C's rows or columns (gemm.cpp), which
-// relies on it: any range of two or more columns (or rows), at any offset, computed alone — B and C rows as far
-// apart as in the whole — gives each element the same bits as the whole product does. (A
-// range of one column does not: oneDNN computes it as dot products.) So a product gives the
-// same bits on one thread and on two, where a lone column would be the second thread's (16 x
-// 2048 over 17 columns: it was, and differed, until gemm.cpp gave it to the first) or a lone
-// row (3 x 65536 over 3).
+// relies on it: any range of two or more columns (or rows), at any offset, computed alone —
+// B and C rows as far apart as in the whole — gives each element the same bits as the whole
+// product does. (A range of one column does not: oneDNN computes it as dot products.) So a
+// product gives the same bits on one thread and on two, where a lone column would be the
+// second thread's (16 x 2048 over 17 columns: it was, and differed, until gemm.cpp gave it to
+// the first) or a lone row (3 x 65536 over 3).
 TEST(Sgemm, ThreadsAndColumnRangesKeepEachElementsBits) {
   struct Shape {
     std::int64_t m, k, n;

@@ -4,6 +4,7 @@
 // constant padding crops), as swin transformers and padding layers use them. Each maps every
 // dimension's output index to a source index and copies bytes, so every dtype works alike.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -58,7 +59,7 @@ void copy_elements(const std::uint8_t* from, std::int64_t step, std::uint8_t* to
 
 // A run of an output row: output start, source start (-1: fill), length, and whether the
 // source runs backwards (flip): output element k of the run is source element src - k.
-struct Run {
+struct RowRun {
   std::int64_t out, src, len;
   bool backwards;
 };
@@ -66,10 +67,10 @@ struct Run {
 // An output row of 4-byte elements from its runs, `from` its source row (null: a row of
 // fill), each run one loop the clones vectorize: a memcpy call per run cost as much as the
 // copy on a padded image's rows of a few hundred bytes.
-SYMBOLITE_ELEMENT_CLONES void row_of_words(const Run* runs, const Run* end,
+SYMBOLITE_ELEMENT_CLONES void row_of_words(const RowRun* runs, const RowRun* end,
                                            const std::uint32_t* from, std::uint32_t fill,
                                            std::uint32_t* __restrict to) {
-  for (const Run* run = runs; run != end; ++run) {
+  for (const RowRun* run = runs; run != end; ++run) {
     std::uint32_t* __restrict at = to + run->out;
     if (from == nullptr || run->src < 0) {
       for (std::int64_t k = 0; k < run->len; ++k) at[k] = fill;
@@ -102,11 +103,11 @@ void gather_separable(const Tensor& in, const Sizes& in_sizes, const Tensor& out
     return;
   }
   const Sizes strides = tensor::contiguous_strides(in_sizes);
-  std::vector<Run> runs;
+  std::vector<RowRun> runs;
   for (std::int64_t j = 0; j < out_sizes.back(); ++j) {
     const std::int64_t from = maps.back()[static_cast<std::size_t>(j)];
     if (!runs.empty()) {
-      Run& last = runs.back();
+      RowRun& last = runs.back();
       if (last.src < 0 && from < 0) {
         ++last.len;
         continue;
@@ -162,7 +163,10 @@ void gather_separable(const Tensor& in, const Sizes& in_sizes, const Tensor& out
   parallel_for(rows, std::max<std::int64_t>(1, 16384 / width),
                [&, runs_begin = runs.data(), runs_end = runs.data() + runs.size()](
                    std::int64_t first, std::int64_t last) {
-                 if (esize == sizeof(std::uint32_t)) {
+                 // (Words read in place where the source is aligned to them: a hostile
+                 // file's tensor need not be.)
+                 if (esize == sizeof(std::uint32_t) &&
+                     reinterpret_cast<std::uintptr_t>(src) % alignof(std::uint32_t) == 0) {
                    std::uint32_t word = 0;
                    if (fill != nullptr) std::memcpy(&word, fill, sizeof(word));
                    const auto* words = reinterpret_cast<const std::uint32_t*>(src);
@@ -177,7 +181,7 @@ void gather_separable(const Tensor& in, const Sizes& in_sizes, const Tensor& out
                  for (std::int64_t row = first; row < last; ++row) {
                    const std::int64_t base = bases[static_cast<std::size_t>(row)];
                    std::uint8_t* to = dst + static_cast<std::size_t>(row * width) * esize;
-                   for (const Run* run = runs_begin; run != runs_end; ++run) {
+                   for (const RowRun* run = runs_begin; run != runs_end; ++run) {
                      std::uint8_t* at = to + static_cast<std::size_t>(run->out) * esize;
                      const std::uint8_t* from =
                          src + static_cast<std::size_t>(base + run->src) * esize;
