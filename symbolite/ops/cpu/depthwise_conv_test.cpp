@@ -256,8 +256,8 @@ TEST(DepthwiseConv, RowByRowTakesOneRowKernels) {
             ConvGeometry g{2, 3, h, w, 6, 1, 1, kw, 0, 0, stride, stride, 0, pad, 1, 1, 3};
             if (w + 2 * pad < kw) continue;
             set_output_size(g);
-            SCOPED_TRACE(::testing::Message() << "1x" << kw << " s" << stride << " p" << pad
-                                              << " " << h << "x" << w);
+            SCOPED_TRACE(::testing::Message()
+                         << "1x" << kw << " s" << stride << " p" << pad << " " << h << "x" << w);
             compare_row_by_row(g);
             if (::testing::Test::HasFatalFailure()) return;
           }
