@@ -188,6 +188,19 @@ class GridSample(Call):
         return F.grid_sample(x, grid, align_corners=False)
 
 
+class TransposeCopy(Call):
+    def forward(self, x: Tensor) -> Tensor:
+        return x.transpose(1, 2).contiguous()
+
+
+class ChannelShuffle(Call):
+    """ShuffleNet's, as its authors' and many others' code writes it."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        b, c, h, w = x.size()
+        return x.view(b, 4, c // 4, h, w).transpose(1, 2).contiguous().view(b, c, h, w)
+
+
 def _eval(module):
     return lambda: module().eval()
 
@@ -233,6 +246,9 @@ CASES = {
     "norm": (Norm, ROWS),
     "std": (Std, ROWS),
     "grid_sample": (GridSample, (1, 32, 128, 128)),
+    "transpose_copy": (TransposeCopy, IMAGE),
+    "channel_shuffle": (ChannelShuffle, IMAGE),
+    "conv1d_depthwise": (lambda: nn.Conv1d(64, 64, 5, padding=2, groups=64), (1, 64, 16000)),
     "conv_bn_f_relu": (_eval(ConvRelu), (1, 64, 56, 56)),
     "unet_up": (_eval(UNetUp), (1, 64, 64, 64)),
 }
