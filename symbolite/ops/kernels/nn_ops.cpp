@@ -310,7 +310,7 @@ void embedding(Stack& s) {
   std::size_t row_bytes = static_cast<std::size_t>(weight.sizes()[1]) * weight.element_size();
   std::vector<std::int64_t> out_sizes = indices.sizes();
   out_sizes.push_back(weight.sizes()[1]);
-  Tensor out = Tensor::empty(out_sizes, weight.dtype());
+  Tensor out = Tensor::uninitialized(out_sizes, weight.dtype());  // every row copied below
   std::uint8_t* dst = out.numel() == 0 ? nullptr : out.storage().mutable_data();
   const std::uint8_t* src = weight.raw_data();
   for (std::int64_t i = 0; i < indices.numel(); ++i) {
