@@ -193,6 +193,13 @@ class TransposeCopy(Call):
         return x.transpose(1, 2).contiguous()
 
 
+class PermuteNhwc(Call):
+    """NCHW to NHWC, as detection heads and ports of TensorFlow models write it."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.permute(0, 2, 3, 1).contiguous()
+
+
 class ChannelShuffle(Call):
     """ShuffleNet's, as its authors' and many others' code writes it."""
 
@@ -248,6 +255,7 @@ CASES = {
     "grid_sample": (GridSample, (1, 32, 128, 128)),
     "transpose_copy": (TransposeCopy, IMAGE),
     "channel_shuffle": (ChannelShuffle, IMAGE),
+    "permute_nhwc": (PermuteNhwc, IMAGE),
     "conv1d_depthwise": (lambda: nn.Conv1d(64, 64, 5, padding=2, groups=64), (1, 64, 16000)),
     "conv_bn_f_relu": (_eval(ConvRelu), (1, 64, 56, 56)),
     "unet_up": (_eval(UNetUp), (1, 64, 64, 64)),

@@ -57,6 +57,9 @@ std::vector<View> views() {
       {{5}, {1}},                                       // contiguous
       {{7}, {3}},                                       // stepped
       {{4, 6}, {1, 4}},                                 // transposed
+      {{37, 19}, {1, 40}},                              // transposed by tiles, ragged edges
+      {{2, 13, 21}, {600, 1, 13}},                      // a batch of them
+      {{2, 3, 9, 16}, {2000, 500, 1, 9}},               // two dims of them (NCHW -> NHWC)
       {{3, 1, 5}, {5, 99, 1}},                          // size-1 dim with any stride
       {{2, 0, 3}, {0, 3, 1}},                           // empty
       {{1, 2, 24, 28, 28}, {37632, 784, 1568, 28, 1}},  // channel shuffle: view + transpose(1, 2)
