@@ -123,8 +123,7 @@ void copy_strided(const std::uint8_t* src, std::span<const std::int64_t> sizes,
         offset += rest % size[at] * stride[at];
         rest /= size[at];
       }
-      transpose_words(src + offset * 4, stride[dims - 1], rows, cols,
-                      dst + m * rows * cols * 4);
+      transpose_words(src + offset * 4, stride[dims - 1], rows, cols, dst + m * rows * cols * 4);
     }
     return;
   }
