@@ -84,6 +84,20 @@ void transpose_words(const std::uint8_t* src, std::int64_t src_stride, std::int6
                });
 }
 
+// The offset in elements of outer index `linear` (row-major over `size`, strides `stride`),
+// its multi-index into `index` when given.
+std::int64_t offset_of(std::int64_t linear, std::span<const std::int64_t> size,
+                       std::span<const std::int64_t> stride, std::int64_t* index = nullptr) {
+  std::int64_t offset = 0;
+  for (std::size_t d = size.size(); d-- > 0;) {
+    const std::int64_t i = linear % size[d];
+    linear /= size[d];
+    offset += i * stride[d];
+    if (index != nullptr) index[d] = i;
+  }
+  return offset;
+}
+
 }  // namespace
 
 void copy_strided(const std::uint8_t* src, std::span<const std::int64_t> sizes,
@@ -114,16 +128,13 @@ void copy_strided(const std::uint8_t* src, std::span<const std::int64_t> sizes,
   if (element_size == 4 && dims >= 2 && stride[dims - 2] == 1 && stride[dims - 1] != 1 &&
       size[dims - 1] >= 16 && reinterpret_cast<std::uintptr_t>(src) % alignof(float) == 0) {
     const std::int64_t rows = size[dims - 2], cols = size[dims - 1];
+    const std::span<const std::int64_t> outer_size(size.data(), dims - 2);
+    const std::span<const std::int64_t> outer_stride(stride.data(), dims - 2);
     std::int64_t matrices = 1;
-    for (std::size_t d = 0; d + 2 < dims; ++d) matrices *= size[d];
+    for (std::int64_t n : outer_size) matrices *= n;
     for (std::int64_t m = 0; m < matrices; ++m) {
-      std::int64_t offset = 0;
-      for (std::int64_t rest = m, d = static_cast<std::int64_t>(dims) - 3; d >= 0; --d) {
-        const auto at = static_cast<std::size_t>(d);
-        offset += rest % size[at] * stride[at];
-        rest /= size[at];
-      }
-      transpose_words(src + offset * 4, stride[dims - 1], rows, cols, dst + m * rows * cols * 4);
+      transpose_words(src + offset_of(m, outer_size, outer_stride) * 4, stride[dims - 1], rows,
+                      cols, dst + m * rows * cols * 4);
     }
     return;
   }
@@ -137,13 +148,9 @@ void copy_strided(const std::uint8_t* src, std::span<const std::int64_t> sizes,
                [&](std::int64_t first, std::int64_t last) {
                  // The outer index of row `first`, and its offset in elements.
                  std::vector<std::int64_t> index(outer_dims, 0);
-                 std::int64_t offset = 0;
-                 std::int64_t rest = first;
-                 for (std::size_t d = outer_dims; d-- > 0;) {
-                   index[d] = rest % size[d];
-                   rest /= size[d];
-                   offset += index[d] * stride[d];
-                 }
+                 std::int64_t offset =
+                     offset_of(first, std::span(size.data(), outer_dims),
+                               std::span(stride.data(), outer_dims), index.data());
                  std::uint8_t* out = dst + first * inner * elem;
                  for (std::int64_t row = first; row < last; ++row) {
                    copy_run(src + offset * elem, inner_stride, inner, element_size, out);
