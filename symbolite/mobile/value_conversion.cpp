@@ -38,7 +38,7 @@ tensor::Storage ValueConverter::storage(const pickle::StorageRef& ref) {
   // PyTorch aligns stored records to 64 bytes, so this is a zero-copy view; archives written
   // by other tools (Python's zipfile) may not be aligned, and those storages are copied.
   if (!s.is_aligned(tensor::DType::kFloat64)) {
-    s = tensor::Storage::allocate(bytes.size());
+    s = tensor::Storage::allocate_uninitialized(bytes.size());
     std::copy(bytes.data(), bytes.data() + bytes.size(), s.mutable_data());
   }
   storages_.emplace(ref.key, s);

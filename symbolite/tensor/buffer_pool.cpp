@@ -1,5 +1,6 @@
 #include "symbolite/tensor/buffer_pool.h"
 
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <new>
@@ -117,6 +118,12 @@ std::shared_ptr<std::uint8_t> acquire_buffer(std::size_t nbytes) {
   // operator new(0, align) still gives a unique pointer, so an empty buffer is valid too.
   const Taken taken = pool().take(size_class(nbytes));
   counts.allocated += static_cast<std::int64_t>(nbytes);
+#ifdef SYMBOLITE_ASAN
+  // Sanitizer builds fill every buffer with 0xFF bytes (NaN floats, -1 integers, bools UBSan
+  // refuses), so a kernel that leaves part of an uninitialized output unwritten fails the
+  // tests' comparisons on every run, not only when the pool hands back a used buffer.
+  std::memset(taken.data, 0xFF, nbytes);
+#endif
   return std::shared_ptr<std::uint8_t>(taken.data,
                                        [size = taken.capacity, nbytes](std::uint8_t* q) {
                                          counts.freed += static_cast<std::int64_t>(nbytes);

@@ -263,7 +263,7 @@ Tensor read_npy(const Bytes& file) {
   if (!bad_bools && reinterpret_cast<std::uintptr_t>(data.data()) % element_size(dtype) == 0) {
     storage = Storage::view(data);
   } else {
-    storage = Storage::allocate(data.size());
+    storage = Storage::allocate_uninitialized(data.size());
     std::uint8_t* out = storage.mutable_data();
     if (!data.empty()) std::memcpy(out, data.data(), data.size());
     if (bad_bools) {

@@ -91,7 +91,7 @@ Tensor to_dtype(const Tensor& t, DType dtype) {
 }
 
 Tensor scalar_tensor(const IValue& s, DType dtype) {
-  Tensor out = Tensor::empty({}, dtype);
+  Tensor out = Tensor::uninitialized({}, dtype);
   dispatch_all(dtype, "scalar_tensor", [&](auto tag) {
     using T = decltype(tag);
     *out.mutable_data<T>() = scalar_as<T>(s);

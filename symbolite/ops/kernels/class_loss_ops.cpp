@@ -61,7 +61,7 @@ Tensor nll_frame(const Tensor& input, const std::vector<std::int64_t>& target, c
     return t;
   };
   if (elementwise) {
-    Tensor out = Tensor::empty(std::move(elementwise_sizes), input.dtype());
+    Tensor out = Tensor::uninitialized(std::move(elementwise_sizes), input.dtype());
     T* o = out.mutable_data<T>();
     for (std::int64_t b = 0; b < l.n; ++b) {
       for (std::int64_t e = 0; e < l.s; ++e) {
@@ -88,7 +88,7 @@ Tensor nll_frame(const Tensor& input, const std::vector<std::int64_t>& target, c
       total += wt;
     }
   }
-  Tensor out = Tensor::empty({}, input.dtype());
+  Tensor out = Tensor::uninitialized({}, input.dtype());
   out.mutable_data<T>()[0] = static_cast<T>(reduction == kMean ? loss / total : loss);
   return out;
 }

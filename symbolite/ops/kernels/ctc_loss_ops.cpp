@@ -107,7 +107,7 @@ Tensor ctc_forward(const Tensor& log_probs, const Tensor& targets,
   const T* lp = lp_c.data<T>();
   const std::int64_t* tg = targets.data<std::int64_t>();  // contiguous int64
   constexpr T neginf = -std::numeric_limits<T>::infinity();
-  Tensor nll = Tensor::empty({batch}, log_probs.dtype());
+  Tensor nll = Tensor::uninitialized({batch}, log_probs.dtype());
   for (std::int64_t b = 0; b < batch; ++b) {
     const std::int64_t input_length = input_lengths[static_cast<std::size_t>(b)];
     const std::int64_t target_length = target_lengths[static_cast<std::size_t>(b)];
@@ -189,7 +189,7 @@ Tensor ctc_loss_impl(const IValue& log_probs_arg, const Tensor& targets_raw,
                                              target_lengths[static_cast<std::size_t>(b)], 1))
                                 : r[b];
       }
-      Tensor out = Tensor::empty({}, res.dtype());
+      Tensor out = Tensor::uninitialized({}, res.dtype());
       out.mutable_data<T>()[0] = reduction == 1 ? total / static_cast<T>(batch) : total;
       return out;
     }

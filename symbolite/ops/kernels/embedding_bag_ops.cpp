@@ -37,7 +37,7 @@ std::vector<std::int64_t> int_values(const Tensor& raw, const char* what) {
 
 Tensor int_tensor(const std::vector<std::int64_t>& values, std::vector<std::int64_t> sizes,
                   DType dtype) {
-  Tensor t = Tensor::empty(std::move(sizes), dtype);
+  Tensor t = Tensor::uninitialized(std::move(sizes), dtype);
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (dtype == DType::kInt64) {
       t.mutable_data<std::int64_t>()[i] = values[i];

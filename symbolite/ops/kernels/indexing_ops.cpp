@@ -338,7 +338,7 @@ Tensor nonzero_indices(const Tensor& self) {
       next_index(index, x.sizes());
     }
   });
-  Tensor out = Tensor::empty({count, dims}, DType::kInt64);
+  Tensor out = Tensor::uninitialized({count, dims}, DType::kInt64);
   std::copy(found.begin(), found.end(), out.mutable_data<std::int64_t>());
   return out;
 }
@@ -357,10 +357,10 @@ void where_condition(Stack& s) {
   const std::int64_t count = indices.sizes()[0], dims = indices.sizes()[1];
   IValueList columns;
   for (std::int64_t d = 0; d < dims; ++d) {
-    Tensor column = Tensor::empty({count}, DType::kInt64);
-    for (std::int64_t i = 0; i < count; ++i) {
-      column.mutable_data<std::int64_t>()[i] = indices.data<std::int64_t>()[i * dims + d];
-    }
+    Tensor column = Tensor::uninitialized({count}, DType::kInt64);
+    std::int64_t* dst = column.mutable_data<std::int64_t>();
+    const std::int64_t* src = indices.data<std::int64_t>();
+    for (std::int64_t i = 0; i < count; ++i) dst[i] = src[i * dims + d];
     columns.emplace_back(std::move(column));
   }
   s.emplace_back(IValue::list(std::move(columns)));

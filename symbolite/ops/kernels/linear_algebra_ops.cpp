@@ -172,7 +172,7 @@ Tensor mv_impl(const Tensor& mat, const Tensor& vec) {
     using T = decltype(tag);
     check_same_dtype(mat, vec);
     Tensor col = view_as(vec, {vec.sizes()[0], 1}, {vec.strides()[0], 1}, vec.storage_offset());
-    Tensor out = Tensor::empty({mat.sizes()[0]}, mat.dtype());
+    Tensor out = Tensor::uninitialized({mat.sizes()[0]}, mat.dtype());
     gemm<T>(mat, col, T(1), T(0), out.template mutable_data<T>());
     return out;
   });
@@ -193,7 +193,7 @@ Tensor dot_impl(const Tensor& a, const Tensor& b) {
     using T = decltype(tag);
     Tensor row = view_as(a, {1, a.sizes()[0]}, {1, a.strides()[0]}, a.storage_offset());
     Tensor col = view_as(b, {b.sizes()[0], 1}, {b.strides()[0], 1}, b.storage_offset());
-    Tensor out = Tensor::empty({}, a.dtype());
+    Tensor out = Tensor::uninitialized({}, a.dtype());
     gemm<T>(row, col, T(1), T(0), out.template mutable_data<T>());
     return out;
   });
@@ -309,7 +309,7 @@ Tensor expanded(const Tensor& t, const Sizes& sizes) {
 
 // expanded(t, sizes) as a new contiguous tensor (addmm writes its result into it).
 Tensor expand_copy(const Tensor& t, const Sizes& sizes) {
-  Tensor out = Tensor::empty(sizes, t.dtype());
+  Tensor out = Tensor::uninitialized(sizes, t.dtype());
   copy_into(out, expanded(t, sizes));
   return out;
 }

@@ -132,7 +132,7 @@ void masked_fill__tensor(Stack& s) {
 // fill_.Scalar / fill_.Tensor: every element of self set to the value (masked_fill_ under a
 // mask that is true everywhere).
 Tensor filled(const Tensor& self, const IValue& value) {
-  Tensor everywhere = Tensor::empty({}, DType::kBool);
+  Tensor everywhere = Tensor::uninitialized({}, DType::kBool);
   everywhere.mutable_data<bool>()[0] = true;
   return masked_fill_impl(self, everywhere, value);
 }

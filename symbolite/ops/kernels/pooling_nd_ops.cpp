@@ -168,8 +168,8 @@ std::pair<Tensor, Tensor> max_pool(const Tensor& input, int spatial, const char*
   Window w = window(input, spatial, op, kernel, stride, padding, dilation, ceil_mode);
   require_float(op, input);
   Tensor x = input.contiguous();
-  Tensor out = Tensor::empty(w.out_sizes, x.dtype());
-  Tensor idx = Tensor::empty(w.out_sizes, DType::kInt64);
+  Tensor out = Tensor::uninitialized(w.out_sizes, x.dtype());
+  Tensor idx = Tensor::uninitialized(w.out_sizes, DType::kInt64);
   if (out.numel() != 0) {
     if (x.dtype() == DType::kFloat64)
       max_planes<double>(x, w, out, idx);
@@ -257,7 +257,7 @@ void avg_pool3d(Stack& s) {
   Window w = window(input, 3, "avg_pool3d", kernel, stride, padding, {1}, ceil_mode);
   require_float("aten::avg_pool3d", input);
   Tensor x = input.contiguous();
-  Tensor out = Tensor::empty(w.out_sizes, x.dtype());
+  Tensor out = Tensor::uninitialized(w.out_sizes, x.dtype());
   if (out.numel() != 0) {
     if (x.dtype() == DType::kFloat64)
       avg_planes<double>(x, w, count_include_pad, divisor, out);

@@ -434,7 +434,7 @@ void adaptive_avg_pool2d(Stack& s) {
   std::int64_t oh = output_size[0];
   std::int64_t ow = output_size[1];
   Tensor x = input.contiguous();
-  Tensor out = Tensor::empty(output_sizes(input, oh, ow), x.dtype());
+  Tensor out = Tensor::uninitialized(output_sizes(input, oh, ow), x.dtype());
   if (out.numel() != 0) {
     dispatch_floating(x.dtype(), "adaptive_avg_pool2d",
                       [&](auto tag) { adaptive_avg_pool2d_planes<decltype(tag)>(x, global, out); });

@@ -81,7 +81,7 @@ Tensor sum_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim,
   std::int64_t out_numel = tensor::checked_numel(shape.out_sizes);
   std::int64_t count = out_numel == 0 ? 0 : self.numel() / std::max<std::int64_t>(out_numel, 1);
   if (self.dim() == 0) count = 1;
-  Tensor out = Tensor::empty(shape.out_sizes, self.dtype());
+  Tensor out = Tensor::uninitialized(shape.out_sizes, self.dtype());
   dispatch_all(self.dtype(), "sum_cpu", [&](auto tag) {
     using T = decltype(tag);
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
@@ -266,7 +266,7 @@ Tensor extremum_impl(const Tensor& self, const std::vector<bool>& mask, bool kee
   }
   ReducedShape shape = reduced_shape(self, mask, keepdim);
   std::int64_t out_numel = tensor::checked_numel(shape.out_sizes);
-  Tensor out = Tensor::empty(shape.out_sizes, self.dtype());
+  Tensor out = Tensor::uninitialized(shape.out_sizes, self.dtype());
   dispatch_all(self.dtype(), kMax ? "amax_cpu" : "amin_cpu", [&](auto tag) {
     using T = decltype(tag);
     T* acc = out.template mutable_data<T>();
@@ -471,7 +471,7 @@ void arg_extreme(Stack& s) {
   } else {
     a = along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim, name);
   }
-  Tensor indices = Tensor::empty(a.out_sizes, DType::kInt64);
+  Tensor indices = Tensor::uninitialized(a.out_sizes, DType::kInt64);
   const bool rows = along_rows(t, a);
   dispatch_numeric(t.dtype(), kMax ? "argmax_cpu" : "argmin_cpu", [&](auto tag) {
     using T = decltype(tag);
@@ -496,8 +496,8 @@ void extreme_dim(Stack& s) {
   const Tensor& t = self.to_tensor();
   AlongDim a =
       along_dim(t, wrap_dim(dim_v.to_int(), t.dim()), keepdim_v.to_bool(), kMax ? "max" : "min");
-  Tensor values = Tensor::empty(a.out_sizes, t.dtype());
-  Tensor indices = Tensor::empty(a.out_sizes, DType::kInt64);
+  Tensor values = Tensor::uninitialized(a.out_sizes, t.dtype());
+  Tensor indices = Tensor::uninitialized(a.out_sizes, DType::kInt64);
   const bool rows = along_rows(t, a);
   dispatch_all(t.dtype(), kMax ? "max_cpu" : "min_cpu", [&](auto tag) {
     using T = decltype(tag);

@@ -92,7 +92,7 @@ void check_same_dtype(const char* op, DType dtype, std::initializer_list<const T
 // A fresh contiguous copy (the state updated in place).
 Tensor copy_of(const Tensor& t) {
   Tensor c = t.contiguous();
-  Tensor out = Tensor::empty(c.sizes(), c.dtype());
+  Tensor out = Tensor::uninitialized(c.sizes(), c.dtype());
   if (c.numel() != 0) {
     std::memcpy(out.storage().mutable_data(), c.raw_data(),
                 static_cast<std::size_t>(c.numel()) * c.element_size());
@@ -261,11 +261,11 @@ void sequence(Stack& s) {
   }
   Tensor hx = hx_raw.contiguous();
   check_same_dtype(op, input.dtype(), {&hx});
-  Tensor hy = Tensor::empty({states, batch, hidden}, input.dtype());
+  Tensor hy = Tensor::uninitialized({states, batch, hidden}, input.dtype());
   Tensor layer_input = input;
   for (std::int64_t layer = 0; layer < num_layers; ++layer) {
     const std::int64_t features = layer_input.sizes()[2];
-    Tensor layer_output = Tensor::empty({steps, batch, dirs * hidden}, input.dtype());
+    Tensor layer_output = Tensor::uninitialized({steps, batch, dirs * hidden}, input.dtype());
     for (std::int64_t d = 0; d < dirs; ++d) {
       const std::int64_t ci = layer * dirs + d;
       const std::size_t base = static_cast<std::size_t>(ci) * per_cell;

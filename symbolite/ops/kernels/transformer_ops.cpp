@@ -24,7 +24,7 @@ IValue layer_norm(const IValue& x, std::int64_t embed_dim, const IValue& weight,
 // [N, L] bool, true past each sequence's length: the keys a nested batch does not have.
 Tensor padding_mask(const Tensor& src, const std::vector<std::int64_t>& lengths) {
   const std::int64_t n = src.sizes()[0], l = src.sizes()[1];
-  Tensor mask = Tensor::empty({n, l}, tensor::DType::kBool);
+  Tensor mask = Tensor::uninitialized({n, l}, tensor::DType::kBool);
   bool* p = mask.mutable_data<bool>();
   for (std::int64_t i = 0; i < n; ++i) {
     for (std::int64_t j = 0; j < l; ++j) p[i * l + j] = j >= lengths[static_cast<std::size_t>(i)];
