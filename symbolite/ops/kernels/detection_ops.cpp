@@ -112,6 +112,10 @@ void nms(Stack& s) {
 // torchvision::roi_align(input, rois, spatial_scale, pooled_height, pooled_width,
 // sampling_ratio, aligned): torchvision 0.14's CPU kernel, the same bilinear sampling points
 // and weights, summed in the same order in T and divided by the sample count.
+// The most bilinear samples roi_align takes for one roi (its table, 32 bytes a sample in
+// float32; a whole 1000 x 1000 image pooled to 7 x 7 takes a million).
+constexpr double kMaxRoiSamples = 1 << 24;
+
 template <typename T>
 void roi_align_impl(const Tensor& input, const Tensor& rois, T spatial_scale, int ph_n, int pw_n,
                     int sampling_ratio, bool aligned, Tensor& out) {
@@ -142,11 +146,28 @@ void roi_align_impl(const Tensor& input, const Tensor& rois, T spatial_scale, in
     }
     T bin_h = roi_h / static_cast<T>(ph_n);
     T bin_w = roi_w / static_cast<T>(pw_n);
-    int grid_h = sampling_ratio > 0 ? sampling_ratio : static_cast<int>(std::ceil(roi_h / ph_n));
-    int grid_w = sampling_ratio > 0 ? sampling_ratio : static_cast<int>(std::ceil(roi_w / pw_n));
+    // The sampling grid of a bin, checked before it becomes an int: a NaN or huge box
+    // (hostile rois) would make the cast undefined and the sample table unbounded.
+    const double grid_hd = sampling_ratio > 0 ? sampling_ratio : std::ceil(roi_h / ph_n);
+    const double grid_wd = sampling_ratio > 0 ? sampling_ratio : std::ceil(roi_w / pw_n);
+    const double table = grid_hd * grid_wd * ph_n * pw_n;
+    if (!(std::abs(table) <= kMaxRoiSamples)) {
+      fail(
+          fmt::format("roi_align: roi {} needs {} x {} samples in each of {} x {} bins (at most "
+                      "{} in all)",
+                      n, grid_hd, grid_wd, ph_n, pw_n, kMaxRoiSamples));
+    }
+    if (table < 0) {
+      // Inverted one way only: torchvision sizes its sample table by the negative product.
+      throw OpError("ValueError", "cannot create std::vector larger than max_size()");
+    }
+    const int grid_h = static_cast<int>(grid_hd), grid_w = static_cast<int>(grid_wd);
     const T count = static_cast<T>(std::max(grid_h * grid_w, 1));
+    // An inverted box (aligned) makes both grid sizes negative and their product positive:
+    // torchvision's nested loops then take no sample, and so does this.
+    const int samples = std::max(grid_h, 0) * std::max(grid_w, 0);
     std::vector<Sample> pre;
-    pre.reserve(static_cast<std::size_t>(std::max(grid_h * grid_w, 0)) * ph_n * pw_n);
+    pre.reserve(static_cast<std::size_t>(samples) * ph_n * pw_n);
     for (int ph = 0; ph < ph_n; ++ph) {
       for (int pw = 0; pw < pw_n; ++pw) {
         for (int iy = 0; iy < grid_h; ++iy) {
@@ -199,7 +220,7 @@ void roi_align_impl(const Tensor& input, const Tensor& rois, T spatial_scale, in
       std::size_t k = 0;
       for (int p = 0; p < ph_n * pw_n; ++p) {
         T val = 0.;
-        for (int g = 0; g < grid_h * grid_w; ++g) {
+        for (int g = 0; g < samples; ++g) {
           const Sample& sm = pre[k++];
           val += sm.w[0] * plane[sm.pos[0]] + sm.w[1] * plane[sm.pos[1]] +
                  sm.w[2] * plane[sm.pos[2]] + sm.w[3] * plane[sm.pos[3]];
@@ -229,7 +250,7 @@ void roi_align(Stack& s) {
   const std::int64_t ph = ph_v.to_int();
   const std::int64_t pw = pw_v.to_int();
   if (ph < 0 || pw < 0) fail("roi_align: pooled sizes must be non-negative");
-  Tensor out = Tensor::empty({rois.sizes()[0], input.sizes()[1], ph, pw}, input.dtype());
+  Tensor out = Tensor::uninitialized({rois.sizes()[0], input.sizes()[1], ph, pw}, input.dtype());
   if (out.numel() == 0) {
     s.emplace_back(std::move(out));
     return;
@@ -294,8 +315,8 @@ void topk(Stack& s) {
   const bool sorted = sorted_v.to_bool();
   std::vector<std::int64_t> out_sizes = self.sizes();
   if (self.dim() > 0) out_sizes[dim] = k;
-  Tensor values = Tensor::empty(out_sizes, self.dtype());
-  Tensor indices = Tensor::empty(out_sizes, DType::kInt64);
+  Tensor values = Tensor::uninitialized(out_sizes, self.dtype());
+  Tensor indices = Tensor::uninitialized(out_sizes, DType::kInt64);
   if (k > 0 && self.numel() > 0) {
     Tensor x = self.contiguous();
     std::int64_t outer = 1;

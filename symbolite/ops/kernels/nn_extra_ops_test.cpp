@@ -2,6 +2,8 @@
 // every case of tests/fixtures/ops/nn_extra_cases.json (written by make_nn_extra_refs.py)
 // runs the operator on the same arguments and must give all of PyTorch's outputs (rtol 1e-4,
 // atol 1e-5; integer outputs exactly) or PyTorch's exact error class and message.
+#include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "tests/test_support/error_from.h"
 #include "tests/test_support/fixtures.h"
 #include "tests/test_support/nn_cases.h"
 
@@ -72,6 +75,28 @@ TEST(NnExtraOps, RandomAndUnimplementedFormsRefuse) {
 TEST(NnExtraOps, MaskedFillRefusesOtherMaskTypes) {
   Tensor x = Tensor::empty({3}, DType::kFloat32);
   expect_unsupported("aten::masked_fill.Scalar", {x, Tensor::empty({3}, DType::kFloat32), 1.0});
+}
+
+// Boxes no sampling grid fits (NaN or huge coordinates from a hostile file): torchvision casts
+// the grid size to int (undefined) and sizes a table by it; symbolite names the roi.
+TEST(NnExtraOps, RoiAlignRefusesBoxesItCannotSample) {
+  Tensor planes = Tensor::empty({1, 2, 8, 8}, DType::kFloat32);
+  for (float corner : {std::numeric_limits<float>::quiet_NaN(), 1e30F, 3e5F}) {
+    Tensor rois = Tensor::empty({2, 5}, DType::kFloat32);
+    float* r = rois.mutable_data<float>();
+    const float boxes[10] = {0, 1, 1, 4, 4, 0, 0, 0, corner, corner};
+    std::copy(boxes, boxes + 10, r);
+    const Error e = testing::error_from([&] {
+      run_op("torchvision::roi_align", {planes, rois, 1.0, 7, 7, 0, false});
+    });
+    EXPECT_NE(e.message().find("roi_align: roi 1 needs"), std::string::npos) << e.message();
+  }
+  // The largest table taken: 2^11 x 2^11 samples in each of 2 x 2 bins.
+  Tensor rois = Tensor::empty({1, 5}, DType::kFloat32);
+  const float box[5] = {0, 0, 0, 4096, 4096};
+  std::copy(box, box + 5, rois.mutable_data<float>());
+  const IValue out = run_op("torchvision::roi_align", {planes, rois, 1.0, 2, 2, 0, false});
+  EXPECT_EQ(out.to_tensor().sizes(), (std::vector<std::int64_t>{1, 2, 2, 2}));
 }
 
 TEST(NnExtraOps, ListOps) {
