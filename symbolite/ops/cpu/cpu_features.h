@@ -6,5 +6,7 @@
 namespace symbolite::ops {
 
 bool cpu_has_avx512f();
+// AVX2 and FMA both (GCC's x86-64-v3 vector instructions): the 8-lane builds.
+bool cpu_has_avx2_fma();
 
 }  // namespace symbolite::ops

@@ -1,7 +1,10 @@
-// out[i] = in[i] * scale + shift over contiguous float32, a multiply then an add (two
-// roundings, as PyTorch's vectorized batch norm computes it, never a fused multiply-add): the
-// inner loop of batch norm in eval, in 16 AVX-512 lanes where the CPU has them (the x86-64
-// baseline build gives the plain loop 4).
+// out[i] = in[i] * scale + shift over contiguous float32: the inner loop of batch norm in eval.
+// One fused multiply-add (one rounding) where the CPU has AVX2 + FMA, in 16 AVX-512 or 8 AVX2
+// lanes; a multiply then an add (two roundings) on the x86-64 baseline, whose plain loop gets
+// 4. That is PyTorch 1.13's vectorized batch norm on each: GCC contracts its x * alpha + beta
+// into an FMA in its AVX2 kernels (Debian's PyTorch here; ATEN_CPU_CAPABILITY=default gives
+// the two roundings). The same arithmetic as a convolution's fused batch norm
+// (vec::epilogue_f32), on every CPU.
 #pragma once
 
 #include <cstdint>

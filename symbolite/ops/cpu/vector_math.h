@@ -119,9 +119,9 @@ void log_sigmoid_f32(const float* in, float* out, std::int64_t n);
 // passes through; -inf / +inf for a missing bound).
 void clamp_f32(const float* in, float* out, std::int64_t n, float lo, float hi);
 // A convolution's epilogue on one row of its output, on the calling thread: p[i] += *bias;
-// then p[i] = p[i] * *scale + *shift (a multiply then an add, as batch norm computes it); then
-// the activation, as the functions above compute it. Each step only when given (adding 0
-// would turn -0.0 into 0.0).
+// then p[i] = p[i] * *scale + *shift (as batch norm computes it, scale_shift.h: one FMA with
+// AVX2 or AVX-512, a multiply then an add without); then the activation, as the functions
+// above compute it. Each step only when given (adding 0 would turn -0.0 into 0.0).
 void epilogue_f32(float* p, std::int64_t n, const float* bias, const float* scale,
                   const float* shift, const Activation* activation);
 // `rows` rows of `cols` floats, `in_pitch` floats apart from `in` and `out_pitch` apart from

@@ -116,7 +116,7 @@ void epilogue8(const Rows& r, const float* bias, bool affine, __m256 s, __m256 t
   for (std::int64_t row = 0; row < r.rows; ++row) {
     map8(r.in + row * r.in_pitch, r.out + row * r.out_pitch, r.cols, [&](__m256 x) {
       if (bias != nullptr) x = _mm256_add_ps(x, b);
-      if (affine) x = _mm256_add_ps(_mm256_mul_ps(x, s), t);
+      if (affine) x = _mm256_fmadd_ps(x, s, t);
       return f(x);
     });
   }

@@ -130,7 +130,7 @@ void epilogue16(const Rows& r, const float* bias, bool affine, __m512 s, __m512 
       const __mmask16 lanes = n - i >= 16 ? kAll : static_cast<__mmask16>((1u << (n - i)) - 1);
       __m512 x = _mm512_maskz_loadu_ps(lanes, in + i);
       if (bias != nullptr) x = _mm512_add_ps(x, b);
-      if (affine) x = _mm512_add_ps(_mm512_mul_ps(x, s), t);
+      if (affine) x = _mm512_fmadd_ps(x, s, t);
       _mm512_mask_storeu_ps(out + i, lanes, f(x));
     }
   }
@@ -157,7 +157,7 @@ void planes16(float* p, std::int64_t rows, std::int64_t cols, const float* bias,
     };
     __m512 x = _mm512_maskz_loadu_ps(lanes, p + i);
     if (bias != nullptr) x = _mm512_add_ps(x, pick(bias));
-    if (scale != nullptr) x = _mm512_add_ps(_mm512_mul_ps(x, pick(scale)), pick(shift));
+    if (scale != nullptr) x = _mm512_fmadd_ps(x, pick(scale), pick(shift));
     _mm512_mask_storeu_ps(p + i, lanes, f(x));
     if (k <= 16) {
       row = next;

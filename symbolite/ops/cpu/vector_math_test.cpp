@@ -4,7 +4,7 @@
 // softmax_rows_* cases of tests/fixtures/ops/nn_cases.json (make_nn_refs.py): long rows with a
 // tail, rows shorter than a vector, and rows with NaN and infinities. The convolution
 // epilogue's interleaved and row-moving forms are held to the plane epilogue's bits (which the
-// fused models' tests hold to PyTorch's outputs).
+// fused models' tests hold to PyTorch's outputs), and its scale and shift to batch norm's.
 #include "symbolite/ops/cpu/vector_math.h"
 
 #include <cmath>
@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "symbolite/ops/cpu/scale_shift.h"
 #include "symbolite/ops/cpu/vector_math_isa.h"
 #include "symbolite/tensor/npy.h"
 #include "tests/test_support/fixtures.h"
@@ -388,6 +389,27 @@ TEST(VectorMath, EpiloguePlanesGiveTheRowEpiloguesBits) {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) {
     expect_planes_agree(&avx512::epilogue_planes_f32, &avx512::epilogue_rows_f32);
+  }
+}
+
+// A convolution's fused batch norm (the epilogue's scale and shift) and batch norm run on its
+// own (scale_shift.h) round x * scale + shift alike on this CPU: once (an FMA) with AVX2 or
+// AVX-512, twice without. scripts/isa_paths.sh runs this on the narrower CPUs, where the two
+// once differed. Runs of 1 to 40 floats: whole vectors and every tail.
+TEST(VectorMath, EpilogueScalesAndShiftsAsBatchNormDoes) {
+  const float scale = 0.7310586f;
+  const float shift = -0.1234567f;
+  for (std::int64_t n = 1; n <= 40; ++n) {
+    SCOPED_TRACE(n);
+    std::vector<float> x(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      x[i] = 3.0f * std::sin(0.37f * static_cast<float>(i));
+    }
+    std::vector<float> fused = x;
+    epilogue_f32(fused.data(), n, nullptr, &scale, &shift, nullptr);
+    std::vector<float> unfused(x.size());
+    scale_shift_f32(x.data(), unfused.data(), n, scale, shift);
+    EXPECT_TRUE(same_bits(fused, unfused));
   }
 }
 
