@@ -3,7 +3,8 @@
 #   build: compiler, CMake, the libraries symbolite links, and pybind11 with Python's headers
 #          and numpy for the Python module (enough to build and run it all)
 #   test:  also GoogleTest, clang for the fuzz harnesses, clang-format and clang-tidy (lint.sh), PyTorch 1.13 for the interop suite,
-#          pytest, Valgrind, Chromium to open the profile report headless, and speedscope
+#          pytest, Valgrind, Chromium to open the profile report headless, QEMU's user-mode
+#          emulator to run the tests on other CPUs (isa_paths.sh), and speedscope
 #          (from npm, into .deps/) to open its trace
 # Runs apt-get only when something is missing, so repeated runs are quick.
 set -euo pipefail
@@ -15,7 +16,7 @@ packages=(g++ cmake make ccache pkg-config zlib1g-dev libfmt-dev nlohmann-json3-
 if [ "$profile" = test ]; then
   packages+=(libgtest-dev googletest libbenchmark-dev clang libclang-rt-14-dev clang-format clang-tidy
              python3-torch libtorch-dev python3-torchvision python3-pytest valgrind chromium
-             python3-dask python3-distributed python3-pandas)
+             python3-dask python3-distributed python3-pandas qemu-user)
 fi
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the unit tests and the PyTorch interop suite (warnings are
-# errors), the unit tests and every fuzz corpus again under AddressSanitizer +
-# UndefinedBehaviorSanitizer, and the threaded tests under ThreadSanitizer.
+# errors), the unit tests again on emulated AVX2 and baseline CPUs, the unit tests and every
+# fuzz corpus again under AddressSanitizer + UndefinedBehaviorSanitizer, and the threaded
+# tests under ThreadSanitizer.
 #   scripts/test.sh                    what CI runs (about 35 minutes on 2 cores)
 #   FUZZ_SECONDS=60 scripts/test.sh    also a clang libFuzzer build and that many seconds of
 #                                      fuzzing per harness (scripts/fuzz.sh; by hand)
@@ -27,6 +28,9 @@ scripts/lint.sh
 # thread tests again on one thread, where no kernel splits its work.
 SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_tests --gtest_brief=1
 SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_thread_tests --gtest_brief=1
+# The kernels' AVX2 and x86-64 baseline paths, which this AVX-512 machine never takes: the same
+# binaries under QEMU's emulation of a Haswell and a Nehalem (1.5 minutes).
+scripts/isa_paths.sh build
 
 # The unit tests run as one process per shard here rather than one per test case through
 # ctest: a sanitizer process takes a second to start, and there are over a thousand cases.
