@@ -63,13 +63,17 @@ void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int6
   // element of C is still one dot product over all of k, with the same bits as in the whole
   // product, for blocks of two or more rows or columns: oneDNN computes a one-row or
   // one-column product as dot products, with other bits (gemm_test.cpp). A lone row or
-  // column left over goes with the last block.
-  if (m >= n) {
-    const std::int64_t pairs = std::max<std::int64_t>(1, m / 2);
-    parallel_for(pairs, grain_for_pieces(pairs, threads),
+  // column left over goes with the last block. With B transposed (x W^T), oneDNN takes
+  // another kernel for fewer than 16 rows, and column ranges keep their bits only for some
+  // shapes (under 101 columns from k = 1024, over 100 at k = 800 and m = 100): rows then,
+  // in blocks of 16 or more, wherever there are two such blocks.
+  const std::int64_t row_unit = trans_b ? 16 : 2;
+  if (m >= n || (trans_b && m >= 2 * row_unit)) {
+    const std::int64_t units = std::max<std::int64_t>(1, m / row_unit);
+    parallel_for(units, grain_for_pieces(units, threads),
                  [&](std::int64_t begin, std::int64_t end) {
-                   const std::int64_t first = begin * 2;
-                   const std::int64_t last = end == pairs ? m : end * 2;
+                   const std::int64_t first = begin * row_unit;
+                   const std::int64_t last = end == units ? m : end * row_unit;
                    const float* a_block = trans_a ? a + first : a + first * lda;
                    sgemm_block(trans_a, trans_b, last - first, n, k, alpha, a_block, lda, b, ldb,
                                beta, c + first * ldc, ldc);

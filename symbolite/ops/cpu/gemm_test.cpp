@@ -126,6 +126,36 @@ TEST(Sgemm, ThreadsAndColumnRangesKeepEachElementsBits) {
   }
 }
 
+// With B transposed (x W^T, a linear layer's product), oneDNN takes another kernel for
+// fewer than 16 rows: split into blocks of 13 or 9 rows on 3 or 7 threads, 40 x 20 x 1024
+// and 100 x 40 x 512 gave other bits than on one thread until gemm.cpp kept 16 or more.
+TEST(Sgemm, TransposedBKeepsItsBitsAtEveryThreadCount) {
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  const Shape shapes[] = {{40, 20, 1024},  {40, 40, 512},  {64, 8, 4096},   {64, 40, 1024},
+                          {100, 16, 4096}, {100, 40, 512}, {33, 200, 1024}, {300, 17, 64}};
+  for (const Shape& t : shapes) {
+    SCOPED_TRACE(::testing::Message() << t.m << " x " << t.n << " x " << t.k);
+    std::vector<float> a(static_cast<std::size_t>(t.m * t.k));
+    std::vector<float> b(static_cast<std::size_t>(t.n * t.k));  // n x k: B^T
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37f * static_cast<float>(i));
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.71f * static_cast<float>(i));
+    auto product = [&](int threads) {
+      testing::ThreadSetting setting(threads);
+      std::vector<float> c(static_cast<std::size_t>(t.m * t.n));
+      sgemm(false, true, t.m, t.n, t.k, 1.0f, a.data(), t.k, b.data(), t.k, 0.0f, c.data(), t.n);
+      return c;
+    };
+    const std::vector<float> one = product(1);
+    for (int threads : {2, 3, 4, 7}) {
+      const std::vector<float> many = product(threads);
+      EXPECT_EQ(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)), 0)
+          << threads << " threads";
+    }
+  }
+}
+
 // 2^-130 (subnormal) x 2^100 is 2^-30 exactly, and PyTorch's product gives it; symbolite's
 // float32 products read the 2^-130 as zero (support/float_control.h), on every path (gemv,
 // the GEMM, split across threads), and leave the caller's control as it was.
