@@ -115,6 +115,15 @@ struct PhaseRows : Lanes<Vec> {
     for (; j < last; ++j) row[j] = from[j - first];
   }
 
+  // 2L floats from `from`: the even ones to `even`, the odd ones to `odd`.
+  [[gnu::always_inline]] static inline void split_lanes(const float* from, float* even,
+                                                        float* odd) {
+    constexpr auto lanes = std::make_integer_sequence<int, L>{};
+    const Vec a = load(from), b = load(from + L);
+    store(even, even_lanes(a, b, lanes));
+    store(odd, odd_lanes(a, b, lanes));
+  }
+
   // Stride 2: input column x is padded column x + pw, phase (x + pw) % 2's column
   // (x + pw) / 2. One pass over the row: each 2L input columns from one whose padded column
   // is even give L columns of each phase, the even and the odd lanes of two vectors (two
@@ -127,28 +136,27 @@ struct PhaseRows : Lanes<Vec> {
                                                         float* dst) {
     float* const even = dst + at.shift;
     float* const odd = even + at.stride;
-    constexpr auto lanes = std::make_integer_sequence<int, L>{};
     // A phase column j of a vector store must keep j + L inside its row's floats.
     const std::int64_t room = at.stride - at.shift;
-    auto step = [&](std::int64_t x) {  // x + pw even
-      const Vec a = load(src + x), b = load(src + x + L);
-      const std::int64_t j = (x + pw) >> 1;
-      store(even + j, even_lanes(a, b, lanes));
-      store(odd + j, odd_lanes(a, b, lanes));
-    };
+    auto fits = [&](std::int64_t x) { return x + 2 * L <= w && ((x + pw) >> 1) + L <= room; };
+    // (Vector code stays in the always-inlined members: a lambda would not inherit the
+    // caller's instruction set.)
     auto scalar = [&](std::int64_t x) {
       const std::int64_t j = (x + pw) >> 1;
       if (j < at.width) (((x + pw) & 1) != 0 ? odd : even)[j] = src[x];
     };
-    auto fits = [&](std::int64_t x) { return x + 2 * L <= w && ((x + pw) >> 1) + L <= room; };
     const std::int64_t x0 = std::min<std::int64_t>(pw & 1, w);  // padded column even from x0
     if (x0 == 1) scalar(0);
     std::int64_t x = x0;  // columns [0, x) are packed
-    for (; fits(x); x += 2 * L) step(x);
+    for (; fits(x); x += 2 * L) {
+      const std::int64_t j = (x + pw) >> 1;
+      split_lanes(src + x, even + j, odd + j);
+    }
     const std::int64_t back = w - 2 * L - ((w - 2 * L + pw) & 1);
     if (x < w && back >= x0 && fits(back)) {
       for (std::int64_t c = x; c < back; ++c) scalar(c);  // none unless `room` stopped the loop
-      step(back);
+      const std::int64_t j = (back + pw) >> 1;
+      split_lanes(src + back, even + j, odd + j);
       for (std::int64_t c = back + 2 * L; c < w; ++c) scalar(c);  // at most one
       x = w;
     }
