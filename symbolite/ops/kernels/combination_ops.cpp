@@ -82,7 +82,8 @@ void combinations(Stack& s) {
           tuple[static_cast<std::size_t>(j - 1)] + (with_replacement ? 0 : 1);
     }
   }
-  Tensor index = Tensor::uninitialized({static_cast<std::int64_t>(positions.size())}, DType::kInt64);
+  Tensor index =
+      Tensor::uninitialized({static_cast<std::int64_t>(positions.size())}, DType::kInt64);
   std::copy(positions.begin(), positions.end(), index.mutable_data<std::int64_t>());
   IValue picked = run_op("aten::index_select", {self, IValue(std::int64_t{0}), IValue(index)});
   s.push_back(run_op("aten::reshape", {picked, int_list_value({rows, r})}));
