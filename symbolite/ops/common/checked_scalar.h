@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/integer_range.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/ivalue.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -55,9 +56,9 @@ T checked_value(const IValue& v) {
       return static_cast<T>(i);
     }
     if (v.is(IValue::Kind::kBool)) return static_cast<T>(v.to_bool());
+    // c10's bounds, and 2^63 for int64, which c10's lets through to an undefined cast.
     double d = v.to_double();
-    if (!(d >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
-          d <= static_cast<double>(std::numeric_limits<T>::max()))) {
+    if (!(fits_integer<T>(d) && d <= static_cast<double>(std::numeric_limits<T>::max()))) {
       overflow();
     }
     return static_cast<T>(d);
