@@ -5,9 +5,9 @@
 // library and does not raise Python's ValueError: math.sqrt(-1.0) is nan, math.log(0.0) -inf.
 #include <bit>
 #include <cmath>
-#include <limits>
 #include <string>
 
+#include "symbolite/ops/common/integer_range.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 
@@ -79,11 +79,10 @@ bool isinf_(double a) { return std::isinf(a); }
 bool isfinite_(double a) { return std::isfinite(a); }
 
 // floor and ceil give ints; a float outside int64 fails as PyTorch's checkDoubleInRange
-// (std::to_string's "%f" form of the value).
+// (std::to_string's "%f" form of the value), 2^63 too, which that check lets through to an
+// undefined conversion.
 std::int64_t to_int_checked(double a) {
-  if (std::isnan(a) || std::isinf(a) ||
-      a > static_cast<double>(std::numeric_limits<std::int64_t>::max()) ||
-      a < static_cast<double>(std::numeric_limits<std::int64_t>::min())) {
+  if (!fits_integer<std::int64_t>(a)) {
     fail("Cannot convert float " + std::to_string(a) + " to integer");
   }
   return static_cast<std::int64_t>(a);

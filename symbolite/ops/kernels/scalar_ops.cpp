@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/integer_range.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 
@@ -292,7 +293,15 @@ void derive_index(Stack& s) {
   s.emplace_back(start + index * step);
 }
 
-void int_from_float(Stack& s) { s.emplace_back(static_cast<std::int64_t>(pop(s).to_double())); }
+// int(x) truncates. PyTorch 1.13 casts unchecked, undefined for NaN, the infinities and floats
+// outside int64 (x86 gives INT64_MIN); here those fail.
+void int_from_float(Stack& s) {
+  const double a = pop(s).to_double();
+  if (!fits_integer<std::int64_t>(a)) {
+    fail(fmt::format("aten::Int.float: cannot convert float {} to integer", a));
+  }
+  s.emplace_back(static_cast<std::int64_t>(a));
+}
 void float_from_int(Stack& s) { s.emplace_back(pop(s).to_double()); }
 
 }  // namespace

@@ -2,10 +2,15 @@
 // (2.5 > 2, 2 == 2.0, True & False); prim::requires_grad is False in an inference runtime.
 // densenet121 (docs/LOWERING.md zoo run) uses gt.float_int, __and__.bool and requires_grad,
 // and gives PyTorch's outputs through them.
+#include <cstdint>
+#include <limits>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "symbolite/ops/registry/operator_registry.h"
 #include "symbolite/tensor/tensor.h"
+#include "tests/test_support/error_from.h"
 #include "tests/test_support/op_cases.h"
 
 namespace symbolite::ops {
@@ -56,6 +61,25 @@ TEST(ScalarOps, NoTensorRequiresGrad) {
   IValue r = call("prim::requires_grad", {IValue(t)});
   EXPECT_TRUE(r.is(IValue::Kind::kBool));
   EXPECT_FALSE(r.to_bool());
+}
+
+// int(x) of a float: PyTorch 1.13 casts unchecked, undefined for NaN, the infinities and floats
+// outside int64 (x86 gives INT64_MIN for each); they fail here, naming the value.
+TEST(ScalarOps, IntOfAFloatOutsideInt64Fails) {
+  EXPECT_EQ(call("aten::Int.float", {IValue(-2.9)}).to_int(), -2);
+  EXPECT_EQ(call("aten::Int.float", {IValue(-9223372036854775808.0)}).to_int(),
+            std::numeric_limits<std::int64_t>::min());
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double v : {std::numeric_limits<double>::quiet_NaN(), inf, -inf, 1e300, -1e300,
+                   9223372036854775808.0}) {
+    const Error e = testing::error_from([&] { call("aten::Int.float", {IValue(v)}); });
+    EXPECT_EQ(e.kind(), ErrorKind::kModel);
+    EXPECT_EQ(e.message().rfind("aten::Int.float: cannot convert float ", 0), 0u) << e.message();
+  }
+  EXPECT_EQ(testing::error_from([&] {
+              call("aten::Int.float", {IValue(std::numeric_limits<double>::quiet_NaN())});
+            }).message(),
+            "aten::Int.float: cannot convert float nan to integer");
 }
 
 }  // namespace
