@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/integer_range.h"
 #include "symbolite/ops/common/slice_range.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -386,10 +387,16 @@ std::string format_arg(char key, const IValue& v) {
   };
   switch (key) {
     case 'd':
-    case 'i':
+    case 'i': {
       need_number();
-      return v.is(IValue::Kind::kInt) ? std::to_string(v.to_int())
-                                      : std::to_string(static_cast<int>(v.to_double()));
+      if (v.is(IValue::Kind::kInt)) return std::to_string(v.to_int());
+      // PyTorch casts unchecked, undefined for NaN, the infinities and past a C int's range.
+      const double d = v.to_double();
+      if (!fits_integer<int>(d)) {
+        fail(fmt::format("aten::percentFormat: %{} of float {} is outside a C int", key, d));
+      }
+      return std::to_string(static_cast<int>(d));
+    }
     case 'e':
     case 'E': {
       need_number();
