@@ -9,6 +9,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "symbolite/ops/common/checked_scalar.h"
+#include "symbolite/ops/common/integer_range.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/kernel_families.h"
@@ -677,7 +679,8 @@ void full(Stack& s) {
 void ones(Stack& s) { s.emplace_back(factory(s, 5, true)); }
 void empty(Stack& s) { s.emplace_back(factory(s, 6, false)); }
 
-// The one element of `t` converted to T (Tensor.item<T>()).
+// The one element of `t` converted to T (Tensor.item<T>()): a float to int64 with c10's check,
+// so int(tensor) of NaN, an infinity or a float outside int64 fails as in PyTorch.
 template <typename T>
 T only_element(const Tensor& t) {
   if (t.numel() != 1) {
@@ -685,7 +688,11 @@ T only_element(const Tensor& t) {
   }
   return dispatch_all(t.dtype(), "_local_scalar_dense_cpu", [&](auto tag) {
     using E = decltype(tag);
-    return convert<T>(*t.template data<E>());
+    if constexpr (std::is_floating_point_v<E> && std::is_same_v<T, std::int64_t>) {
+      return checked_value<T>(IValue(static_cast<double>(*t.template data<E>())));
+    } else {
+      return convert<T>(*t.template data<E>());
+    }
   });
 }
 
@@ -744,8 +751,10 @@ void num_to_tensor(Stack& s) {
 
 // arange(start, end, step, dtype, layout, device, pin_memory) and its shorter overloads:
 // int64 when start, end and step are all ints, else the default float32, unless dtype is
-// given. PyTorch's checks and size: ceil((end - start) / step) in double, the values
-// start + i * step in the accumulate type (double for floating dtypes, int64 for integers).
+// given. PyTorch's checks and size: start, end and step converted to the accumulate type
+// (double for floating dtypes, int64 for integers) with c10's check, the size ceil((end -
+// start) / step) in double (from the int64 difference for int64), the values start + i * step
+// in the accumulate type.
 Tensor arange_impl(const IValue& start, const IValue& end, const IValue& step,
                    const IValue& dtype_v) {
   bool any_float = start.is(IValue::Kind::kDouble) || end.is(IValue::Kind::kDouble) ||
@@ -755,12 +764,19 @@ Tensor arange_impl(const IValue& start, const IValue& end, const IValue& step,
   return dispatch_numeric(dtype, "arange_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
-    Acc xstart = scalar_as<Acc>(start), xend = scalar_as<Acc>(end), xstep = scalar_as<Acc>(step);
+    const Acc xstart = checked_value<Acc>(start), xend = checked_value<Acc>(end),
+              xstep = checked_value<Acc>(step);
+    // A range wider than int64 has no size (PyTorch's difference and values wrap, undefined).
+    Acc difference = 0;
+    bool too_wide = false;
+    if constexpr (std::is_integral_v<Acc>) {
+      too_wide = __builtin_sub_overflow(xend, xstart, &difference);
+    }
     double size_d;
-    if constexpr (std::is_floating_point_v<T>) {
-      size_d = std::ceil((end.to_double() - start.to_double()) / step.to_double());
+    if constexpr (std::is_same_v<T, std::int64_t>) {
+      size_d = std::ceil(static_cast<double>(difference) / static_cast<double>(xstep));
     } else {
-      size_d = std::ceil(static_cast<double>(xend - xstart) / static_cast<double>(xstep));
+      size_d = std::ceil((end.to_double() - start.to_double()) / step.to_double());
     }
     if (!(xstep > 0 || xstep < 0)) fail("step must be nonzero");
     if (!std::isfinite(static_cast<double>(xstart)) || !std::isfinite(static_cast<double>(xend))) {
@@ -770,7 +786,8 @@ Tensor arange_impl(const IValue& start, const IValue& end, const IValue& step,
     if (!((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart))) {
       fail("upper bound and larger bound inconsistent with step sign");
     }
-    if (!(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<std::int64_t>::max()))) {
+    // PyTorch's bound, size_d <= int64's max as a double, lets 2^63 through to an undefined cast.
+    if (too_wide || !(size_d >= 0 && fits_integer<std::int64_t>(size_d))) {
       fail("invalid size, possible overflow?");
     }
     auto n = static_cast<std::int64_t>(size_d);
