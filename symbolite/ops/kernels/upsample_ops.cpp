@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/integer_range.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -273,6 +275,27 @@ Tensor resample_2d(const Tensor& x, const Taps& th, const Taps& tw, bool nearest
   return y;
 }
 
+// The operator's name, for errors.
+std::string op_name(Mode mode, int spatial) {
+  switch (mode) {
+    case Mode::kNearest:
+      return fmt::format("aten::upsample_nearest{}d.vec", spatial);
+    case Mode::kNearestExact:
+      return fmt::format("aten::_upsample_nearest_exact{}d.vec", spatial);
+    case Mode::kLinear: {
+      constexpr const char* kPrefixes[] = {"", "bi", "tri"};
+      return fmt::format("aten::upsample_{}linear{}d.vec", kPrefixes[spatial - 1], spatial);
+    }
+    case Mode::kCubic:
+      return "aten::upsample_bicubic2d.vec";
+    case Mode::kLinearAntialias:
+      return "aten::_upsample_bilinear2d_aa.vec";
+    case Mode::kCubicAntialias:
+      return "aten::_upsample_bicubic2d_aa.vec";
+  }
+  return "aten::upsample";
+}
+
 // upsample_*.vec(Tensor input, int[]? output_size, [bool align_corners,] float[]? scale_factors)
 template <Mode mode, int Spatial, bool HasAlign>
 void upsample(Stack& s) {
@@ -302,10 +325,17 @@ void upsample(Stack& s) {
                        list.size()));
     }
     for (int i = 0; i < Spatial; ++i) {
-      scales[static_cast<std::size_t>(i)] = list[static_cast<std::size_t>(i)].to_double();
-      out_sizes[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(
-          static_cast<double>(input.sizes()[static_cast<std::size_t>(i) + 2]) *
-          *scales[static_cast<std::size_t>(i)]);
+      const double scale = list[static_cast<std::size_t>(i)].to_double();
+      const std::int64_t in = input.sizes()[static_cast<std::size_t>(i) + 2];
+      const double size = static_cast<double>(in) * scale;
+      // PyTorch 1.13 casts unchecked: a NaN, infinite or huge scale (a model's constant) is
+      // undefined there.
+      if (!fits_integer<std::int64_t>(size)) {
+        fail(fmt::format("{}: input size {} times scale factor {} is {}, not an output size",
+                         op_name(mode, Spatial), in, scale, size));
+      }
+      scales[static_cast<std::size_t>(i)] = scale;
+      out_sizes[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(size);
     }
   }
   bool positive = true;
@@ -324,6 +354,14 @@ void upsample(Stack& s) {
         out_text));
   }
   require_floating("aten::upsample", "upsample", input.dtype());
+  if (input.numel() == 0) {
+    // N or C is 0: no element and no taps, whose indices a spatial size near 2^63 (allowed
+    // with no elements) could take past int64.
+    Ints sizes{input.sizes()[0], input.sizes()[1]};
+    sizes.insert(sizes.end(), out_sizes.begin(), out_sizes.end());
+    s.emplace_back(Tensor::empty(std::move(sizes), input.dtype()));
+    return;
+  }
   Tensor x = input.contiguous();
   dispatch_floating(x.dtype(), "upsample", [&](auto tag) {
     using T = decltype(tag);
