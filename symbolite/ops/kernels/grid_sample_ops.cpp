@@ -29,12 +29,15 @@ T unnormalize(T coord, std::int64_t size, bool align_corners) {
                        : ((coord + 1) * static_cast<T>(size) - 1) / 2;
 }
 
+// NaN clips to 0, as in PyTorch's vectorized 4-D kernel (its clamp's operands are ordered so).
 template <typename T>
 T clip(T coord, std::int64_t size) {
-  return std::min(static_cast<T>(size - 1), std::max(coord, T(0)));
+  return std::min(static_cast<T>(size - 1), coord > T(0) ? coord : T(0));
 }
 
-// Reflects coord into [twice_low / 2, twice_high / 2].
+// Reflects coord into [twice_low / 2, twice_high / 2]; NaN for NaN and the infinities, which
+// clip to 0 as PyTorch's do. The parity of the flips is taken in T: a hostile grid's coordinate
+// can be beyond int64, where converting it would be undefined.
 template <typename T>
 T reflect(T coord, std::int64_t twice_low, std::int64_t twice_high) {
   if (twice_low == twice_high) return T(0);
@@ -42,8 +45,8 @@ T reflect(T coord, std::int64_t twice_low, std::int64_t twice_high) {
   const T span = static_cast<T>(twice_high - twice_low) / 2;
   coord = std::fabs(coord - low);
   const T extra = std::fmod(coord, span);
-  const auto flips = static_cast<std::int64_t>(std::floor(coord / span));
-  return flips % 2 == 0 ? extra + low : span - extra + low;
+  const T flips = std::floor(coord / span);
+  return std::fmod(flips, T(2)) == 0 ? extra + low : span - extra + low;
 }
 
 template <typename T>
@@ -115,6 +118,12 @@ void grid_sampler(Stack& s) {
     auto offset = [&](std::int64_t y, std::int64_t x) -> std::int64_t {
       return (y >= 0 && y < h && x >= 0 && x < w) ? y * w + x : -1;
     };
+    // A whole coordinate (floored or rounded) as an index: one beyond [-1, size] (huge, infinite
+    // or NaN, from a hostile grid) is -2, outside the plane with its neighbour + 1, without
+    // converting a value int64 cannot hold.
+    auto whole = [](T v, std::int64_t size) -> std::int64_t {
+      return v >= T(-1) && v <= static_cast<T>(size) ? static_cast<std::int64_t>(v) : -2;
+    };
     for (std::int64_t b = 0; b < n; ++b) {
       parallel_for(points, 4096, [&](std::int64_t first, std::int64_t last) {
         for (std::int64_t p = first; p < last; ++p) {
@@ -123,8 +132,7 @@ void grid_sampler(Stack& s) {
           std::int64_t* off = offsets.data() + p * corners;
           T* wt = weights.data() + p * corners;
           if (mode == kNearest) {
-            off[0] = offset(static_cast<std::int64_t>(std::nearbyint(iy)),
-                            static_cast<std::int64_t>(std::nearbyint(ix)));
+            off[0] = offset(whole(std::nearbyint(iy), h), whole(std::nearbyint(ix), w));
             continue;
           }
           const T x0 = std::floor(ix), y0 = std::floor(iy);
@@ -133,7 +141,7 @@ void grid_sampler(Stack& s) {
           wt[1] = (ix - x0) * (y1 - iy);  // ne
           wt[2] = (x1 - ix) * (iy - y0);  // sw
           wt[3] = (ix - x0) * (iy - y0);  // se
-          const auto xi = static_cast<std::int64_t>(x0), yi = static_cast<std::int64_t>(y0);
+          const std::int64_t xi = whole(x0, w), yi = whole(y0, h);
           off[0] = offset(yi, xi);
           off[1] = offset(yi, xi + 1);
           off[2] = offset(yi + 1, xi);
