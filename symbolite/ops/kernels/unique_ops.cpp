@@ -4,6 +4,7 @@
 // input) and the counts when asked for, empty tensors when not, as PyTorch's CPU kernels give.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -204,33 +205,50 @@ void bincount(Stack& s) {
 }
 
 // histc(self, bins=100, min=0, max=0): counts in `bins` equal bins over [min, max] (the data's
-// range when both are 0), values outside ignored, the top edge in the last bin.
+// range when they are equal), values outside ignored, the top edge in the last bin. PyTorch's
+// checks in its order: bins, a finite range, min below max, the dtype.
 void histc(Stack& s) {
   IValue max_v = pop(s), min_v = pop(s);
   const std::int64_t bins = pop(s).to_int();
   const Tensor self = pop(s).to_tensor();
-  if (bins <= 0) fail("torch.histc(): bins must be > 0");
-  if (!is_floating(self.dtype())) {
-    fail(fmt::format("\"histogram_cpu\" not implemented for '{}'",
-                     tensor::scalar_type_name(self.dtype())));
+  if (bins <= 0) {
+    fail(fmt::format("torch.histogram(): bins must be > 0, but got {} for dimension 0", bins));
   }
   const Tensor x = to_dtype(self, DType::kFloat64);
   const double* v = x.data<double>();
   double lo = min_v.to_double(), hi = max_v.to_double();
   if (lo == hi && x.numel() > 0) {
-    lo = *std::min_element(v, v + x.numel());
-    hi = *std::max_element(v, v + x.numel());
+    if (std::any_of(v, v + x.numel(), [](double e) { return std::isnan(e); })) {
+      // PyTorch's vectorized minimum and maximum give NaN as all-ones bits, printed -nan.
+      lo = hi = -std::numeric_limits<double>::quiet_NaN();
+    } else {
+      lo = *std::min_element(v, v + x.numel());
+      hi = *std::max_element(v, v + x.numel());
+    }
   }
   if (lo == hi) {
     lo -= 1;
     hi += 1;
   }
-  if (lo > hi) fail("torch.histc(): max must be larger than min");
+  if (!std::isfinite(lo) || !std::isfinite(hi)) {
+    fail(fmt::format("torch.histc: range of [{:g}, {:g}] is not finite", lo, hi));
+  }
+  if (lo > hi) fail("torch.histc: max must be larger than min");
+  if (!is_floating(self.dtype())) {
+    fail(fmt::format("\"histogram_cpu\" not implemented for '{}'",
+                     tensor::scalar_type_name(self.dtype())));
+  }
   std::vector<double> counts(static_cast<std::size_t>(bins), 0.0);
   for (std::int64_t i = 0; i < x.numel(); ++i) {
     if (!(v[i] >= lo && v[i] <= hi)) continue;
-    auto b = static_cast<std::int64_t>((v[i] - lo) * static_cast<double>(bins) / (hi - lo));
-    if (b == bins) b -= 1;
+    double at = (v[i] - lo) * static_cast<double>(bins) / (hi - lo);
+    // Past the largest double (a range wider than it, or many bins on a wide one) the position
+    // is inf or inf / inf: it is measured in halves then, and never converted past the last bin.
+    if (!std::isfinite(at)) {
+      at = (v[i] / 2 - lo / 2) / (hi / 2 - lo / 2) * static_cast<double>(bins);
+    }
+    const std::int64_t b =
+        at < static_cast<double>(bins) ? static_cast<std::int64_t>(at) : bins - 1;
     counts[static_cast<std::size_t>(b)] += 1;
   }
   Tensor out = Tensor::uninitialized({bins}, DType::kFloat64);
