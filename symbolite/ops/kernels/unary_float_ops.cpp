@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
@@ -105,10 +106,16 @@ Tensor clamp_impl(const Tensor& x, const IValue& lo, const IValue& hi) {
   return dispatch_numeric(compute, "clamp_scalar_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
     const bool has_lo = !lo.is_none(), has_hi = !hi.is_none();
-    const T l = has_lo ? static_cast<T>(lo.to_double()) : T{};
-    const T h = has_hi ? static_cast<T>(hi.to_double()) : T{};
-    const T li = has_lo && lo.is(IValue::Kind::kInt) ? static_cast<T>(lo.to_int()) : l;
-    const T hi_v = has_hi && hi.is(IValue::Kind::kInt) ? static_cast<T>(hi.to_int()) : h;
+    // Each bound as PyTorch's Scalar::to<T>: c10's check (an int bound outside an integer
+    // dtype fails, as does a float one outside float32), an int straight to a float.
+    auto bound = [](const IValue& b) -> T {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (b.is(IValue::Kind::kInt)) return static_cast<T>(b.to_int());
+      }
+      return checked_value<T>(b);
+    };
+    const T li = has_lo ? bound(lo) : T{};
+    const T hi_v = has_hi ? bound(hi) : T{};
     if constexpr (std::is_same_v<T, float>) {  // the same values in vectors
       constexpr float kInf = std::numeric_limits<float>::infinity();
       const float bottom = has_lo ? li : -kInf, top = has_hi ? hi_v : kInf;
