@@ -289,7 +289,9 @@ void geometric_(Stack& s) {
     using T = decltype(tag);
     T* q = out.template mutable_data<T>();
     for (std::int64_t i = 0; i < out.numel(); ++i) {
-      q[i] = static_cast<T>(std::ceil(std::log1p(-uniform01()) / std::log1p(-p)));
+      // Saturated for integers: a small p draws counts past the dtype (PyTorch's cast of them
+      // is undefined).
+      q[i] = convert<T>(std::ceil(std::log1p(-uniform01()) / std::log1p(-p)));
     }
   });
   push_in_place(s, self, out);
@@ -390,6 +392,13 @@ void poisson(Stack& s) {
     T* p = out.template mutable_data<T>();
     for (std::int64_t i = 0; i < out.numel(); ++i) {
       if (!(r[i] >= 0)) fail("invalid Poisson rate, expected rate to be non-negative");
+      // libstdc++ draws until a count fits int64, so never for a rate near 2^63 or beyond
+      // (PyTorch's cast of its count is undefined there: x86 gives INT64_MIN).
+      if (!(r[i] <= T(0x1p62))) {
+        throw Error(ErrorKind::kUnsupported,
+                    fmt::format("aten::poisson: symbolite draws from rates up to 2^62, got {}",
+                                static_cast<double>(r[i])));
+      }
       p[i] = r[i] == 0 ? T(0)
                        : static_cast<T>(std::poisson_distribution<std::int64_t>(
                              static_cast<double>(r[i]))(generator()));
@@ -416,8 +425,20 @@ void binomial(Stack& s) {
   const double* qp = q.data<double>();
   double* d = draws.mutable_data<double>();
   for (std::int64_t i = 0; i < draws.numel(); ++i) {
-    const auto trials = static_cast<std::int64_t>(np[i]);
-    d[i] = trials <= 0 ? 0.0
+    // A NaN count or probability draws NaN (PyTorch's sampler does for a NaN probability and
+    // never returns for a NaN count); a count int64 cannot hold has no int64 trials.
+    if (std::isnan(np[i]) || std::isnan(qp[i])) {
+      d[i] = std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
+    if (!(np[i] < 0x1p63)) {
+      throw Error(ErrorKind::kUnsupported,
+                  fmt::format("aten::binomial: symbolite draws fewer than 2^63 trials, got a "
+                              "count of {}",
+                              np[i]));
+    }
+    const std::int64_t trials = np[i] >= 1 ? static_cast<std::int64_t>(np[i]) : 0;
+    d[i] = trials == 0 ? 0.0
                        : static_cast<double>(std::binomial_distribution<std::int64_t>(
                              trials, std::clamp(qp[i], 0.0, 1.0))(generator()));
   }

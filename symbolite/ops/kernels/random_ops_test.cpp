@@ -6,12 +6,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "tests/test_support/error_from.h"
 #include "tests/test_support/op_cases.h"
 
 namespace symbolite::ops {
@@ -181,6 +185,44 @@ TEST(RandomOps, IntegerDrawsAndSeeding) {
     return values(run_op("aten::rand", {int_list_value({5})}).to_tensor());
   };
   EXPECT_EQ(draw_after_seed(), draw_after_seed());
+}
+
+// Parameters whose draws have no int64 count: poisson refuses rates past 2^62 (libstdc++ would
+// draw forever; PyTorch's cast of the count is undefined) and binomial counts of 2^63 and up; a
+// NaN count or probability draws NaN (PyTorch's never returns for a NaN count); -inf trials
+// draw 0; geometric_ saturates an integer dtype (PyTorch's cast is undefined past it).
+TEST(RandomOps, HostileParametersDrawDefinedValues) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  auto doubles = [](std::vector<double> v) {
+    Tensor t = Tensor::empty({static_cast<std::int64_t>(v.size())}, DType::kFloat64);
+    std::copy(v.begin(), v.end(), t.mutable_data<double>());
+    return t;
+  };
+  for (double rate : {inf, 1e20}) {
+    const Error e = testing::error_from([&] { run_op("aten::poisson", {doubles({rate})}); });
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+    EXPECT_EQ(e.message().rfind("aten::poisson: symbolite draws from rates up to 2^62, got ", 0),
+              0u)
+        << e.message();
+  }
+  const std::vector<double> draws = values(
+      run_op("aten::binomial", {doubles({nan, -inf, 5}), doubles({0.3, 0.3, nan})}).to_tensor());
+  EXPECT_TRUE(std::isnan(draws[0]));
+  EXPECT_EQ(draws[1], 0);
+  EXPECT_TRUE(std::isnan(draws[2]));
+  const Error e = testing::error_from([&] {
+    run_op("aten::binomial", {doubles({inf}), doubles({0.3})});
+  });
+  EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+  EXPECT_EQ(e.message(),
+            "aten::binomial: symbolite draws fewer than 2^63 trials, got a count of inf");
+  for (DType dtype : {DType::kInt8, DType::kInt64}) {
+    IValue t(Tensor::empty({64}, dtype));
+    run_op("aten::geometric_", {t, IValue(1e-300)});
+    const double top = dtype == DType::kInt8 ? 127.0 : 0x1p63;
+    for (double v : values(t.to_tensor())) EXPECT_EQ(v, top);
+  }
 }
 
 }  // namespace
