@@ -161,7 +161,11 @@ struct Mexp {
     M scaled = a;
     for (T& v : scaled) v *= scale;
     M out = t18(scaled);
-    for (std::int64_t k = 0; k < static_cast<std::int64_t>(s); ++k) out = mm(out, out);
+    // An infinite norm (an infinite element, or float32 columns summing past FLT_MAX) makes s
+    // infinite: PyTorch's conversion of it is undefined (x86 gives INT64_MIN, no squaring);
+    // none here either, the result NaN from the scaled matrix's inf * 0 as PyTorch's is.
+    const std::int64_t squarings = std::isfinite(s) ? static_cast<std::int64_t>(s) : 0;
+    for (std::int64_t k = 0; k < squarings; ++k) out = mm(out, out);
     return out;
   }
 };
