@@ -313,7 +313,10 @@ float from_bits(int pattern) { return std::bit_cast<float>(pattern); }
 
 float exp_onednn(float x) {
   const bool underflow = x < from_bits(kExpLnFltMin);
-  x = std::max(std::min(x, from_bits(kExpLnFltMax)), from_bits(kExpLnFltMin));
+  // Clamped as the vector builds' minps and maxps do: NaN takes the upper bound, where
+  // std::min would keep it for the int conversion below (undefined for NaN).
+  x = x < from_bits(kExpLnFltMax) ? x : from_bits(kExpLnFltMax);
+  x = x > from_bits(kExpLnFltMin) ? x : from_bits(kExpLnFltMin);
   const float n = std::floor(x * from_bits(kExpLog2e) + 0.5f);
   const float r = std::fma(-n, from_bits(kExpLn2), x);
   const float scale = underflow ? 0.0f : std::ldexp(1.0f, static_cast<int>(n));

@@ -413,5 +413,26 @@ TEST(VectorMath, EpilogueScalesAndShiftsAsBatchNormDoes) {
   }
 }
 
+// GELU of NaN, the infinities and far-out values as PyTorch 1.13 gives them (oneDNN's: gelu(-inf)
+// is NaN), on the path this CPU takes; scripts/isa_paths.sh runs the baseline one, whose clamp
+// once kept a NaN for its exponent's int conversion (undefined).
+TEST(VectorMath, GeluOfNanAndInfinitiesIsPyTorchs) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> x = {nan, inf, -inf, 1e30F, -1e30F, 100.0F, -100.0F};
+  const std::vector<float> want = {nan, inf, nan, 1e30F, 0.0F, 100.0F, 0.0F};
+  std::vector<float> in, got(x.size() * 3);
+  for (int copy = 0; copy < 3; ++copy) in.insert(in.end(), x.begin(), x.end());  // lanes, tail
+  gelu_f32(in.data(), got.data(), static_cast<std::int64_t>(in.size()));
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const float w = want[i % want.size()];
+    if (std::isnan(w)) {
+      EXPECT_TRUE(std::isnan(got[i])) << "gelu(" << in[i] << ") = " << got[i];
+    } else {
+      EXPECT_EQ(got[i], w) << "gelu(" << in[i] << ")";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace symbolite::ops::vec
