@@ -109,13 +109,13 @@ void nms(Stack& s) {
   }));
 }
 
-// torchvision::roi_align(input, rois, spatial_scale, pooled_height, pooled_width,
-// sampling_ratio, aligned): torchvision 0.14's CPU kernel, the same bilinear sampling points
-// and weights, summed in the same order in T and divided by the sample count.
 // The most bilinear samples roi_align takes for one roi (its table, 32 bytes a sample in
 // float32; a whole 1000 x 1000 image pooled to 7 x 7 takes a million).
 constexpr double kMaxRoiSamples = 1 << 24;
 
+// torchvision::roi_align(input, rois, spatial_scale, pooled_height, pooled_width,
+// sampling_ratio, aligned): torchvision 0.14's CPU kernel, the same bilinear sampling points
+// and weights, summed in the same order in T and divided by the sample count.
 template <typename T>
 void roi_align_impl(const Tensor& input, const Tensor& rois, T spatial_scale, int ph_n, int pw_n,
                     int sampling_ratio, bool aligned, Tensor& out) {
