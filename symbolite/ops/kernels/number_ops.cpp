@@ -63,6 +63,11 @@ void divmod_int(Stack& s) {
   std::int64_t b = pop(s).to_int();
   std::int64_t a = pop(s).to_int();
   if (b == 0) fail("ZeroDivisionError: integer division or modulo by zero");
+  if (b == -1) {  // INT64_MIN / -1 traps on x86-64; the quotient wraps as TorchScript's ints do
+    s.emplace_back(static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a)));
+    s.emplace_back(std::int64_t{0});
+    return;
+  }
   auto r = std::lldiv(a, b);
   if (r.rem && (a < 0) != (b < 0)) {
     r.quot -= 1;
@@ -124,7 +129,9 @@ void min_max(Stack& s) {
 void abs_(Stack& s) {
   IValue a = pop(s);
   if (a.is(IValue::Kind::kInt)) {
-    s.emplace_back(std::abs(a.to_int()));
+    // abs(INT64_MIN) wraps to itself, as in PyTorch (std::abs of it is undefined).
+    const std::int64_t x = a.to_int();
+    s.emplace_back(x < 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(x)) : x);
   } else {
     s.emplace_back(std::fabs(a.to_double()));
   }

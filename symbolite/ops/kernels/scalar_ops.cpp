@@ -1,6 +1,9 @@
 // Operators on ints, floats, bools, strings and lists: the bookkeeping TorchScript code does
 // around tensor kernels (shape arithmetic, list indexing, comparisons).
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -11,9 +14,24 @@
 namespace symbolite::ops {
 namespace {
 
-// Python's floor modulo for ints.
+// TorchScript ints are int64 and wrap on overflow, as PyTorch's compiled arithmetic runs on
+// x86-64 (9223372036854775807 + 1 is -9223372036854775808 there); in C++ signed overflow is
+// undefined, so these compute in uint64 (whose wrapping converts back exactly).
+std::int64_t wrapping_add(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+std::int64_t wrapping_sub(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+std::int64_t wrapping_mul(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+
+// Python's floor modulo for ints. x % -1 is 0: computed, INT64_MIN % -1 traps on x86-64 (it
+// kills PyTorch 1.13's process).
 std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
   if (b == 0) throw OpError("ZeroDivisionError", "integer division or modulo by zero");
+  if (b == -1) return 0;
   std::int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
@@ -35,19 +53,31 @@ void float_binary(Stack& s) {
 struct Add {
   template <typename T>
   auto operator()(T a, T b) const {
-    return a + b;
+    if constexpr (std::is_integral_v<T>) {
+      return wrapping_add(a, b);
+    } else {
+      return a + b;
+    }
   }
 };
 struct Sub {
   template <typename T>
   auto operator()(T a, T b) const {
-    return a - b;
+    if constexpr (std::is_integral_v<T>) {
+      return wrapping_sub(a, b);
+    } else {
+      return a - b;
+    }
   }
 };
 struct Mul {
   template <typename T>
   auto operator()(T a, T b) const {
-    return a * b;
+    if constexpr (std::is_integral_v<T>) {
+      return wrapping_mul(a, b);
+    } else {
+      return a * b;
+    }
   }
 };
 struct Mod {
@@ -56,6 +86,7 @@ struct Mod {
 struct FloorDiv {
   std::int64_t operator()(std::int64_t a, std::int64_t b) const {
     if (b == 0) throw OpError("ZeroDivisionError", "integer division or modulo by zero");
+    if (b == -1) return wrapping_sub(0, a);  // INT64_MIN / -1 traps, as INT64_MIN % -1
     return (a - floor_mod(a, b)) / b;
   }
 };
@@ -235,7 +266,7 @@ void requires_grad(Stack& s) {
   s.emplace_back(false);
 }
 
-void int_neg(Stack& s) { s.emplace_back(-pop(s).to_int()); }
+void int_neg(Stack& s) { s.emplace_back(wrapping_sub(0, pop(s).to_int())); }
 void float_from_scalar(Stack& s) { s.emplace_back(pop(s).to_double()); }
 void empty_dict(Stack& s) { s.push_back(IValue::dict(std::make_shared<Dict>())); }
 
@@ -277,20 +308,27 @@ void range_length(Stack& s) {
   std::int64_t hi = pop(s).to_int();
   std::int64_t lo = pop(s).to_int();
   if (step == 0) fail("range() arg 3 must not be zero");
+  // The span and the step's magnitude in uint64: hi - lo and -step overflow int64 at its ends.
+  std::uint64_t count = 0;
   if (step > 0 && lo < hi) {
-    s.emplace_back(1 + (hi - 1 - lo) / step);
+    count = 1 + (static_cast<std::uint64_t>(hi) - 1 - static_cast<std::uint64_t>(lo)) /
+                    static_cast<std::uint64_t>(step);
   } else if (step < 0 && lo > hi) {
-    s.emplace_back(1 + (lo - 1 - hi) / (0 - step));
-  } else {
-    s.emplace_back(std::int64_t{0});
+    count = 1 + (static_cast<std::uint64_t>(lo) - 1 - static_cast<std::uint64_t>(hi)) /
+                    (0 - static_cast<std::uint64_t>(step));
   }
+  if (count > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    fail(fmt::format("range({}, {}, {}) has {} values, more than an int holds", lo, hi, step,
+                     count));
+  }
+  s.emplace_back(static_cast<std::int64_t>(count));
 }
 // __derive_index(index, start, step): the loop variable of iteration `index`.
 void derive_index(Stack& s) {
   std::int64_t step = pop(s).to_int();
   std::int64_t start = pop(s).to_int();
   std::int64_t index = pop(s).to_int();
-  s.emplace_back(start + index * step);
+  s.emplace_back(wrapping_add(start, wrapping_mul(index, step)));
 }
 
 // int(x) truncates. PyTorch 1.13 casts unchecked, undefined for NaN, the infinities and floats

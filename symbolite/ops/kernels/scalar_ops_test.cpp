@@ -82,5 +82,43 @@ TEST(ScalarOps, IntOfAFloatOutsideInt64Fails) {
             "aten::Int.float: cannot convert float nan to integer");
 }
 
+// TorchScript's int arithmetic at int64's ends. PyTorch 1.13 (x86-64) wraps +, -, *, negation
+// and abs (the expected values are its results), and its process dies of SIGFPE on
+// INT64_MIN % -1 and INT64_MIN // -1 (the division traps): here those give 0 and the wrapped
+// quotient, and no operator overflows in C++ (undefined there; UBSan checks the unit tests).
+TEST(ScalarOps, IntArithmeticWrapsAsPyTorchAndNeverTraps) {
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  auto int2 = [](const char* op, std::int64_t a, std::int64_t b) {
+    return call(op, {IValue(a), IValue(b)}).to_int();
+  };
+  EXPECT_EQ(int2("aten::add.int", kMax, 1), kMin);
+  EXPECT_EQ(int2("aten::mul.int", kMax, 2), -2);
+  EXPECT_EQ(int2("aten::sub.int", kMin, 1), kMax);
+  EXPECT_EQ(call("aten::neg.int", {IValue(kMin)}).to_int(), kMin);
+  EXPECT_EQ(call("prim::abs.int", {IValue(kMin)}).to_int(), kMin);
+  EXPECT_EQ(int2("aten::remainder.int", kMin, -1), 0);
+  EXPECT_EQ(int2("aten::floordiv.int", kMin, -1), kMin);
+  EXPECT_EQ(int2("aten::floordiv.int", 7, -1), -7);
+  Stack divmod = {IValue(kMin), IValue(std::int64_t{-1})};
+  default_registry().find("aten::divmod.int")->kernel(divmod);
+  ASSERT_EQ(divmod.size(), 2u);
+  EXPECT_EQ(divmod[0].to_int(), kMin);
+  EXPECT_EQ(divmod[1].to_int(), 0);
+  // A loop's trip count and its variable at the ends of int64.
+  EXPECT_EQ(call("aten::__range_length", {IValue(kMax - 2), IValue(kMax), IValue(std::int64_t{1})})
+                .to_int(),
+            2);
+  EXPECT_EQ(call("aten::__range_length", {IValue(kMin), IValue(kMax), IValue(kMax)}).to_int(), 3);
+  EXPECT_EQ(call("aten::__range_length", {IValue(kMax), IValue(kMin), IValue(kMin)}).to_int(), 2);
+  const Error e = testing::error_from([&] {
+    call("aten::__range_length", {IValue(kMin), IValue(kMax), IValue(std::int64_t{1})});
+  });
+  EXPECT_NE(e.message().find("more than an int holds"), std::string::npos) << e.message();
+  EXPECT_EQ(
+      call("aten::__derive_index", {IValue(std::int64_t{2}), IValue(kMax), IValue(kMax)}).to_int(),
+      kMax - 2);  // kMax + 2 kMax, wrapped
+}
+
 }  // namespace
 }  // namespace symbolite::ops
