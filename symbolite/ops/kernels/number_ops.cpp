@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "symbolite/ops/common/wrapping_int.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 
@@ -64,7 +65,7 @@ void divmod_int(Stack& s) {
   std::int64_t a = pop(s).to_int();
   if (b == 0) fail("ZeroDivisionError: integer division or modulo by zero");
   if (b == -1) {  // INT64_MIN / -1 traps on x86-64; the quotient wraps as TorchScript's ints do
-    s.emplace_back(static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a)));
+    s.emplace_back(wrapping_sub(0, a));
     s.emplace_back(std::int64_t{0});
     return;
   }
@@ -131,7 +132,7 @@ void abs_(Stack& s) {
   if (a.is(IValue::Kind::kInt)) {
     // abs(INT64_MIN) wraps to itself, as in PyTorch (std::abs of it is undefined).
     const std::int64_t x = a.to_int();
-    s.emplace_back(x < 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(x)) : x);
+    s.emplace_back(x < 0 ? wrapping_sub(0, x) : x);
   } else {
     s.emplace_back(std::fabs(a.to_double()));
   }

@@ -8,24 +8,12 @@
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/integer_range.h"
+#include "symbolite/ops/common/wrapping_int.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 
 namespace symbolite::ops {
 namespace {
-
-// TorchScript ints are int64 and wrap on overflow, as PyTorch's compiled arithmetic runs on
-// x86-64 (9223372036854775807 + 1 is -9223372036854775808 there); in C++ signed overflow is
-// undefined, so these compute in uint64 (whose wrapping converts back exactly).
-std::int64_t wrapping_add(std::int64_t a, std::int64_t b) {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
-}
-std::int64_t wrapping_sub(std::int64_t a, std::int64_t b) {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
-}
-std::int64_t wrapping_mul(std::int64_t a, std::int64_t b) {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
-}
 
 // Python's floor modulo for ints. x % -1 is 0: computed, INT64_MIN % -1 traps on x86-64 (it
 // kills PyTorch 1.13's process).
