@@ -30,8 +30,9 @@ const char* c10_type_name() {
   return "bool";
 }
 
-// c10::checked_convert of a Scalar to T: out of T's range is an error (infinities are in
-// range of the floating types; anything converts to bool).
+// c10::checked_convert of a Scalar to T, as PyTorch's kernels take their Scalar arguments
+// (Scalar::to<T>): out of T's range is an error (infinities and NaN are in range of the
+// floating types, neither of the integers'; anything converts to bool); a fraction truncates.
 template <typename T>
 T checked_value(const IValue& v) {
   auto overflow = [] {
@@ -48,11 +49,14 @@ T checked_value(const IValue& v) {
     return static_cast<T>(d);
   } else {
     if (v.is(IValue::Kind::kInt)) {
-      std::int64_t i = v.to_int();
-      if (i < static_cast<std::int64_t>(std::numeric_limits<T>::lowest()) ||
-          i > static_cast<std::int64_t>(std::numeric_limits<T>::max())) {
-        overflow();
-      }
+      const std::int64_t i = v.to_int();
+      constexpr auto kMax = static_cast<std::int64_t>(std::numeric_limits<T>::max());
+      // An unsigned type takes negative ints down to -max, wrapping (uint8: -1 is 255), so
+      // that a - b can be a + 255 * b; the signed types their own range.
+      const std::int64_t lowest = std::is_unsigned_v<T>
+                                      ? -kMax
+                                      : static_cast<std::int64_t>(std::numeric_limits<T>::lowest());
+      if (i < lowest || i > kMax) overflow();
       return static_cast<T>(i);
     }
     if (v.is(IValue::Kind::kBool)) return static_cast<T>(v.to_bool());
@@ -63,6 +67,16 @@ T checked_value(const IValue& v) {
     }
     return static_cast<T>(d);
   }
+}
+
+// A 0-dim tensor of `dtype` holding checked_value of `s`, as at::scalar_tensor fills one.
+inline tensor::Tensor checked_scalar_tensor(const IValue& s, tensor::DType dtype) {
+  tensor::Tensor out = tensor::Tensor::uninitialized({}, dtype);
+  dispatch_all(dtype, "fill_", [&](auto tag) {
+    using T = decltype(tag);
+    *out.mutable_data<T>() = checked_value<T>(s);
+  });
+  return out;
 }
 
 }  // namespace symbolite::ops

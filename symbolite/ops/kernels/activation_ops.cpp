@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/vector_math.h"
@@ -32,7 +33,12 @@ Tensor floating_map(const Tensor& x, std::string_view kernel, F f) {
   });
 }
 
-double scalar_double(const IValue& v) { return scalar_as<double>(v); }
+// A Scalar argument as PyTorch's kernel for x's dtype takes it (Scalar::to<scalar_t>): for a
+// float32 x rounded to float, and an error past float's range (1e300), as a double.
+double param(const Tensor& x, const IValue& v) {
+  if (x.dtype() == DType::kFloat32) return checked_value<float>(v);
+  return checked_value<double>(v);
+}
 
 // `fast(in, out, n)` (ops/cpu/vector_math.h: in float32, as PyTorch's vectorized kernel) on a
 // contiguous float32 x; floating_map with `slow` on anything else.
@@ -57,20 +63,19 @@ Tensor elu_impl(const Tensor& x, double alpha, double scale, double input_scale)
 
 void elu(Stack& s) {
   IValue input_scale = pop(s), scale = pop(s), alpha = pop(s), self = pop(s);
-  s.emplace_back(elu_impl(self.to_tensor(), scalar_double(alpha), scalar_double(scale),
-                          scalar_double(input_scale)));
+  const Tensor& x = self.to_tensor();
+  s.emplace_back(elu_impl(x, param(x, alpha), param(x, scale), param(x, input_scale)));
 }
 void elu_(Stack& s) {
   IValue input_scale = pop(s), scale = pop(s), alpha = pop(s), self = pop(s);
-  push_in_place(s, self,
-                elu_impl(self.to_tensor(), scalar_double(alpha), scalar_double(scale),
-                         scalar_double(input_scale)));
+  const Tensor& x = self.to_tensor();
+  push_in_place(s, self, elu_impl(x, param(x, alpha), param(x, scale), param(x, input_scale)));
 }
 
 Tensor celu_impl(const Tensor& x, const IValue& alpha) {
-  double a = scalar_double(alpha);
+  const double a = checked_value<double>(alpha);  // celu's alpha.to<double>()
   if (a == 0) fail("ZeroDivisionError: alpha cannot be 0 for CELU");
-  return elu_impl(x, a, 1.0, 1.0 / a);
+  return elu_impl(x, param(x, alpha), 1.0, param(x, IValue(1.0 / a)));
 }
 void celu(Stack& s) {
   IValue alpha = pop(s), self = pop(s);
@@ -93,7 +98,7 @@ void selu_(Stack& s) {
 }
 
 Tensor leaky_relu_impl(const Tensor& x, const IValue& slope) {
-  double k = scalar_double(slope);
+  const double k = param(x, slope);
   return float32_fast(
       x, "leaky_relu_cpu",
       [&](const float* in, float* out, std::int64_t n) {
@@ -115,7 +120,7 @@ void leaky_relu_(Stack& s) {
 Tensor rrelu_impl(Stack& s) {
   IValue generator = pop(s), training = pop(s), upper = pop(s), lower = pop(s);
   (void)generator;
-  double lo = scalar_double(lower), hi = scalar_double(upper);
+  const double lo = checked_value<double>(lower), hi = checked_value<double>(upper);
   if (!(lo <= hi)) fail("Lower bound should be less than or equal to the upper bound");
   if (training.to_bool()) {
     throw Error(ErrorKind::kUnsupported,
@@ -139,7 +144,7 @@ Tensor threshold_impl(const Tensor& x, const IValue& threshold, const IValue& va
   if (x.dtype() == DType::kBool) not_implemented("threshold_cpu", x.dtype());
   return dispatch_numeric(x.dtype(), "threshold_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    T th = scalar_as<T>(threshold), val = scalar_as<T>(value);
+    T th = checked_value<T>(threshold), val = checked_value<T>(value);
     return unary_same<T>(x, [th, val](T v) { return v <= th ? val : v; });
   });
 }
@@ -165,9 +170,10 @@ void mish_(Stack& s) {
 // softplus: x * beta > threshold ? x : log1p(exp(x * beta)) / beta.
 void softplus(Stack& s) {
   IValue th = pop(s), beta = pop(s), self = pop(s);
-  double b = scalar_double(beta), t = scalar_double(th);
+  const Tensor& x = self.to_tensor();
+  const double b = param(x, beta), t = param(x, th);
   s.emplace_back(float32_fast(
-      self.to_tensor(), "softplus_cpu",
+      x, "softplus_cpu",
       [&](const float* in, float* out, std::int64_t n) {
         vec::softplus_f32(in, out, n, static_cast<float>(b), static_cast<float>(t));
       },
@@ -182,17 +188,18 @@ std::string scalar_text(const IValue& v) {
 
 void softshrink(Stack& s) {
   IValue lambd = pop(s), self = pop(s);
-  double l = scalar_double(lambd);
-  if (l < 0) {
+  // PyTorch checks lambd.to<double>() >= 0 (NaN fails it), then converts it to x's type.
+  if (!(checked_value<double>(lambd) >= 0)) {
     fail(fmt::format("lambda must be greater or equal to 0, but found to be {}.",
                      scalar_text(lambd)));
   }
+  const double l = param(self.to_tensor(), lambd);
   s.emplace_back(floating_map(self.to_tensor(), "softshrink_cpu",
                               [l](double v) { return v > l ? v - l : (v < -l ? v + l : 0.0); }));
 }
 void hardshrink(Stack& s) {
   IValue lambd = pop(s), self = pop(s);
-  double l = scalar_double(lambd);
+  const double l = param(self.to_tensor(), lambd);
   s.emplace_back(floating_map(self.to_tensor(), "hardshrink_cpu",
                               [l](double v) { return (v >= -l && v <= l) ? 0.0 : v; }));
 }

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
@@ -168,7 +169,7 @@ void lerp_scalar(Stack& s) {
   check_same_dtype(self, end, "end");
   s.emplace_back(dispatch_floating(self.dtype(), "lerp_kernel_scalar", [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    const T w = static_cast<T>(weight.to_double());
+    const T w = checked_value<T>(weight);
     return binary_kernel<T>(self, end, [w](T a, T b) { return lerp_value(a, b, w); });
   }));
 }

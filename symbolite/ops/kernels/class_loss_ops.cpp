@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
@@ -361,7 +362,7 @@ void multi_margin_loss(Stack& s) {
   const Tensor& self = self_arg.to_tensor();
   const Tensor& target = target_arg.to_tensor();
   const Tensor* weight = nn::optional_tensor(weight_arg);
-  const auto p = scalar_as<std::int64_t>(p_arg);  // Scalar.toInt(): 2.5 is 2
+  const auto p = checked_value<std::int64_t>(p_arg);  // Scalar.toInt(): 2.5 is 2
   if (p != 1 && p != 2) fail("only p == 1 and p == 2 supported");
   const MarginShape shape = margin_loss_shape(self);
   if (target.dim() > 1 || target.numel() != shape.nframe) {
@@ -388,7 +389,7 @@ void multi_margin_loss(Stack& s) {
                               shape.dim, w_c.numel()));
     }
     const T* w = weight != nullptr ? w_c.data<T>() : nullptr;
-    const T margin = scalar_as<T>(margin_arg);
+    const T margin = checked_value<T>(margin_arg);
     const Tensor x_c = self.contiguous();
     Tensor out = Tensor::empty(std::move(out_sizes), self.dtype());
     double total = 0;  // PyTorch's accumulate type

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/nn_common.h"
 #include "symbolite/ops/common/tensor_args.h"
@@ -268,7 +269,7 @@ std::optional<Tensor> in_one_pass(const IValue& self, const IValue& t1, const IV
   if (!one_pass) return std::nullopt;
   return dispatch_floating(x.dtype(), kernel, [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    const T v = scalar_as<T>(value);
+    const T v = checked_value<T>(value);
     Tensor out = Tensor::uninitialized(x.sizes(), x.dtype());
     const T* px = x.template data<T>();
     const T* pa = a.template data<T>();
@@ -294,7 +295,19 @@ void addcmul(Stack& s) {
     return;
   }
   IValue product = run_op("aten::mul.Tensor", {t1, t2});
-  s.push_back(run_op("aten::add.Tensor", {self, product, value}));
+  // The value as PyTorch's kernel takes it, in the result's type: an integer result truncates
+  // a float value (add refuses a float alpha for integers).
+  IValue alpha = value;
+  const DType common = ResultType().operand(self).operand(product).result();
+  if (common != DType::kBool && !is_floating(common)) {
+    dispatch_numeric(common, "addcmul_cpu_out", [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_integral_v<T>) {
+        alpha = IValue(static_cast<std::int64_t>(checked_value<T>(value)));
+      }
+    });
+  }
+  s.push_back(run_op("aten::add.Tensor", {self, product, alpha}));
 }
 
 // addcdiv(self, tensor1, tensor2, *, value=1): self + value * tensor1 / tensor2, floating only;

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/index_reduction.h"
 #include "symbolite/ops/common/tensor_args.h"
@@ -213,7 +214,7 @@ Tensor scatter_impl(const Tensor& self, std::int64_t dim_arg, const Tensor& inde
   dispatch_all(self.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     T* dst = out.template mutable_data<T>();
-    const T fill = value != nullptr ? scalar_as<T>(*value) : T{};
+    const T fill = value != nullptr ? checked_value<T>(*value) : T{};
     const T* data = src != nullptr ? src->template data<T>() : nullptr;
     walk_index(index, out, dim, from, [&](std::int64_t i, std::int64_t at, std::int64_t read) {
       if (i < 0 || i >= bound) out_of_bounds(i, dim, bound);
@@ -402,8 +403,8 @@ Tensor index_write(const Tensor& self, std::int64_t dim_arg, const Tensor& index
     using T = decltype(tag);
     T* dst = out.template mutable_data<T>();
     const T* from = source != nullptr ? src.template data<T>() : nullptr;
-    const T fill = how == IndexWrite::kFill ? scalar_as<T>(value) : T{};
-    const T alpha = how == IndexWrite::kAdd ? scalar_as<T>(value) : T{};
+    const T fill = how == IndexWrite::kFill ? checked_value<T>(value) : T{};
+    const T alpha = how == IndexWrite::kAdd ? checked_value<T>(value) : T{};
     for (std::int64_t i = 0; i < n; ++i) {
       std::int64_t target = at[i];
       if (how == IndexWrite::kFill && target < 0 && target >= -size) target += size;

@@ -10,6 +10,7 @@
 #include <climits>
 #include <optional>
 
+#include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/gemm.h"
@@ -325,7 +326,7 @@ Tensor addmm_impl(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
   Tensor bias = expand_copy(self, out_sizes);
   return dispatch_gemm(mat1.dtype(), "addmm_impl_cpu_", [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    T b = scalar_as<T>(beta), a = scalar_as<T>(alpha);
+    T b = checked_value<T>(beta), a = checked_value<T>(alpha);
     Tensor out = b == T(0) ? Tensor::uninitialized(out_sizes, mat1.dtype()) : bias;
     gemm<T>(mat1, mat2, a, b, out.template mutable_data<T>());
     return out;
@@ -360,7 +361,7 @@ Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
   Sizes out_sizes{bs, m, n};
   return dispatch_gemm(b1.dtype(), "baddbmm", [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    T b = scalar_as<T>(beta), a = scalar_as<T>(alpha);
+    T b = checked_value<T>(beta), a = checked_value<T>(alpha);
     Tensor out = b == T(0) ? Tensor::uninitialized(out_sizes, b1.dtype()) : bias;
     batched_gemm<T>(matrix_batch(b1, 1), matrix_batch(b2, 1), a, b, out.template mutable_data<T>());
     return out;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
@@ -273,7 +274,7 @@ void where_scalars(Stack& s) {
   IValue other = pop(s), self = pop(s);
   const DType dtype = ResultType().operand(self).operand(other).result();
   auto as_tensor = [dtype](const IValue& v, bool scalar) {
-    return IValue(scalar ? scalar_tensor(v, dtype) : to_dtype(v.to_tensor(), dtype));
+    return IValue(scalar ? checked_scalar_tensor(v, dtype) : to_dtype(v.to_tensor(), dtype));
   };
   s.push_back(as_tensor(self, kSelfScalar));
   s.push_back(as_tensor(other, kOtherScalar));

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
@@ -161,11 +162,23 @@ void addr(Stack& s) {
   const DType dtype = ResultType().tensor(self_v.to_tensor()).tensor(vec1).tensor(vec2).result();
   const Tensor a = to_dtype(self.contiguous(), dtype), u = to_dtype(vec1.contiguous(), dtype),
                v = to_dtype(vec2.contiguous(), dtype);
+  // PyTorch's check_addr_scalar, beta's first.
+  for (const auto& [scalar, name] : {std::pair{&beta, "beta"}, std::pair{&alpha, "alpha"}}) {
+    if (scalar->is(IValue::Kind::kBool) && dtype != DType::kBool) {
+      fail(fmt::format("Boolean {} only supported for Boolean results.", name));
+    }
+    if (!is_floating(dtype) && scalar->is(IValue::Kind::kDouble)) {
+      fail(
+          fmt::format("For integral input tensors, argument {} must not be a floating point "
+                      "number.",
+                      name));
+    }
+  }
   Tensor out = Tensor::uninitialized(shape, dtype);
   const bool keep_self = !is_zero(beta);
   dispatch_all(dtype, "addr_cpu", [&](auto tag) {
     using T = decltype(tag);
-    const T b = scalar_as<T>(beta), al = scalar_as<T>(alpha);
+    const T b = checked_value<T>(beta), al = checked_value<T>(alpha);
     const T* x = a.template data<T>();
     const T* p = u.template data<T>();
     const T* q = v.template data<T>();

@@ -33,8 +33,8 @@ void constant_pad_nd(Stack& s) {
                     "input. Pad length is {}while the input has {}dimensions.",
                     pads.size(), ndim));
   }
-  s.push_back(
-      run_op("aten::pad", {self, pad, IValue::string("constant"), IValue(value.to_double())}));
+  // The Scalar as it is: an int converts to the tensor's type as an int (-1 is a uint8's 255).
+  s.push_back(run_op("aten::pad", {self, pad, IValue::string("constant"), value}));
 }
 
 // reflection_pad{N}d / replication_pad{N}d(self, padding): a batched or unbatched input of N

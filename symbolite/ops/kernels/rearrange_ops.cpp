@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/cpu/element_runs.h"
@@ -282,7 +283,7 @@ void pad(Stack& s) {
   }
   Tensor out = Tensor::uninitialized(sizes, t.dtype());
   // The constant as one element of the tensor's dtype.
-  Tensor fill_value = scalar_tensor(value_v.is_none() ? IValue(0.0) : value_v, t.dtype());
+  Tensor fill_value = checked_scalar_tensor(value_v.is_none() ? IValue(0.0) : value_v, t.dtype());
   std::vector<Sizes> maps(ndim);
   for (std::size_t d = 0; d < ndim; ++d) {
     const std::int64_t n = t.sizes()[d];

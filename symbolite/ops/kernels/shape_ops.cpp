@@ -668,7 +668,7 @@ void full(Stack& s) {
   const Sizes size = int_list_arg(args[0]);
   drop(s, 6);
   Tensor out = new_tensor(size, dtype);
-  const Tensor one = scalar_tensor(value, dtype);
+  const Tensor one = checked_scalar_tensor(value, dtype);
   dispatch_all(dtype, "fill_", [&](auto tag) {
     using T = decltype(tag);
     T* p = out.template mutable_data<T>();
@@ -865,7 +865,7 @@ void linspace_fill(T* p, T start, T end, std::int64_t steps) {
 void fill_one(Tensor& out, const IValue& value) {
   dispatch_all(out.dtype(), "fill_", [&](auto tag) {
     using T = decltype(tag);
-    *out.template mutable_data<T>() = scalar_as<T>(value);
+    *out.template mutable_data<T>() = checked_value<T>(value);
   });
 }
 
@@ -889,8 +889,8 @@ void linspace(Stack& s) {
     if (dtype == DType::kBool) not_implemented("linspace_cpu", dtype);
     dispatch_numeric(dtype, "linspace_cpu", [&](auto tag) {
       using T = decltype(tag);
-      linspace_fill<T>(out.template mutable_data<T>(), scalar_as<T>(a[0]), scalar_as<T>(a[1]),
-                       steps);
+      linspace_fill<T>(out.template mutable_data<T>(), checked_value<T>(a[0]),
+                       checked_value<T>(a[1]), steps);
     });
   }
   drop(s, 7);
@@ -913,7 +913,7 @@ void logspace(Stack& s) {
     if (dtype == DType::kBool) not_implemented("logspace_cpu", dtype);
     dispatch_numeric(dtype, "logspace_cpu", [&](auto tag) {
       using T = decltype(tag);
-      const T start = scalar_as<T>(a[0]), end = scalar_as<T>(a[1]);
+      const T start = checked_value<T>(a[0]), end = checked_value<T>(a[1]);
       // The difference in T (int for the narrow integers, wrapping for int64), as PyTorch's.
       Difference<T> difference;
       if constexpr (std::is_same_v<T, std::int64_t>) {

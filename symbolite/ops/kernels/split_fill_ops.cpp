@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/index_reduction.h"
 #include "symbolite/ops/common/tensor_args.h"
@@ -162,7 +163,7 @@ void fill_diagonal_(Stack& s) {
   dispatch_all(t.dtype(), "fill_diagonal_", [&](auto tag) {
     using T = decltype(tag);
     T* o = out.template mutable_data<T>();
-    const T v = scalar_as<T>(value);
+    const T v = checked_value<T>(value);
     for (std::int64_t pos : positions) {
       const auto found = element_at.find(pos);
       if (found == element_at.end()) continue;

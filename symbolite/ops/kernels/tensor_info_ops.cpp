@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
@@ -77,7 +78,7 @@ void scalar_tensor_op(Stack& s) {
   pop(s);
   const std::optional<DType> dtype = dtype_arg(pop(s));
   const IValue value = pop(s);
-  s.emplace_back(scalar_tensor(value, dtype.value_or(DType::kFloat32)));
+  s.emplace_back(checked_scalar_tensor(value, dtype.value_or(DType::kFloat32)));
 }
 
 // result_type of two operands, each a tensor or a number (as PyTorch's ResultTypeState sees
