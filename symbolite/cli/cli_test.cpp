@@ -297,6 +297,43 @@ TEST(DelegatedCli, SymbolicateInstructionColonBackendPrintsPyTorchsComposedHiera
   EXPECT_EQ(bad.exit_code, 2);
 }
 
+// A model that asks for more memory than the machine has (memory_bomb.ptl, made by
+// tests/fixtures/make_memory_bomb_model.py) fails as a model error at the operator that asked,
+// with its traceback: a 480 GB upsampled output, and a list of 2^40 ints (16 TiB, a std::vector
+// inside the kernel). mimalloc, the command's allocator, would have handed out the memory
+// unreserved and the process been killed writing it.
+TEST(Cli, RequestsBeyondTheMachinesMemoryFailAtTheOperator) {
+  testing::ScratchDir scratch;
+  const std::string x = scratch.file("x.npy");
+  tensor::write_npy_file(x, tensor::Tensor::empty({1, 3, 4, 4}, tensor::DType::kFloat32));
+  auto int_file = [&](const std::string& name, std::int64_t v) {
+    std::ofstream(scratch.file(name)) << v;
+    return scratch.file(name);
+  };
+  const std::string model = fixture_path("models/memory_bomb.ptl");
+  const std::string run = "run " + model + " --input " + x + " ";
+  auto fine = run_cli(run + int_file("size.json", 8) + " " + int_file("n.json", 3));
+  ASSERT_EQ(fine.exit_code, 0) << fine.err;
+
+  auto upsample = run_cli(run + int_file("huge_size.json", 200000) + " " + scratch.file("n.json"));
+  EXPECT_EQ(upsample.exit_code, 1);
+  EXPECT_TRUE(contains(upsample.err,
+                       "RuntimeError: can't allocate memory: you tried to allocate 480000000000 "
+                       "bytes for a Float tensor of sizes [1, 3, 200000, 200000]"))
+      << upsample.err;
+  EXPECT_TRUE(contains(upsample.err, "aten::upsample_bilinear2d")) << upsample.err;
+
+  auto list = run_cli(run + scratch.file("size.json") + " " +
+                      int_file("huge_n.json", std::int64_t{1} << 40));
+  EXPECT_EQ(list.exit_code, 1);
+  EXPECT_TRUE(contains(list.err,
+                       "RuntimeError: can't allocate memory for the operator's working "
+                       "data"))
+      << list.err;
+  EXPECT_TRUE(contains(list.err, "items: List[int] = [0] * n")) << list.err;
+  EXPECT_TRUE(fine.out.size() > 0 && upsample.out.empty() && list.out.empty());
+}
+
 TEST(Cli, NoFusionRunsTheOperatorsAsWrittenWithTheSameResult) {
   // fused.ptl folds batch norms and fuses activations (runtime/fused_run_test.cpp).
   testing::ScratchDir scratch;

@@ -76,6 +76,10 @@ std::string unknown_command_message(CLI::App& app, const std::string& name) {
 
 int main(int argc, char** argv) {
   using namespace symbolite;
+  // mimalloc's operator new aborts when it has no memory and no handler is installed (it
+  // cannot throw from C); with this one it throws std::bad_alloc as the standard's does, and
+  // the failure becomes the model's error or the message below.
+  std::set_new_handler([] { throw std::bad_alloc(); });
   backends::register_delegate_backends();
   CLI::App app("symbolite: model-level debug information for TorchScript models", "symbolite");
   app.require_subcommand(1);

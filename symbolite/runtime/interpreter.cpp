@@ -1,6 +1,7 @@
 #include "symbolite/runtime/interpreter.h"
 
 #include <algorithm>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -299,6 +300,9 @@ IValue Interpreter::run(const mobile::LoadedFunction& fn, Stack& stack, std::siz
     } catch (const Error& e) {
       fail(fn, pc, e.kind() == ErrorKind::kUnsupported ? "NotImplementedError" : "RuntimeError",
            e.message());
+    } catch (const std::bad_alloc&) {
+      // A kernel's own working memory (tensors say how large they are, Tensor::uninitialized).
+      fail(fn, pc, "RuntimeError", "can't allocate memory for the operator's working data");
     }
   }
 }

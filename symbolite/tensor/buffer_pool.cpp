@@ -6,6 +6,10 @@
 #include <new>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "symbolite/support/error.h"
+
 namespace symbolite::tensor {
 namespace {
 
@@ -72,7 +76,13 @@ class BufferPool {
         return {p, best->first};
       }
     }
-    return {static_cast<std::uint8_t*>(::operator new(size, kAlignment)), size};
+    try {
+      return {static_cast<std::uint8_t*>(::operator new(size, kAlignment)), size};
+    } catch (const std::bad_alloc&) {
+      // PyTorch's words (DefaultCPUAllocator), so a model's failure reads the same.
+      throw Error(ErrorKind::kLimit,
+                  fmt::format("can't allocate memory: you tried to allocate {} bytes", size));
+    }
   }
 
   void give_back(std::uint8_t* p, std::size_t size) {

@@ -14,6 +14,7 @@ namespace symbolite::tensor {
 
 // A 64-byte aligned, uninitialized buffer of at least `nbytes` bytes (as PyTorch's CPU
 // allocator aligns, so any dtype fits). It goes back to the pool when its last owner drops it.
+// Throws Error (kLimit) when the allocator has no memory for it.
 std::shared_ptr<std::uint8_t> acquire_buffer(std::size_t nbytes);
 
 // Bytes the pool holds for reuse right now (not in use by any tensor).

@@ -1,5 +1,6 @@
 #include "symbolite/tensor/tensor.h"
 
+#include "symbolite/support/machine_memory.h"
 #include "symbolite/tensor/strided_copy.h"
 
 #include <fmt/format.h>
@@ -67,15 +68,28 @@ Tensor Tensor::empty(std::vector<std::int64_t> sizes, DType dtype) {
   return t;
 }
 
-Tensor Tensor::uninitialized(std::vector<std::int64_t> sizes, DType dtype) {
-  std::int64_t numel = checked_numel(sizes);
+std::size_t checked_nbytes(std::span<const std::int64_t> sizes, DType dtype) {
+  const std::int64_t numel = checked_numel(sizes);
   std::int64_t nbytes = 0;
   if (!mul(numel, static_cast<std::int64_t>(tensor::element_size(dtype)), nbytes)) {
     throw Error(ErrorKind::kModel, fmt::format("byte size of a {} tensor of sizes {} overflows",
                                                scalar_type_name(dtype), format_sizes(sizes)));
   }
+  if (static_cast<std::size_t>(nbytes) > machine_memory_bytes()) {
+    throw Error(
+        ErrorKind::kLimit,
+        fmt::format("can't allocate memory: you tried to allocate {} bytes for a {} tensor "
+                    "of sizes {}, more than this machine's memory and swap ({} bytes)",
+                    nbytes, scalar_type_name(dtype), format_sizes(sizes), machine_memory_bytes()));
+  }
+  return static_cast<std::size_t>(nbytes);
+}
+
+Tensor Tensor::uninitialized(std::vector<std::int64_t> sizes, DType dtype) {
+  const std::size_t nbytes = checked_nbytes(sizes, dtype);
+  const auto numel = static_cast<std::int64_t>(nbytes / tensor::element_size(dtype));
   Tensor t;
-  t.storage_ = Storage::allocate_uninitialized(static_cast<std::size_t>(nbytes));
+  t.storage_ = Storage::allocate_uninitialized(nbytes);
   t.dtype_ = dtype;
   t.strides_ = contiguous_strides(sizes);
   t.sizes_ = std::move(sizes);

@@ -21,6 +21,12 @@ namespace symbolite::tensor {
 // count as 1 in the overflow check, so a shape that passes has contiguous strides that fit.
 std::int64_t checked_numel(std::span<const std::int64_t> sizes);
 
+// The bytes of a contiguous tensor of `sizes` and `dtype`; throws Error when the count
+// overflows (kModel) or is more than this machine's memory and swap (kLimit, PyTorch's
+// "can't allocate memory" with the tensor's sizes). Tensor::uninitialized checks so; a kernel
+// whose side tables grow with its output checks its output first.
+std::size_t checked_nbytes(std::span<const std::int64_t> sizes, DType dtype);
+
 // Row-major (C order) strides of `sizes`, as PyTorch computes them (a size of 0 or 1 counts
 // as 1). Sizes must be valid (see checked_numel).
 std::vector<std::int64_t> contiguous_strides(std::span<const std::int64_t> sizes);

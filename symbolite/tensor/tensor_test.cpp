@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "symbolite/support/machine_memory.h"
+
 namespace symbolite::tensor {
 namespace {
 
@@ -47,6 +49,23 @@ TEST(Tensor, EmptyIsContiguousAndZeroed) {
   EXPECT_EQ(scalar.numel(), 1);
   EXPECT_EQ(Tensor::empty({0, 5}, DType::kFloat32).numel(), 0);
   EXPECT_EQ(Tensor().numel(), 0);
+}
+
+// More bytes than the machine's memory and swap: refused before the allocator is asked (which
+// may reserve them without committing, and the process be killed as it writes).
+TEST(Tensor, LargerThanTheMachinesMemoryIsRefused) {
+  try {
+    (void)Tensor::uninitialized({std::int64_t{1} << 30, std::int64_t{1} << 15}, DType::kFloat64);
+    FAIL() << "a 2^48-byte tensor was allocated";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kLimit);
+    EXPECT_EQ(e.message().rfind("can't allocate memory: you tried to allocate 281474976710656 "
+                                "bytes for a Double tensor of sizes [1073741824, 32768]",
+                                0),
+              0u)
+        << e.message();
+  }
+  EXPECT_GT(machine_memory_bytes(), std::size_t{1} << 20);
 }
 
 TEST(Tensor, TypedAccessChecksDType) {

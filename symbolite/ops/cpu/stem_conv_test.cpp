@@ -19,8 +19,8 @@ namespace symbolite::ops::nn {
 namespace {
 
 // The convolution by its definition, in double.
-std::vector<double> naive(const std::vector<float>& in, const std::vector<float>& weight,
-                          const ConvGeometry& g) {
+std::vector<double> naive_stem(const std::vector<float>& in, const std::vector<float>& weight,
+                               const ConvGeometry& g) {
   std::vector<double> out(static_cast<std::size_t>(g.n * g.o * g.oh * g.ow));
   for (std::int64_t n = 0; n < g.n; ++n) {
     for (std::int64_t o = 0; o < g.o; ++o) {
@@ -103,7 +103,7 @@ TEST(StemConv, MatchesTheDefinitionOnRandomGeometries) {
     std::vector<int> done;
     const std::vector<float> one = run(in, weight, g, 1, done);
     for (int times : done) ASSERT_EQ(times, 1);
-    const std::vector<double> exact = naive(in, weight, g);
+    const std::vector<double> exact = naive_stem(in, weight, g);
     const double bound = 1e-5 * static_cast<double>(g.c * g.kh * g.kw);
     for (std::size_t i = 0; i < exact.size(); ++i) {
       ASSERT_NEAR(one[i], exact[i], bound) << "element " << i;

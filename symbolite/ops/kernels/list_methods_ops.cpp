@@ -5,11 +5,14 @@
 // Elements compare with C++'s == and < as PyTorch's templates do, so NaN is never found and
 // sorts wherever std::sort leaves it.
 #include <algorithm>
+#include <cstdint>
+#include <new>
 
 #include <fmt/format.h>
 
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/support/machine_memory.h"
 
 namespace symbolite::ops {
 namespace {
@@ -207,14 +210,37 @@ void add_in_place(Stack& s) {
   s.push_back(std::move(list));
 }
 
+// `list` repeated n times, as Python's list * n (empty for n <= 0, where PyTorch 1.13's
+// interpreter fails with "vector::reserve"), in one allocation: a length the machine cannot
+// hold fails at once (std::bad_alloc, the operator's error) instead of the list growing until
+// the process is out of memory.
+IValue repeated(const IValue& list, std::int64_t n) {
+  const IValueList& items = list.to_list();
+  IValueList out;
+  if (n > 0 && !items.empty()) {
+    std::size_t total = 0;
+    if (__builtin_mul_overflow(items.size(), static_cast<std::uint64_t>(n), &total) ||
+        total > machine_memory_bytes() / sizeof(IValue)) {
+      throw std::bad_alloc();
+    }
+    out.reserve(total);
+    for (std::int64_t i = 0; i < n; ++i) out.insert(out.end(), items.begin(), items.end());
+  }
+  return IValue::list(std::move(out));
+}
+
+// l * n.
+void repeat_left(Stack& s) {
+  const std::int64_t n = pop(s).to_int();
+  IValue list = pop(s);
+  s.push_back(repeated(list, n));
+}
+
 // n * l.
 void repeat_right(Stack& s) {
   IValue list = pop(s);
-  std::int64_t n = pop(s).to_int();
-  IValueList out;
-  for (std::int64_t i = 0; i < n; ++i)
-    out.insert(out.end(), list.to_list().begin(), list.to_list().end());
-  s.push_back(IValue::list(std::move(out)));
+  const std::int64_t n = pop(s).to_int();
+  s.push_back(repeated(list, n));
 }
 
 }  // namespace
@@ -227,6 +253,7 @@ void register_list_methods_ops(OperatorRegistry& r) {
   r.add({"aten::clear.t", 1, {}, clear});
   r.add({"aten::reverse.t", 1, {}, reverse});
   r.add({"aten::add_.t", 2, {}, add_in_place});
+  r.add({"aten::mul.left_t", 2, {}, repeat_left});
   r.add({"aten::mul.right_", 2, {}, repeat_right});
   for (const char* type : {"int", "float", "bool", "str"}) {
     const std::string t = type;

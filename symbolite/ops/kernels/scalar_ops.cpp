@@ -152,16 +152,6 @@ void list_concat(Stack& s) {
   s.push_back(IValue::list(std::move(out)));
 }
 
-void list_repeat(Stack& s) {
-  std::int64_t n = pop(s).to_int();
-  IValue list = pop(s);
-  IValueList out;
-  for (std::int64_t i = 0; i < n; ++i) {
-    out.insert(out.end(), list.to_list().begin(), list.to_list().end());
-  }
-  s.push_back(IValue::list(std::move(out)));
-}
-
 void str_list_contains(Stack& s) {
   IValue needle = pop(s);
   IValue list = pop(s);
@@ -386,7 +376,6 @@ void register_scalar_ops(OperatorRegistry& r) {
   r.add({"aten::len.t", 1, {}, list_len});
   r.add({"aten::append.t", 2, {}, list_append});
   r.add({"aten::add.t", 2, {}, list_concat});
-  r.add({"aten::mul.left_t", 2, {}, list_repeat});
   r.add({"aten::__contains__.str_list", 2, {}, str_list_contains});
   r.add({"aten::__contains__.int_list", 2, {}, int_list_contains});
   r.add({"aten::__contains__.float_list", 2, {}, float_list_contains});

@@ -362,6 +362,10 @@ void upsample(Stack& s) {
     s.emplace_back(Tensor::empty(std::move(sizes), input.dtype()));
     return;
   }
+  // The output must fit before the taps are built: they grow with it too.
+  Ints result_sizes{input.sizes()[0], input.sizes()[1]};
+  result_sizes.insert(result_sizes.end(), out_sizes.begin(), out_sizes.end());
+  tensor::checked_nbytes(result_sizes, input.dtype());
   Tensor x = input.contiguous();
   dispatch_floating(x.dtype(), "upsample", [&](auto tag) {
     using T = decltype(tag);

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "tests/test_support/error_from.h"
 
@@ -81,6 +82,27 @@ TEST(UpsampleOps, NoElementsGiveTheEmptyOutput) {
   const Tensor out = run_op("aten::upsample_nearest2d.vec", {input, IValue(), scales}).to_tensor();
   EXPECT_EQ(out.sizes(),
             (std::vector<std::int64_t>{1, 0, std::int64_t{1} << 53, 1}));  // 2^63 / 2^10
+}
+
+// An output larger than the machine's memory is refused before the taps (which grow with it)
+// are built: PyTorch's "can't allocate memory", with the sizes, not a process the allocator
+// kills or aborts (mimalloc reserves huge blocks without committing them).
+TEST(UpsampleOps, OutputsBeyondTheMachinesMemoryFailBeforeTheTaps) {
+  for (const std::string& op : kOps) {
+    SCOPED_TRACE(op);
+    std::vector<IValue> args = args_for(op, 1.0);
+    const std::size_t spatial = args[0].to_tensor().sizes().size() - 2;
+    // 2^40 to 2^42 elements: terabytes, and every dimension of int64-sized taps alone larger
+    // than any memory.
+    const std::int64_t side = std::int64_t{1} << (spatial == 1 ? 40 : spatial == 2 ? 20 : 14);
+    args[1] = int_list_value(std::vector<std::int64_t>(spatial, side));
+    args.back() = IValue();  // no scale factors
+    const Error e = testing::error_from([&] { run_op(op, args); });
+    EXPECT_EQ(e.kind(), ErrorKind::kLimit);
+    EXPECT_EQ(e.message().rfind("can't allocate memory: you tried to allocate ", 0), 0u)
+        << e.message();
+    EXPECT_NE(e.message().find("more than this machine's memory and swap"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,15 @@
+// This machine's memory and swap together: the most one allocation may ask for. Linux's
+// default overcommit heuristic refuses a larger malloc, and code that must fail cleanly checks
+// against it first: mimalloc (the command's allocator) maps large blocks without reserving
+// them, so there such a request succeeds and the process is killed writing the pages, and
+// AddressSanitizer aborts on it.
+#pragma once
+
+#include <cstddef>
+
+namespace symbolite {
+
+// Bytes of RAM plus swap (sysinfo), read once; SIZE_MAX when unknown (no bound).
+std::size_t machine_memory_bytes();
+
+}  // namespace symbolite
