@@ -17,4 +17,21 @@ inline std::int64_t wrapping_mul(std::int64_t a, std::int64_t b) {
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
 }
 
+// Python's floor division and modulo of ints (b != 0): the quotient rounded down, the
+// remainder with b's sign, neither overflowing on the way. x // -1 is the wrapped negation and
+// x % -1 is 0, computed: x86-64 traps on INT64_MIN / -1 (it kills PyTorch 1.13's process).
+struct FloorDivMod {
+  std::int64_t quotient;
+  std::int64_t remainder;
+};
+inline FloorDivMod floor_divmod(std::int64_t a, std::int64_t b) {
+  if (b == -1) return {wrapping_sub(0, a), 0};
+  std::int64_t q = a / b, r = a % b;
+  if (r != 0 && (r < 0) != (b < 0)) {  // truncated toward zero: one step down
+    --q;
+    r += b;
+  }
+  return {q, r};
+}
+
 }  // namespace symbolite::ops

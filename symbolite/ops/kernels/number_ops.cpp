@@ -4,7 +4,6 @@
 // (inf on division by zero, no ZeroDivisionError), float % is fmod(b + fmod(a, b), b) (the
 // divisor's sign; nan on zero); only divmod raises "ZeroDivisionError: ...".
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 #include "symbolite/ops/common/wrapping_int.h"
@@ -18,16 +17,16 @@ bool both_ints(const IValue& a, const IValue& b) {
   return a.is(IValue::Kind::kInt) && b.is(IValue::Kind::kInt);
 }
 
-// Python's floor division of ints, as PyTorch's floordiv (its own zero-division text).
+// Python's floor division and modulo of ints (floor_divmod), with PyTorch's zero-division
+// texts. PyTorch computes the modulo as (b + a % b) % b, which overflows for b near INT64_MAX
+// (1 % INT64_MAX is -1 there) and traps for INT64_MIN % -1; the same results elsewhere.
 std::int64_t int_floordiv(std::int64_t a, std::int64_t b) {
   if (b == 0) fail("division by 0");
-  if ((a > 0) == (b > 0)) return a / b;
-  auto r = std::lldiv(a, b);
-  return r.rem ? r.quot - 1 : r.quot;
+  return floor_divmod(a, b).quotient;
 }
 std::int64_t int_remainder(std::int64_t a, std::int64_t b) {
   if (b == 0) throw OpError("ZeroDivisionError", "integer division or modulo by zero");
-  return (b + (a % b)) % b;
+  return floor_divmod(a, b).remainder;
 }
 
 double float_floordiv(double a, double b) { return std::floor(a / b); }
@@ -64,18 +63,9 @@ void divmod_int(Stack& s) {
   std::int64_t b = pop(s).to_int();
   std::int64_t a = pop(s).to_int();
   if (b == 0) fail("ZeroDivisionError: integer division or modulo by zero");
-  if (b == -1) {  // INT64_MIN / -1 traps on x86-64; the quotient wraps as TorchScript's ints do
-    s.emplace_back(wrapping_sub(0, a));
-    s.emplace_back(std::int64_t{0});
-    return;
-  }
-  auto r = std::lldiv(a, b);
-  if (r.rem && (a < 0) != (b < 0)) {
-    r.quot -= 1;
-    r.rem += b;
-  }
-  s.emplace_back(static_cast<std::int64_t>(r.quot));
-  s.emplace_back(static_cast<std::int64_t>(r.rem));
+  const FloorDivMod r = floor_divmod(a, b);
+  s.emplace_back(r.quotient);
+  s.emplace_back(r.remainder);
 }
 void divmod_float(Stack& s) {
   double b = pop(s).to_double();

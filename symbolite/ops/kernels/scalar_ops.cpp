@@ -15,13 +15,10 @@
 namespace symbolite::ops {
 namespace {
 
-// Python's floor modulo for ints. x % -1 is 0: computed, INT64_MIN % -1 traps on x86-64 (it
-// kills PyTorch 1.13's process).
-std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
+// Python's floor division of ints (floor_divmod), by zero PyTorch's ZeroDivisionError.
+FloorDivMod checked_floor_divmod(std::int64_t a, std::int64_t b) {
   if (b == 0) throw OpError("ZeroDivisionError", "integer division or modulo by zero");
-  if (b == -1) return 0;
-  std::int64_t r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+  return floor_divmod(a, b);
 }
 
 template <typename Op>
@@ -69,13 +66,13 @@ struct Mul {
   }
 };
 struct Mod {
-  std::int64_t operator()(std::int64_t a, std::int64_t b) const { return floor_mod(a, b); }
+  std::int64_t operator()(std::int64_t a, std::int64_t b) const {
+    return checked_floor_divmod(a, b).remainder;
+  }
 };
 struct FloorDiv {
   std::int64_t operator()(std::int64_t a, std::int64_t b) const {
-    if (b == 0) throw OpError("ZeroDivisionError", "integer division or modulo by zero");
-    if (b == -1) return wrapping_sub(0, a);  // INT64_MIN / -1 traps, as INT64_MIN % -1
-    return (a - floor_mod(a, b)) / b;
+    return checked_floor_divmod(a, b).quotient;
   }
 };
 struct Eq {

@@ -100,6 +100,17 @@ TEST(ScalarOps, IntArithmeticWrapsAsPyTorchAndNeverTraps) {
   EXPECT_EQ(int2("aten::remainder.int", kMin, -1), 0);
   EXPECT_EQ(int2("aten::floordiv.int", kMin, -1), kMin);
   EXPECT_EQ(int2("aten::floordiv.int", 7, -1), -7);
+  // Floor division near the ends: no intermediate overflows (a - a % b did for kMax // -2).
+  EXPECT_EQ(int2("aten::floordiv.int", kMax, -2), kMin / 2);
+  EXPECT_EQ(int2("aten::remainder.int", kMax, -2), -1);
+  EXPECT_EQ(int2("aten::floordiv.int", -7, 2), -4);
+  EXPECT_EQ(int2("aten::remainder.int", -7, 2), 1);
+  // The Scalar overloads (number_ops): INT64_MIN // -1 trapped, and 1 % kMax was -1.
+  EXPECT_EQ(int2("aten::floordiv", kMin, -1), kMin);
+  EXPECT_EQ(int2("aten::remainder", kMin, -1), 0);
+  EXPECT_EQ(int2("aten::remainder", 1, kMax), 1);
+  EXPECT_EQ(int2("aten::remainder", -1, kMax), kMax - 1);
+  EXPECT_EQ(int2("aten::floordiv", -7, 2), -4);
   Stack divmod = {IValue(kMin), IValue(std::int64_t{-1})};
   default_registry().find("aten::divmod.int")->kernel(divmod);
   ASSERT_EQ(divmod.size(), 2u);
