@@ -4,17 +4,53 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace symbolite::ops {
 
+// a + b, a - b, a * b and -a in a tensor's element type T too: a float's own; an integer's
+// modulo 2^bits, computed in uint64 and truncated (int32 + int32 overflows int, and uint16 *
+// uint16 promoted to int overflows too), as PyTorch's x86-64 build computes them.
+template <typename T>
+constexpr bool kWrapsModulo = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <typename T>
+constexpr T wrapping_add(T a, T b) {
+  if constexpr (kWrapsModulo<T>) {
+    return static_cast<T>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+  } else {
+    return static_cast<T>(a + b);
+  }
+}
+template <typename T>
+constexpr T wrapping_sub(T a, T b) {
+  if constexpr (kWrapsModulo<T>) {
+    return static_cast<T>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+  } else {
+    return static_cast<T>(a - b);
+  }
+}
+template <typename T>
+constexpr T wrapping_mul(T a, T b) {
+  if constexpr (kWrapsModulo<T>) {
+    return static_cast<T>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+  } else {
+    return static_cast<T>(a * b);
+  }
+}
+template <typename T>
+constexpr T wrapping_neg(T a) {
+  return wrapping_sub(T{0}, a);
+}
+
+// TorchScript's ints, whose operands mix int64 and plain literals.
 inline std::int64_t wrapping_add(std::int64_t a, std::int64_t b) {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+  return wrapping_add<std::int64_t>(a, b);
 }
 inline std::int64_t wrapping_sub(std::int64_t a, std::int64_t b) {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+  return wrapping_sub<std::int64_t>(a, b);
 }
 inline std::int64_t wrapping_mul(std::int64_t a, std::int64_t b) {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+  return wrapping_mul<std::int64_t>(a, b);
 }
 
 // Python's floor division and modulo of ints (b != 0): the quotient rounded down, the

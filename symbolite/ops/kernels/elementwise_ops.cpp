@@ -16,6 +16,7 @@
 #include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/common/wrapping_int.h"
 #include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/kernel_runner.h"
@@ -75,21 +76,15 @@ Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& al
       return binary_kernel<T>(a, b, [al](bool x, bool y) -> bool { return x || (al && y); });
     } else {
       T al = checked_value<T>(alpha);
-      if (negate) {  // modulo 2^bits for the integers, as PyTorch's -alpha wraps
-        if constexpr (std::is_integral_v<T>) {
-          al = static_cast<T>(std::uint64_t{0} - static_cast<std::uint64_t>(al));
-        } else {
-          al = -al;
-        }
-      }
+      if (negate) al = wrapping_neg(al);  // as PyTorch's -alpha wraps
       if (al == T{1}) {
         return binary_kernel<T>(
-            a, b, [](T x, T y) -> T { return static_cast<T>(x + y); }, in_place, spare);
+            a, b, [](T x, T y) -> T { return wrapping_add(x, y); }, in_place, spare);
       }
       if constexpr (std::is_signed_v<T> || std::is_floating_point_v<T>) {
         if (al == T{-1}) {  // x - y: the bits of fma(y, -1, x), without the multiply
           return binary_kernel<T>(
-              a, b, [](T x, T y) -> T { return static_cast<T>(x - y); }, in_place, spare);
+              a, b, [](T x, T y) -> T { return wrapping_sub(x, y); }, in_place, spare);
         }
       }
       if constexpr (std::is_floating_point_v<T>) {
@@ -98,7 +93,8 @@ Tensor add_impl(const Tensor& a, const Tensor& b, DType common, const IValue& al
             a, b, [al](T x, T y) -> T { return std::fma(y, al, x); }, in_place, spare);
       }
       return binary_kernel<T>(
-          a, b, [al](T x, T y) -> T { return static_cast<T>(x + al * y); }, in_place, spare);
+          a, b, [al](T x, T y) -> T { return wrapping_add(x, wrapping_mul(al, y)); }, in_place,
+          spare);
     }
   });
 }
@@ -180,7 +176,7 @@ Tensor mul_op(const Operands& o, bool in_place = false) {
       return binary_kernel<T>(o.a, o.b, [](bool x, bool y) { return x && y; });
     } else {
       return binary_kernel<T>(
-          o.a, o.b, [](T x, T y) -> T { return static_cast<T>(x * y); }, in_place, o.spare);
+          o.a, o.b, [](T x, T y) -> T { return wrapping_mul(x, y); }, in_place, o.spare);
     }
   });
 }
@@ -657,7 +653,7 @@ void neg(Stack& s) {
   }
   s.emplace_back(dispatch_numeric(x.dtype(), "neg_cpu", [&](auto tag) -> Tensor {
     using T = decltype(tag);
-    return unary_same<T>(x, [](T v) { return static_cast<T>(-v); });
+    return unary_same<T>(x, [](T v) { return wrapping_neg(v); });
   }));
 }
 

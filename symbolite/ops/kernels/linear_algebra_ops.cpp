@@ -13,6 +13,7 @@
 #include "symbolite/ops/common/checked_scalar.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/common/wrapping_int.h"
 #include "symbolite/ops/cpu/gemm.h"
 #include "symbolite/ops/cpu/onednn_matmul.h"
 #include "symbolite/ops/registry/kernel_families.h"
@@ -99,10 +100,11 @@ void gemm(const Tensor& a, const Tensor& b, T alpha, T beta, T* c) {
       for (std::int64_t j = 0; j < n; ++j) {
         T dot = 0;
         for (std::int64_t l = 0; l < k; ++l) {
-          dot = static_cast<T>(dot + pa[i * a0 + l * a1] * pb[l * b0 + j * b1]);
+          dot = wrapping_add(dot, wrapping_mul(pa[i * a0 + l * a1], pb[l * b0 + j * b1]));
         }
         T& out = c[i * n + j];
-        out = beta == T(0) ? static_cast<T>(alpha * dot) : static_cast<T>(beta * out + alpha * dot);
+        out = beta == T(0) ? wrapping_mul(alpha, dot)
+                           : wrapping_add(wrapping_mul(beta, out), wrapping_mul(alpha, dot));
       }
     }
   }

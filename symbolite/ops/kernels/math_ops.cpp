@@ -9,6 +9,7 @@
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
+#include "symbolite/ops/common/wrapping_int.h"
 #include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -247,8 +248,8 @@ void exp(Stack& s) { s.emplace_back(exp_impl(pop(s).to_tensor())); }
 // Euclid on the absolute values; lcm is |a / gcd * b|, 0 when both are.
 template <typename T>
 T gcd_of(T a, T b) {
-  a = static_cast<T>(a < 0 ? -a : a);
-  b = static_cast<T>(b < 0 ? -b : b);
+  a = a < 0 ? wrapping_neg(a) : a;  // std::abs, as PyTorch's: INT64_MIN stays itself
+  b = b < 0 ? wrapping_neg(b) : b;
   while (a != 0) {
     const T c = a;
     a = static_cast<T>(b % a);
@@ -274,8 +275,8 @@ void gcd_lcm(Stack& s) {
           return g;
         } else {
           if (g == 0) return T{0};
-          const T m = static_cast<T>(x / g * y);
-          return static_cast<T>(m < 0 ? -m : m);
+          const T m = wrapping_mul(static_cast<T>(x / g), y);
+          return m < 0 ? wrapping_neg(m) : m;
         }
       });
     }

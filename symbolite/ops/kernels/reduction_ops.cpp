@@ -17,6 +17,7 @@
 #include "symbolite/ops/common/contiguous_sum.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/common/wrapping_int.h"
 #include "symbolite/ops/cpu/element_runs.h"
 #include "symbolite/ops/cpu/run_extremum.h"
 #include "symbolite/ops/registry/kernel_families.h"
@@ -118,7 +119,8 @@ Tensor sum_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim,
     } else {
       std::array<const std::int64_t*, 2> strides{self.strides().data(), shape.out_strides.data()};
       for_each_offset<2>(self.sizes(), strides, [&](const std::array<std::int64_t, 2>& o) {
-        acc[static_cast<std::size_t>(o[1])] += static_cast<Acc>(in[o[0]]);
+        Acc& sum = acc[static_cast<std::size_t>(o[1])];
+        sum = wrapping_add(sum, static_cast<Acc>(in[o[0]]));
       });
     }
     T* dst = out.template mutable_data<T>();

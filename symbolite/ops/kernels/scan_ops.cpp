@@ -13,6 +13,7 @@
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
+#include "symbolite/ops/common/wrapping_int.h"
 #include "symbolite/ops/registry/kernel_families.h"
 
 namespace symbolite::ops {
@@ -69,9 +70,9 @@ Tensor cumulative(const Tensor& self, std::int64_t dim, DType dtype) {
         if constexpr (std::is_same_v<T, bool>) {
           acc = kProduct ? (acc && in[at]) : (acc || in[at]);
         } else if constexpr (kProduct) {
-          acc = static_cast<Acc>(acc * static_cast<Acc>(in[at]));
+          acc = wrapping_mul(acc, static_cast<Acc>(in[at]));
         } else {
-          acc = static_cast<Acc>(acc + static_cast<Acc>(in[at]));
+          acc = wrapping_add(acc, static_cast<Acc>(in[at]));
         }
         dst[at] = static_cast<T>(acc);
       }

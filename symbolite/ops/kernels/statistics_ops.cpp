@@ -16,6 +16,7 @@
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
+#include "symbolite/ops/common/wrapping_int.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/parallel_for.h"
@@ -214,7 +215,7 @@ Tensor prod_impl(const Tensor& self, const std::vector<bool>& mask, bool keepdim
       if constexpr (std::is_same_v<T, bool>) {
         a = a && in[o[0]];
       } else {
-        a = static_cast<T>(a * in[o[0]]);
+        a = wrapping_mul(a, in[o[0]]);
       }
     });
   });
