@@ -13,8 +13,6 @@ namespace {
 using pickle::Value;
 using pickle::ValueList;
 
-constexpr std::string_view kStringTableMarker = "FORMAT_WITH_STRING_TABLE";
-
 std::string to_string(const std::vector<std::uint8_t>& bytes) {
   return std::string(bytes.begin(), bytes.end());
 }

@@ -9,8 +9,6 @@
 namespace symbolite::debuginfo {
 namespace {
 
-constexpr std::string_view kStringTableMarker = "FORMAT_WITH_STRING_TABLE";
-
 const pickle::ValueList& expect_tuple(const pickle::Value& v, std::size_t size,
                                       std::string_view what) {
   const auto& items = v.as_tuple();

@@ -29,6 +29,9 @@ namespace symbolite::debuginfo {
 // (debug_records_writer.h): a range in that source reads back as unknown.
 inline constexpr std::string_view kUnknownSourceFilename = "<unknown source range>";
 
+// The first element of a record in the string-table format.
+inline constexpr std::string_view kStringTableMarker = "FORMAT_WITH_STRING_TABLE";
+
 struct SourceRangeRecord {
   std::int64_t byte_offset = 0;  // offset in the serialized code file
   SourceRange range;             // range in the original source

@@ -13,14 +13,10 @@
 #include "symbolite/runtime/run_error.h"
 #include "symbolite/tensor/npy.h"
 #include "tests/test_support/fixtures.h"
+#include "tests/test_support/text.h"
 
 namespace symbolite::testing {
 namespace {
-
-std::string rstrip(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 void expect_close(const tensor::Tensor& got, const tensor::Tensor& want, const std::string& what) {
   ASSERT_EQ(got.dtype(), want.dtype()) << what;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/registry/op_error.h"
 
 namespace symbolite::ops {
@@ -127,6 +128,10 @@ DType ResultType::result() const {
 
 void not_implemented(std::string_view kernel, DType dtype) {
   fail(fmt::format("\"{}\" not implemented for '{}'", kernel, tensor::scalar_type_name(dtype)));
+}
+
+tensor::Tensor wrapped_scalar(const IValue& scalar, const tensor::Tensor& other) {
+  return scalar_tensor(scalar, ResultType().tensor(other).scalar(scalar).result());
 }
 
 }  // namespace symbolite::ops

@@ -44,4 +44,8 @@ class ResultType {
 // RuntimeError `"sigmoid_cpu" not implemented for 'Long'`: PyTorch's dispatch failure.
 [[noreturn]] void not_implemented(std::string_view kernel, tensor::DType dtype);
 
+// A Scalar operand as PyTorch wraps it (wrapped_scalar_tensor): a 0-dim tensor of the
+// operation's dtype, which does not raise the dtype of a tensor `other` of the same kind.
+tensor::Tensor wrapped_scalar(const IValue& scalar, const tensor::Tensor& other);
+
 }  // namespace symbolite::ops

@@ -11,10 +11,7 @@
 namespace symbolite::ops {
 namespace {
 
-constexpr std::int64_t kLanes = 16;
 constexpr int kBatch = 4;  // vectors of outputs summed side by side: four add chains in flight
-
-std::int64_t round_up(std::int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
 
 // The plane with its padding as zeros, every window of it inside: rows (oh - 1) * sh + kh,
 // `pitch` columns apart, enough for 16-wide loads of every output vector's taps.
@@ -23,7 +20,8 @@ struct PaddedPlane {
 };
 
 PaddedPlane padded_shape(const PoolPlane& p) {
-  return {(p.oh - 1) * p.sh + p.kh, round_up(p.sw * round_up(p.ow) + p.kw + kLanes)};
+  return {(p.oh - 1) * p.sh + p.kh,
+          round_up_to_lanes(p.sw * round_up_to_lanes(p.ow) + p.kw + kPlaneLanes)};
 }
 
 // In vectors of 16 (window_columns' masked loads): a memcpy and two fills a row cost more than
@@ -35,7 +33,7 @@ __attribute__((target("avx512f"))) void fill_padded(const float* in, const PoolP
     float* dst = padded + r * shape.pitch;
     const std::int64_t y = r - p.ph;
     const bool inside = y >= 0 && y < p.h;
-    for (std::int64_t c = 0; c < shape.pitch; c += kLanes) {
+    for (std::int64_t c = 0; c < shape.pitch; c += kPlaneLanes) {
       _mm512_storeu_ps(dst + c, inside ? window_columns(in + y * p.w, c - p.pw, p.w, zero) : zero);
     }
   }
@@ -66,7 +64,7 @@ __attribute__((target("avx512f"))) inline void average(const OutputVector* v, co
         const float* tap = v[k].taps + at;
         const __m512 x = p.sw == 1 ? _mm512_loadu_ps(tap)
                                    : _mm512_permutex2var_ps(_mm512_loadu_ps(tap), even_lanes,
-                                                            _mm512_loadu_ps(tap + kLanes));
+                                                            _mm512_loadu_ps(tap + kPlaneLanes));
         sum[k] = _mm512_add_ps(sum[k], x);
       }
     }
@@ -85,10 +83,10 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
   OutputVector batch[kBatch];
   int n = 0;
   for (std::int64_t oy = 0; oy < p.oh; ++oy) {
-    for (std::int64_t x = 0; x < p.ow; x += kLanes) {
+    for (std::int64_t x = 0; x < p.ow; x += kPlaneLanes) {
       batch[n++] = {padded + oy * p.sh * shape.pitch + x * p.sw, out + oy * p.ow + x,
                     divisors + oy * p.ow + x,
-                    static_cast<__mmask16>((1u << std::min(kLanes, p.ow - x)) - 1)};
+                    static_cast<__mmask16>((1u << std::min(kPlaneLanes, p.ow - x)) - 1)};
       if (n == kBatch) {
         average<kBatch>(batch, p, shape.pitch);
         n = 0;

@@ -8,6 +8,9 @@
 
 namespace symbolite::ops::avx512 {
 
+// Every lane of 16: the mask of the zero-masked forms used for the same reason.
+inline constexpr __mmask16 kAllLanes = 0xFFFF;
+
 __attribute__((target("avx512f"))) inline __m256d halves(__m512d v) {
   return _mm256_add_pd(_mm512_maskz_extractf64x4_pd(0xF, v, 0),
                        _mm512_maskz_extractf64x4_pd(0xF, v, 1));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "symbolite/ops/cpu/avx512_halves.h"
 #include "symbolite/ops/cpu/cpu_features.h"
 
 namespace symbolite::ops {
@@ -31,37 +32,33 @@ namespace {
 
 // ---------------------------------------------------------------- AVX-512: 16 x 16 tiles
 
-// All lanes: the zero-masked forms of the shuffles, as GCC 12 reports the unmasked ones'
-// undefined pass-through operand under -Wmaybe-uninitialized (avx512_halves.h).
-constexpr __mmask16 kAll = 0xFFFF;
-
 // r[j] becomes column j of the tile whose row i was r[i]: pairs of rows interleaved, then
 // quadruples (each 128-bit lane now holds 4 rows of one column), then the lanes gathered.
 __attribute__((target("avx512f"))) inline void transpose16(__m512 (&r)[16]) {
   __m512 t[16];
   for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_maskz_unpacklo_ps(kAll, r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_maskz_unpackhi_ps(kAll, r[2 * i], r[2 * i + 1]);
+    t[2 * i] = _mm512_maskz_unpacklo_ps(avx512::kAllLanes, r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_maskz_unpackhi_ps(avx512::kAllLanes, r[2 * i], r[2 * i + 1]);
   }
   // r[4i + j], lane k: rows 4i .. 4i + 3 of column 4k + j.
   for (int i = 0; i < 4; ++i) {
-    r[4 * i] = _mm512_maskz_shuffle_ps(kAll, t[4 * i], t[4 * i + 2], 0x44);
-    r[4 * i + 1] = _mm512_maskz_shuffle_ps(kAll, t[4 * i], t[4 * i + 2], 0xEE);
-    r[4 * i + 2] = _mm512_maskz_shuffle_ps(kAll, t[4 * i + 1], t[4 * i + 3], 0x44);
-    r[4 * i + 3] = _mm512_maskz_shuffle_ps(kAll, t[4 * i + 1], t[4 * i + 3], 0xEE);
+    r[4 * i] = _mm512_maskz_shuffle_ps(avx512::kAllLanes, t[4 * i], t[4 * i + 2], 0x44);
+    r[4 * i + 1] = _mm512_maskz_shuffle_ps(avx512::kAllLanes, t[4 * i], t[4 * i + 2], 0xEE);
+    r[4 * i + 2] = _mm512_maskz_shuffle_ps(avx512::kAllLanes, t[4 * i + 1], t[4 * i + 3], 0x44);
+    r[4 * i + 3] = _mm512_maskz_shuffle_ps(avx512::kAllLanes, t[4 * i + 1], t[4 * i + 3], 0xEE);
   }
   // Lanes 0 and 2 (0x88) or 1 and 3 (0xDD) of two registers, twice over.
   for (int j = 0; j < 4; ++j) {
-    t[j] = _mm512_maskz_shuffle_f32x4(kAll, r[j], r[4 + j], 0x88);
-    t[4 + j] = _mm512_maskz_shuffle_f32x4(kAll, r[j], r[4 + j], 0xDD);
-    t[8 + j] = _mm512_maskz_shuffle_f32x4(kAll, r[8 + j], r[12 + j], 0x88);
-    t[12 + j] = _mm512_maskz_shuffle_f32x4(kAll, r[8 + j], r[12 + j], 0xDD);
+    t[j] = _mm512_maskz_shuffle_f32x4(avx512::kAllLanes, r[j], r[4 + j], 0x88);
+    t[4 + j] = _mm512_maskz_shuffle_f32x4(avx512::kAllLanes, r[j], r[4 + j], 0xDD);
+    t[8 + j] = _mm512_maskz_shuffle_f32x4(avx512::kAllLanes, r[8 + j], r[12 + j], 0x88);
+    t[12 + j] = _mm512_maskz_shuffle_f32x4(avx512::kAllLanes, r[8 + j], r[12 + j], 0xDD);
   }
   for (int j = 0; j < 4; ++j) {
-    r[j] = _mm512_maskz_shuffle_f32x4(kAll, t[j], t[8 + j], 0x88);
-    r[8 + j] = _mm512_maskz_shuffle_f32x4(kAll, t[j], t[8 + j], 0xDD);
-    r[4 + j] = _mm512_maskz_shuffle_f32x4(kAll, t[4 + j], t[12 + j], 0x88);
-    r[12 + j] = _mm512_maskz_shuffle_f32x4(kAll, t[4 + j], t[12 + j], 0xDD);
+    r[j] = _mm512_maskz_shuffle_f32x4(avx512::kAllLanes, t[j], t[8 + j], 0x88);
+    r[8 + j] = _mm512_maskz_shuffle_f32x4(avx512::kAllLanes, t[j], t[8 + j], 0xDD);
+    r[4 + j] = _mm512_maskz_shuffle_f32x4(avx512::kAllLanes, t[4 + j], t[12 + j], 0x88);
+    r[12 + j] = _mm512_maskz_shuffle_f32x4(avx512::kAllLanes, t[4 + j], t[12 + j], 0xDD);
   }
 }
 

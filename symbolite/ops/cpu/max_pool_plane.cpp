@@ -13,10 +13,6 @@
 namespace symbolite::ops {
 namespace {
 
-constexpr std::int64_t kLanes = 16;
-
-std::int64_t round_up(std::int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
-
 // The permute index that takes the even columns of two vectors of 32 consecutive columns.
 __attribute__((target("avx512f"))) inline __m512i even_columns() {
   return _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
@@ -36,13 +32,13 @@ __attribute__((target("avx512f"))) void row_maxima_stride2_k3(const float* row, 
   const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
   const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   __m512 a = window_columns(row, -p.pw, p.w, minus_inf);
-  __m512 b = window_columns(row, kLanes - p.pw, p.w, minus_inf);
+  __m512 b = window_columns(row, kPlaneLanes - p.pw, p.w, minus_inf);
   __m512 evens = _mm512_permutex2var_ps(a, even, b);
   __m512 odds = _mm512_permutex2var_ps(a, odd, b);
-  for (std::int64_t x = 0; x < padded_width; x += kLanes) {
-    const std::int64_t next = 2 * (x + kLanes) - p.pw;  // the next vector's columns
+  for (std::int64_t x = 0; x < padded_width; x += kPlaneLanes) {
+    const std::int64_t next = 2 * (x + kPlaneLanes) - p.pw;  // the next vector's columns
     a = window_columns(row, next, p.w, minus_inf);
-    b = window_columns(row, next + kLanes, p.w, minus_inf);
+    b = window_columns(row, next + kPlaneLanes, p.w, minus_inf);
     const __m512 next_evens = _mm512_permutex2var_ps(a, even, b);
     const __m512 shifted = _mm512_castsi512_ps(_mm512_maskz_alignr_epi32(
         0xffff, _mm512_castps_si512(next_evens), _mm512_castps_si512(evens), 1));
@@ -62,14 +58,14 @@ __attribute__((target("avx512f"))) void row_maxima_stride2(const float* row, flo
                                                            std::int64_t padded_width) {
   const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   const __m512i even_lanes = even_columns();
-  for (std::int64_t x = 0; x < padded_width; x += kLanes) {
+  for (std::int64_t x = 0; x < padded_width; x += kPlaneLanes) {
     const std::int64_t first = 2 * x - p.pw;  // output column x's first tap
     // Windows from columns first .. first + 15, and first + 16 .. first + 31.
     __m512 lo = window_columns(row, first, p.w, minus_inf);
-    __m512 hi = window_columns(row, first + kLanes, p.w, minus_inf);
+    __m512 hi = window_columns(row, first + kPlaneLanes, p.w, minus_inf);
     for (std::int64_t j = 1; j < p.kw; ++j) {
       lo = select_max16(lo, window_columns(row, first + j, p.w, minus_inf));
-      hi = select_max16(hi, window_columns(row, first + kLanes + j, p.w, minus_inf));
+      hi = select_max16(hi, window_columns(row, first + kPlaneLanes + j, p.w, minus_inf));
     }
     _mm512_storeu_ps(dst + x, _mm512_permutex2var_ps(lo, even_lanes, hi));
   }
@@ -83,7 +79,7 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
                                                     float* maxima) {
   const std::int64_t kw = K > 0 ? K : p.kw;
   const std::int64_t kh = K > 0 ? K : p.kh;
-  const std::int64_t padded_width = round_up(p.ow);
+  const std::int64_t padded_width = round_up_to_lanes(p.ow);
   const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   // Pass 1: each input row's maxima over the window's columns, for every output column: tap
   // j of output column x reads input column x * sw - pw + j.
@@ -95,7 +91,7 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
     } else if constexpr (SW == 2) {
       row_maxima_stride2(row, dst, p, padded_width);
     } else {
-      for (std::int64_t x = 0; x < padded_width; x += kLanes) {
+      for (std::int64_t x = 0; x < padded_width; x += kPlaneLanes) {
         __m512 m = minus_inf;
         const std::int64_t first = x - p.pw;
         if (window_taps_inside(x, 1, p.pw, kw, p.w)) {
@@ -113,14 +109,14 @@ __attribute__((target("avx512f"))) void pool_avx512(const float* in, float* out,
   // Pass 2: each output row the maximum of its window's rows' maxima.
   for (std::int64_t oy = 0; oy < p.oh; ++oy) {
     float* dst = out + oy * p.ow;
-    for (std::int64_t x = 0; x < p.ow; x += kLanes) {
+    for (std::int64_t x = 0; x < p.ow; x += kPlaneLanes) {
       __m512 m = minus_inf;
       for (std::int64_t i = 0; i < kh; ++i) {
         const std::int64_t y = oy * p.sh - p.ph + i;
         if (y < 0 || y >= p.h) continue;  // padding
         m = select_max16(m, _mm512_loadu_ps(maxima + y * padded_width + x));
       }
-      const std::int64_t n = std::min(kLanes, p.ow - x);
+      const std::int64_t n = std::min(kPlaneLanes, p.ow - x);
       _mm512_mask_storeu_ps(dst + x, static_cast<__mmask16>((1u << n) - 1), m);
     }
   }
@@ -134,7 +130,7 @@ bool max_pool_plane_takes(const PoolPlane& p) {
 
 void max_pool_plane_f32(const float* in, float* out, const PoolPlane& p,
                         std::vector<float>& scratch) {
-  float* maxima = simd::line_aligned(scratch, p.h * round_up(p.ow));
+  float* maxima = simd::line_aligned(scratch, p.h * round_up_to_lanes(p.ow));
   const bool three = p.kh == 3 && p.kw == 3;
   if (p.sw == 1) {
     three ? pool_avx512<1, 3>(in, out, p, maxima) : pool_avx512<1, 0>(in, out, p, maxima);

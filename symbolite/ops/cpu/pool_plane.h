@@ -11,4 +11,10 @@ struct PoolPlane {
   std::int64_t h, w, oh, ow, kh, kw, sh, sw, ph, pw;
 };
 
+// The plane kernels' vectors hold 16 floats (AVX-512); rows are padded to whole vectors.
+inline constexpr std::int64_t kPlaneLanes = 16;
+constexpr std::int64_t round_up_to_lanes(std::int64_t n) {
+  return (n + kPlaneLanes - 1) / kPlaneLanes * kPlaneLanes;
+}
+
 }  // namespace symbolite::ops

@@ -4,17 +4,17 @@
 
 #include <algorithm>
 
+#include "symbolite/ops/cpu/avx512_halves.h"
 #include "symbolite/ops/cpu/cpu_features.h"
 
 namespace symbolite::ops {
 namespace {
 
-constexpr __mmask16 kAll = 0xFFFF;
-
 // VMAXPS / VMINPS, zero-masked over every lane (GCC 12 warns on the unmasked forms).
 template <bool kMax>
 __attribute__((target("avx512f"))) inline __m512 pick(__m512 a, __m512 b) {
-  return kMax ? _mm512_maskz_max_ps(kAll, a, b) : _mm512_maskz_min_ps(kAll, a, b);
+  return kMax ? _mm512_maskz_max_ps(avx512::kAllLanes, a, b)
+              : _mm512_maskz_min_ps(avx512::kAllLanes, a, b);
 }
 
 // Four running vectors (independent chains); a NaN, which VMAXPS drops, noted by an unordered
@@ -35,7 +35,8 @@ __attribute__((target("avx512f"))) inline RunExtremum extremum(const float* in, 
     m3 = pick<kMax>(m3, d);
   }
   for (; i < n; i += 16) {
-    const __mmask16 lanes = n - i >= 16 ? kAll : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __mmask16 lanes =
+        n - i >= 16 ? avx512::kAllLanes : static_cast<__mmask16>((1u << (n - i)) - 1);
     const __m512 v = _mm512_mask_loadu_ps(start, lanes, in + i);
     nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
     m0 = pick<kMax>(m0, v);

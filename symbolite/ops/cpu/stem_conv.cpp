@@ -235,8 +235,8 @@ struct Stem : simd::PhaseRows<Vec> {
   }
 };
 
-using BandFn = void (*)(const float*, const float*, float*, const ConvGeometry&, std::int64_t,
-                        std::int64_t, std::int64_t, std::vector<float>&);
+using StemBandFn = void (*)(const float*, const float*, float*, const ConvGeometry&, std::int64_t,
+                            std::int64_t, std::int64_t, std::vector<float>&);
 
 // One copy per instruction set, picked at run time; `acc += b * x` contracts to an FMA where
 // the target has one.
@@ -261,7 +261,7 @@ void band_baseline(const float* in, const float* packed, float* out, const ConvG
 }
 
 struct Best {
-  BandFn band;
+  StemBandFn band;
   int channels;  // the tile's output channels, for the weights' layout
 };
 

@@ -62,7 +62,7 @@ void flip_dim(Stack& s) {
 enum class Transpose { kMT, kMH, kAdjoint, kMatrixH };
 
 template <Transpose kKind>
-void matrix_transpose(Stack& s) {
+void transpose_matrix_op(Stack& s) {
   const std::int64_t dim = s.back().to_tensor().dim();
   if (dim == 0) return;
   if (kKind == Transpose::kMatrixH && dim != 2) {
@@ -164,13 +164,13 @@ void register_alias_ops(OperatorRegistry& r) {
   r.add({"aten::ravel", 1, {}, ravel});
   r.add({"aten::fliplr", 1, {}, flip_dim<1>});
   r.add({"aten::flipud", 1, {}, flip_dim<0>});
-  r.add({"aten::mT", 1, {}, matrix_transpose<Transpose::kMT>});
-  r.add({"aten::mT.a", 1, {}, matrix_transpose<Transpose::kMT>});
-  r.add({"aten::mH", 1, {}, matrix_transpose<Transpose::kMH>});
-  r.add({"aten::mH.a", 1, {}, matrix_transpose<Transpose::kMH>});
-  r.add({"aten::adjoint", 1, {}, matrix_transpose<Transpose::kAdjoint>});
-  r.add({"aten::matrix_H", 1, {}, matrix_transpose<Transpose::kMatrixH>});
-  r.add({"aten::matrix_H.a", 1, {}, matrix_transpose<Transpose::kMatrixH>});
+  r.add({"aten::mT", 1, {}, transpose_matrix_op<Transpose::kMT>});
+  r.add({"aten::mT.a", 1, {}, transpose_matrix_op<Transpose::kMT>});
+  r.add({"aten::mH", 1, {}, transpose_matrix_op<Transpose::kMH>});
+  r.add({"aten::mH.a", 1, {}, transpose_matrix_op<Transpose::kMH>});
+  r.add({"aten::adjoint", 1, {}, transpose_matrix_op<Transpose::kAdjoint>});
+  r.add({"aten::matrix_H", 1, {}, transpose_matrix_op<Transpose::kMatrixH>});
+  r.add({"aten::matrix_H.a", 1, {}, transpose_matrix_op<Transpose::kMatrixH>});
 }
 
 }  // namespace symbolite::ops

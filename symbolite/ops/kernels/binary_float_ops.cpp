@@ -42,12 +42,6 @@ Tensor float_binary(const Tensor& a, const Tensor& b, const char* kernel, bool i
   });
 }
 
-// A Scalar operand as PyTorch wraps it: a 0-dim tensor that does not raise the dtype of a
-// tensor of the same kind.
-Tensor wrapped(const IValue& scalar, const Tensor& other) {
-  return scalar_tensor(scalar, ResultType().tensor(other).scalar(scalar).result());
-}
-
 #define SYMBOLITE_FLOAT_BINARY(name, kernel, int_to_float, expr)                           \
   void name(Stack& s) {                                                                    \
     IValue other = pop(s), self = pop(s);                                                  \
@@ -90,21 +84,21 @@ void ldexp_op(Stack& s) {
 void xlogy_scalar_other(Stack& s) {
   IValue other = pop(s), self = pop(s);
   const Tensor& a = self.to_tensor();
-  s.emplace_back(float_binary(a, wrapped(other, a), "xlogy_cpu", true, [](auto x, auto y) {
+  s.emplace_back(float_binary(a, wrapped_scalar(other, a), "xlogy_cpu", true, [](auto x, auto y) {
     return std::isnan(y) ? y : x == 0 ? decltype(x)(0) : x * std::log(y);
   }));
 }
 void xlogy_scalar_self(Stack& s) {
   IValue other = pop(s), self = pop(s);
   const Tensor& b = other.to_tensor();
-  s.emplace_back(float_binary(wrapped(self, b), b, "xlogy_cpu", true, [](auto x, auto y) {
+  s.emplace_back(float_binary(wrapped_scalar(self, b), b, "xlogy_cpu", true, [](auto x, auto y) {
     return std::isnan(y) ? y : x == 0 ? decltype(x)(0) : x * std::log(y);
   }));
 }
 void copysign_scalar(Stack& s) {
   IValue other = pop(s), self = pop(s);
   const Tensor& a = self.to_tensor();
-  s.emplace_back(float_binary(a, wrapped(other, a), "copysign_cpu", true,
+  s.emplace_back(float_binary(a, wrapped_scalar(other, a), "copysign_cpu", true,
                               [](auto x, auto y) { return std::copysign(x, y); }));
 }
 

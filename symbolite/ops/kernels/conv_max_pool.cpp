@@ -22,7 +22,7 @@ using tensor::Tensor;
 
 // A band's convolution output, in bytes: with its im2col columns and input rows, well within
 // a core's L2 (1 MiB on the machines measured).
-constexpr std::int64_t kBandBytes = std::int64_t{384} << 10;
+constexpr std::int64_t kPoolBandBytes = std::int64_t{384} << 10;
 // Smaller convolution outputs (per image) stay in cache until the pool reads them: nothing to
 // gain.
 constexpr std::int64_t kMinOutputBytes = std::int64_t{2} << 20;
@@ -118,9 +118,9 @@ void conv2d_then_max_pool(Stack& s, const Epilogue& epilogue, const MaxPoolChain
   const float* in = x.data<float>();
   float* pooled = out.mutable_data<float>();
 
-  // Pooled rows a band: as many as read about kBandBytes of convolution output.
+  // Pooled rows a band: as many as read about kPoolBandBytes of convolution output.
   const std::int64_t row_bytes = g.o * g.ow * static_cast<std::int64_t>(sizeof(float));
-  const std::int64_t conv_rows = std::max(pool.kh, kBandBytes / row_bytes);
+  const std::int64_t conv_rows = std::max(pool.kh, kPoolBandBytes / row_bytes);
   const std::int64_t per_band = std::max<std::int64_t>(1, (conv_rows - pool.kh) / pool.sh + 1);
   const std::int64_t bands = (pool.oh + per_band - 1) / per_band;
   parallel_for(g.n * bands, 1, [&](std::int64_t first, std::int64_t last) {

@@ -20,7 +20,7 @@ namespace {
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
-enum Interpolation : std::int64_t { kBilinear = 0, kNearest = 1, kBicubic = 2 };
+enum GridInterpolation : std::int64_t { kBilinear = 0, kNearest = 1, kBicubic = 2 };
 enum Padding : std::int64_t { kZeros = 0, kBorder = 1, kReflection = 2 };
 
 template <typename T>

@@ -92,7 +92,7 @@ void delete_at(Stack& s) {
   take(list.to_list(), idx, "pop index out of range");
 }
 
-void clear(Stack& s) { pop(s).to_list().clear(); }
+void list_clear(Stack& s) { pop(s).to_list().clear(); }
 
 void reverse(Stack& s) {
   IValue list = pop(s);
@@ -115,7 +115,7 @@ void index(Stack& s) {
   s.emplace_back(static_cast<std::int64_t>(at - list.to_list().begin()));
 }
 
-void count(Stack& s) {
+void list_count(Stack& s) {
   IValue el = pop(s);
   IValue list = pop(s);
   const auto& items = list.to_list();
@@ -131,7 +131,7 @@ void sort_items(IValueList& items, bool reverse) {
   });
 }
 
-void sort(Stack& s) {
+void list_sort(Stack& s) {
   bool reverse = pop(s).to_bool();
   IValue list = pop(s);
   sort_items(list.to_list(), reverse);
@@ -250,7 +250,7 @@ void register_list_methods_ops(OperatorRegistry& r) {
   r.add({"aten::insert.t", 3, {}, insert});
   r.add({"aten::pop.t", 2, {IValue(std::int64_t{-1})}, pop_at});
   r.add({"aten::Delete.t", 2, {}, delete_at});
-  r.add({"aten::clear.t", 1, {}, clear});
+  r.add({"aten::clear.t", 1, {}, list_clear});
   r.add({"aten::reverse.t", 1, {}, reverse});
   r.add({"aten::add_.t", 2, {}, add_in_place});
   r.add({"aten::mul.left_t", 2, {}, repeat_left});
@@ -259,8 +259,8 @@ void register_list_methods_ops(OperatorRegistry& r) {
     const std::string t = type;
     r.add({"aten::remove." + t, 2, {}, remove});
     r.add({"aten::index.list_" + t, 2, {}, index});
-    r.add({"aten::count." + t, 2, {}, count});
-    r.add({"aten::sort." + t, 2, {IValue(false)}, sort});
+    r.add({"aten::count." + t, 2, {}, list_count});
+    r.add({"aten::sort." + t, 2, {IValue(false)}, list_sort});
     r.add({"aten::sorted." + t, 1, {}, sorted});
   }
   for (const char* type : {"float", "str", "bool"}) {

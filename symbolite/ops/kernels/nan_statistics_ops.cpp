@@ -22,7 +22,7 @@ using tensor::DType;
 using tensor::Tensor;
 using Ints = std::vector<std::int64_t>;
 
-IValue one() { return IValue(std::int64_t{1}); }
+IValue int_one() { return IValue(std::int64_t{1}); }
 
 // The dims argument of a reduction: None (every dimension) as the empty list.
 IValue dims_or_all(const IValue& dim) { return dim.is_none() ? int_list_value({}) : dim; }
@@ -151,14 +151,14 @@ IValue cov_impl(const IValue& self, std::int64_t correction, const IValue& fweig
   if (!w.is_none() && !aweights.is_none() && correction != 0) {
     IValue wa = run_op("aten::sum", {run_op("aten::mul.Tensor", {w, aweights}), IValue()});
     wa = run_op("aten::div.Tensor", {run_op("aten::mul.Scalar", {wa, IValue(correction)}), w_sum});
-    norm_factor = run_op("aten::sub.Tensor", {w_sum, wa, one()});
+    norm_factor = run_op("aten::sub.Tensor", {w_sum, wa, int_one()});
   } else {
-    norm_factor = run_op("aten::sub.Scalar", {w_sum, IValue(correction), one()});
+    norm_factor = run_op("aten::sub.Scalar", {w_sum, IValue(correction), int_one()});
   }
   if (is_true(run_op("aten::le.Scalar", {norm_factor, IValue(std::int64_t{0})}))) {
     norm_factor = run_op("aten::zeros_like", {norm_factor, {}, {}, {}, {}, {}});
   }
-  in = run_op("aten::sub.Tensor", {in, run_op("aten::unsqueeze", {avg, one()}), one()});
+  in = run_op("aten::sub.Tensor", {in, run_op("aten::unsqueeze", {avg, int_one()}), int_one()});
   const IValue right = w.is_none() ? in : run_op("aten::mul.Tensor", {in, w});
   const IValue c = run_op("aten::mm", {in, run_op("aten::t", {right})});
   return run_op("aten::squeeze", {run_op("aten::true_divide.Tensor", {c, norm_factor})});
@@ -186,10 +186,10 @@ void corrcoef(Stack& s) {
   }
   const IValue stddev = run_op(
       "aten::sqrt",
-      {run_op("aten::diagonal", {c, IValue(std::int64_t{0}), IValue(std::int64_t{0}), one()})});
+      {run_op("aten::diagonal", {c, IValue(std::int64_t{0}), IValue(std::int64_t{0}), int_one()})});
   c = run_op("aten::div.Tensor", {c, run_op("aten::view", {stddev, int_list_value({-1, 1})})});
   c = run_op("aten::div.Tensor", {c, run_op("aten::view", {stddev, int_list_value({1, -1})})});
-  s.push_back(run_op("aten::clip", {c, IValue(std::int64_t{-1}), one()}));
+  s.push_back(run_op("aten::clip", {c, IValue(std::int64_t{-1}), int_one()}));
 }
 
 }  // namespace

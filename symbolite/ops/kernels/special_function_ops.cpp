@@ -203,12 +203,6 @@ Tensor float_binary(const Tensor& a, const Tensor& b, const char* kernel, F f) {
   });
 }
 
-// A Scalar operand as PyTorch wraps it: a 0-dim tensor that does not raise the dtype of a
-// tensor of the same kind.
-Tensor wrapped(const IValue& scalar, const Tensor& other) {
-  return scalar_tensor(scalar, ResultType().tensor(other).scalar(scalar).result());
-}
-
 // x log1p(y), 0 where x is 0 (and y is not NaN).
 struct Xlog1py {
   static constexpr const char* kName = "xlog1py_cpu";
@@ -236,13 +230,13 @@ template <typename F>
 void binary_other_scalar(Stack& s) {
   IValue other = pop(s), self = pop(s);
   const Tensor& a = self.to_tensor();
-  s.emplace_back(float_binary(a, wrapped(other, a), F::kName, F{}));
+  s.emplace_back(float_binary(a, wrapped_scalar(other, a), F::kName, F{}));
 }
 template <typename F>
 void binary_self_scalar(Stack& s) {
   IValue other = pop(s), self = pop(s);
   const Tensor& b = other.to_tensor();
-  s.emplace_back(float_binary(wrapped(self, b), b, F::kName, F{}));
+  s.emplace_back(float_binary(wrapped_scalar(self, b), b, F::kName, F{}));
 }
 
 // igamma / igammac: floating operands only (no promotion of integers), as PyTorch's dispatch.

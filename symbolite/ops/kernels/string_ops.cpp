@@ -210,7 +210,7 @@ void count(Stack& s) {
 }
 
 // text[start:end:step], Python's slice of a string.
-void slice(Stack& s) {
+void string_slice(Stack& s) {
   std::int64_t step = pop(s).to_int();
   IValue end = pop(s), start = pop(s);
   std::string text = pop(s).to_string();
@@ -482,7 +482,7 @@ void register_string_ops(OperatorRegistry& r) {
   r.add({"aten::index.str", 4, {zero, to_end}, find<false, true>});
   r.add({"aten::rindex", 4, {zero, to_end}, find<true, true>});
   r.add({"aten::count", 4, {zero, to_end}, count});
-  r.add({"aten::slice.str", 4, {IValue(), IValue(), IValue(std::int64_t{1})}, slice});
+  r.add({"aten::slice.str", 4, {IValue(), IValue(), IValue(std::int64_t{1})}, string_slice});
   r.add({"aten::swapcase", 1, {}, map_chars<swap_case>});
   r.add({"aten::capitalize", 1, {}, capitalize});
   r.add({"aten::title", 1, {}, title});

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "symbolite/ops/common/batched_matrices.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
@@ -64,21 +65,6 @@ void linalg_vecdot(Stack& s) {
   s.push_back(
       run_op("aten::sum.dim_IntList", {run_op("aten::mul.Tensor", {x, y}),
                                        int_list_value({dim.to_int()}), IValue(false), IValue()}));
-}
-
-void check_matrix(const Tensor& t, const char* f, const char* arg) {
-  if (t.dim() < 2) {
-    fail(fmt::format("{}: The input tensor {} must have at least 2 dimensions.", f, arg));
-  }
-}
-
-void check_square(const Tensor& t, const char* f, const char* arg) {
-  check_matrix(t, f, arg);
-  const std::int64_t rows = t.sizes()[t.sizes().size() - 2], cols = t.sizes().back();
-  if (rows != cols) {
-    fail(fmt::format("{}: {} must be batches of square matrices, but they are {} by {} matrices", f,
-                     arg, rows, cols));
-  }
 }
 
 // matrix_power(self, n): identity for 0, self for 1, the inverse's power for negative n; small
@@ -189,7 +175,7 @@ void linalg_solve_triangular(Stack& s) {
   const Tensor& ta = a.to_tensor();
   const Tensor& tb = b.to_tensor();
   check_square(ta, f, "A");
-  check_matrix(tb, f, "B");
+  check_is_matrix(tb, f, "B");
   const bool left = left_v.to_bool();
   const std::int64_t n = ta.sizes().back();
   const std::int64_t b_rows = tb.sizes()[tb.sizes().size() - 2], b_cols = tb.sizes().back();
