@@ -5,6 +5,8 @@
 // the operators PyTorch's own composite runs, so results are theirs.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <type_traits>
@@ -22,6 +24,7 @@
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/support/machine_memory.h"
 #include "symbolite/tensor/broadcast.h"
 
 namespace symbolite::ops {
@@ -406,9 +409,14 @@ void tensor_split_sections(Stack& s) {
   if (sections <= 0) {
     fail(fmt::format("number of sections must be larger than 0, got {}", sections));
   }
+  // Every section is a view: a count no memory holds fails before the list grows to it.
+  if (static_cast<std::uint64_t>(sections) > machine_memory_bytes() / sizeof(Tensor)) {
+    fail(fmt::format("tensor_split: {} sections need more memory than this machine has", sections));
+  }
   const Tensor& t = self.to_tensor();
   const std::int64_t size = t.sizes()[static_cast<std::size_t>(wrap_dim(dim.to_int(), t.dim()))];
   Ints cuts;
+  cuts.reserve(static_cast<std::size_t>(sections - 1));
   std::int64_t at = 0;
   for (std::int64_t i = 0; i + 1 < sections; ++i) {
     at += size / sections + (i < size % sections ? 1 : 0);
@@ -440,8 +448,22 @@ void split_by_size(Stack& s) {
   s.push_back(split_at(self, cuts, dim));
 }
 
+// The sum over rows i in [0, rows) of min(cols, max(0, i + a)), exactly (a row's count of
+// columns j < i + a, clamped): zero up to row -a, then one more a row, then cols.
+__int128 clamped_row_sum(std::int64_t rows, std::int64_t cols, __int128 a) {
+  const __int128 first = std::max<__int128>(0, 1 - a);        // first row with a column
+  const __int128 full = std::max<__int128>(first, cols - a);  // first row with all of them
+  const __int128 ramp_end = std::min<__int128>(rows, full);   // rows [first, ramp_end) ramp
+  __int128 sum = 0;
+  if (ramp_end > first) sum += (first + a + ramp_end - 1 + a) * (ramp_end - first) / 2;
+  if (rows > full) sum += (rows - full) * cols;
+  return sum;
+}
+
 // triu_indices / tril_indices(row, col, offset=0, *, dtype=int64, ...): the 2 x N coordinates
-// of the upper (lower) triangle, row by row.
+// of the upper (lower) triangle, row by row. N is computed first, so the output is the only
+// allocation and the loops visit only rows that have elements: hostile sizes (2^40 rows) fail
+// at the output's size instead of looping.
 template <bool kUpper>
 void triangle_indices(Stack& s) {
   IValue* a = last(s, 7);
@@ -450,20 +472,36 @@ void triangle_indices(Stack& s) {
   drop(s, 7);
   if (rows < 0) fail(fmt::format("row must be non-negative, got{}", rows));
   if (cols < 0) fail(fmt::format("col must be non-negative, got{}", cols));
-  Ints r, c;
-  for (std::int64_t i = 0; i < rows; ++i) {
-    for (std::int64_t j = 0; j < cols; ++j) {
-      if (kUpper ? j - i >= offset : j - i <= offset) {
-        r.push_back(i);
-        c.push_back(j);
-      }
+  // Row i holds columns [0, i + offset] (lower) or [i + offset, cols) (upper).
+  const __int128 count =
+      kUpper ? static_cast<__int128>(rows) * cols - clamped_row_sum(rows, cols, offset)
+             : clamped_row_sum(rows, cols, static_cast<__int128>(offset) + 1);
+  if (count > std::numeric_limits<std::int64_t>::max() / 2) {
+    fail(
+        fmt::format("{}_indices: the {} x {} triangle at offset {} has {} elements, more than "
+                    "a tensor holds",
+                    kUpper ? "triu" : "tril", rows, cols, offset, static_cast<double>(count)));
+  }
+  const auto n = static_cast<std::int64_t>(count);
+  Tensor out = Tensor::uninitialized({2, n}, DType::kInt64);
+  std::int64_t* r = out.mutable_data<std::int64_t>();
+  std::int64_t* c = r + n;
+  const __int128 shift = offset;
+  // The rows with at least one column: from -offset on (lower), up to cols - offset (upper).
+  const auto first_row = static_cast<std::int64_t>(
+      kUpper ? 0 : std::clamp<__int128>(-shift, 0, static_cast<__int128>(rows)));
+  const auto end_row = static_cast<std::int64_t>(
+      kUpper ? std::clamp<__int128>(cols - shift, 0, static_cast<__int128>(rows)) : rows);
+  for (std::int64_t i = first_row; i < end_row && n > 0; ++i) {
+    const auto edge = static_cast<__int128>(i) + shift;
+    const auto from = static_cast<std::int64_t>(kUpper ? std::max<__int128>(edge, 0) : 0);
+    const auto to = static_cast<std::int64_t>(
+        kUpper ? cols : std::min<__int128>(edge + 1, static_cast<__int128>(cols)));
+    for (std::int64_t j = from; j < to; ++j) {
+      *r++ = i;
+      *c++ = j;
     }
   }
-  const auto n = static_cast<std::int64_t>(r.size());
-  Tensor out = Tensor::uninitialized({2, n}, DType::kInt64);
-  std::int64_t* p = out.mutable_data<std::int64_t>();
-  std::copy(r.begin(), r.end(), p);
-  std::copy(c.begin(), c.end(), p + n);
   s.emplace_back(dtype == DType::kInt64 ? out : to_dtype(out, dtype));
 }
 

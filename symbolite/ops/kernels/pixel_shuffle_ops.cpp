@@ -39,19 +39,28 @@ void pixel_shuffle(Stack& s) {
   const Sizes& sz = x.sizes();
   std::size_t nd = sz.size();
   std::int64_t c = sz[nd - 3], h = sz[nd - 2], w = sz[nd - 1];
-  if (c % (r * r) != 0) {
-    fail(
-        fmt::format("pixel_shuffle expects its input's 'channel' dimension to be divisible by "
-                    "the square of upscale_factor, but input.size(-3)={} is not divisible by {}",
-                    c, r * r));
+  // r * r in 128 bits: past 3037000499 it overflows int64, where PyTorch's check divides by
+  // the wrapped square (0 for 2^32: the process dies of SIGFPE).
+  const auto square = static_cast<unsigned __int128>(r) * static_cast<unsigned __int128>(r);
+  if (static_cast<unsigned __int128>(c) % square != 0) {
+    fail(fmt::format(
+        "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+        "of upscale_factor, but input.size(-3)={} is not divisible by {}",
+        c, square));
+  }
+  const std::int64_t oc = c == 0 ? 0 : c / (r * r);  // r * r <= c here, when c > 0
+  std::int64_t oh = 0, ow = 0;
+  if (__builtin_mul_overflow(h, r, &oh) || __builtin_mul_overflow(w, r, &ow)) {
+    fail(fmt::format("pixel_shuffle: the output size {} x {} times upscale_factor {} overflows", h,
+                     w, r));
   }
   Sizes batch(sz.begin(), sz.end() - 3);
   Sizes view = batch, perm, out = batch;
-  view.insert(view.end(), {c / (r * r), r, r, h, w});
+  view.insert(view.end(), {oc, r, r, h, w});
   auto b = static_cast<std::int64_t>(batch.size());
   for (std::int64_t i = 0; i < b; ++i) perm.push_back(i);
   perm.insert(perm.end(), {b, b + 3, b + 1, b + 4, b + 2});
-  out.insert(out.end(), {c / (r * r), h * r, w * r});
+  out.insert(out.end(), {oc, oh, ow});
   s.push_back(rearranged(self, view, perm, out));
 }
 
@@ -90,7 +99,12 @@ void pixel_unshuffle(Stack& s) {
   auto b = static_cast<std::int64_t>(batch.size());
   for (std::int64_t i = 0; i < b; ++i) perm.push_back(i);
   perm.insert(perm.end(), {b, b + 2, b + 4, b + 1, b + 3});
-  out.insert(out.end(), {c * r * r, h / r, w / r});
+  std::int64_t oc = 0;  // r divides h and w, so it is at most both unless they are 0
+  if (__builtin_mul_overflow(c, r, &oc) || __builtin_mul_overflow(oc, r, &oc)) {
+    fail(fmt::format("pixel_unshuffle: {} channels times downscale_factor {} squared overflows", c,
+                     r));
+  }
+  out.insert(out.end(), {oc, h / r, w / r});
   s.push_back(rearranged(self, view, perm, out));
 }
 

@@ -166,7 +166,12 @@ void polygamma_(Stack& s) {
 Tensor mvlgamma_of(const Tensor& x, std::int64_t p) {
   if (x.dtype() == DType::kBool) fail("The input tensor may not be a boolean tensor.");
   if (p < 1) fail("p has to be greater than or equal to 1");
-  const double constant = static_cast<double>(p * (p - 1)) * std::log(std::numbers::pi) * 0.25;
+  // PyTorch forms the p terms of every element as one tensor: a p no memory holds fails so
+  // here too, rather than looping 2^63 times.
+  const std::int64_t terms[] = {x.numel(), p};
+  tensor::checked_nbytes(terms, is_floating(x.dtype()) ? x.dtype() : DType::kFloat32);
+  const double constant =
+      static_cast<double>(p) * static_cast<double>(p - 1) * std::log(std::numbers::pi) * 0.25;
   return float_unary(x, "mvlgamma", [p, constant](auto v) {
     using T = decltype(v);
     T sum = 0;
