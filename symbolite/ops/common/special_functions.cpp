@@ -128,7 +128,7 @@ T polygamma(std::int64_t n, T x) {
   if (n == 0) return digamma(x);
   if (n == 1) return trigamma(x);
   const T sign = n % 2 != 0 ? T(1) : T(-1);
-  return sign * std::exp(std::lgamma(static_cast<T>(n) + T(1))) * zeta(static_cast<T>(n + 1), x);
+  return sign * std::exp(std::lgamma(static_cast<T>(n) + T(1))) * zeta(static_cast<T>(n) + T(1), x);
 }
 
 template <typename T>

@@ -20,6 +20,7 @@
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/type_promotion.h"
+#include "symbolite/ops/common/wrapping_int.h"
 #include "symbolite/ops/cpu/element_runs.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/kernel_runner.h"
@@ -811,6 +812,8 @@ void unfold(Stack& s) {
                      size));
   }
   if (step <= 0) fail(fmt::format("step is {} but must be > 0", step));
+  // (PyTorch checks no lower bound: -1 fails at its storage check, INT64_MIN overflows.)
+  if (size < 0) fail(fmt::format("unfold: size is {} but must be >= 0", size));
   Ints sizes = t.sizes(), strides = t.strides();
   if (t.dim() == 0) {
     s.emplace_back(Tensor::from_storage(t.storage(), t.dtype(), {size}, {1}, t.storage_offset()));
@@ -819,7 +822,7 @@ void unfold(Stack& s) {
   const auto d = static_cast<std::size_t>(dim);
   const std::int64_t stride = strides[d];
   sizes[d] = (length - size) / step + 1;
-  strides[d] = stride * step;
+  strides[d] = wrapping_mul(stride, step);  // as PyTorch's: one window when step passes the end
   sizes.push_back(size);
   strides.push_back(stride);
   s.emplace_back(Tensor::from_storage(t.storage(), t.dtype(), sizes, strides, t.storage_offset()));

@@ -3,6 +3,8 @@
 // (the last dimension written along a diagonal of two new ones) and block_diag (matrices
 // along the diagonal of a larger one).
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -68,7 +70,13 @@ void diag(Stack& s) {
     return;
   }
   if (t.dim() != 1) fail("matrix or a vector expected");
-  const std::int64_t n = t.numel() + (k >= 0 ? k : -k);
+  // numel + |k| rows: an offset no matrix holds fails before the sum overflows.
+  std::int64_t n = 0;
+  if (k == std::numeric_limits<std::int64_t>::min() ||
+      __builtin_add_overflow(t.numel(), k >= 0 ? k : -k, &n)) {
+    fail(fmt::format("diagflat: a vector of {} with offset {} makes a matrix no tensor holds",
+                     t.numel(), k));
+  }
   Tensor out = Tensor::empty({n, n}, t.dtype());
   copy_into(diagonal_view(out, k, 0, 1), t);
   s.emplace_back(std::move(out));

@@ -15,6 +15,7 @@
 #include "symbolite/ops/cpu/element_runs.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/support/machine_memory.h"
 #include "symbolite/support/parallel_for.h"
 
 namespace symbolite::ops {
@@ -212,7 +213,7 @@ void roll(Stack& s) {
     const std::int64_t n = t.numel();
     Sizes map(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i)
-      map[static_cast<std::size_t>(i)] = cyclic_index(i - shifts[0], n);
+      map[static_cast<std::size_t>(i)] = cyclic_index(i - shifts[0] % n, n);
     gather_separable(t, {n}, out, {n}, nullptr, {map});
     s.emplace_back(std::move(out));
     return;
@@ -223,7 +224,9 @@ void roll(Stack& s) {
   }
   Sizes shift(static_cast<std::size_t>(t.dim()), 0);
   for (std::size_t i = 0; i < dims.size(); ++i) {
-    shift[static_cast<std::size_t>(wrap_dim(dims[i], t.dim()))] += shifts[i];
+    // Each shift modulo its dimension first: two of 2^62 on one dimension cannot overflow.
+    const auto d = static_cast<std::size_t>(wrap_dim(dims[i], t.dim()));
+    if (t.sizes()[d] > 0) shift[d] = (shift[d] + shifts[i] % t.sizes()[d]) % t.sizes()[d];
   }
   Tensor out = Tensor::uninitialized(t.sizes(), t.dtype());
   std::vector<Sizes> maps(t.sizes().size());
@@ -327,7 +330,12 @@ void repeat(Stack& s) {
   Sizes in_sizes(lead, 1);
   in_sizes.insert(in_sizes.end(), t.sizes().begin(), t.sizes().end());
   Sizes sizes(repeats.size());
-  for (std::size_t d = 0; d < repeats.size(); ++d) sizes[d] = in_sizes[d] * repeats[d];
+  for (std::size_t d = 0; d < repeats.size(); ++d) {
+    if (__builtin_mul_overflow(in_sizes[d], repeats[d], &sizes[d])) {
+      fail(fmt::format("repeat: a dimension of {} repeated {} times overflows int64", in_sizes[d],
+                       repeats[d]));
+    }
+  }
   for (std::int64_t n : sizes) {
     if (n < 0) {
       fail(fmt::format("Trying to create tensor with negative dimension {}: {}", n,
@@ -367,10 +375,20 @@ Sizes interleaved(std::int64_t size, const Sizes& repeats, const IValue& output_
   if (repeats.size() != 1 && static_cast<std::int64_t>(repeats.size()) != size) {
     fail("repeats must have the same size as input along dim");
   }
-  Sizes map;
+  // The output's length first: a count no memory holds fails before the map grows to it.
+  std::int64_t total = 0;
   for (std::int64_t i = 0; i < size; ++i) {
     const std::int64_t n = repeats[repeats.size() == 1 ? 0 : static_cast<std::size_t>(i)];
     if (n < 0) fail("repeats can not be negative");
+    if (__builtin_add_overflow(total, n, &total) ||
+        static_cast<std::uint64_t>(total) > machine_memory_bytes() / sizeof(std::int64_t)) {
+      fail("repeat_interleave: the repeated length needs more memory than this machine has");
+    }
+  }
+  Sizes map;
+  map.reserve(static_cast<std::size_t>(total));
+  for (std::int64_t i = 0; i < size; ++i) {
+    const std::int64_t n = repeats[repeats.size() == 1 ? 0 : static_cast<std::size_t>(i)];
     map.insert(map.end(), static_cast<std::size_t>(n), i);
   }
   if (!output_size.is_none() && output_size.to_int() != static_cast<std::int64_t>(map.size())) {

@@ -96,8 +96,7 @@ void round_decimals(Stack& s) {
       not_implemented("round_cpu", x.dtype());
     } else {
       const bool negative = decimals < 0;
-      const T ten_pow =
-          static_cast<T>(std::pow(10.0, static_cast<double>(negative ? -decimals : decimals)));
+      const T ten_pow = static_cast<T>(std::pow(10.0, std::fabs(static_cast<double>(decimals))));
       return unary_same<T>(x, [=](T v) {
         return negative ? std::nearbyint(v / ten_pow) * ten_pow
                         : std::nearbyint(v * ten_pow) / ten_pow;

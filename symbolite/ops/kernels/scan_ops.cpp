@@ -115,6 +115,7 @@ void cumulative_extreme(Stack& s) {
     T* val = values.template mutable_data<T>();
     std::int64_t* idx = indices.mutable_data<std::int64_t>();
     for_each_line(l, [&](std::int64_t first) {
+      if (l.size == 0) return;  // an empty dimension: no first element to start from
       T best = in[first];
       std::int64_t best_at = 0;
       for (std::int64_t k = 0; k < l.size; ++k) {

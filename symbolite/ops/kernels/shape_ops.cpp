@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -13,9 +14,11 @@
 #include "symbolite/ops/common/integer_range.h"
 #include "symbolite/ops/common/tensor_args.h"
 #include "symbolite/ops/common/tensor_loops.h"
+#include "symbolite/ops/common/wrapping_int.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
 #include "symbolite/support/error.h"
+#include "symbolite/support/machine_memory.h"
 #include "symbolite/support/parallel_for.h"
 #include "symbolite/tensor/broadcast.h"
 
@@ -189,8 +192,10 @@ void slice(Stack& s) {
     end = size;
   Sizes sizes = t.sizes(), strides = t.strides();
   std::int64_t offset = t.storage_offset() + start * strides[d];
-  sizes[d] = (end - start + step - 1) / step;
-  strides[d] *= step;
+  sizes[d] = (end - start) / step + ((end - start) % step != 0 ? 1 : 0);  // rounded up
+  // As PyTorch's, wrapping: a step past the dimension leaves one element, whose stride no
+  // index multiplies.
+  strides[d] = wrapping_mul(strides[d], step);
   s.emplace_back(make_view(t, sizes, strides, offset));
 }
 
@@ -528,9 +533,13 @@ void chunk(Stack& s) {
   }
   auto d = static_cast<std::size_t>(wrap_dim(dim_v.to_int(), t.dim()));
   std::int64_t dim_size = t.sizes()[d];
-  std::int64_t split = (dim_size + chunks - 1) / chunks;
+  std::int64_t split = dim_size / chunks + (dim_size % chunks != 0 ? 1 : 0);  // rounded up
   IValueList out;
   if (split == 0 && dim_size == 0) {
+    // `chunks` empty views (PyTorch's): a count no memory holds fails before the list grows.
+    if (static_cast<std::uint64_t>(chunks) > machine_memory_bytes() / sizeof(Tensor)) {
+      fail(fmt::format("chunk: {} chunks need more memory than this machine has", chunks));
+    }
     for (std::int64_t i = 0; i < chunks; ++i) out.emplace_back(narrow(t, d, 0, 0));
   } else {
     std::int64_t num = std::max<std::int64_t>((dim_size + split - 1) / split, 1);

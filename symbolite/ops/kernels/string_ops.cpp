@@ -5,6 +5,7 @@
 // startswith; split without a separator splits on runs of whitespace).
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 
@@ -14,6 +15,7 @@
 #include "symbolite/ops/common/slice_range.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/support/machine_memory.h"
 
 namespace symbolite::ops {
 namespace {
@@ -280,6 +282,14 @@ void letters_in_case(Stack& s) {
 }
 
 // ljust / rjust / center: padded to `width` with one fill character.
+// A padded string's width must fit in memory: refused before the padding is made.
+void check_string_width(const char* op, std::int64_t width) {
+  if (width > 0 && static_cast<std::uint64_t>(width) > machine_memory_bytes()) {
+    fail(
+        fmt::format("{}: a string of width {} needs more memory than this machine has", op, width));
+  }
+}
+
 enum class Pad { kLeft, kRight, kCenter };
 template <Pad pad>
 void justify(Stack& s) {
@@ -292,6 +302,7 @@ void justify(Stack& s) {
     s.push_back(IValue::string(std::move(text)));
     return;
   }
+  check_string_width(pad == Pad::kLeft ? "rjust" : pad == Pad::kRight ? "ljust" : "center", width);
   std::size_t total = static_cast<std::size_t>(width - size), left = 0;
   if (pad == Pad::kLeft) left = total;  // rjust: fill on the left
   // center: PyTorch puts the odd fill character on the left when the width is odd.
@@ -305,6 +316,7 @@ void zfill(Stack& s) {
   std::int64_t width = pop(s).to_int();
   std::string text = pop(s).to_string();
   const auto size = static_cast<std::int64_t>(text.size());
+  check_string_width("zfill", width);
   std::size_t zeros = width > size ? static_cast<std::size_t>(width - size) : 0;
   s.push_back(IValue::string(std::string(zeros, '0') + text));
 }

@@ -8,8 +8,11 @@
 #include <cstdint>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/op_error.h"
+#include "symbolite/support/machine_memory.h"
 
 namespace symbolite::ops {
 namespace {
@@ -85,10 +88,13 @@ void expandtabs(Stack& s) {
       out += c;
       ++column;
     } else if (tabsize > 0) {
-      do {
-        out += ' ';
-        ++column;
-      } while (column % tabsize != 0);
+      // To the next multiple of tabsize, at once: a string no memory holds fails first.
+      const std::int64_t pad = tabsize - column % tabsize;
+      if (static_cast<std::uint64_t>(pad) > machine_memory_bytes() - out.size()) {
+        fail(fmt::format("expandtabs: a tab size of {} makes a string no memory holds", tabsize));
+      }
+      out.append(static_cast<std::size_t>(pad), ' ');
+      column += pad;
     }
   }
   s.push_back(IValue::string(std::move(out)));

@@ -4,6 +4,7 @@
 // (as_strided, empty_strided, new_empty_strided), whose every element is proven to lie inside
 // the storage before the view exists (a hostile size or stride fails, never reads outside).
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -112,7 +113,8 @@ std::int64_t elements_spanned(const Ints& sizes, const Ints& strides, std::int64
     if (sizes[d] == 0) return 0;
     std::int64_t step = 0;
     if (__builtin_mul_overflow(sizes[d] - 1, strides[d], &step) ||
-        __builtin_add_overflow(last, step, &last)) {
+        __builtin_add_overflow(last, step, &last) ||
+        last == std::numeric_limits<std::int64_t>::max()) {  // the count is last + 1
       fail(fmt::format("Storage size calculation overflowed with sizes={} and strides={}",
                        tensor::format_sizes(sizes), tensor::format_sizes(strides)));
     }

@@ -179,11 +179,17 @@ void bincount(Stack& s) {
   if (minlength < 0) fail("minlength should be >= 0");
   const Tensor x = to_dtype(self, DType::kInt64);
   const std::int64_t* v = x.data<std::int64_t>();
-  std::int64_t bins = minlength;
+  std::int64_t largest = -1;
   for (std::int64_t i = 0; i < x.numel(); ++i) {
     if (v[i] < 0) fail("bincount only supports 1-d non-negative integral inputs.");
-    bins = std::max(bins, v[i] + 1);
+    largest = std::max(largest, v[i]);
   }
+  // A bin past the largest value (INT64_MAX has none: its size overflows below); counts no
+  // tensor holds fail before the bins are made.
+  const std::int64_t bins = std::max(
+      minlength, largest == std::numeric_limits<std::int64_t>::max() ? largest : largest + 1);
+  const std::int64_t bin_sizes[] = {bins};
+  tensor::checked_nbytes(bin_sizes, DType::kFloat64);
   if (weights_v.is_none()) {
     Ints counts(static_cast<std::size_t>(bins), 0);
     for (std::int64_t i = 0; i < x.numel(); ++i) ++counts[static_cast<std::size_t>(v[i])];
@@ -238,6 +244,8 @@ void histc(Stack& s) {
     fail(fmt::format("\"histogram_cpu\" not implemented for '{}'",
                      tensor::scalar_type_name(self.dtype())));
   }
+  const std::int64_t bin_count[] = {bins};  // the histogram must fit before it is counted
+  tensor::checked_nbytes(bin_count, DType::kFloat64);
   std::vector<double> counts(static_cast<std::size_t>(bins), 0.0);
   for (std::int64_t i = 0; i < x.numel(); ++i) {
     if (!(v[i] >= lo && v[i] <= hi)) continue;

@@ -40,6 +40,10 @@ DType window_dtype(const char* name, const IValue& dtype_v, std::int64_t length)
   if (length < 0) {
     fail(fmt::format("{} requires non-negative window_length, got window_length={}", name, length));
   }
+  // The window's tensor must fit (a periodic one is computed one longer): refused here, before
+  // length + 1 could overflow.
+  const std::int64_t sizes[] = {length};
+  tensor::checked_nbytes(sizes, dtype);
   return dtype;
 }
 

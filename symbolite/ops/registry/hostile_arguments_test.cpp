@@ -66,7 +66,7 @@ std::optional<IValue> ordinary(const std::string& type) {
     return IValue();
   }
   if (type == "ScalarType") return IValue(std::int64_t{6});  // float32
-  if (is_one_of(type, {"str", "str?"})) return IValue::string("ab c");
+  if (is_one_of(type, {"str", "str?"})) return IValue::string("a\tb c");
   if (type == "t[]") return IValue::list({IValue(std::int64_t{3}), IValue(std::int64_t{1})});
   if (type == "bool[]") return IValue::list({IValue(true), IValue(false)});
   if (type == "str[]") return IValue::list({IValue::string("a"), IValue::string("b")});
