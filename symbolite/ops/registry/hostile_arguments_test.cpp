@@ -33,8 +33,8 @@ using tensor::Tensor;
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kHuge = std::int64_t{1} << 40;
-constexpr double kInf = std::numeric_limits<double>::infinity();
-const double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+const double kNotANumber = std::numeric_limits<double>::quiet_NaN();
 
 // A tensor of `sizes` holding v - 3, v - 2, ..., v + 3 repeated, in `dtype`.
 Tensor filled(const std::vector<std::int64_t>& sizes, DType dtype, double v) {
@@ -88,17 +88,12 @@ std::vector<IValue> hostile(const std::string& type) {
             IValue(std::int64_t{-7})};
   }
   if (is_one_of(type, {"float", "float?"})) {
-    return {IValue(kNan),   IValue(kInf), IValue(-kInf), IValue(1e300),
-            IValue(-1e300), IValue(0.0),  IValue(-1.0)};
+    return {IValue(kNotANumber), IValue(kInfinity), IValue(-kInfinity), IValue(1e300),
+            IValue(-1e300),      IValue(0.0),       IValue(-1.0)};
   }
   if (is_one_of(type, {"Scalar", "Scalar?"})) {
-    return {IValue(kNan),
-            IValue(kInf),
-            IValue(1e300),
-            IValue(kMax),
-            IValue(kMin),
-            IValue(std::int64_t{0}),
-            IValue(std::int64_t{-1})};
+    return {IValue(kNotANumber), IValue(kInfinity),       IValue(1e300),           IValue(kMax),
+            IValue(kMin),        IValue(std::int64_t{0}), IValue(std::int64_t{-1})};
   }
   if (is_one_of(type, {"int[]", "int[]?", "SymInt[]", "SymInt[]?"})) {
     return {int_list_value({kMax}),         int_list_value({kMin}),
@@ -107,7 +102,7 @@ std::vector<IValue> hostile(const std::string& type) {
             int_list_value({-2, 5})};
   }
   if (is_one_of(type, {"float[]", "float[]?"})) {
-    return {IValue::list({IValue(kNan)}), IValue::list({IValue(1e300)}),
+    return {IValue::list({IValue(kNotANumber)}), IValue::list({IValue(1e300)}),
             IValue::list({IValue(-1.0)}), IValue::list({})};
   }
   if (is_one_of(type, {"Tensor", "Tensor?"})) {
@@ -115,7 +110,7 @@ std::vector<IValue> hostile(const std::string& type) {
             IValue(filled({}, DType::kFloat32, 1)),
             IValue(filled({4}, DType::kInt64, static_cast<double>(kMax))),
             IValue(filled({4}, DType::kInt64, -5)),
-            IValue(filled({3}, DType::kFloat32, kNan)),
+            IValue(filled({3}, DType::kFloat32, kNotANumber)),
             IValue(filled({2, 0, 3}, DType::kFloat32, 1)),
             IValue(filled({1, 1, 1, 1, 1, 1, 1}, DType::kFloat32, 1)),
             IValue(filled({4}, DType::kBool, 1)),
@@ -138,9 +133,9 @@ std::vector<IValue> hostile(const std::string& type) {
   }
   if (type == "t[]") {
     return {IValue::list({}), IValue::list({IValue(kMax), IValue(kMin)}),
-            IValue::list({IValue(kNan)}), IValue::list({IValue::string("s")})};
+            IValue::list({IValue(kNotANumber)}), IValue::list({IValue::string("s")})};
   }
-  if (type == "t") return {IValue(kMax), IValue(kNan), IValue::string("x"), IValue()};
+  if (type == "t") return {IValue(kMax), IValue(kNotANumber), IValue::string("x"), IValue()};
   if (type == "bool[]") return {IValue::list({}), IValue::list({IValue(true)})};
   if (type == "str[]") return {IValue::list({}), IValue::list({IValue::string("")})};
   if (is_one_of(type, {"ScalarType", "ScalarType?"})) {
