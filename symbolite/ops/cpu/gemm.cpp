@@ -4,6 +4,7 @@
 #include <dnnl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "symbolite/ops/cpu/gemv.h"
@@ -46,6 +47,12 @@ void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int6
            const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
            std::int64_t ldc) {
   SubnormalOperandsAsZero subnormals;  // on the workers too: parallel_for passes it on
+  // A NaN alpha makes every element NaN (IEEE, and PyTorch's); oneDNN's reference GEMM, which
+  // CPUs without AVX run, computes as if alpha were 1.
+  if (std::isnan(alpha) && k > 0) {
+    for (std::int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, alpha);
+    return;
+  }
   // One row of A (linear on a batch of one): dot products rather than a GEMM (gemv.h).
   if (m == 1 && !trans_a && n > 0 && k > 0 && sgemv(trans_b, n, k, alpha, a, b, ldb, beta, c)) {
     return;
