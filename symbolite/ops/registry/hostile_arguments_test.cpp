@@ -51,11 +51,10 @@ bool is_one_of(const std::string& type, std::initializer_list<const char*> names
   return false;
 }
 
-// An ordinary value of a schema type; none for the types this test does not build (dicts,
-// Any, devices).
-std::optional<IValue> ordinary(const std::string& type) {
-  if (is_one_of(type, {"Tensor", "Tensor?"}))
-    return IValue(filled({2, 3, 4}, DType::kFloat32, 0.5));
+// An ordinary value of a schema type, tensors of dtype `tensors`; none for the types this
+// test does not build (dicts, Any, devices).
+std::optional<IValue> ordinary(const std::string& type, DType tensors) {
+  if (is_one_of(type, {"Tensor", "Tensor?"})) return IValue(filled({2, 3, 4}, tensors, 0.5));
   if (is_one_of(type, {"int", "int?", "SymInt", "SymInt?", "t"})) return IValue(std::int64_t{1});
   if (is_one_of(type, {"float", "float?"})) return IValue(0.5);
   if (is_one_of(type, {"Scalar", "Scalar?"})) return IValue(2.0);
@@ -172,28 +171,32 @@ std::string run_hostile(const std::string& name, const FunctionSchema& schema,
   return "";
 }
 
+// Ordinary tensors of float32, then of int64 (the integer paths of the same kernels).
 TEST(HostileArguments, NoOperatorCrashesHangsOrMisbehaves) {
-  int called = 0;
-  for (const std::string& name : default_registry().names()) {
-    const FunctionSchema* schema = find_schema(name);
-    // Random draws are excluded: their kernels are PyTorch's generators, and a hostile count
-    // of draws is a legitimate (if slow) request.
-    if (schema == nullptr || schema->is_vararg || name.find("rand") != std::string::npos ||
-        name.find("normal") != std::string::npos || name.find("bernoulli") != std::string::npos ||
-        name == "aten::warn") {  // (prints its message, whatever it is)
-      continue;
+  for (const DType tensors : {DType::kFloat32, DType::kInt64}) {
+    int called = 0;
+    for (const std::string& name : default_registry().names()) {
+      const FunctionSchema* schema = find_schema(name);
+      // Random draws are excluded: their kernels are PyTorch's generators, and a hostile count
+      // of draws is a legitimate (if slow) request.
+      if (schema == nullptr || schema->is_vararg || name.find("rand") != std::string::npos ||
+          name.find("normal") != std::string::npos || name.find("bernoulli") != std::string::npos ||
+          name == "aten::warn") {  // (prints its message, whatever it is)
+        continue;
+      }
+      std::vector<IValue> args;
+      for (const auto& a : schema->arguments) {
+        std::optional<IValue> v = ordinary(a.type, tensors);
+        if (!v) break;
+        args.push_back(*v);
+      }
+      if (args.size() != schema->arguments.size()) continue;
+      ++called;
+      EXPECT_EQ(run_hostile(name, *schema, args), "")
+          << name << " with " << tensor::scalar_type_name(tensors) << " tensors";
     }
-    std::vector<IValue> args;
-    for (const auto& a : schema->arguments) {
-      std::optional<IValue> v = ordinary(a.type);
-      if (!v) break;
-      args.push_back(*v);
-    }
-    if (args.size() != schema->arguments.size()) continue;
-    ++called;
-    EXPECT_EQ(run_hostile(name, *schema, args), "") << name;
+    EXPECT_GT(called, 1000);  // most of the registry: the types built above cover it
   }
-  EXPECT_GT(called, 1000);  // most of the registry: the types built above cover it
 }
 
 // Sizes and counts at the ends of int64 give PyTorch's results and errors (family
