@@ -171,9 +171,9 @@ std::string run_hostile(const std::string& name, const FunctionSchema& schema,
   return "";
 }
 
-// Ordinary tensors of float32, then of int64 (the integer paths of the same kernels).
+// Ordinary tensors of float32, then int64, uint8 and bool (the other paths of the kernels).
 TEST(HostileArguments, NoOperatorCrashesHangsOrMisbehaves) {
-  for (const DType tensors : {DType::kFloat32, DType::kInt64}) {
+  for (const DType tensors : {DType::kFloat32, DType::kInt64, DType::kUInt8, DType::kBool}) {
     int called = 0;
     for (const std::string& name : default_registry().names()) {
       const FunctionSchema* schema = find_schema(name);
