@@ -7,19 +7,18 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "symbolite/ops/common/activation.h"
 #include "symbolite/ops/common/checked_scalar.h"
+#include "symbolite/ops/common/clamp_scalars.h"
 #include "symbolite/ops/common/elementwise_loops.h"
 #include "symbolite/ops/common/tensor_loops.h"
 #include "symbolite/ops/common/wrapping_int.h"
 #include "symbolite/ops/cpu/vector_math.h"
 #include "symbolite/ops/registry/kernel_families.h"
-#include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
 
 namespace symbolite::ops {
@@ -436,39 +435,16 @@ Tensor relu_impl(const Tensor& x) {
 }
 
 // PyTorch 1.13's hardtanh_out: an integer tensor's limits as int64 first (no type promotion;
-// uint8's not negative), then clamp's: each converted to the tensor's type, and a NaN limit
-// of a float tensor makes every element NaN.
+// uint8's not negative), then clamp's (clamp_scalars.h: a NaN limit makes every element NaN).
 Tensor hardtanh_impl(const Tensor& x, const IValue& min_val, const IValue& max_val) {
   if (x.dtype() == DType::kBool) fail("Bool inputs not supported for hardtanh");
-  IValue min_limit = min_val, max_limit = max_val;
-  if (!is_floating(x.dtype())) {
-    min_limit = IValue(checked_value<std::int64_t>(min_val));
-    max_limit = IValue(checked_value<std::int64_t>(max_val));
-    if (x.dtype() == DType::kUInt8 && (min_limit.to_int() < 0 || max_limit.to_int() < 0)) {
-      fail("cannot do hardtanh on an unsigned type with negative limits");
-    }
-  } else if (std::isnan(min_val.to_double()) || std::isnan(max_val.to_double())) {
-    return run_op("aten::fill_.Scalar", {IValue(Tensor::uninitialized(x.sizes(), x.dtype())),
-                                         IValue(std::numeric_limits<double>::quiet_NaN())})
-        .to_tensor();
+  if (is_floating(x.dtype())) return clamp_scalars(x, min_val, max_val);
+  const IValue min_limit(checked_value<std::int64_t>(min_val));
+  const IValue max_limit(checked_value<std::int64_t>(max_val));
+  if (x.dtype() == DType::kUInt8 && (min_limit.to_int() < 0 || max_limit.to_int() < 0)) {
+    fail("cannot do hardtanh on an unsigned type with negative limits");
   }
-  return dispatch_numeric(x.dtype(), "clamp_scalar_cpu", [&](auto tag) -> Tensor {
-    using T = decltype(tag);
-    T lo = checked_value<T>(min_limit);
-    T hi = checked_value<T>(max_limit);
-    if constexpr (std::is_same_v<T, float>) {  // the same values in vectors
-      auto fast = map_contiguous_f32(x, [lo, hi](const float* in, float* out, std::int64_t n) {
-        vec::clamp_f32(in, out, n, lo, hi);
-      });
-      if (fast) return std::move(*fast);
-    }
-    return unary_same<T>(x, [lo, hi](T v) {
-      if constexpr (std::is_floating_point_v<T>) {
-        if (std::isnan(v)) return v;
-      }
-      return std::min(std::max(v, lo), hi);
-    });
-  });
+  return clamp_scalars(x, min_limit, max_limit);
 }
 
 // GELU in T, as PyTorch 1.13's scalar loop computes it (std::erf / std::tanh; its build
