@@ -6,10 +6,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace symbolite {
 
 // Bytes of RAM plus swap (sysinfo), read once; SIZE_MAX when unknown (no bound).
 std::size_t machine_memory_bytes();
+
+// Whether `count` elements of `element_bytes` each fit in that memory (a negative count,
+// converted, does not): the check before building something whose size an input chose.
+inline bool fits_in_memory(std::uint64_t count, std::size_t element_bytes = 1) {
+  return count <= machine_memory_bytes() / element_bytes;
+}
 
 }  // namespace symbolite

@@ -75,7 +75,7 @@ std::size_t checked_nbytes(std::span<const std::int64_t> sizes, DType dtype) {
     throw Error(ErrorKind::kModel, fmt::format("byte size of a {} tensor of sizes {} overflows",
                                                scalar_type_name(dtype), format_sizes(sizes)));
   }
-  if (static_cast<std::size_t>(nbytes) > machine_memory_bytes()) {
+  if (!fits_in_memory(static_cast<std::uint64_t>(nbytes))) {
     throw Error(
         ErrorKind::kLimit,
         fmt::format("can't allocate memory: you tried to allocate {} bytes for a {} tensor "

@@ -19,7 +19,7 @@
 
 namespace {
 
-bool beyond_memory(std::size_t n) { return n > symbolite::machine_memory_bytes(); }
+bool beyond_memory(std::size_t n) { return !symbolite::fits_in_memory(n); }
 
 // The definition this file's replaces, by its mangled name; the process cannot run without it.
 template <typename F>

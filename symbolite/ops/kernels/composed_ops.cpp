@@ -411,7 +411,7 @@ void tensor_split_sections(Stack& s) {
     fail(fmt::format("number of sections must be larger than 0, got {}", sections));
   }
   // Every section is a view: a count no memory holds fails before the list grows to it.
-  if (static_cast<std::uint64_t>(sections) > machine_memory_bytes() / sizeof(Tensor)) {
+  if (!fits_in_memory(static_cast<std::uint64_t>(sections), sizeof(Tensor))) {
     fail(fmt::format("tensor_split: {} sections need more memory than this machine has", sections));
   }
   const Tensor& t = self.to_tensor();

@@ -220,7 +220,7 @@ IValue repeated(const IValue& list, std::int64_t n) {
   if (n > 0 && !items.empty()) {
     std::size_t total = 0;
     if (__builtin_mul_overflow(items.size(), static_cast<std::uint64_t>(n), &total) ||
-        total > machine_memory_bytes() / sizeof(IValue)) {
+        !fits_in_memory(total, sizeof(IValue))) {
       throw std::bad_alloc();
     }
     out.reserve(total);

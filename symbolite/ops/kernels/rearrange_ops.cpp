@@ -381,7 +381,7 @@ Sizes interleaved(std::int64_t size, const Sizes& repeats, const IValue& output_
     const std::int64_t n = repeats[repeats.size() == 1 ? 0 : static_cast<std::size_t>(i)];
     if (n < 0) fail("repeats can not be negative");
     if (__builtin_add_overflow(total, n, &total) ||
-        static_cast<std::uint64_t>(total) > machine_memory_bytes() / sizeof(std::int64_t)) {
+        !fits_in_memory(static_cast<std::uint64_t>(total), sizeof(std::int64_t))) {
       fail("repeat_interleave: the repeated length needs more memory than this machine has");
     }
   }

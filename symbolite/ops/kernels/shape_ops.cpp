@@ -537,7 +537,7 @@ void chunk(Stack& s) {
   IValueList out;
   if (split == 0 && dim_size == 0) {
     // `chunks` empty views (PyTorch's): a count no memory holds fails before the list grows.
-    if (static_cast<std::uint64_t>(chunks) > machine_memory_bytes() / sizeof(Tensor)) {
+    if (!fits_in_memory(static_cast<std::uint64_t>(chunks), sizeof(Tensor))) {
       fail(fmt::format("chunk: {} chunks need more memory than this machine has", chunks));
     }
     for (std::int64_t i = 0; i < chunks; ++i) out.emplace_back(narrow(t, d, 0, 0));

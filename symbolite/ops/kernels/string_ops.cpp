@@ -284,7 +284,7 @@ void letters_in_case(Stack& s) {
 // ljust / rjust / center: padded to `width` with one fill character.
 // A padded string's width must fit in memory: refused before the padding is made.
 void check_string_width(const char* op, std::int64_t width) {
-  if (width > 0 && static_cast<std::uint64_t>(width) > machine_memory_bytes()) {
+  if (width > 0 && !fits_in_memory(static_cast<std::uint64_t>(width))) {
     fail(
         fmt::format("{}: a string of width {} needs more memory than this machine has", op, width));
   }

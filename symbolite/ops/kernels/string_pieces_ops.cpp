@@ -90,7 +90,7 @@ void expandtabs(Stack& s) {
     } else if (tabsize > 0) {
       // To the next multiple of tabsize, at once: a string no memory holds fails first.
       const std::int64_t pad = tabsize - column % tabsize;
-      if (static_cast<std::uint64_t>(pad) > machine_memory_bytes() - out.size()) {
+      if (!fits_in_memory(out.size() + static_cast<std::uint64_t>(pad))) {
         fail(fmt::format("expandtabs: a tab size of {} makes a string no memory holds", tabsize));
       }
       out.append(static_cast<std::size_t>(pad), ' ');
