@@ -37,10 +37,11 @@ scripts/isa_paths.sh build
 echo "== ASan + UBSan build: unit tests and every fuzz corpus replayed"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSYMBOLITE_WERROR=ON -DSYMBOLITE_SANITIZE=ON \
   -DSYMBOLITE_FUZZ_REPLAY=ON -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DCMAKE_UNITY_BUILD=ON >/dev/null
-# Helpers two sources of a target define alike, which the unity batches would put together as
-# soon as a file is added or removed (1 minute: every target's sources as one syntax-only unit).
-scripts/unity_collisions.py build-asan
 cmake --build build-asan -j"$jobs"
+# Helpers two sources of a target define alike, which the unity batches would put together as
+# soon as a file is added or removed (1 minute: every target's sources as one syntax-only unit;
+# after the build, which generates some of them).
+scripts/unity_collisions.py build-asan
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 pids=()
 for shard in $(seq 0 $((jobs - 1))); do
