@@ -14,6 +14,8 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+// Optional, as in libFuzzer: a harness that defines it sets itself up there.
+extern "C" __attribute__((weak)) int LLVMFuzzerInitialize(int* argc, char*** argv);
 
 // The structure-aware mutators call libFuzzer's mutator; replaying never mutates.
 extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t*, std::size_t, std::size_t) {
@@ -39,6 +41,7 @@ std::vector<std::filesystem::path> inputs_of(const std::filesystem::path& arg) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (LLVMFuzzerInitialize != nullptr) LLVMFuzzerInitialize(&argc, &argv);
   std::size_t replayed = 0;
   for (int i = 1; i < argc; ++i) {
     for (const auto& file : inputs_of(argv[i])) {

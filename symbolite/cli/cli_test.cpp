@@ -255,6 +255,29 @@ INSTANTIATE_TEST_SUITE_P(
       return name.substr(0, name.find('.'));
     });
 
+// Bytecode that passes an operator more values than it pushed (make_bad_models.py: OP
+// aten::new_zeros after one push, OPN aten::percentFormat 5 after two) fails at that
+// instruction with the model's traceback, before the kernel reads below the stack (ASan
+// caught new_zeros's read before the interpreter checked).
+TEST(Cli, BytecodeShortOfAnOperatorsArgumentsFailsAtTheOperator) {
+  const std::string x = fixture_path("run/nested/valid_0/input_0.npy");
+  const std::pair<const char*, const char*> cases[] = {
+      {"stack_underflow.ptl", "passes aten::new_zeros 2 arguments, the stack holds 1 value\n"},
+      {"opn_count_beyond_stack.ptl",
+       "passes aten::percentFormat 5 arguments, the stack holds 2 values\n"}};
+  for (const auto& [file, words] : cases) {
+    auto r = run_cli("run " + fixture_path(std::string("bad/") + file) +
+                     " --method direct --input " + x + " --input " + x);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_TRUE(
+        contains(r.err, std::string("RuntimeError: stack underflow: the bytecode ") + words))
+        << r.err;
+    EXPECT_TRUE(contains(r.err, "Module hierarchy:top(Nested)::direct.aten::mm")) << r.err;
+    EXPECT_TRUE(contains(r.err, "return torch.mm(x, y)")) << r.err;
+  }
+}
+
 // The to_backend fixture (tests/fixtures/models/delegated.ptl, made by
 // make_delegated_models.py): lowered modules in inspect, `symbolicate I:B`.
 std::string delegated() { return fixture_path("models/delegated.ptl"); }

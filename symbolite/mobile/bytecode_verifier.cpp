@@ -90,8 +90,11 @@ class Verifier {
         need_index(ins, ins.x, fn_.constants.size(), "constant");
         break;
       case OpCode::kOp:
+        need_index(ins, ins.x, fn_.operators.size(), "operator");
+        break;
       case OpCode::kOpN:
         need_index(ins, ins.x, fn_.operators.size(), "operator");
+        need_count(ins, ins.n);
         break;
       case OpCode::kJf:
       case OpCode::kJmp:

@@ -70,6 +70,14 @@ TEST(BytecodeVerifier, RejectsIndicesOutOfRange) {
   EXPECT_TRUE(mentions(rejection({OpCode::kTupleConstruct, -1, 0}), "negative count -1"));
 }
 
+// OPN's count is how many values the vararg operator takes from the stack.
+TEST(BytecodeVerifier, RejectsANegativeVarargCount) {
+  LoadedFunction fn = function_with({OpCode::kOpN, 0, -2});
+  fn.operators.emplace_back();
+  auto e = error_from([&] { verify_function(fn); });
+  EXPECT_TRUE(mentions(e.what(), "instruction 3 (OPN 0 -2): negative count -2")) << e.what();
+}
+
 TEST(BytecodeVerifier, RejectsJumpsOutsideTheFunction) {
   EXPECT_TRUE(mentions(rejection({OpCode::kJmp, 2, 0}), "jump target 5 outside the function"));
   EXPECT_TRUE(mentions(rejection({OpCode::kJf, -4, 0}), "jump target -1 outside the function"));

@@ -85,6 +85,15 @@ std::string format_string(const std::string& format, const IValue* args, std::si
 
 // ---------------------------------------------------------------- objects
 
+void operator_stack_underflow(const mobile::ResolvedOperator& op, std::size_t passed,
+                              std::size_t on_stack) {
+  throw Error(
+      ErrorKind::kModel,
+      fmt::format("stack underflow: the bytecode passes {} {} argument{}, the stack "
+                  "holds {} value{}",
+                  op.name, passed, passed == 1 ? "" : "s", on_stack, on_stack == 1 ? "" : "s"));
+}
+
 void bad_attribute_slot(const Instruction& ins, const ops::Object& object) {
   throw Error(ErrorKind::kModel, fmt::format("attribute slot {} of a {} with {} attributes", ins.x,
                                              object.type_name, object.slots.size()));

@@ -109,9 +109,20 @@ inline debuginfo::DebugHandle handle_at(const mobile::LoadedFunction& fn, std::s
 // convolution, max pool or cat.
 void run_fused_operator(Frame& f, const mobile::ResolvedOperator& op, std::size_t pc);
 
+// A model whose bytecode calls an operator with fewer values on the stack than it passes.
+[[noreturn]] void operator_stack_underflow(const mobile::ResolvedOperator& op, std::size_t passed,
+                                           std::size_t on_stack);
+
 // OP X / OPN X N: operator X on its arguments (OPN also pushes N, the count of its varargs).
 [[gnu::always_inline]] inline void run_operator(Frame& f, const Instruction& ins, std::size_t pc) {
   const auto& op = f.fn.operators[as_index(ins.x)];
+  // Kernels read their arguments in place below the stack's top, unchecked: a crafted file
+  // could otherwise have them read below the stack.
+  const std::size_t passed =
+      ins.op == mobile::OpCode::kOpN ? as_index(ins.n) : op.num_specified_args;
+  if (f.stack.size() < passed) [[unlikely]] {
+    operator_stack_underflow(op, passed, f.stack.size());
+  }
   if (ins.op == mobile::OpCode::kOpN) f.stack.emplace_back(static_cast<std::int64_t>(ins.n));
   // Arguments the bytecode left out take the schema's defaults.
   const auto& defaults = op.def->defaults;

@@ -10,8 +10,13 @@
 
 namespace symbolite {
 
-// Bytes of RAM plus swap (sysinfo), read once; SIZE_MAX when unknown (no bound).
+// Bytes of RAM plus swap (sysinfo), read once; SIZE_MAX when unknown (no bound); or the lower
+// bound this process set.
 std::size_t machine_memory_bytes();
+
+// Lowers the bound for the rest of the process: a fuzz harness sets one below libFuzzer's
+// malloc limit, so a size an input chose is refused as it would be on a smaller machine.
+void set_memory_bound(std::size_t bytes);
 
 // Whether `count` elements of `element_bytes` each fit in that memory (a negative count,
 // converted, does not): the check before building something whose size an input chose.

@@ -437,7 +437,15 @@ std::string format_arg(char key, const IValue& v) {
 // `"..." % args` (vararg: the bytecode pushes the format, the argument — a tuple, or one
 // value — and their count).
 void percent_format(Stack& s) {
-  const auto num_inputs = static_cast<std::size_t>(pop(s).to_int());
+  const std::int64_t count = pop(s).to_int();
+  // OPN's count is the bytecode's: the format string and its one argument (a tuple for more).
+  if (count < 1 || count > 2 || s.size() < static_cast<std::size_t>(count)) {
+    throw Error(ErrorKind::kModel,
+                fmt::format("aten::percentFormat: called with {} values, expected the format "
+                            "string and at most one argument",
+                            count));
+  }
+  const auto num_inputs = static_cast<std::size_t>(count);
   const std::string format = last(s, num_inputs)[0].to_string();
   const IValue args = num_inputs > 1 ? last(s, num_inputs)[1] : IValue();
   drop(s, num_inputs);

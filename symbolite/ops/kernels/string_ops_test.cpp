@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "symbolite/ops/registry/operator_registry.h"
 #include "tests/test_support/error_from.h"
 #include "tests/test_support/op_cases.h"
 
@@ -33,6 +34,23 @@ TEST(StringOps, PercentDOfAFloatOutsideIntFails) {
   }
   EXPECT_EQ(testing::error_from([&] { format(3e9); }).message(),
             "aten::percentFormat: %d of float 3000000000 is outside a C int");
+}
+
+// OPN's count comes from the bytecode: PyTorch writes 2 (the format and its argument or tuple);
+// a count of none, of more, or of more values than the stack holds is a malformed model.
+TEST(StringOps, PercentFormatRefusesACountItCannotTake) {
+  const OperatorDef* def = default_registry().find("aten::percentFormat");
+  ASSERT_NE(def, nullptr);
+  const IValue format = IValue::string("%d");
+  for (const Stack& given : {Stack{IValue(0)}, Stack{format, IValue(1), IValue(1), IValue(3)},
+                             Stack{format, IValue(2)}, Stack{format, IValue(-1)}}) {
+    Stack stack = given;
+    const Error e = testing::error_from([&] { def->kernel(stack); });
+    EXPECT_EQ(e.kind(), ErrorKind::kModel);
+    EXPECT_EQ(e.message(), "aten::percentFormat: called with " +
+                               std::to_string(given.back().to_int()) +
+                               " values, expected the format string and at most one argument");
+  }
 }
 
 }  // namespace
