@@ -72,6 +72,8 @@ std::optional<DType> dtype_arg(const IValue& v) {
   fail(fmt::format("symbolite does not support tensors of ScalarType {}", code));
 }
 
+DType required_dtype_arg(const IValue& v) { return *dtype_arg(IValue(v.to_int())); }
+
 std::int64_t scalar_type_code(DType dtype) {
   for (const auto& e : kCodes) {
     if (e.dtype == dtype) return e.code;

@@ -29,6 +29,8 @@ std::vector<tensor::Tensor> tensor_list_arg(const IValue& v);
 // A `ScalarType?` argument (PyTorch's c10::ScalarType codes: 6 = Float, 4 = Long, ...).
 // None gives nullopt; a code symbolite has no DType for fails with a RuntimeError.
 std::optional<tensor::DType> dtype_arg(const IValue& v);
+// A `ScalarType` argument: the same, but None is refused as any non-int is.
+tensor::DType required_dtype_arg(const IValue& v);
 // The c10::ScalarType code of `dtype`.
 std::int64_t scalar_type_code(tensor::DType dtype);
 // `dtype` as a `ScalarType` argument (its code), for calling other operators.

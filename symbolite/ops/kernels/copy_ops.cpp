@@ -130,7 +130,7 @@ void to_dtype_op(Stack& s) {
          self = pop(s);
   (void)non_blocking;  // CPU only: every copy is synchronous
   const Tensor& t = self.to_tensor();
-  DType dtype = *dtype_arg(dtype_v);
+  DType dtype = required_dtype_arg(dtype_v);
   // PyTorch aliases when the requested format is preserve or the one it suggests for self,
   // which is contiguous for every layout but channels-last ones.
   bool same_layout = memory_format.is_none() || memory_format.to_int() == kPreserveFormat ||

@@ -178,7 +178,7 @@ Tensor softmax_typed(const Tensor& x, std::int64_t dim, DType out_dtype, bool lo
             const float* row = in + k * inner;
             for (std::int64_t i = 0; i < m; ++i) {  // branch-free: it vectorizes
               const float v = row[i];
-              top[i] = (v > top[i]) | (v != v) ? v : top[i];  // NOLINT(misc-redundant-expression)
+              top[i] = ((v > top[i]) | (v != v)) ? v : top[i];  // NOLINT(misc-redundant-expression)
             }
           }
           for (std::int64_t k = 0; k < len; ++k) {

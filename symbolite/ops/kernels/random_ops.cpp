@@ -179,11 +179,10 @@ void randperm(Stack& s) {
   const DType dtype = dtype_arg(a[1]).value_or(DType::kInt64);
   drop(s, 5);
   if (n < 0) fail(fmt::format("n must be non-negative, got{}", n));
-  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), generator());
-  Tensor out = Tensor::uninitialized({n}, DType::kInt64);
-  std::copy(order.begin(), order.end(), out.mutable_data<std::int64_t>());
+  Tensor out = Tensor::uninitialized({n}, DType::kInt64);  // a count no memory holds fails here
+  std::int64_t* order = out.mutable_data<std::int64_t>();
+  std::iota(order, order + n, 0);
+  std::shuffle(order, order + n, generator());
   s.emplace_back(dtype == DType::kInt64 ? out : to_dtype(out, dtype));
 }
 

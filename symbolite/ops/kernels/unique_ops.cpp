@@ -185,11 +185,11 @@ void bincount(Stack& s) {
     largest = std::max(largest, v[i]);
   }
   // A bin past the largest value (INT64_MAX has none: its size overflows below); counts no
-  // tensor holds fail before the bins are made.
+  // tensor holds fail before the bins are made (int64 counts, or weights summed in double).
   const std::int64_t bins = std::max(
       minlength, largest == std::numeric_limits<std::int64_t>::max() ? largest : largest + 1);
   const std::int64_t bin_sizes[] = {bins};
-  tensor::checked_nbytes(bin_sizes, DType::kFloat64);
+  tensor::checked_nbytes(bin_sizes, weights_v.is_none() ? DType::kInt64 : DType::kFloat64);
   if (weights_v.is_none()) {
     Ints counts(static_cast<std::size_t>(bins), 0);
     for (std::int64_t i = 0; i < x.numel(); ++i) ++counts[static_cast<std::size_t>(v[i])];

@@ -69,5 +69,21 @@ TEST(UniqueOps, HistcOfARangeWiderThanTheLargestDouble) {
   EXPECT_EQ(wide[999], 1);
 }
 
+// A minlength no memory holds fails before the bins are made, naming the counts it would
+// have made: int64 counts, or weights summed in double.
+TEST(UniqueOps, BincountBeyondMemoryNamesItsCounts) {
+  const std::int64_t huge = std::int64_t{1} << 40;
+  const Tensor x = tensor_of({0, 2}, DType::kInt64);
+  const Error counts = testing::error_from([&] { run_op("aten::bincount", {x, IValue(), huge}); });
+  EXPECT_EQ(counts.kind(), ErrorKind::kLimit);
+  EXPECT_NE(counts.message().find("bytes for a Long tensor of sizes [1099511627776]"),
+            std::string::npos)
+      << counts.message();
+  const Error sums = testing::error_from([&] {
+    run_op("aten::bincount", {x, tensor_of({0.5, 1}, DType::kFloat32), huge});
+  });
+  EXPECT_NE(sums.message().find("bytes for a Double tensor"), std::string::npos) << sums.message();
+}
+
 }  // namespace
 }  // namespace symbolite::ops

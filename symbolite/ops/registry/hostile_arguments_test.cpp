@@ -1,10 +1,11 @@
 // Every registered operator called with hostile arguments — ints at int64's ends, NaN and
 // infinite floats and Scalars, empty, 0-dim, NaN-filled and int64-extreme tensors, sizes of
-// 2^40, invalid UTF-8 — one argument at a time, the others ordinary: an operator may refuse
-// any of them with an error, but none may crash, hang or (in the sanitizer build) do anything
-// undefined. Each operator runs in a forked child, so one that dies is named, not the test
-// binary. Found: pixel_shuffle dividing by an overflowed square (SIGFPE), and
-// tril_indices / triu_indices, tensor_split and mvlgamma looping 2^40 or 2^63 times.
+// 2^40, invalid UTF-8, and values of the wrong kind — one argument at a time, the others
+// ordinary: an operator may refuse any of them with an error, but none may crash, hang or (in
+// the sanitizer build) do anything undefined. Each operator runs in a forked child, so one
+// that dies is named, not the test binary. Found: pixel_shuffle dividing by an overflowed
+// square (SIGFPE), tril_indices / triu_indices, tensor_split and mvlgamma looping 2^40 or
+// 2^63 times, to.dtype reading the dtype of a None, randperm's unchecked 2^40 allocation.
 #include <sys/wait.h>
 #include <unistd.h>
 
