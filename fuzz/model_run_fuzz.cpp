@@ -2,12 +2,12 @@
 // method (`forward`, or the one the record `fuzz_method` names) as records
 // `fuzz_input_<i>.npy` (a tensor) or `fuzz_input_<i>.json` (any other value, as
 // `symbolite run --input` reads it; fuzz/make_model_run_corpus.py writes the seeds). The
-// model is loaded, verified and run under a
-// budget of instructions, stack and memory; only symbolite::Error may escape. The loader's
-// own harness stops at the verifier; what a file can do to the interpreter and the kernels
-// once it passes (a crafted OP count, values of the wrong kind on the stack, jumps and
-// loops, constants no exporter writes) is this one's. Mutations change one entry at a time
-// (zip_entry_mutator.h): the bytecode, the constants or the inputs.
+// model is loaded, verified and run under a budget of instructions, stack and memory; only
+// symbolite::Error may escape. The loader's own harness stops at the verifier; what a file
+// can do to the interpreter and the kernels once it passes (a crafted OP count, values of the
+// wrong kind on the stack, jumps and loops, constants no exporter writes) is this one's.
+// Mutations change one entry at a time (zip_entry_mutator.h): the bytecode, the constants or
+// the inputs.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -59,8 +59,8 @@ std::vector<IValue> inputs_of(const symbolite::archive::ZipReader& zip) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  // One thread: a finding replays the same way, and libFuzzer's malloc limit (2 GB) is what
-  // a request an input sized meets, not the machine's memory.
+  // One thread: a finding replays the same way. A size an input chose meets symbolite's own
+  // memory check (256 MiB here) before libFuzzer's malloc limit (2 GB) would report it.
   symbolite::set_intra_op_threads(1);
   symbolite::set_memory_bound(std::size_t{256} << 20);
   return 0;
