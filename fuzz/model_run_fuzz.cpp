@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "fuzz/zip_entry_mutator.h"
-#include "symbolite/archive/zip_reader.h"
+#include "symbolite/archive/model_archive.h"
 #include "symbolite/mobile/loaded_model.h"
 #include "symbolite/runtime/input_files.h"
 #include "symbolite/runtime/interpreter.h"
@@ -28,28 +28,16 @@ namespace {
 using symbolite::Bytes;
 using symbolite::ops::IValue;
 
-std::string_view text_of(const Bytes& bytes) {
-  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
-}
-
-// The record `name` of the archive's folder, or null.
-const symbolite::archive::ZipEntry* record(const symbolite::archive::ZipReader& zip,
-                                           const std::string& name) {
-  if (zip.entries().empty()) return nullptr;
-  const std::string& first = zip.entries().front().name;
-  return zip.find(first.substr(0, first.find('/') + 1) + name);
-}
-
 // The method's inputs the archive carries, in order; stops at the first index it lacks.
-std::vector<IValue> inputs_of(const symbolite::archive::ZipReader& zip) {
+std::vector<IValue> inputs_of(const symbolite::archive::ModelArchive& archive) {
   std::vector<IValue> inputs;
   for (int i = 0;; ++i) {
     const std::string stem = "fuzz_input_" + std::to_string(i);
-    if (const auto* npy = record(zip, stem + ".npy")) {
-      inputs.emplace_back(symbolite::tensor::read_npy(zip.read(*npy)));
-    } else if (const auto* json = record(zip, stem + ".json")) {
+    if (auto npy = archive.try_read_record(stem + ".npy")) {
+      inputs.emplace_back(symbolite::tensor::read_npy(*npy));
+    } else if (auto json = archive.try_read_record(stem + ".json")) {
       inputs.push_back(symbolite::runtime::parse_input_json(
-          text_of(zip.read(*json)), "/nonexistent-symbolite-fuzz/" + stem + ".json"));
+          json->str(), "/nonexistent-symbolite-fuzz/" + stem + ".json"));
     } else {
       return inputs;
     }
@@ -70,10 +58,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const Bytes file(nullptr, data, size);
   try {
     const auto model = symbolite::mobile::LoadedModel::load_bytes(file, "fuzz.ptl");
-    const symbolite::archive::ZipReader zip(file, "fuzz.ptl");
-    const auto* method = record(zip, "fuzz_method");
-    const std::string name(method != nullptr ? text_of(zip.read(*method)) : "forward");
-    std::vector<IValue> inputs = inputs_of(zip);
+    // The central directory again (LoadedModel keeps no archive): cheap beside a run.
+    const auto archive = symbolite::archive::ModelArchive::from_bytes(file, "fuzz.ptl");
+    const auto method = archive.try_read_record("fuzz_method");
+    const std::string name(method ? method->str() : "forward");
+    std::vector<IValue> inputs = inputs_of(archive);
     symbolite::runtime::Interpreter interpreter(model);
     symbolite::runtime::RunBudget budget;
     budget.max_instructions = 100000;

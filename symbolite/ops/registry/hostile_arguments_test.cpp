@@ -193,16 +193,10 @@ std::vector<IValue> hostile(const std::string& type) {
   return {};
 }
 
-// Runs `name` on `args`; a vararg operator also gets their count, as OPN pushes it.
+// Runs `name` on `args` (a vararg operator with their count, as OPN pushes it).
 void call(const std::string& name, const FunctionSchema& schema, std::vector<IValue> args) {
   try {
-    if (schema.is_vararg) {
-      Stack stack = std::move(args);
-      stack.emplace_back(static_cast<std::int64_t>(stack.size()));
-      default_registry().find(name)->kernel(stack);
-    } else {
-      (void)run_op_multi(name, std::move(args));
-    }
+    (void)testing::run_case_op(name, std::move(args), schema.is_vararg);
   } catch (const std::exception&) {
     // refusing is fine
   }
