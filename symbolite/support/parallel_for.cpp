@@ -196,6 +196,12 @@ int threads_for(std::int64_t n, std::int64_t grain) {
   return static_cast<int>(std::clamp<std::int64_t>(pieces, 1, intra_op_threads()));
 }
 
+int fixed_pieces(std::int64_t n, std::int64_t grain) {
+  static const std::int64_t hardware = std::max(1u, std::thread::hardware_concurrency());
+  const std::int64_t pieces = grain <= 0 ? n : n / grain;
+  return static_cast<int>(std::clamp<std::int64_t>(pieces, 1, hardware));
+}
+
 std::int64_t grain_for_pieces(std::int64_t n, int pieces) {
   return std::max<std::int64_t>(1, n / std::max(1, pieces));
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "symbolite/ops/cpu/gemv.h"
@@ -25,7 +26,7 @@ int blas_dim(std::int64_t v) {
   return static_cast<int>(v);
 }
 
-// Multiply-adds below which a product runs on one thread: handing blocks to workers costs
+// Multiply-adds a block of a product takes at least: below, handing blocks to workers costs
 // more than it saves (a 64x64x64 product takes ~10 us on one core).
 constexpr std::int64_t kGemmMultiplyAddsPerThread = std::int64_t{1} << 18;
 
@@ -39,6 +40,21 @@ void sgemm_block(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std
     throw Error(ErrorKind::kInternal,
                 "oneDNN sgemm failed with status " + std::to_string(static_cast<int>(status)));
   }
+}
+
+// Calls block(first, last) for up to `pieces` ranges of [0, total), whole units of `unit` but
+// the last, which takes what is left; the ranges spread over the threads, each computed alone.
+void by_pieces(std::int64_t total, std::int64_t unit, int pieces,
+               const std::function<void(std::int64_t, std::int64_t)>& block) {
+  const std::int64_t units = std::max<std::int64_t>(1, total / unit);
+  const std::int64_t count = std::min<std::int64_t>(pieces, units);
+  parallel_for(count, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t p = begin; p < end; ++p) {
+      const std::int64_t first = units * p / count * unit;
+      const std::int64_t last = p + 1 == count ? total : units * (p + 1) / count * unit;
+      block(first, last);
+    }
+  });
 }
 
 }  // namespace
@@ -63,39 +79,30 @@ void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int6
       sgemv(true, m, k, alpha, b, a, lda, beta, c)) {
     return;
   }
-  const int threads = threads_for(m * n * k, kGemmMultiplyAddsPerThread);
-  if (threads <= 1)
+  const int pieces = fixed_pieces(m * n * k, kGemmMultiplyAddsPerThread);
+  if (pieces <= 1)
     return sgemm_block(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  // Blocks of C's rows (with A's) or of its columns (with B's), whichever is longer; each
-  // element of C is still one dot product over all of k, with the same bits as in the whole
-  // product, for blocks of two or more rows or columns: oneDNN computes a one-row or
-  // one-column product as dot products, with other bits (gemm_test.cpp). A lone row or
-  // column left over goes with the last block. With B transposed (x W^T), oneDNN takes
-  // another kernel for fewer than 16 rows, and column ranges keep their bits only for some
-  // shapes (under 101 columns from k = 1024, over 100 at k = 800 and m = 100): rows then,
-  // in blocks of 16 or more, wherever there are two such blocks.
+  // Blocks of C's rows (with A's) or of its columns (with B's), whichever is longer, each
+  // computed alone: oneDNN's bits for an element depend on the block's shape (without AVX-512
+  // even a block of 2 of 12544 columns differs from the whole; with it, one-row or
+  // one-column blocks and, with B transposed, blocks of fewer than 16 rows do: gemm_test.cpp),
+  // so the blocks are the same at every thread count (fixed_pieces). Rows go in units of 16
+  // with B transposed (x W^T), where oneDNN takes another kernel for fewer; columns in units
+  // of 16 floats, so each block's rows start on a vector; the last block takes what is left,
+  // so none is a lone row or column.
   const std::int64_t row_unit = trans_b ? 16 : 2;
   if (m >= n || (trans_b && m >= 2 * row_unit)) {
-    const std::int64_t units = std::max<std::int64_t>(1, m / row_unit);
-    parallel_for(units, grain_for_pieces(units, threads),
-                 [&](std::int64_t begin, std::int64_t end) {
-                   const std::int64_t first = begin * row_unit;
-                   const std::int64_t last = end == units ? m : end * row_unit;
-                   const float* a_block = trans_a ? a + first : a + first * lda;
-                   sgemm_block(trans_a, trans_b, last - first, n, k, alpha, a_block, lda, b, ldb,
-                               beta, c + first * ldc, ldc);
-                 });
+    by_pieces(m, row_unit, pieces, [&](std::int64_t first, std::int64_t last) {
+      const float* a_block = trans_a ? a + first : a + first * lda;
+      sgemm_block(trans_a, trans_b, last - first, n, k, alpha, a_block, lda, b, ldb, beta,
+                  c + first * ldc, ldc);
+    });
   } else {
-    // Column blocks in multiples of 16 floats, so each block's rows start on a vector.
-    const std::int64_t blocks = n % 16 == 1 && n > 16 ? n / 16 : (n + 15) / 16;
-    parallel_for(blocks, grain_for_pieces(blocks, threads),
-                 [&](std::int64_t begin, std::int64_t end) {
-                   const std::int64_t first = begin * 16;
-                   const std::int64_t last = end == blocks ? n : end * 16;
-                   const float* b_block = trans_b ? b + first * ldb : b + first;
-                   sgemm_block(trans_a, trans_b, m, last - first, k, alpha, a, lda, b_block, ldb,
-                               beta, c + first, ldc);
-                 });
+    by_pieces(n, 16, pieces, [&](std::int64_t first, std::int64_t last) {
+      const float* b_block = trans_b ? b + first * ldb : b + first;
+      sgemm_block(trans_a, trans_b, m, last - first, k, alpha, a, lda, b_block, ldb, beta,
+                  c + first, ldc);
+    });
   }
 }
 

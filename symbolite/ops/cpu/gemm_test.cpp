@@ -1,10 +1,10 @@
 // sgemm's shortcuts against the product by definition (in double): one row of A (gemv.h's dot
 // products over B's rows or B's rows summed), one contiguous column of B and C (dot products
-// of A's rows with it), and the general GEMM beside them, with alpha and beta; and float32
-// products reading subnormal operands as zero (float64 ones not), at any thread count.
+// of A's rows with it), and the general GEMM beside them, with alpha and beta; the same bits
+// at every thread count; and float32 products reading subnormal operands as zero (float64
+// ones not), at any thread count.
 #include "symbolite/ops/cpu/gemm.h"
 
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "symbolite/support/float_control.h"
+#include "symbolite/support/parallel_for.h"
 #include "tests/test_support/thread_setting.h"
 
 namespace symbolite::ops {
@@ -26,12 +27,15 @@ struct Case {
 
 TEST(Sgemm, ShortcutsAgreeWithTheDefinition) {
   const Case cases[] = {
-      {false, false, 1, 37, 70, 1.0f, 0.0f},    // a row of A times B
-      {false, true, 1, 37, 70, 0.5f, 1.0f},     // a row of A times B^T, accumulated
-      {false, false, 576, 1, 144, 1.0f, 0.0f},  // a column: a squeeze-and-excitation conv
-      {false, false, 33, 1, 17, -2.0f, 0.5f},   // a column with alpha and beta, k < 16
-      {true, false, 20, 1, 30, 1.0f, 0.0f},     // A transposed: the GEMM
-      {false, false, 20, 9, 30, 1.0f, 0.25f},   // the GEMM
+      {false, false, 1, 37, 70, 1.0f, 0.0f},     // a row of A times B
+      {false, true, 1, 37, 70, 0.5f, 1.0f},      // a row of A times B^T, accumulated
+      {false, true, 1, 6, 77, 1.0f, 0.0f},       // rows in a short block, a tail past 8 lanes
+      {false, true, 1, 1000, 1024, 1.0f, 0.0f},  // a classifier, no tail
+      {false, false, 1, 9, 13, 1.0f, 0.5f},      // a row of B in a vector and a lane
+      {false, false, 576, 1, 144, 1.0f, 0.0f},   // a column: a squeeze-and-excitation conv
+      {false, false, 33, 1, 17, -2.0f, 0.5f},    // a column with alpha and beta, k < 16
+      {true, false, 20, 1, 30, 1.0f, 0.0f},      // A transposed: the GEMM
+      {false, false, 20, 9, 30, 1.0f, 0.25f},    // the GEMM
   };
   for (const Case& t : cases) {
     SCOPED_TRACE(::testing::Message()
@@ -67,92 +71,59 @@ TEST(Sgemm, ShortcutsAgreeWithTheDefinition) {
   }
 }
 
-// sgemm splits a product across threads by ranges of C's rows or columns (gemm.cpp), which
-// relies on it: any range of two or more columns (or rows), at any offset, computed alone —
-// B and C rows as far apart as in the whole — gives each element the same bits as the whole
-// product does. (A range of one column does not: oneDNN computes it as dot products.) So a
-// product gives the same bits on one thread and on two, where a lone column would be the
-// second thread's (16 x 2048 over 17 columns: it was, and differed, until gemm.cpp gave it to
-// the first) or a lone row (3 x 65536 over 3).
-TEST(Sgemm, ThreadsAndColumnRangesKeepEachElementsBits) {
+// sgemm cuts a product into blocks of C's rows or columns computed alone (gemm.cpp), and
+// oneDNN's bits for an element depend on its block's shape: without AVX-512 a block of 2 of
+// 12544 columns gives other bits than the whole, with it a lone row or column (16 x 2048 over
+// 17 columns, 3 x 65536 over 3) and, with B transposed, a block of fewer than 16 rows (40 x
+// 20 x 1024 on 3 threads) did. So the blocks are the same at every thread count, and inside
+// another parallel loop, where the product runs on its caller's thread: every element has the
+// same bits in all of them.
+TEST(Sgemm, ProductsKeepTheirBitsAtEveryThreadCount) {
   struct Shape {
-    std::int64_t m, k, n;
+    bool trans_b;
+    std::int64_t m, n, k;
   };
   // Inverted-residual expansions (96 x 16 over 112x112, 144 x 24 over 56x56), projections
-  // (24 x 144), deep, ragged and short ones.
-  const Shape shapes[] = {{96, 16, 112 * 112}, {96, 16, 113 * 113}, {144, 24, 56 * 56},
-                          {24, 144, 56 * 56},  {48, 8, 57 * 57},    {240, 40, 28 * 28},
-                          {64, 300, 33 * 35},  {17, 5, 1001},       {16, 2048, 17},
-                          {2, 65536, 2},       {3, 65536, 3}};
+  // (24 x 144), deep, ragged and short ones; with B transposed, linear layers over 8-300 rows.
+  const Shape shapes[] = {
+      {false, 96, 112 * 112, 16}, {false, 96, 113 * 113, 16}, {false, 144, 56 * 56, 24},
+      {false, 24, 56 * 56, 144},  {false, 48, 57 * 57, 8},    {false, 240, 28 * 28, 40},
+      {false, 64, 33 * 35, 300},  {false, 17, 1001, 5},       {false, 16, 17, 2048},
+      {false, 2, 2, 65536},       {false, 3, 3, 65536},       {true, 40, 20, 1024},
+      {true, 40, 40, 512},        {true, 64, 8, 4096},        {true, 64, 40, 1024},
+      {true, 100, 16, 4096},      {true, 100, 40, 512},       {true, 33, 200, 1024},
+      {true, 300, 17, 64}};
   for (const Shape& t : shapes) {
-    SCOPED_TRACE(::testing::Message() << t.m << "x" << t.k << " over " << t.n);
+    SCOPED_TRACE(::testing::Message()
+                 << (t.trans_b ? "x W^T, " : "") << t.m << " x " << t.n << " x " << t.k);
     std::vector<float> a(static_cast<std::size_t>(t.m * t.k));
     std::vector<float> b(static_cast<std::size_t>(t.k * t.n));
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37f * static_cast<float>(i));
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.71f * static_cast<float>(i));
-    std::vector<float> whole(static_cast<std::size_t>(t.m * t.n));
-    std::vector<float> on_two(whole.size());
-    {
-      testing::ThreadSetting one(1);
-      sgemm(false, false, t.m, t.n, t.k, 1.0f, a.data(), t.k, b.data(), t.n, 0.0f, whole.data(),
-            t.n);
-    }
-    {
-      testing::ThreadSetting two(2);
-      sgemm(false, false, t.m, t.n, t.k, 1.0f, a.data(), t.k, b.data(), t.n, 0.0f, on_two.data(),
-            t.n);
-    }
-    ASSERT_EQ(std::memcmp(whole.data(), on_two.data(), whole.size() * sizeof(float)), 0);
-    // Ranges starting anywhere (on a vector or not), a few columns to thousands.
-    for (const std::int64_t width : {std::int64_t{2}, std::int64_t{7}, std::int64_t{57},
-                                     std::int64_t{336}, std::int64_t{1000}}) {
-      for (const std::int64_t first :
-           {std::int64_t{0}, std::int64_t{3}, std::int64_t{112}, std::int64_t{345}}) {
-        if (first + width > t.n) continue;
-        std::vector<float> part(whole.size(), -1.0f);
-        sgemm(false, false, t.m, width, t.k, 1.0f, a.data(), t.k, b.data() + first, t.n, 0.0f,
-              part.data() + first, t.n);
-        for (std::int64_t i = 0; i < t.m; ++i) {
-          for (std::int64_t j = first; j < first + width; ++j) {
-            const auto at = static_cast<std::size_t>(i * t.n + j);
-            ASSERT_EQ(std::bit_cast<std::uint32_t>(part[at]),
-                      std::bit_cast<std::uint32_t>(whole[at]))
-                << "row " << i << ", column " << j << " of columns [" << first << ", "
-                << first + width << ")";
-          }
-        }
-      }
-    }
-  }
-}
-
-// With B transposed (x W^T, a linear layer's product), oneDNN takes another kernel for
-// fewer than 16 rows: split into blocks of 13 or 9 rows on 3 or 7 threads, 40 x 20 x 1024
-// and 100 x 40 x 512 gave other bits than on one thread until gemm.cpp kept 16 or more.
-TEST(Sgemm, TransposedBKeepsItsBitsAtEveryThreadCount) {
-  struct Shape {
-    std::int64_t m, n, k;
-  };
-  const Shape shapes[] = {{40, 20, 1024},  {40, 40, 512},  {64, 8, 4096},   {64, 40, 1024},
-                          {100, 16, 4096}, {100, 40, 512}, {33, 200, 1024}, {300, 17, 64}};
-  for (const Shape& t : shapes) {
-    SCOPED_TRACE(::testing::Message() << t.m << " x " << t.n << " x " << t.k);
-    std::vector<float> a(static_cast<std::size_t>(t.m * t.k));
-    std::vector<float> b(static_cast<std::size_t>(t.n * t.k));  // n x k: B^T
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37f * static_cast<float>(i));
-    for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.71f * static_cast<float>(i));
-    auto product = [&](int threads) {
+    const std::int64_t ldb = t.trans_b ? t.k : t.n;
+    auto product = [&](int threads, bool nested) {
       testing::ThreadSetting setting(threads);
-      std::vector<float> c(static_cast<std::size_t>(t.m * t.n));
-      sgemm(false, true, t.m, t.n, t.k, 1.0f, a.data(), t.k, b.data(), t.k, 0.0f, c.data(), t.n);
+      std::vector<float> c(static_cast<std::size_t>(t.m * t.n), -1.0f);
+      auto run = [&] {
+        sgemm(false, t.trans_b, t.m, t.n, t.k, 1.0f, a.data(), t.k, b.data(), ldb, 0.0f, c.data(),
+              t.n);
+      };
+      if (nested) {
+        parallel_for(2, 1, [&](std::int64_t begin, std::int64_t) {
+          if (begin == 0) run();
+        });
+      } else {
+        run();
+      }
       return c;
     };
-    const std::vector<float> one = product(1);
+    const std::vector<float> one = product(1, false);
     for (int threads : {2, 3, 4, 7}) {
-      const std::vector<float> many = product(threads);
-      EXPECT_EQ(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)), 0)
+      EXPECT_EQ(std::memcmp(one.data(), product(threads, false).data(), one.size() * 4), 0)
           << threads << " threads";
     }
+    EXPECT_EQ(std::memcmp(one.data(), product(2, true).data(), one.size() * 4), 0)
+        << "inside a parallel loop";
   }
 }
 

@@ -28,7 +28,8 @@ using Dims = memory::dims;
 
 // Products below this many multiply-adds keep sgemm: a primitive call costs microseconds.
 constexpr std::int64_t kMinMultiplyAdds = std::int64_t{1} << 18;
-// Multiply-adds a thread takes at least: below, the product runs as one primitive.
+// Multiply-adds a block takes at least: below, the product runs as one primitive. The blocks
+// are the same at every thread count (fixed_pieces): a block's bits depend on its columns.
 constexpr std::int64_t kMatmulMultiplyAddsPerThread = std::int64_t{1} << 20;
 // Columns go to threads in blocks of at least this many (multiples of 16).
 constexpr std::int64_t kMinColumnsPerThread = 64;
@@ -179,7 +180,7 @@ bool onednn_matmul_by_file_rows(const Bytes& a, const float* b, std::int64_t ldb
                                 const std::function<void(std::int64_t, std::int64_t)>& done) {
   if (n > kShortRows || !onednn_matmul_size(m, n, k) || a.owner() == nullptr) return false;
   const std::int64_t slices = std::clamp<std::int64_t>(
-      threads_for(m * n * k, kMatmulMultiplyAddsPerThread), 1, std::max<std::int64_t>(1, m / 16));
+      fixed_pieces(m * n * k, kMatmulMultiplyAddsPerThread), 1, std::max<std::int64_t>(1, m / 16));
   auto plan = weight_plans<RowsPlan>().get(
       a, {m, n, k, ldb, ldc, slices}, [&] { return make_rows_plan(m, n, k, ldb, ldc, slices); });
   if (!plan) return false;
@@ -224,7 +225,7 @@ bool onednn_matmul(const float* a, std::int64_t lda, const Bytes& b, bool b_tran
                    std::int64_t ldc, const float* bias) {
   if (!onednn_matmul_size(m, n, k) || b.owner() == nullptr) return false;
   const std::int64_t slices =
-      std::clamp<std::int64_t>(threads_for(m * n * k, kMatmulMultiplyAddsPerThread), 1,
+      std::clamp<std::int64_t>(fixed_pieces(m * n * k, kMatmulMultiplyAddsPerThread), 1,
                                std::max<std::int64_t>(1, n / kMinColumnsPerThread));
   auto weights = weight_plans<MatmulWeights>().get(b, {b_transposed, n, k, slices}, [&] {
     return reorder_weights(b, b_transposed, n, k, slices);
