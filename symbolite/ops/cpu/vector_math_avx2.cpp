@@ -122,21 +122,24 @@ void epilogue8(const Rows& r, const float* bias, bool affine, __m256 s, __m256 t
   }
 }
 
-// run(f) with the vector function of `activation` (the identity for none).
+// run(f) with the vector function of `activation` (the identity for none). Each a lambda of
+// its own type, so that run's loop is instantiated per activation with it inlined: passed as
+// function pointers, all shared one instantiation calling through the pointer per vector
+// (epilogue8 and hardswish8 were 8 % of MobileNetV3-Small's run on a Zen 3 EPYC).
 template <typename Run>
 void with_activation(const Activation* activation, Run run) {
   if (activation == nullptr) return run([](__m256 x) { return x; });
   switch (*activation) {
     case Activation::kRelu:
-      return run(relu8);
+      return run([](__m256 x) { return relu8(x); });
     case Activation::kRelu6:
-      return run(relu6_8);
+      return run([](__m256 x) { return relu6_8(x); });
     case Activation::kHardswish:
-      return run(hardswish8);
+      return run([](__m256 x) { return hardswish8(x); });
     case Activation::kHardsigmoid:
-      return run(hardsigmoid8);
+      return run([](__m256 x) { return hardsigmoid8(x); });
     case Activation::kSilu:
-      return run(silu8);
+      return run([](__m256 x) { return silu8(x); });
   }
 }
 
