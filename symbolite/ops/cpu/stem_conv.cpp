@@ -83,9 +83,11 @@ struct Stem : simd::PhaseRows<Vec> {
   using Rows::splat;
   using Rows::store;
   using Layout = typename Rows::Layout;
-  // A tile of accumulators in registers: 24 of AVX-512's 32, 8 of AVX2's and SSE's 16.
+  // A tile of accumulators in registers: 24 of AVX-512's 32, 12 of AVX2's and SSE's 16 (with
+  // a tap's three pixel vectors and a weight broadcast, all 16). AVX2's was 4 x 2: a broadcast
+  // for every two FMAs, 1.1-1.4x slower on the stems of a Zen 3 EPYC (bench/conv_bench.cpp).
   static constexpr int kChannels = L == 16 ? 8 : 4;
-  static constexpr int kVectors = L == 16 ? 3 : 2;
+  static constexpr int kVectors = 3;
 
   // Output channels [o0, o0 + count) at pixels [ox, ox + V * L) of the row `dst` (channel
   // o0's), planes `plane` floats apart; the last vector keeps `tail` pixels (1 to L).
