@@ -1,4 +1,4 @@
-// Float32 max pooling of one plane in two passes, on CPUs with AVX-512: each input row's
+// Float32 max pooling of one plane in two passes, on CPUs with AVX-512 or AVX2: each input row's
 // maxima over the window's columns first (an input row serves several output rows: a 3x3
 // window at stride 2 reads each row for two), then each output row the maximum of its
 // window's rows. Tap by tap over rows, with a call per tap (pooling_ops.cpp's general path),
@@ -18,7 +18,7 @@
 namespace symbolite::ops {
 
 // Whether max_pool_plane_f32 takes this geometry here: column strides 1 or 2, and a CPU
-// with AVX-512.
+// with AVX-512 or AVX2.
 bool max_pool_plane_takes(const PoolPlane& p);
 
 // out (oh x ow) = the max pooling of in (h x w); `scratch` is the calling thread's, grown as

@@ -48,7 +48,8 @@ float nan_with(std::uint32_t payload) {
 }
 
 TEST(MaxPoolPlane, GivesTheOnePassBitsOnRandomGeometries) {
-  if (!max_pool_plane_takes({4, 4, 2, 2, 2, 2, 2, 2, 0, 0})) GTEST_SKIP() << "no AVX-512";
+  if (!max_pool_plane_takes({4, 4, 2, 2, 2, 2, 2, 2, 0, 0}))
+    GTEST_SKIP() << "neither AVX-512 nor AVX2";
   std::mt19937 random(1127);
   auto draw = [&](std::int64_t lo, std::int64_t hi) {
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(random);
@@ -99,7 +100,7 @@ TEST(MaxPoolPlane, GivesTheOnePassBitsOnRandomGeometries) {
 
 TEST(MaxPoolPlane, TakesColumnStridesOneAndTwo) {
   PoolPlane p{111, 111, 55, 55, 3, 3, 2, 2, 0, 0};  // SqueezeNet's first pool
-  if (!max_pool_plane_takes(p)) GTEST_SKIP() << "no AVX-512";
+  if (!max_pool_plane_takes(p)) GTEST_SKIP() << "neither AVX-512 nor AVX2";
   p.sw = 1;
   EXPECT_TRUE(max_pool_plane_takes(p));
   p.sw = 3;
