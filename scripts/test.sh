@@ -28,8 +28,8 @@ scripts/lint.sh
 # thread tests again on one thread, where no kernel splits its work.
 SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_tests --gtest_brief=1
 SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_thread_tests --gtest_brief=1
-# The kernels' AVX2 and x86-64 baseline paths, which this AVX-512 machine never takes: the same
-# binaries under QEMU's emulation of a Haswell and a Nehalem (1.5 minutes).
+# The kernels' AVX2 and x86-64 baseline paths, which an AVX-512 machine never takes: the same
+# binaries under QEMU's emulation of a Haswell and a Nehalem (1.5 minutes; 15 beside a build).
 scripts/isa_paths.sh build
 
 # The unit tests run as one process per shard here rather than one per test case through
