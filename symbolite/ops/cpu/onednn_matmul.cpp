@@ -224,8 +224,10 @@ bool onednn_matmul(const float* a, std::int64_t lda, const Bytes& b, bool b_tran
                    std::int64_t m, std::int64_t n, std::int64_t k, float beta, float* c,
                    std::int64_t ldc, const float* bias) {
   if (!onednn_matmul_size(m, n, k) || b.owner() == nullptr) return false;
+  // Blocks of columns decided by the weight alone (a product of kLayoutRows rows by it), so a
+  // weight has one layout and one set of kernels whatever the row count and thread count.
   const std::int64_t slices =
-      std::clamp<std::int64_t>(fixed_pieces(m * n * k, kMatmulMultiplyAddsPerThread), 1,
+      std::clamp<std::int64_t>(fixed_pieces(kLayoutRows * n * k, kMatmulMultiplyAddsPerThread), 1,
                                std::max<std::int64_t>(1, n / kMinColumnsPerThread));
   auto weights = weight_plans<MatmulWeights>().get(b, {b_transposed, n, k, slices}, [&] {
     return reorder_weights(b, b_transposed, n, k, slices);
