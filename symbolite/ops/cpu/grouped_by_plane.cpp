@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -198,9 +199,11 @@ __attribute__((target("avx2,fma"))) void tap_sum_avx2_one(float* out, const floa
     }
     _mm256_storeu_ps(out + v, a);
   }
+  // The tail's multiply-adds fused explicitly, as the vectors' are: GCC contracts `a += w * x`
+  // only when optimizing, and an -O0 (sanitizer) build rounded them twice, off PyTorch's bits.
   for (; v < n; ++v) {
     float a = bias;
-    for (std::int64_t t = 0; t < taps; ++t) a += w[t] * tap[t][v];
+    for (std::int64_t t = 0; t < taps; ++t) a = std::fma(w[t], tap[t][v], a);
     out[v] = a;
   }
 }
