@@ -28,7 +28,7 @@ int blas_dim(std::int64_t v) {
 
 // Multiply-adds a block of a product takes at least: below, handing blocks to workers costs
 // more than it saves (a 64x64x64 product takes ~10 us on one core).
-constexpr std::int64_t kGemmMultiplyAddsPerThread = std::int64_t{1} << 18;
+constexpr std::int64_t kGemmMultiplyAddsPerBlock = std::int64_t{1} << 18;
 
 void sgemm_block(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
                  float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
@@ -79,7 +79,7 @@ void sgemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int6
       sgemv(true, m, k, alpha, b, a, lda, beta, c)) {
     return;
   }
-  const int pieces = fixed_pieces(m * n * k, kGemmMultiplyAddsPerThread);
+  const int pieces = fixed_pieces(m * n * k, kGemmMultiplyAddsPerBlock);
   if (pieces <= 1)
     return sgemm_block(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   // Blocks of C's rows (with A's) or of its columns (with B's), whichever is longer, each

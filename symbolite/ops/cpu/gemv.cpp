@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 
+#include "symbolite/ops/cpu/avx2_lanes.h"
 #include "symbolite/ops/cpu/avx512_halves.h"
 #include "symbolite/ops/cpu/cpu_features.h"
 #include "symbolite/support/parallel_for.h"
@@ -160,12 +161,6 @@ __attribute__((target("avx512f"))) void sum_rows(std::int64_t first, std::int64_
 // prefetches: on a Zen 3 EPYC they made MobileNetV3's classifier from memory slower (590-650
 // against 480-600 us over four alternating rounds).
 
-// The first `count` (0-8) lanes of a mask for _mm256_maskload_ps.
-__attribute__((target("avx2,fma"))) inline __m256i first_lanes(std::int64_t count) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
 // lane_sums for four vectors of 8 lanes.
 __attribute__((target("avx2,fma"))) inline __m128 lane_sums(__m256 s0, __m256 s1, __m256 s2,
                                                             __m256 s3) {
@@ -179,8 +174,8 @@ __attribute__((target("avx2,fma"))) void dot_rows_avx2(std::int64_t first, std::
                                                        float* c) {
   const std::int64_t full = k - k % 16;
   const std::int64_t rest = k - full;  // 0-15 floats: a vector and a masked one, or a masked one
-  const __m256i low = first_lanes(std::min<std::int64_t>(rest, 8));
-  const __m256i high = first_lanes(std::max<std::int64_t>(rest - 8, 0));
+  const __m256i low = avx2::first_lanes(std::min<std::int64_t>(rest, 8));
+  const __m256i high = avx2::first_lanes(std::max<std::int64_t>(rest - 8, 0));
   alignas(16) float sums[4];
   for (std::int64_t j = first; j < last; j += 4) {
     const int rows = static_cast<int>(std::min<std::int64_t>(4, last - j));
@@ -218,7 +213,7 @@ __attribute__((target("avx2,fma"))) void sum_rows_avx2(std::int64_t first, std::
                                                        const float* b, std::int64_t ldb, float beta,
                                                        float* c) {
   for (std::int64_t j = first; j < last; j += 8) {
-    const __m256i mask = first_lanes(std::min<std::int64_t>(8, last - j));
+    const __m256i mask = avx2::first_lanes(std::min<std::int64_t>(8, last - j));
     __m256 sum = _mm256_setzero_ps();
     for (std::int64_t i = 0; i < k; ++i) {
       sum = _mm256_fmadd_ps(_mm256_set1_ps(a[i]), _mm256_maskload_ps(b + i * ldb + j, mask), sum);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "symbolite/ops/cpu/avx2_lanes.h"
 #include "symbolite/ops/cpu/cpu_features.h"
 #include "symbolite/ops/cpu/float_lanes.h"
 #include "symbolite/ops/cpu/running_max.h"
@@ -150,9 +151,9 @@ __attribute__((target("avx2,fma"))) void pool_avx2(const float* in, float* out, 
   float* evens = row + padded;
   float* odds = evens + half;
   std::fill_n(row, padded, minus_inf_value);  // the columns outside the input stay -inf
+  const bool split = p.sw == 2;               // into even and odd columns
   for (std::int64_t y = 0; y < p.h; ++y) {
     std::copy_n(in + y * p.w, p.w, row + p.pw);
-    const bool split = p.sw == 2;
     if (split) {
       for (std::int64_t i = 0; i < padded; i += 2 * kLanes8) {
         const __m256 a = _mm256_loadu_ps(row + i);
@@ -190,9 +191,7 @@ __attribute__((target("avx2,fma"))) void pool_avx2(const float* in, float* out, 
       if (n == kLanes8) {
         _mm256_storeu_ps(dst + x, m);
       } else {
-        const __m256i first = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
-                                                 _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-        _mm256_maskstore_ps(dst + x, first, m);
+        _mm256_maskstore_ps(dst + x, avx2::first_lanes(n), m);
       }
     }
   }

@@ -30,7 +30,7 @@ using Dims = memory::dims;
 constexpr std::int64_t kMinMultiplyAdds = std::int64_t{1} << 18;
 // Multiply-adds a block takes at least: below, the product runs as one primitive. The blocks
 // are the same at every thread count (fixed_pieces): a block's bits depend on its columns.
-constexpr std::int64_t kMatmulMultiplyAddsPerThread = std::int64_t{1} << 20;
+constexpr std::int64_t kMatmulMultiplyAddsPerBlock = std::int64_t{1} << 20;
 // Columns go to threads in blocks of at least this many (multiples of 16).
 constexpr std::int64_t kMinColumnsPerThread = 64;
 // The weights' layout is chosen for products of this many rows and kept for all: a copy of
@@ -180,7 +180,7 @@ bool onednn_matmul_by_file_rows(const Bytes& a, const float* b, std::int64_t ldb
                                 const std::function<void(std::int64_t, std::int64_t)>& done) {
   if (n > kShortRows || !onednn_matmul_size(m, n, k) || a.owner() == nullptr) return false;
   const std::int64_t slices = std::clamp<std::int64_t>(
-      fixed_pieces(m * n * k, kMatmulMultiplyAddsPerThread), 1, std::max<std::int64_t>(1, m / 16));
+      fixed_pieces(m * n * k, kMatmulMultiplyAddsPerBlock), 1, std::max<std::int64_t>(1, m / 16));
   auto plan = weight_plans<RowsPlan>().get(
       a, {m, n, k, ldb, ldc, slices}, [&] { return make_rows_plan(m, n, k, ldb, ldc, slices); });
   if (!plan) return false;
@@ -227,7 +227,7 @@ bool onednn_matmul(const float* a, std::int64_t lda, const Bytes& b, bool b_tran
   // Blocks of columns decided by the weight alone (a product of kLayoutRows rows by it), so a
   // weight has one layout and one set of kernels whatever the row count and thread count.
   const std::int64_t slices =
-      std::clamp<std::int64_t>(fixed_pieces(kLayoutRows * n * k, kMatmulMultiplyAddsPerThread), 1,
+      std::clamp<std::int64_t>(fixed_pieces(kLayoutRows * n * k, kMatmulMultiplyAddsPerBlock), 1,
                                std::max<std::int64_t>(1, n / kMinColumnsPerThread));
   auto weights = weight_plans<MatmulWeights>().get(b, {b_transposed, n, k, slices}, [&] {
     return reorder_weights(b, b_transposed, n, k, slices);
