@@ -23,6 +23,7 @@ namespace {
 // Every member is inlined into the per-instruction-set functions below, so no vector value
 // crosses a call between code built for different instruction sets (what -Wpsabi warns of).
 #pragma GCC diagnostic ignored "-Wpsabi"  // to the end of the file: GCC checks at instantiation
+using simd::multiply_add;
 using simd::Vec16;
 using simd::Vec4;
 using simd::Vec8;
@@ -71,17 +72,17 @@ struct Plane : simd::PhaseRows<Vec> {
         if constexpr (count > 3) x3 = load(p + 3 * L);
         if (i < kh) {
           const Vec wt = KW != 0 ? taps[i * kw + kx] : splat(w[i * kw + kx]);
-          a0 += wt * x0;
-          if constexpr (count > 1) a1 += wt * x1;
-          if constexpr (count > 2) a2 += wt * x2;
-          if constexpr (count > 3) a3 += wt * x3;
+          multiply_add(a0, wt, x0);
+          if constexpr (count > 1) multiply_add(a1, wt, x1);
+          if constexpr (count > 2) multiply_add(a2, wt, x2);
+          if constexpr (count > 3) multiply_add(a3, wt, x3);
         }
         if (R == 2 && i >= s) {
           const Vec wt = KW != 0 ? taps[(i - s) * kw + kx] : splat(w[(i - s) * kw + kx]);
-          b0 += wt * x0;
-          if constexpr (count > 1) b1 += wt * x1;
-          if constexpr (count > 2) b2 += wt * x2;
-          if constexpr (count > 3) b3 += wt * x3;
+          multiply_add(b0, wt, x0);
+          if constexpr (count > 1) multiply_add(b1, wt, x1);
+          if constexpr (count > 2) multiply_add(b2, wt, x2);
+          if constexpr (count > 3) multiply_add(b3, wt, x3);
         }
       }
     }
@@ -239,8 +240,8 @@ using BandFn = void (*)(const float*, const float*, const float*, float*, const 
                         std::int64_t, std::int64_t, std::int64_t, std::int64_t, const Epilogue*,
                         std::vector<float>&);
 
-// One copy per instruction set, picked at run time. `a += w * x` contracts to an FMA where
-// the target has one (GCC contracts across statements' operands by default).
+// One copy per instruction set, picked at run time (FMAs where the target has them:
+// simd::multiply_add).
 __attribute__((target("avx512f"))) void band_avx512(const float* in, const float* weight,
                                                     const float* bias, float* out,
                                                     const ConvGeometry& g, std::int64_t n,

@@ -27,6 +27,7 @@ namespace {
 // Every member is inlined into the per-instruction-set functions below, so no vector value
 // crosses a call between code built for different instruction sets (what -Wpsabi warns of).
 #pragma GCC diagnostic ignored "-Wpsabi"  // to the end of the file: GCC checks at instantiation
+using simd::multiply_add;
 using simd::Vec16;
 using simd::Vec4;
 using simd::Vec8;
@@ -117,10 +118,10 @@ struct Block : simd::Lanes<Vec> {
       for (int kx = 0; kx < KW; ++kx) {
         const Vec x3 = load(p + (kx + 3) * L);
         const Vec wt = load(wk + kx * L);
-        a0 += wt * x0;
-        a1 += wt * x1;
-        a2 += wt * x2;
-        a3 += wt * x3;
+        multiply_add(a0, wt, x0);
+        multiply_add(a1, wt, x1);
+        multiply_add(a2, wt, x2);
+        multiply_add(a3, wt, x3);
         x0 = x1;
         x1 = x2;
         x2 = x3;
@@ -136,10 +137,10 @@ struct Block : simd::Lanes<Vec> {
   [[gnu::always_inline]] static inline void add_tap(const float* w, Vec x0, Vec x1, Vec x2, Vec x3,
                                                     Vec& a0, Vec& a1, Vec& a2, Vec& a3) {
     const Vec wt = load(w);
-    a0 += wt * x0;
-    a1 += wt * x1;
-    a2 += wt * x2;
-    a3 += wt * x3;
+    multiply_add(a0, wt, x0);
+    multiply_add(a1, wt, x1);
+    multiply_add(a2, wt, x2);
+    multiply_add(a3, wt, x3);
   }
 
   // kPixels output pixels (`step` floats apart) of two output rows at once, the second
@@ -268,10 +269,10 @@ struct Block : simd::Lanes<Vec> {
           for (std::int64_t kx = 0; kx < kw; ++kx) {
             const Vec wt = load(w + (ky * kw + kx) * L);
             const float* p = base + ky * row_step + kx * col_step;
-            a0 += wt * load(p);
-            a1 += wt * load(p + step);
-            a2 += wt * load(p + 2 * step);
-            a3 += wt * load(p + 3 * step);
+            multiply_add(a0, wt, load(p));
+            multiply_add(a1, wt, load(p + step));
+            multiply_add(a2, wt, load(p + 2 * step));
+            multiply_add(a3, wt, load(p + 3 * step));
           }
         }
         store(dst + ox * L, a0);
@@ -294,7 +295,8 @@ struct Block : simd::Lanes<Vec> {
         const float* base = top + ox * step;
         for (std::int64_t ky = 0; ky < kh; ++ky) {
           for (std::int64_t kx = 0; kx < kw; ++kx) {
-            a += load(w + (ky * kw + kx) * L) * load(base + ky * row_step + kx * col_step);
+            multiply_add(a, load(w + (ky * kw + kx) * L),
+                         load(base + ky * row_step + kx * col_step));
           }
         }
         store(dst + ox * L, a);
@@ -398,8 +400,8 @@ using BlockFn = void (*)(const float*, const float*, const float*, float*, const
                          std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                          const Epilogue*, std::vector<float>&, std::vector<float>&);
 
-// One copy of the block per instruction set, picked at run time. `a += w * x` contracts to
-// an FMA where the target has one (GCC contracts across statements' operands by default).
+// One copy of the block per instruction set, picked at run time (FMAs where the target has
+// them: simd::multiply_add).
 __attribute__((target("avx512f"))) void block_avx512(
     const float* in, const float* weight, const float* bias, float* out, const ConvGeometry& g,
     std::int64_t n, std::int64_t oc0, std::int64_t lanes, std::int64_t oy0, std::int64_t oy1,

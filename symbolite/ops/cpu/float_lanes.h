@@ -5,6 +5,8 @@
 // crosses a call between code built for different instruction sets.
 #pragma once
 
+#include <immintrin.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -32,6 +34,26 @@ struct Lanes {
   }
 };
 #pragma GCC diagnostic pop
+
+// acc += a * b, rounded once where the instruction set has FMA (AVX-512, AVX2): GCC contracts
+// `acc += a * b` into an FMA only when optimizing, so written that way a -O0 build (the
+// sanitizer tests') rounded twice and gave other last bits than an optimized build and than
+// PyTorch. These take their vectors by reference, as no vector may cross a call between code
+// built for different instruction sets; optimized, each call is inlined into the kernel's
+// AVX-512 or AVX2 function (they cannot be `always_inline`: the kernels' templates are
+// compiled for the baseline before being inlined there). The SSE baseline has no FMA: a
+// multiply and an add.
+[[gnu::target("avx512f")]] inline void multiply_add(Vec16& acc, const Vec16& a, const Vec16& b) {
+  acc = reinterpret_cast<Vec16>(_mm512_fmadd_ps(
+      reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b), reinterpret_cast<__m512>(acc)));
+}
+[[gnu::target("avx2,fma")]] inline void multiply_add(Vec8& acc, const Vec8& a, const Vec8& b) {
+  acc = reinterpret_cast<Vec8>(_mm256_fmadd_ps(
+      reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b), reinterpret_cast<__m256>(acc)));
+}
+[[gnu::always_inline]] inline void multiply_add(Vec4& acc, const Vec4& a, const Vec4& b) {
+  acc += a * b;
+}
 
 // Grows a kernel's per-thread scratch, never shrinking it: every cell the kernel reads it has
 // written first, and resizing a shrunk vector up again would zero what grows back on every

@@ -22,6 +22,7 @@ namespace {
 //
 // Every member is inlined into the per-instruction-set functions below (float_lanes.h).
 #pragma GCC diagnostic ignored "-Wpsabi"  // to the end of the file: GCC checks at instantiation
+using simd::multiply_add;
 using simd::Vec16;
 using simd::Vec4;
 using simd::Vec8;
@@ -125,7 +126,7 @@ struct Stem : simd::PhaseRows<Vec> {
       for (int i = 0; i < kChannels; ++i) {
         const Vec b = splat(wt[i]);  // one broadcast load
 #pragma GCC unroll 4
-        for (int v = 0; v < V; ++v) acc[i][v] += b * x[v];
+        for (int v = 0; v < V; ++v) multiply_add(acc[i][v], b, x[v]);
       }
     }
     // Whole vectors stored as they are; only a row's partial last vector goes through memcpy.
@@ -240,8 +241,8 @@ struct Stem : simd::PhaseRows<Vec> {
 using StemBandFn = void (*)(const float*, const float*, float*, const ConvGeometry&, std::int64_t,
                             std::int64_t, std::int64_t, std::vector<float>&);
 
-// One copy per instruction set, picked at run time; `acc += b * x` contracts to an FMA where
-// the target has one.
+// One copy per instruction set, picked at run time (FMAs where the target has them:
+// simd::multiply_add).
 __attribute__((target("avx512f"))) void band_avx512(const float* in, const float* packed,
                                                     float* out, const ConvGeometry& g,
                                                     std::int64_t n, std::int64_t oy0,
