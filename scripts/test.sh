@@ -13,28 +13,33 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+# Each stage's header says how long CI has run so far: the record of where its time goes.
+stage() { echo "== $* [${SECONDS} s in]"; }
 
 scripts/install-deps.sh test
 
-echo "== build (Werror) and test"
+stage "build (Werror) and test"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYMBOLITE_WERROR=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 # clang-format with zero findings; clang-tidy with zero findings on the sources changed since
 # its last full run (scripts/lint.sh --all, by hand: all of them take longer than CI's limit).
+stage "lint"
 scripts/lint.sh
 # ctest ran every test at the machine's thread count (support/parallel_for.h); the unit and
 # thread tests again on one thread, where no kernel splits its work.
+stage "unit and thread tests on one thread"
 SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_tests --gtest_brief=1
 SYMBOLITE_NUM_THREADS=1 build/bin/symbolite_thread_tests --gtest_brief=1
 # The kernels' AVX2 and x86-64 baseline paths, which an AVX-512 machine never takes: the same
 # binaries under QEMU's emulation of a Haswell and a Nehalem (1.5 minutes; 15 beside a build).
+stage "emulated instruction sets"
 scripts/isa_paths.sh build
 
 # The unit tests run as one process per shard here rather than one per test case through
 # ctest: a sanitizer process takes a second to start, and there are over a thousand cases.
-echo "== ASan + UBSan build: unit tests and every fuzz corpus replayed"
+stage "ASan + UBSan build: unit tests and every fuzz corpus replayed"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSYMBOLITE_WERROR=ON -DSYMBOLITE_SANITIZE=ON \
   -DSYMBOLITE_FUZZ_REPLAY=ON -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build build-asan -j"$jobs"
@@ -42,6 +47,7 @@ cmake --build build-asan -j"$jobs"
 # soon as a file is added or removed (1 minute: every target's sources as one syntax-only unit;
 # after the build, which generates some of them).
 scripts/unity_collisions.py build-asan
+stage "ASan + UBSan: unit tests ($jobs shards), thread tests, fuzz corpora"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 pids=()
 for shard in $(seq 0 $((jobs - 1))); do
@@ -59,10 +65,11 @@ done
 build-asan/bin/symbolite_thread_tests --gtest_brief=1
 ctest --test-dir build-asan --output-on-failure -j"$jobs" -R "^(fuzz\.replay|layering)"
 
-echo "== ThreadSanitizer: the worker pool and threaded kernels, one model run from many threads, a run cancelled from another"
+stage "ThreadSanitizer: the worker pool and threaded kernels, one model run from many threads, a run cancelled from another"
 scripts/tsan.sh
 
 if [ "${FUZZ_SECONDS:-0}" != 0 ]; then
-  echo "== fuzz harnesses (${FUZZ_SECONDS}s each)"
+  stage "fuzz harnesses (${FUZZ_SECONDS}s each)"
   scripts/fuzz.sh "$FUZZ_SECONDS"
 fi
+stage "all passed"
