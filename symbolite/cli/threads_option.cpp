@@ -12,7 +12,7 @@ void add_threads_option(CLI::App* command) {
       ->add_option_function<int>(
           "--threads", [](const int& threads) { set_intra_op_threads(threads); },
           "Threads per operator, 1 to 1024 (default: " + std::to_string(intra_op_threads()) +
-              ", this machine's hardware threads or SYMBOLITE_NUM_THREADS)")
+              ", the hardware threads this process may use or SYMBOLITE_NUM_THREADS)")
       ->check(CLI::Range(1, 1024));
 }
 

@@ -1,5 +1,6 @@
 // `--threads N` on `run`, `profile` and `bench`: how many threads a kernel may use (support/
-// parallel_for.h; default: the machine's hardware threads, or SYMBOLITE_NUM_THREADS).
+// parallel_for.h; default: the hardware threads this process may use, or
+// SYMBOLITE_NUM_THREADS).
 #pragma once
 
 #include <CLI/CLI.hpp>

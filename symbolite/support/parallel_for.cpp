@@ -1,5 +1,7 @@
 #include "symbolite/support/parallel_for.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -162,7 +164,7 @@ int default_threads() {
     int n = std::atoi(env);
     if (n > 0) return std::min(n, 1024);
   }
-  return std::max(1u, std::thread::hardware_concurrency());
+  return machine_threads();
 }
 
 std::atomic<int>& thread_setting() {
@@ -196,8 +198,18 @@ int threads_for(std::int64_t n, std::int64_t grain) {
   return static_cast<int>(std::clamp<std::int64_t>(pieces, 1, intra_op_threads()));
 }
 
+int machine_threads() {
+  // sched_getaffinity fails past the 1024 CPUs a cpu_set_t holds: all of them, then.
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0) {
+    return CPU_COUNT(&allowed);
+  }
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 int fixed_pieces(std::int64_t n, std::int64_t grain) {
-  static const std::int64_t hardware = std::max(1u, std::thread::hardware_concurrency());
+  static const std::int64_t hardware = machine_threads();
   const std::int64_t pieces = grain <= 0 ? n : n / grain;
   return static_cast<int>(std::clamp<std::int64_t>(pieces, 1, hardware));
 }

@@ -3,8 +3,11 @@
 // floating-point control.
 #include "symbolite/support/parallel_for.h"
 
+#include <sched.h>
+
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -143,6 +146,29 @@ TEST(ParallelFor, TheSettingIsClampedAndResets) {
   EXPECT_EQ(intra_op_threads(), 1024);
   set_intra_op_threads(0);  // the default
   EXPECT_GE(intra_op_threads(), 1);
+}
+
+// Pinned to one CPU (as `taskset -c 0` pins a process), the default is one thread however
+// many the machine has, and products are cut for one.
+TEST(ParallelFor, TheDefaultFollowsTheCpusThisProcessMayUse) {
+  cpu_set_t allowed;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  EXPECT_EQ(machine_threads(), CPU_COUNT(&allowed));
+  if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "one CPU allowed already";
+  if (std::getenv("SYMBOLITE_NUM_THREADS") != nullptr) GTEST_SKIP() << "the variable decides";
+  int first = 0;
+  while (!CPU_ISSET(first, &allowed)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ThreadSetting setting(3);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);  // this thread only
+  EXPECT_EQ(machine_threads(), 1);
+  set_intra_op_threads(0);
+  EXPECT_EQ(intra_op_threads(), 1);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof allowed, &allowed), 0);
+  set_intra_op_threads(0);
+  EXPECT_EQ(intra_op_threads(), CPU_COUNT(&allowed));
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "symbolite/ops/common/wrapping_int.h"
 #include "symbolite/ops/cpu/gemm.h"
 #include "symbolite/ops/cpu/onednn_matmul.h"
+#include "symbolite/ops/cpu/packed_weight_product.h"
 #include "symbolite/ops/registry/kernel_families.h"
 #include "symbolite/ops/registry/kernel_runner.h"
 #include "symbolite/ops/registry/op_error.h"
@@ -79,13 +80,17 @@ void gemm(const Tensor& a, const Tensor& b, T alpha, T beta, T* c) {
     for (std::int64_t dim : {m, n, k, A.ld, B.ld}) blas_int(dim);
     if constexpr (std::is_same_v<T, float>) {
       // B read-only in the model file (a linear layer's weight): oneDNN's matmul over the
-      // weights reordered once (onednn_matmul.h).
+      // weights reordered once (onednn_matmul.h; AVX-512), else the weights packed once
+      // (packed_weight_product.h; AVX2).
       const bool dense_b = B.ld == (B.trans ? k : n);
       if (alpha == 1.0f && !A.trans && dense_b && B.holder.storage().is_view()) {
         const Bytes b_bytes(B.holder.storage().bytes().owner(),
                             reinterpret_cast<const std::uint8_t*>(B.data),
                             static_cast<std::size_t>(k * n) * sizeof(float));
-        if (onednn_matmul(A.data, A.ld, b_bytes, B.trans, m, n, k, beta, c, n)) return;
+        if (onednn_matmul(A.data, A.ld, b_bytes, B.trans, m, n, k, beta, c, n) ||
+            packed_weight_product(A.data, A.ld, b_bytes, B.trans, m, n, k, beta, c, n)) {
+          return;
+        }
       }
       sgemm(A.trans, B.trans, m, n, k, alpha, A.data, A.ld, B.data, B.ld, beta, c, n);
     } else {
@@ -443,8 +448,9 @@ Tensor t_of(const Tensor& w) {
 }
 
 // A float32 linear by a weight read-only in the model file with a float32 bias: one oneDNN
-// matmul adding the bias in its epilogue, into a new output (no bias copied into it first, no
-// pass to add it after). Empty when that path does not take it.
+// matmul (or, on AVX2, one product by the weights packed once) adding the bias as it stores
+// the output, into a new output (no bias copied into it first, no pass to add it after).
+// Empty when neither path takes it.
 std::optional<Tensor> linear_on_file_weight(const Tensor& input, const Tensor& weight,
                                             const IValue& bias) {
   if (bias.is_none() || input.dim() < 2 || weight.dim() != 2 || !input.is_contiguous() ||
@@ -465,8 +471,12 @@ std::optional<Tensor> linear_on_file_weight(const Tensor& input, const Tensor& w
   const Bytes weight_bytes(weight.storage().bytes().owner(),
                            reinterpret_cast<const std::uint8_t*>(weight.data<float>()),
                            static_cast<std::size_t>(n * k) * sizeof(float));
-  if (!onednn_matmul(input.data<float>(), k, weight_bytes, true, input.numel() / k, n, k, 0.0f,
-                     out.mutable_data<float>(), n, b.data<float>())) {
+  const std::int64_t m = input.numel() / k;
+  float* c = out.mutable_data<float>();
+  if (!onednn_matmul(input.data<float>(), k, weight_bytes, true, m, n, k, 0.0f, c, n,
+                     b.data<float>()) &&
+      !packed_weight_product(input.data<float>(), k, weight_bytes, true, m, n, k, 0.0f, c, n,
+                             b.data<float>())) {
     return std::nullopt;
   }
   return out;

@@ -243,29 +243,39 @@ std::string run_hostile(const std::string& name, const FunctionSchema& schema,
   return "";
 }
 
-// Ordinary tensors of float32, then int64, uint8 and bool (the other paths of the kernels).
-TEST(HostileArguments, NoOperatorCrashesHangsOrMisbehaves) {
-  for (const DType tensors : {DType::kFloat32, DType::kInt64, DType::kUInt8, DType::kBool}) {
-    int called = 0;
-    for (const std::string& name : default_registry().names()) {
-      const FunctionSchema* schema = find_schema(name);
-      if (schema == nullptr || name == "aten::warn") continue;  // (warn prints its message)
-      std::vector<IValue> args;
-      for (const auto& a : schema->arguments) {
-        std::optional<IValue> v = ordinary(a.type, tensors);
-        if (!v) break;
-        args.push_back(*v);
-      }
-      if (args.size() != schema->arguments.size()) continue;
-      ++called;
-      EXPECT_EQ(run_hostile(name, *schema, args), "")
-          << name << " with " << tensor::scalar_type_name(tensors) << " tensors";
+// Ordinary tensors of float32, int64, uint8 and bool (the other paths of the kernels): a test
+// each, so that CI's sanitizer shards share them (each forks a child per operator, about two
+// minutes under AddressSanitizer).
+class HostileArgumentsOf : public ::testing::TestWithParam<DType> {};
+
+TEST_P(HostileArgumentsOf, NoOperatorCrashesHangsOrMisbehaves) {
+  const DType tensors = GetParam();
+  int called = 0;
+  for (const std::string& name : default_registry().names()) {
+    const FunctionSchema* schema = find_schema(name);
+    if (schema == nullptr || name == "aten::warn") continue;  // (warn prints its message)
+    std::vector<IValue> args;
+    for (const auto& a : schema->arguments) {
+      std::optional<IValue> v = ordinary(a.type, tensors);
+      if (!v) break;
+      args.push_back(*v);
     }
-    // All but the operators of a type no schema argument has (torchvision's have no schema,
-    // percentFormat's ... is typed by its caller).
-    EXPECT_GT(called, 1350);
+    if (args.size() != schema->arguments.size()) continue;
+    ++called;
+    EXPECT_EQ(run_hostile(name, *schema, args), "")
+        << name << " with " << tensor::scalar_type_name(tensors) << " tensors";
   }
+  // All but the operators of a type no schema argument has (torchvision's have no schema,
+  // percentFormat's ... is typed by its caller).
+  EXPECT_GT(called, 1350);
 }
+
+INSTANTIATE_TEST_SUITE_P(Tensors, HostileArgumentsOf,
+                         ::testing::Values(DType::kFloat32, DType::kInt64, DType::kUInt8,
+                                           DType::kBool),
+                         [](const ::testing::TestParamInfo<DType>& info) {
+                           return std::string(tensor::scalar_type_name(info.param));
+                         });
 
 // Sizes and counts at the ends of int64 give PyTorch's results and errors (family
 // "hostile_sizes" of tests/fixtures/ops/op_cases.json).
