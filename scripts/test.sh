@@ -3,7 +3,7 @@
 # errors), the unit tests again on emulated AVX2 and baseline CPUs, the unit tests and every
 # fuzz corpus again under AddressSanitizer + UndefinedBehaviorSanitizer, and the threaded
 # tests under ThreadSanitizer.
-#   scripts/test.sh                    what CI runs (about 35 minutes on 2 cores)
+#   scripts/test.sh                    what CI runs (about an hour on 2 cores)
 #   FUZZ_SECONDS=60 scripts/test.sh    also a clang libFuzzer build and that many seconds of
 #                                      fuzzing per harness (scripts/fuzz.sh; by hand)
 # CI's trees carry line tables only (-g1): full debug info costs a third of the build time

@@ -19,7 +19,9 @@
 #include "symbolite/ops/cpu/cpu_features.h"
 #include "tests/test_support/thread_setting.h"
 
-namespace symbolite::ops {
+// Named, so that a unity build's batch shares none of these names with
+// pointwise_channel_lanes_test.cpp (Product, check).
+namespace symbolite::ops::packed_weight_test {
 namespace {
 
 constexpr float kUnwritten = -12345.0f;
@@ -127,4 +129,4 @@ TEST(PackedWeightProduct, DeclinesWhatOtherPathsDoBetter) {
 }
 
 }  // namespace
-}  // namespace symbolite::ops
+}  // namespace symbolite::ops::packed_weight_test
